@@ -1,0 +1,1 @@
+# Makes the bundled sample workspace importable as package data (dreamtui demo copies it).

@@ -1,0 +1,3 @@
+from dreamtui.cli import main
+
+main()

@@ -1,0 +1,185 @@
+"""Durable changesets: `.dreamtui/dreams/<dream-id>.json`, written atomically on every change.
+
+A changeset file is also input (a person may edit it, a crash may truncate an old-format one),
+so loading validates every field and names what is wrong instead of failing later.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dreamtui.errors import InputError
+from dreamtui.fsutil import atomic_write_text
+from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, utcnow
+
+DREAM_ID_PREFIX = "d-"
+STATUSES = ("open", "committed", "abandoned")
+
+
+def new_dream_id(now: datetime | None = None) -> str:
+    moment = now or utcnow()
+    return f"{DREAM_ID_PREFIX}{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+@dataclass(frozen=True)
+class ChangesetSummary:
+    id: str
+    engine: str
+    created_at: str
+    status: str
+    complete: bool
+    proposals: int
+    undecided: int
+    path: Path
+
+
+class ChangesetStore:
+    def __init__(self, dreams_dir: Path) -> None:
+        self.dreams_dir = dreams_dir
+
+    def path_for(self, dream_id: str) -> Path:
+        if not dream_id.startswith(DREAM_ID_PREFIX) or "/" in dream_id or "\\" in dream_id \
+                or dream_id.strip(".") != dream_id:
+            raise InputError(f"dream id {dream_id!r}: expected an id like d-20261129-030012-ab12")
+        return self.dreams_dir / f"{dream_id}.json"
+
+    def save(self, changeset: Changeset) -> None:
+        text = json.dumps(changeset.to_dict(), indent=1, ensure_ascii=False) + "\n"
+        atomic_write_text(self.path_for(changeset.id), text)
+
+    def load(self, dream_id: str) -> Changeset:
+        path = self.path_for(dream_id)
+        if not path.is_file():
+            known = ", ".join(s.id for s in self.list()[:5]) or "none"
+            raise InputError(f"no dream {dream_id} in {self.dreams_dir} (recent: {known})")
+        return load_changeset_file(path)
+
+    def list(self) -> list[ChangesetSummary]:
+        """Newest first. A file that does not load is skipped here; `load` reports it."""
+        if not self.dreams_dir.is_dir():
+            return []
+        summaries = []
+        for path in self.dreams_dir.glob(f"{DREAM_ID_PREFIX}*.json"):
+            try:
+                changeset = load_changeset_file(path)
+            except InputError:
+                continue
+            summaries.append(ChangesetSummary(
+                id=changeset.id, engine=changeset.engine, created_at=changeset.created_at,
+                status=changeset.status, complete=changeset.complete,
+                proposals=len(changeset.proposals), undecided=changeset.undecided, path=path))
+        return sorted(summaries, key=lambda s: (s.created_at, s.id), reverse=True)
+
+    def open_changesets(self) -> list[ChangesetSummary]:
+        return [s for s in self.list() if s.status == "open"]
+
+
+def load_changeset_file(path: Path) -> Changeset:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text; a changeset is a JSON file") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    return changeset_from_dict(data, str(path))
+
+
+def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
+           default: Any = ..., nullable: bool = False) -> Any:
+    if key not in data:
+        if default is ...:
+            raise InputError(f"{where}: missing field {key!r}")
+        return default
+    value = data[key]
+    if value is None and nullable:
+        return None
+    # bool is an int in Python; a changeset edited by hand must not pass true as a number
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
+        expected = " or ".join(t.__name__ for t in _as_tuple(kind)) + (" or null" if nullable else "")
+        raise InputError(f"{where}: field {key!r} must be {expected}, got {type(value).__name__}")
+    return value
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _string_list(data: dict[str, Any], key: str, where: str) -> list[str]:
+    values = _field(data, key, list, where, default=[])
+    if not all(isinstance(v, str) for v in values):
+        raise InputError(f"{where}: field {key!r} must be a list of strings")
+    return list(values)
+
+
+def proposal_from_dict(data: Any, where: str) -> Proposal:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected an object")
+    op = _field(data, "op", str, where)
+    if op not in OPS:
+        raise InputError(f"{where}: op {op!r} is not one of {', '.join(OPS)}")
+    decision = _field(data, "decision", str, where, default=None, nullable=True)
+    if decision is not None and decision not in DECISIONS:
+        raise InputError(f"{where}: decision {decision!r} is not one of {', '.join(DECISIONS)}")
+    confidence = _field(data, "confidence", (int, float), where, default=0.5)
+    if not 0.0 <= float(confidence) <= 1.0:
+        raise InputError(f"{where}: confidence must be between 0 and 1, got {confidence}")
+    return Proposal(
+        id=_field(data, "id", str, where),
+        op=op,
+        target=_field(data, "target", str, where),
+        slug=_field(data, "slug", str, where, default=None, nullable=True),
+        base_sha256=_field(data, "base_sha256", str, where, default=None, nullable=True),
+        before=_field(data, "before", str, where, default=None, nullable=True),
+        after=_field(data, "after", str, where, default=None, nullable=True),
+        rationale=_field(data, "rationale", str, where, default=""),
+        evidence=_string_list(data, "evidence", where),
+        confidence=float(confidence),
+        safety=_string_list(data, "safety", where),
+        decision=decision,
+        details=dict(_field(data, "details", dict, where, default={})),
+    )
+
+
+def changeset_from_dict(data: Any, source: str) -> Changeset:
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: expected a JSON object at the top")
+    status = _field(data, "status", str, source, default="open")
+    if status not in STATUSES:
+        raise InputError(f"{source}: status {status!r} is not one of {', '.join(STATUSES)}")
+    raw_proposals = _field(data, "proposals", list, source, default=[])
+    proposals = [proposal_from_dict(p, f"{source}: proposals[{i}]") for i, p in enumerate(raw_proposals)]
+    ids = [p.id for p in proposals]
+    if len(ids) != len(set(ids)):
+        raise InputError(f"{source}: proposal ids must be unique")
+    refused = []
+    for i, item in enumerate(_field(data, "refused", list, source, default=[])):
+        where = f"{source}: refused[{i}]"
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: expected an object")
+        refused.append(Refusal(op=str(item.get("op", "")), target=str(item.get("target", "")),
+                               reason=_field(item, "reason", str, where),
+                               raw=dict(_field(item, "raw", dict, where, default={}))))
+    usage = _field(data, "usage", dict, source, default={})
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in usage.values()):
+        raise InputError(f"{source}: usage values must be whole numbers")
+    return Changeset(
+        id=_field(data, "id", str, source),
+        engine=_field(data, "engine", str, source),
+        created_at=_field(data, "created_at", str, source),
+        status=status,
+        lease_id=_field(data, "lease_id", str, source, default=None, nullable=True),
+        batch=_string_list(data, "batch", source),
+        stats=dict(_field(data, "stats", dict, source, default={})),
+        proposals=proposals,
+        refused=refused,
+        usage=dict(usage),
+        left_out=_string_list(data, "left_out", source),
+        complete=_field(data, "complete", bool, source, default=False),
+    )

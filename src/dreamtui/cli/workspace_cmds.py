@@ -1,0 +1,94 @@
+"""`dreamtui init`, `dreamtui config check` and `dreamtui demo`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from dreamtui.cli.main import AppContext, fail, main, pass_app
+from dreamtui.config import CONFIG_NAME, render_config
+from dreamtui.errors import ConfigError
+from dreamtui.workspace import Workspace, open_workspace
+from dreamtui.workspace_init import init_workspace, sample_workspace_source, seed_stm
+
+
+@main.command("init")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=".")
+@click.option("--git/--no-git", default=True, show_default=True,
+              help="Make the workspace a git repository (dreamtui commits each decision).")
+def init_cmd(directory: Path, git: bool) -> None:
+    """Scaffold a workspace in DIRECTORY (default: here)."""
+    workspace = init_workspace(directory, git=git)
+    click.echo(f"created workspace {workspace.root}")
+    click.echo(f"  config  {workspace.config_path}")
+    click.echo(f"  memory  {workspace.memory_root}")
+    click.echo(f"  context {workspace.agents_md}")
+    click.echo("next: `dreamtui submit …`, `dreamtui mcp` for agents, `dreamtui` to review")
+
+
+@main.group("config")
+def config_group() -> None:
+    """Inspect the workspace configuration."""
+
+
+@config_group.command("check")
+@click.option("--json", "as_json", is_flag=True, help="Print the resolved config as JSON.")
+@pass_app
+def config_check(app: AppContext, as_json: bool) -> None:
+    """Print the resolved config, or every problem with its file, key and expectation."""
+    try:
+        workspace = app.workspace
+    except ConfigError as exc:
+        click.echo(f"{len(exc.problems)} problem(s) in {exc.path}:", err=True)
+        for problem in exc.problems:
+            click.echo(f"  {exc.path}: {problem}", err=True)
+        raise SystemExit(2) from None
+    source = "Dreamer server config" if workspace.is_dreamer else CONFIG_NAME
+    if as_json:
+        click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))
+        return
+    click.echo(f"# {workspace.config_path} ({source}) — valid")
+    click.echo(f"# stm.db: {workspace.stm_path}")
+    click.echo(f"# memory: {workspace.memory_root}")
+    click.echo(f"# context: {workspace.context_root}")
+    click.echo(render_config(workspace.config), nl=False)
+
+
+@main.command("demo")
+@click.option("--into", type=click.Path(file_okay=False, path_type=Path),
+              help="Copy the sample workspace here instead of a new temporary folder.")
+@click.option("--no-open", is_flag=True, help="Only prepare the copy; do not open the app.")
+@pass_app
+def demo_cmd(app: AppContext, into: Path | None, no_open: bool) -> None:
+    """A fresh copy of the bundled sample workspace, opened.
+
+    With --headless, runs a dream on the copy and prints its review instead of opening the app.
+    """
+    target = into or Path(tempfile.mkdtemp(prefix="dreamtui-demo-"))
+    if into is not None and into.exists() and any(into.iterdir()):
+        fail(f"--into {into}: folder is not empty; name a new or empty folder")
+    workspace = _copy_sample(target)
+    click.echo(f"demo workspace: {workspace.root}")
+    if app.headless:
+        from dreamtui.cli.demo_headless import run_headless_demo
+
+        run_headless_demo(workspace)
+    elif not no_open:
+        from dreamtui.cli.tui_launch import run_tui
+
+        run_tui(workspace, app.theme)
+
+
+def _copy_sample(target: Path) -> Workspace:
+    with sample_workspace_source() as source:
+        shutil.copytree(source, target, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "__init__.py", "*.db*", ".dreamtui"))
+    workspace = open_workspace(target)
+    seed = target / "stm_seed.jsonl"
+    count = seed_stm(workspace, seed)
+    click.echo(f"seeded {count} memories from {seed.name}")
+    return workspace

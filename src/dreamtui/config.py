@@ -1,0 +1,255 @@
+"""`dreamtui.yaml` (or a Dreamer server's `dreamer.yaml`) → one validated `Config`.
+
+Errors never escape as pydantic or YAML tracebacks: `load_config` raises `ConfigError` whose
+problems each name the file, the key path and what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from dreamtui.errors import ConfigError
+from dreamtui.model import DEFAULT_MEMORY_TYPES, FEEDBACK_TYPES
+
+CONFIG_NAME = "dreamtui.yaml"
+DREAMER_CONFIG_NAME = "dreamer.yaml"
+
+_ENV_RE = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class _Section(BaseModel):
+    # Unknown keys are errors: a typo in a guard-rail key must not silently disable the guard.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class STMConfig(_Section):
+    path: str = "stm.db"
+    tenant_id: str = "default"
+    max_content_bytes: int = Field(8192, ge=256, le=1_048_576)
+    max_title_chars: int = Field(120, ge=8, le=120)
+    lease_minutes: int = Field(30, ge=1, le=24 * 60)
+    batch_size: int = Field(10_000, ge=1, le=1_000_000)
+    busy_timeout_ms: int = Field(5000, ge=0, le=600_000)
+
+
+class LTMConfig(_Section):
+    root: str = "workspace/memory"
+    max_autonomous_removals: int = Field(5, ge=0)
+    enforce_pinned: bool = True
+    on_guard_violation: Literal["fail", "warn"] = "fail"
+
+
+class ContextConfig(_Section):
+    root: str = "workspace/context"
+    byte_budget: int = Field(24 * 1024, ge=1024, le=1_048_576)
+    also_claude_md: bool = False
+
+
+class AnthropicConfig(_Section):
+    model: str = "claude-sonnet-4-5"
+    api_key_env: str = "ANTHROPIC_API_KEY"
+    base_url: str | None = None
+    max_tokens: int = Field(8192, ge=256, le=128_000)
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+
+
+class OllamaConfig(_Section):
+    model: str = "qwen2.5:7b"
+    host: str | None = None
+    timeout_s: float = Field(300.0, gt=0)
+    max_retries: int = Field(2, ge=0, le=10)
+
+
+class DreamConfig(_Section):
+    engine: str = "heuristic"
+    similarity: int = Field(88, ge=50, le=100)
+    token_budget: int = Field(24_000, ge=1_000)
+    fallback_to_heuristic: bool = False
+    anthropic: AnthropicConfig = Field(default_factory=AnthropicConfig)
+    ollama: OllamaConfig = Field(default_factory=OllamaConfig)
+
+
+class HeadlessConfig(_Section):
+    enabled: bool = True
+    min_hours: float = Field(6.0, ge=0)
+    min_pending: int = Field(5, ge=0)
+    auto_apply: Literal["none", "safe"] = "none"
+
+
+class GitConfig(_Section):
+    commit: bool = True
+    author_name: str = "dreamtui"
+    author_email: str = "dreamtui@localhost"
+
+
+class UIConfig(_Section):
+    theme: str = "dreamtui-dark"
+    keymap: dict[str, str] = Field(default_factory=dict)
+
+
+class ClaudeCodeIntakeConfig(_Section):
+    projects_dir: str = "~/.claude/projects"
+    project: str | None = None
+    live_minutes: int = Field(10, ge=0)
+
+
+class MCPConfig(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=1, le=65535)
+
+
+class Config(_Section):
+    version: int = 1
+    memory_types: list[str] = Field(default_factory=lambda: list(DEFAULT_MEMORY_TYPES))
+    stm: STMConfig = Field(default_factory=STMConfig)
+    ltm: LTMConfig = Field(default_factory=LTMConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    dream: DreamConfig = Field(default_factory=DreamConfig)
+    headless: HeadlessConfig = Field(default_factory=HeadlessConfig)
+    git: GitConfig = Field(default_factory=GitConfig)
+    ui: UIConfig = Field(default_factory=UIConfig)
+    claude_code: ClaudeCodeIntakeConfig = Field(default_factory=ClaudeCodeIntakeConfig)
+    mcp: MCPConfig = Field(default_factory=MCPConfig)
+
+    @field_validator("memory_types")
+    @classmethod
+    def _types_are_plain(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("at least one memory type")
+        for name in value:
+            if not re.fullmatch(r"[a-z][a-z0-9_]{0,39}", name):
+                raise ValueError(f"memory type {name!r} must be lowercase letters, digits and _")
+            if name in FEEDBACK_TYPES:
+                raise ValueError(f"{name!r} is a feedback type, always allowed; do not list it")
+        return value
+
+    @property
+    def submit_types(self) -> tuple[str, ...]:
+        """Every type the store accepts: the configured ones plus the feedback types."""
+        return (*self.memory_types, *FEEDBACK_TYPES)
+
+
+def interpolate_env(value: Any, where: str, problems: list[str], environ: dict[str, str]) -> Any:
+    """Replace `${env:NAME}` (or `${env:NAME:-default}`) in every string of a parsed YAML tree."""
+    if isinstance(value, dict):
+        return {k: interpolate_env(v, f"{where}.{k}" if where else str(k), problems, environ)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate_env(v, f"{where}[{i}]", problems, environ) for i, v in enumerate(value)]
+    if isinstance(value, str):
+        def substitute(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            if name in environ:
+                return environ[name]
+            if default is not None:
+                return default
+            problems.append(f"{where}: environment variable {name} is not set "
+                            f"(write ${{env:{name}:-default}} to give a default)")
+            return ""
+        return _ENV_RE.sub(substitute, value)
+    return value
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, [f"(file): not UTF-8 text ({exc.reason} at byte {exc.start})"]) from None
+    except OSError as exc:
+        raise ConfigError(path, [f"(file): cannot read: {exc.strerror}"]) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(path, [f"{where}: invalid YAML: {problem}"]) from None
+
+
+def _format_validation(exc: ValidationError) -> list[str]:
+    problems = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        kind = error["type"]
+        if kind == "extra_forbidden":
+            problems.append(f"{key}: unknown key (check its spelling; see `dreamtui config check`)")
+        elif kind == "missing":
+            problems.append(f"{key}: required key is missing")
+        else:
+            got = error.get("input")
+            shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{key}: expected {message.lower()}, got {shown}")
+    return problems
+
+
+def parse_config(data: Any, path: Path, environ: dict[str, str] | None = None) -> Config:
+    """Validate an already-parsed dreamtui.yaml document."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(path, [f"(top level): expected a mapping of keys, got {type(data).__name__}"])
+    problems: list[str] = []
+    data = interpolate_env(data, "", problems, dict(os.environ if environ is None else environ))
+    if problems:
+        raise ConfigError(path, problems)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(path, _format_validation(exc)) from None
+
+
+def _dreamer_to_dreamtui(data: Any, path: Path) -> dict[str, Any]:
+    """Map the parts of a Dreamer server's config that dreamtui needs (DESIGN 3)."""
+    if not isinstance(data, dict):
+        raise ConfigError(path, ["(top level): expected a mapping of keys"])
+
+    def param(slot: str, key: str) -> Any:
+        section = data.get(slot)
+        if not isinstance(section, dict):
+            return None
+        params = section.get("params")
+        return params.get(key) if isinstance(params, dict) else None
+
+    result: dict[str, Any] = {}
+    db_path = param("stm_store", "db_path") or param("stm_store", "path")
+    if db_path is not None:
+        result["stm"] = {"path": str(db_path)}
+    ltm_root = param("ltm_store", "root")
+    if ltm_root is not None:
+        result["ltm"] = {"root": str(ltm_root)}
+        for key in ("max_autonomous_removals", "enforce_pinned", "on_guard_violation"):
+            value = param("ltm_store", key)
+            if value is not None:
+                result["ltm"][key] = value
+    context_root = param("context_store", "root")
+    if context_root is not None:
+        result["context"] = {"root": str(context_root)}
+    types = param("stm_store", "memory_types") or data.get("memory_types")
+    if isinstance(types, list):
+        result["memory_types"] = [t for t in types if t not in FEEDBACK_TYPES]
+    return result
+
+
+def load_config(path: Path, environ: dict[str, str] | None = None) -> Config:
+    """Load `dreamtui.yaml`, or a Dreamer `dreamer.yaml` when that is the file named."""
+    data = _read_yaml(path)
+    if path.name == DREAMER_CONFIG_NAME:
+        problems: list[str] = []
+        data = interpolate_env(data, "", problems, dict(os.environ if environ is None else environ))
+        if problems:
+            raise ConfigError(path, problems)
+        data = _dreamer_to_dreamtui(data, path)
+    return parse_config(data, path, environ)
+
+
+def render_config(config: Config) -> str:
+    """The resolved config as YAML, for `dreamtui config check`."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)

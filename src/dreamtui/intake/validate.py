@@ -1,0 +1,109 @@
+"""The single gate every intake path passes (CLI, JSONL, MCP, session-log import).
+
+It checks a submission against the config, redacts secrets and records safety marks, so no path
+can store a raw key or skip the checks another path makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import Any
+
+from dreamtui import safety
+from dreamtui.config import Config
+from dreamtui.errors import InputError
+from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory
+
+
+def prepare(memory: NewMemory, config: Config) -> NewMemory:
+    """Validate and clean one submission; raises `InputError` naming the field and the rule."""
+    if memory.type not in config.submit_types:
+        allowed = ", ".join(config.submit_types)
+        raise InputError(f"type: {memory.type!r} is not an allowed memory type (allowed: {allowed})")
+    title = memory.title.strip()
+    if not title:
+        raise InputError("title: must not be empty")
+    limit = config.stm.max_title_chars
+    if len(title) > limit:
+        raise InputError(f"title: {len(title)} characters, at most {limit} allowed")
+    if not memory.content.strip():
+        raise InputError("content: must not be empty")
+    size = len(memory.content.encode("utf-8"))
+    if size > config.stm.max_content_bytes:
+        raise InputError(f"content: {size} bytes of UTF-8, at most {config.stm.max_content_bytes} "
+                         "allowed (stm.max_content_bytes)")
+    if not memory.agent_id.strip():
+        raise InputError("agent_id: must not be empty")
+    for tag in memory.tags:
+        if not isinstance(tag, str) or not tag.strip() or len(tag) > 64:
+            raise InputError(f"tags: {tag!r} is not a tag (a non-empty string of at most 64 chars)")
+    if memory.idempotency_key is not None and not (0 < len(memory.idempotency_key) <= 200):
+        raise InputError("idempotency_key: must be 1 to 200 characters")
+
+    clean_title = safety.redact(title)
+    clean_content = safety.redact(memory.content)
+    clean_metadata, metadata_kinds = safety.redact_obj(memory.metadata)
+    redacted = tuple(dict.fromkeys((*clean_title.kinds, *clean_content.kinds, *metadata_kinds)))
+    # Marks are computed on what we store, so a redaction cannot hide a mark and vice versa.
+    marks = tuple(sorted(set(safety.scan(clean_title.text)) | set(safety.scan(clean_content.text))))
+    extra = dict(memory.extra)
+    if redacted:
+        extra["redacted"] = sorted(set(extra.get("redacted", ())) | set(redacted))
+    if marks:
+        extra["safety"] = sorted(set(extra.get("safety", ())) | set(marks))
+    return replace(memory, title=clean_title.text, content=clean_content.text,
+                   metadata=clean_metadata, tags=tuple(t.strip() for t in memory.tags), extra=extra)
+
+
+def confirmation(target: str, agent_id: str, note: str | None, now: datetime | None = None) -> NewMemory:
+    """A `context_confirmed` memory; one per agent, target and UTC day (its idempotency key)."""
+    slug = safety.validate_slug(target.strip())
+    day = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d")
+    content = note.strip() if note and note.strip() else f"The guidance marked [mem: {slug}] helped."
+    return NewMemory(type=FEEDBACK_CONFIRMED, title=f"confirmed {slug}", content=content,
+                     agent_id=agent_id, metadata={"target": slug},
+                     idempotency_key=f"confirm:{agent_id}:{slug}:{day}")
+
+
+def flag(observation: str, targets: list[str] | None, quote: str | None, agent_id: str) -> NewMemory:
+    """A `context_flagged` memory: what the agent observed, against which slugs, quoting what."""
+    if not observation.strip():
+        raise InputError("observation: must describe what was wrong")
+    metadata: dict[str, Any] = {}
+    if targets:
+        metadata["targets"] = [safety.validate_slug(t.strip()) for t in targets]
+    if quote and quote.strip():
+        metadata["quote"] = quote.strip()
+    title = "flagged " + ", ".join(metadata.get("targets", [])) if targets else "flagged context"
+    return NewMemory(type=FEEDBACK_FLAGGED, title=title[:120], content=observation.strip(),
+                     agent_id=agent_id, metadata=metadata)
+
+
+def from_json(record: Any, config: Config, default_agent: str = "cli") -> NewMemory:
+    """One JSONL/MCP record → a prepared memory; every problem names the field."""
+    if not isinstance(record, dict):
+        raise InputError(f"expected a JSON object, got {type(record).__name__}")
+    known = {"type", "title", "content", "agent_id", "tags", "metadata", "idempotency_key", "extra"}
+    unknown = sorted(set(record) - known)
+    if unknown:
+        raise InputError(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    for name in ("type", "title", "content"):
+        if not isinstance(record.get(name), str):
+            raise InputError(f"{name}: required, a string")
+    tags = record.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InputError("tags: expected a list of strings")
+    for name in ("metadata", "extra"):
+        if not isinstance(record.get(name, {}), dict):
+            raise InputError(f"{name}: expected a JSON object")
+    key = record.get("idempotency_key")
+    if key is not None and not isinstance(key, str):
+        raise InputError("idempotency_key: expected a string")
+    agent = record.get("agent_id", default_agent)
+    if not isinstance(agent, str):
+        raise InputError("agent_id: expected a string")
+    memory = NewMemory(type=record["type"], title=record["title"], content=record["content"],
+                       agent_id=agent, tags=tuple(tags), metadata=dict(record.get("metadata", {})),
+                       idempotency_key=key, extra=dict(record.get("extra", {})))
+    return prepare(memory, config)

@@ -1,0 +1,261 @@
+"""Plain data shared by every layer: memories, entries, proposals, changesets.
+
+Nothing here does I/O; stores build these objects and engines, the commit and the TUI read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+FEEDBACK_CONFIRMED = "context_confirmed"
+FEEDBACK_FLAGGED = "context_flagged"
+FEEDBACK_TYPES: tuple[str, ...] = (FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED)
+DEFAULT_MEMORY_TYPES: tuple[str, ...] = ("observation", "failure", "code_snippet")
+
+MemoryState = Literal["pending", "claimed", "consumed"]
+MEMORY_STATES: tuple[str, ...] = ("pending", "claimed", "consumed")
+
+Op = Literal["create", "update", "reinforce", "weaken", "archive", "discard", "context"]
+OPS: tuple[str, ...] = ("create", "update", "reinforce", "weaken", "archive", "discard", "context")
+
+Decision = Literal["accept", "pin", "archive", "reject", "defer"]
+DECISIONS: tuple[str, ...] = ("accept", "pin", "archive", "reject", "defer")
+
+ChangesetStatus = Literal["open", "committed", "abandoned"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso_z(moment: datetime) -> str:
+    """The one timestamp format of files we write (LOG.md, frontmatter, changesets)."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory as submitted, before the store gives it an id and a timestamp."""
+
+    type: str
+    title: str
+    content: str
+    agent_id: str = "cli"
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    idempotency_key: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One row of `stm_memories` (DESIGN 3.1)."""
+
+    id: str
+    tenant_id: str
+    agent_id: str
+    type: str
+    title: str
+    content: str
+    tags: tuple[str, ...]
+    metadata: dict[str, Any]
+    submitted_at: datetime
+    consumed_at: datetime | None = None
+    consumed_by_lease: str | None = None
+    idempotency_key: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state(self) -> MemoryState:
+        if self.consumed_at is not None:
+            return "consumed"
+        if self.consumed_by_lease is not None:
+            return "claimed"
+        return "pending"
+
+    @property
+    def is_feedback(self) -> bool:
+        return self.type in FEEDBACK_TYPES
+
+    @property
+    def safety(self) -> tuple[str, ...]:
+        """Safety marks recorded at intake (see safety.scan), kept in `extra`."""
+        return tuple(self.extra.get("safety", ()))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One LTM markdown file. `meta` keeps every frontmatter key in file order."""
+
+    path: str  # relative to the memory root, posix separators; archived entries start "archive/"
+    meta: dict[str, Any]
+    body: str
+    raw: str  # the exact text read, so an untouched entry is rewritten byte for byte
+
+    @property
+    def slug(self) -> str:
+        return str(self.meta.get("slug", ""))
+
+    @property
+    def title(self) -> str:
+        return str(self.meta.get("title", self.slug))
+
+    @property
+    def kind(self) -> str:
+        return str(self.meta.get("type", "topic"))
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        tags = self.meta.get("tags") or ()
+        return tuple(str(t) for t in tags) if isinstance(tags, (list, tuple)) else (str(tags),)
+
+    @property
+    def pinned(self) -> bool:
+        return self.meta.get("importance") == "pinned"
+
+    @property
+    def archived(self) -> bool:
+        return self.path.startswith("archive/")
+
+    @property
+    def confirmations(self) -> int:
+        return _as_int(self.meta.get("confirmations"))
+
+    @property
+    def flags(self) -> int:
+        return _as_int(self.meta.get("flags"))
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        sources = self.meta.get("sources") or ()
+        return tuple(str(s) for s in sources) if isinstance(sources, (list, tuple)) else ()
+
+    @property
+    def guidance(self) -> str:
+        """The first paragraph of the body: the line the context bundle carries."""
+        paragraph: list[str] = []
+        for line in self.body.strip().splitlines():
+            if not line.strip():
+                if paragraph:
+                    break
+                continue
+            paragraph.append(line.strip())
+        return " ".join(paragraph)
+
+    @property
+    def sha256(self) -> str:
+        return sha256_text(self.raw)
+
+
+def _as_int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+@dataclass
+class Proposal:
+    """One reviewable change (DESIGN 3.4). Mutable only in `decision`."""
+
+    id: str
+    op: str
+    target: str  # path relative to the memory root, or "context/AGENTS.md" for op=context
+    slug: str | None
+    base_sha256: str | None
+    before: str | None
+    after: str | None
+    rationale: str
+    evidence: list[str] = field(default_factory=list)
+    confidence: float = 0.5
+    safety: list[str] = field(default_factory=list)
+    decision: str | None = None
+    # op-specific facts the commit and the log need (e.g. confirmations delta, superseded_by)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def make_id(op: str, target: str, after: str | None) -> str:
+        """Stable id: the same op on the same target with the same text is the same proposal."""
+        digest = hashlib.sha256(f"{op}\0{target}\0{after or ''}".encode("utf-8")).hexdigest()
+        return f"p-{digest[:12]}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "op": self.op,
+            "target": self.target,
+            "slug": self.slug,
+            "base_sha256": self.base_sha256,
+            "before": self.before,
+            "after": self.after,
+            "rationale": self.rationale,
+            "evidence": list(self.evidence),
+            "confidence": self.confidence,
+            "safety": list(self.safety),
+            "decision": self.decision,
+            "details": dict(self.details),
+        }
+
+
+@dataclass
+class Refusal:
+    """Something an engine proposed that validation or policy refused, kept visible."""
+
+    op: str
+    target: str
+    reason: str
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.op, "target": self.target, "reason": self.reason, "raw": self.raw}
+
+
+@dataclass
+class Changeset:
+    """A dream's durable record (DESIGN 3.4)."""
+
+    id: str
+    engine: str
+    created_at: str
+    status: str = "open"
+    lease_id: str | None = None
+    batch: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    proposals: list[Proposal] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    left_out: list[str] = field(default_factory=list)
+    complete: bool = False  # false while the engine is still producing, or when it failed
+
+    def proposal(self, proposal_id: str) -> Proposal:
+        for proposal in self.proposals:
+            if proposal.id == proposal_id:
+                return proposal
+        raise KeyError(proposal_id)
+
+    @property
+    def undecided(self) -> int:
+        return sum(1 for p in self.proposals if p.decision in (None, "defer"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "engine": self.engine,
+            "created_at": self.created_at,
+            "status": self.status,
+            "complete": self.complete,
+            "lease_id": self.lease_id,
+            "batch": list(self.batch),
+            "stats": dict(self.stats),
+            "usage": dict(self.usage),
+            "left_out": list(self.left_out),
+            "proposals": [p.to_dict() for p in self.proposals],
+            "refused": [r.to_dict() for r in self.refused],
+        }

@@ -1,0 +1,42 @@
+"""The core (stores, engines, commit, headless) must never import Textual (DESIGN 2)."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import dreamtui
+
+SRC = Path(dreamtui.__file__).parent
+
+
+def core_modules() -> list[str]:
+    names = []
+    for info in pkgutil.walk_packages([str(SRC)], prefix="dreamtui."):
+        if info.name.startswith("dreamtui.tui") or info.name == "dreamtui.__main__":
+            continue
+        names.append(info.name)
+    return names
+
+
+def test_core_modules_exist() -> None:
+    names = core_modules()
+    for required in ("dreamtui.stm", "dreamtui.ltm", "dreamtui.commit", "dreamtui.headless",
+                     "dreamtui.engines.heuristic", "dreamtui.cli"):
+        assert required in names
+
+
+def test_importing_every_core_module_leaves_textual_unloaded() -> None:
+    code = (
+        "import importlib, sys\n"
+        f"for name in {core_modules()!r}:\n"
+        "    importlib.import_module(name)\n"
+        "loaded = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "print(len(loaded))\n"
+        "sys.exit(1 if loaded else 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "0"
