@@ -1,6 +1,7 @@
 """The `dreamtui` command line. Importing this package registers every command on `main`."""
 
 from dreamtui.cli.main import main
-from dreamtui.cli import workspace_cmds  # noqa: F401  (registers commands)
+# Importing a command module registers its commands on `main`.
+from dreamtui.cli import mcp_cmds, workspace_cmds  # noqa: F401
 
 __all__ = ["main"]

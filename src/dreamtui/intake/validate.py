@@ -56,9 +56,16 @@ def prepare(memory: NewMemory, config: Config) -> NewMemory:
                    metadata=clean_metadata, tags=tuple(t.strip() for t in memory.tags), extra=extra)
 
 
+def _slug(field: str, value: str) -> str:
+    try:
+        return safety.validate_slug(value.strip())
+    except ValueError as exc:
+        raise InputError(f"{field}: {exc}") from None
+
+
 def confirmation(target: str, agent_id: str, note: str | None, now: datetime | None = None) -> NewMemory:
     """A `context_confirmed` memory; one per agent, target and UTC day (its idempotency key)."""
-    slug = safety.validate_slug(target.strip())
+    slug = _slug("target", target)
     day = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d")
     content = note.strip() if note and note.strip() else f"The guidance marked [mem: {slug}] helped."
     return NewMemory(type=FEEDBACK_CONFIRMED, title=f"confirmed {slug}", content=content,
@@ -72,7 +79,7 @@ def flag(observation: str, targets: list[str] | None, quote: str | None, agent_i
         raise InputError("observation: must describe what was wrong")
     metadata: dict[str, Any] = {}
     if targets:
-        metadata["targets"] = [safety.validate_slug(t.strip()) for t in targets]
+        metadata["targets"] = [_slug("targets", t) for t in targets]
     if quote and quote.strip():
         metadata["quote"] = quote.strip()
     title = "flagged " + ", ".join(metadata.get("targets", [])) if targets else "flagged context"

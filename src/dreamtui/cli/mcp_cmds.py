@@ -1,0 +1,98 @@
+"""`dreamtui mcp` (the MCP server for agents) and `dreamtui token create|list|revoke`."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from dreamtui import tokens
+from dreamtui.cli.main import AppContext, main, pass_app
+
+
+def _log_to_stderr() -> None:
+    # Configured before the SDK's own setup, which then leaves it alone: stdout belongs to the
+    # protocol in stdio mode, and a server's log belongs on stderr in either mode.
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@main.command("mcp")
+@click.option("--http", "use_http", is_flag=True,
+              help="Serve streamable HTTP (needs bearer tokens) instead of stdio.")
+@click.option("--host", metavar="ADDR", help="HTTP bind address (default: mcp.host, 127.0.0.1).")
+@click.option("--port", type=click.IntRange(1, 65535), help="HTTP port (default: mcp.port, 8765).")
+@click.option("--agent", metavar="NAME",
+              help="Agent id for memories over stdio (default: mcp). Over HTTP it is the token's name.")
+@pass_app
+def mcp_cmd(app: AppContext, use_http: bool, host: str | None, port: int | None,
+            agent: str | None) -> None:
+    """Serve the submit_memory, confirm_context and flag_context tools to agents.
+
+    \b
+    stdio (default):  claude mcp add dreamtui -- dreamtui --workspace DIR mcp --agent claude
+    HTTP:             dreamtui mcp --http   then   http://127.0.0.1:8765/mcp
+                      with  Authorization: Bearer <token from `dreamtui token create NAME`>
+    """
+    from dreamtui.intake import mcp_server  # the SDK and uvicorn load only for this command
+
+    if use_http and agent is not None:
+        raise click.UsageError("--agent applies to stdio; over HTTP the agent is the token's name")
+    if not use_http and (host is not None or port is not None):
+        raise click.UsageError("--host and --port need --http")
+    _log_to_stderr()
+    workspace = app.workspace
+    try:
+        if use_http:
+            mcp_server.serve_http(workspace, host or workspace.config.mcp.host,
+                                  port or workspace.config.mcp.port)
+        else:
+            mcp_server.serve_stdio(workspace, agent or mcp_server.DEFAULT_STDIO_AGENT)
+    except KeyboardInterrupt:
+        # Ctrl-C is how a person stops a server: a clean exit, not click's "Aborted!".
+        logging.getLogger(__name__).info("stopped")
+
+
+@main.group("token")
+def token_group() -> None:
+    """Bearer tokens for `dreamtui mcp --http` (stored hashed in the STM database)."""
+
+
+@token_group.command("create")
+@click.argument("name")
+@pass_app
+def token_create(app: AppContext, name: str) -> None:
+    """Create a token for agent NAME and print it once."""
+    workspace = app.workspace
+    token = tokens.create_token(workspace.stm_path, name,
+                                busy_timeout_ms=workspace.config.stm.busy_timeout_ms)
+    click.echo(token)
+    click.echo(f"token for {name!r} created; copy it now, it cannot be shown again", err=True)
+
+
+@token_group.command("list")
+@pass_app
+def token_list(app: AppContext) -> None:
+    """Every token's name, creation time and state (never the token itself)."""
+    workspace = app.workspace
+    listed = tokens.list_tokens(workspace.stm_path, busy_timeout_ms=workspace.config.stm.busy_timeout_ms)
+    if not listed:
+        click.echo("no tokens (create one with `dreamtui token create NAME`)", err=True)
+        return
+    width = max(len("NAME"), *(len(t.name) for t in listed))
+    click.echo(f"{'NAME':<{width}}  {'CREATED':<20}  STATE")
+    for info in listed:
+        state = "live" if info.live else f"revoked {info.revoked_at}"
+        click.echo(f"{info.name:<{width}}  {info.created_at:<20}  {state}")
+
+
+@token_group.command("revoke")
+@click.argument("name")
+@pass_app
+def token_revoke(app: AppContext, name: str) -> None:
+    """Revoke NAME's live token; the server refuses it from its next request on."""
+    workspace = app.workspace
+    info = tokens.revoke_token(workspace.stm_path, name,
+                               busy_timeout_ms=workspace.config.stm.busy_timeout_ms)
+    click.echo(f"revoked {info.name} at {info.revoked_at}")

@@ -1,0 +1,121 @@
+"""Bearer tokens for the MCP server over HTTP, kept hashed in the workspace's STM database.
+
+A token is shown once, when it is created; only its SHA-256 is stored, so a copy of `stm.db`
+does not leak working credentials. The token's name is the agent id its memories carry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from dreamtui.errors import InputError, StoreError
+from dreamtui.model import iso_z, utcnow
+
+TABLE = "dreamtui_tokens"
+TOKEN_PREFIX = "dtui_"
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+# Names are unique among live tokens only, so an agent's token can be rotated (revoke, then
+# create the same name) while its memories keep one agent id.
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name VARCHAR NOT NULL,
+  token_sha256 VARCHAR NOT NULL,
+  created_at VARCHAR NOT NULL,
+  revoked_at VARCHAR
+);
+CREATE UNIQUE INDEX IF NOT EXISTS ix_{TABLE}_live_name ON {TABLE} (name) WHERE revoked_at IS NULL;
+"""
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    name: str
+    created_at: str
+    revoked_at: str | None
+
+    @property
+    def live(self) -> bool:
+        return self.revoked_at is None
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@contextmanager
+def _connect(store_path: Path, busy_timeout_ms: int) -> Iterator[sqlite3.Connection]:
+    """A short-lived connection: WAL and a busy timeout let it share the file with the TUI,
+    dreams and the STM store in other processes."""
+    try:
+        store_path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(store_path, timeout=busy_timeout_ms / 1000,
+                                     isolation_level=None)) as conn:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript(_SCHEMA)
+            yield conn
+    except sqlite3.Error as exc:
+        raise StoreError(f"{store_path}: cannot use the token table: {exc}") from None
+
+
+def _check_name(name: str) -> str:
+    if not _NAME_RE.fullmatch(name):
+        raise InputError(f"name: {name!r} is not a token name (1 to 64 letters, digits, '.', '_' "
+                         "or '-', starting with a letter or digit)")
+    return name
+
+
+def create_token(store_path: Path, name: str, *, busy_timeout_ms: int = 5000) -> str:
+    """Store a new token for `name` and return its plaintext — the only time it is visible."""
+    _check_name(name)
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    with _connect(store_path, busy_timeout_ms) as conn:
+        try:
+            conn.execute(f"INSERT INTO {TABLE} (name, token_sha256, created_at) VALUES (?, ?, ?)",
+                         (name, _hash(token), iso_z(utcnow())))
+        except sqlite3.IntegrityError:
+            raise InputError(f"name: a live token named {name!r} already exists "
+                             f"(revoke it first with `dreamtui token revoke {name}`)") from None
+    return token
+
+
+def list_tokens(store_path: Path, *, busy_timeout_ms: int = 5000) -> list[TokenInfo]:
+    """Every token ever created, oldest first; revoked ones stay listed for the audit trail."""
+    with _connect(store_path, busy_timeout_ms) as conn:
+        rows = conn.execute(f"SELECT name, created_at, revoked_at FROM {TABLE} ORDER BY id").fetchall()
+    return [TokenInfo(name=row[0], created_at=row[1], revoked_at=row[2]) for row in rows]
+
+
+def revoke_token(store_path: Path, name: str, *, busy_timeout_ms: int = 5000) -> TokenInfo:
+    """Revoke the live token named `name`; the server refuses it from its next request on."""
+    _check_name(name)
+    revoked_at = iso_z(utcnow())
+    with _connect(store_path, busy_timeout_ms) as conn:
+        row = conn.execute(f"UPDATE {TABLE} SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL "
+                           "RETURNING name, created_at, revoked_at", (revoked_at, name)).fetchone()
+    if row is None:
+        raise InputError(f"name: no live token named {name!r} (see `dreamtui token list`)")
+    return TokenInfo(name=row[0], created_at=row[1], revoked_at=row[2])
+
+
+def verify(store_path: Path, token: str, *, busy_timeout_ms: int = 5000) -> str | None:
+    """The name of the live token `token`, or None. Compares every live hash in constant time,
+    so the answer's timing says nothing about how close a guess came."""
+    candidate = _hash(token)
+    with _connect(store_path, busy_timeout_ms) as conn:
+        rows = conn.execute(f"SELECT name, token_sha256 FROM {TABLE} WHERE revoked_at IS NULL").fetchall()
+    found: str | None = None
+    for name, stored in rows:
+        if hmac.compare_digest(candidate, stored):
+            found = name
+    return found
