@@ -2,6 +2,6 @@
 
 from dreamtui.cli.main import main
 # Importing a command module registers its commands on `main`.
-from dreamtui.cli import mcp_cmds, workspace_cmds  # noqa: F401
+from dreamtui.cli import dream_cmds, mcp_cmds, workspace_cmds  # noqa: F401
 
 __all__ = ["main"]
