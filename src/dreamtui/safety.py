@@ -1,0 +1,861 @@
+"""Safety guards for untrusted memory text: secret redaction, injection marks, slug and path checks.
+
+Memories come from agents and end up in every future agent's context, so everything here errs
+towards *showing* a human what is suspicious rather than silently rewriting it. The one exception
+is secrets: they are replaced by a visible `[REDACTED:<kind>]` before anything is stored or sent to
+a model, with patterns tuned for precision so ordinary identifiers, hashes and git SHAs survive.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MARK_BIDI",
+    "MARK_CONCEALMENT",
+    "MARK_EXFILTRATION",
+    "MARK_INJECTION",
+    "MARK_INVISIBLE",
+    "MARK_REPETITIVE",
+    "MARK_ROLE_DELIMITER",
+    "MARK_TAG_CHARS",
+    "SLUG_MAX_LEN",
+    "SLUG_RE",
+    "Redaction",
+    "UnsafePathError",
+    "display_text",
+    "redact",
+    "redact_obj",
+    "resolve_inside",
+    "scan",
+    "slugify",
+    "validate_slug",
+]
+
+# --------------------------------------------------------------------------------------------------
+# Redaction
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """Redacted text and the kinds replaced, in order of first appearance, deduplicated."""
+
+    text: str
+    kinds: tuple[str, ...]
+
+
+_TOKEN_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+
+# Token boundaries: vendor keys use `-` and `_` inside, so a neighbour of those means we are in the
+# middle of a longer identifier (`task-key`, `risk-based`) and must not fire.
+_B = r"(?<![A-Za-z0-9_-])"
+_E = r"(?![A-Za-z0-9_-])"
+
+
+def _mixed(value: str) -> bool:
+    """Random key material mixes letters with digits (or cases); words and slugs do not."""
+    has_digit = any(c.isdigit() for c in value)
+    has_lower = any(c.islower() for c in value)
+    has_upper = any(c.isupper() for c in value)
+    return (has_digit and (has_lower or has_upper)) or (has_lower and has_upper)
+
+
+def _has_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value)
+
+
+def _always(_: str) -> bool:
+    return True
+
+
+_MASK_RUN_RE = re.compile(r"([xX*0.•])\1{7,}")
+
+
+def _unmasked(value: str) -> bool:
+    """`ghp_xxxxxxxx…` and `AKIAXXXXXXXX…` are documentation masks with a vendor's shape."""
+    return _MASK_RUN_RE.search(value) is None
+
+
+def _mixed_unmasked(value: str) -> bool:
+    return _mixed(value) and _unmasked(value)
+
+
+def _digit_unmasked(value: str) -> bool:
+    return _has_digit(value) and _unmasked(value)
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """A vendor format. The named group `secret` is replaced when present, else the whole match;
+    `accept` vetoes matches that have the shape but not the randomness of a key."""
+
+    kind: str
+    regex: re.Pattern[str]
+    accept: Callable[[str], bool] = _unmasked
+
+
+def _p(
+    kind: str, pattern: str, accept: Callable[[str], bool] = _unmasked, flags: int = 0
+) -> _Pattern:
+    return _Pattern(kind, re.compile(pattern, flags), accept)
+
+
+# Order is priority: a later pattern only redacts what earlier ones left uncovered, so specific
+# vendor formats name the kind before the generic `password=`/`token=` assignment rule sees it.
+_VENDOR_PATTERNS: tuple[_Pattern, ...] = (
+    _p(
+        "private-key",
+        # A truncated block (no END line) still loses every base64 line that follows the header.
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"|(?:(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/=]{8,}[ \t]*)*)",
+        _always,  # base64 key bodies legitimately contain runs like AAAAAAAA
+        flags=re.S,
+    ),
+    _p("jwt", _B + r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}" + _E),
+    _p("anthropic-key", _B + r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    _p("openai-key", _B + r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}", _digit_unmasked),
+    _p("openai-key", _B + r"sk-[A-Za-z0-9]{20,}" + _E, _mixed_unmasked),
+    _p("github-token", _B + r"gh[pousr]_[A-Za-z0-9]{30,}" + _E),
+    _p("github-token", _B + r"github_pat_[A-Za-z0-9_]{22,}"),
+    _p("gitlab-token", _B + r"glpat-[A-Za-z0-9_-]{20,}"),
+    _p("slack-token", _B + r"xox[abposr]-[A-Za-z0-9-]{10,}", _digit_unmasked),
+    _p("slack-token", _B + r"xapp-\d-[A-Za-z0-9-]{10,}"),
+    _p("slack-webhook", r"(?<=hooks\.slack\.com/services/)(?P<secret>[A-Za-z0-9_/-]{20,})"),
+    _p("google-api-key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
+    _p("stripe-key", _B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}" + _E),
+    _p("stripe-key", _B + r"whsec_[0-9A-Za-z]{24,}" + _E),
+    _p("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
+    _p("huggingface-token", _B + r"hf_[A-Za-z0-9]{34,}" + _E, _mixed_unmasked),
+    _p("sendgrid-key", _B + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}" + _E),
+    _p("telegram-token", r"(?<![0-9:])\d{8,10}:AA[A-Za-z0-9_-]{30,}" + _E),
+    _p("aws-access-key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _p(
+        "aws-secret-key",
+        # 40 base64 chars are everywhere (git SHAs, hashes); only trust them next to AWS wording.
+        r"(?i:aws[\w .-]{0,24}?secret|secret[_-]?access[_-]?key)[\w\"' .:=-]{0,30}?"
+        r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        lambda v: any(c.islower() for c in v) and any(c.isupper() for c in v) and _unmasked(v),
+    ),
+)
+
+_PLACEHOLDER_WORDS = frozenset(
+    """none null nil true false yes no on off undefined password passwd pass pwd secret token
+    api_key apikey changeme redacted hidden required optional str string bytes int any secretstr
+    await new this self lambda function todo tbd fixme placeholder""".split()
+)
+_PLACEHOLDER_RE = re.compile(
+    r"""\[REDACTED:          # already redacted
+    | <[^<>]*>$              # <your-password>
+    | \$                     # $PASSWORD, ${env:X}, $(cat file)
+    | \{                     # {password}, {{ secrets.TOKEN }}
+    | %\(?\w*\)?[sdr]$ | %\w+%$   # printf slots, Windows %VAR%
+    | [:@]\w+$               # SQL bind parameters
+    | !                      # YAML tags such as !vault
+    | \(                     # (empty), (none), (redacted)
+    | [*•xX.#_-]+$           # masks: ****, xxxx, ...
+    | (?i:your|replace|insert|enter)
+    | .*(?i:example|placeholder|changeme)
+    """,
+    re.X,
+)
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Code on the right of `=` (`os.environ[...]`, `self.token`, `get_token()`) names a secret, it
+# is not one. Dotted segments must read like words so `ya29.a0AfH6SMBx` still counts as a value.
+_CODE_RE = re.compile(
+    r"[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+"  # dotted path
+    r"|[A-Za-z_$][\w$.]*[(\[].*"  # call or subscript
+)
+_SENSITIVE_WORD_RE = re.compile(r"(?i)pass|pwd|secret|token|key|cred")
+_WORDS_RE = re.compile(r"[A-Za-z]+(?:\s+[A-Za-z]+)+")
+
+
+def _is_placeholder(value: str) -> bool:
+    return (
+        not value.strip()
+        or value.lower() in _PLACEHOLDER_WORDS
+        or _PLACEHOLDER_RE.match(value) is not None
+    )
+
+
+def _is_literal_value(value: str, word: str) -> bool:
+    """False for placeholders, the key's own name and UI labels (`"password": "Enter password"`)."""
+    return not (
+        _is_placeholder(value) or value.lower() == word.lower() or _WORDS_RE.fullmatch(value)
+    )
+
+
+def _generated(value: str) -> bool:
+    """Machine-made or deliberately strong values, not words (`expired`, `my-db-secret`)."""
+    return len(value) >= 8 and _mixed(value)
+
+
+# The last word of a key that holds a secret (`DB_PASSWORD`, `clientSecret`, `x-api-key`).
+_KEY_WORDS = (
+    r"client[_-]?secret|secret[_-]?key|private[_-]?key|api[_-]?key|apikey"
+    r"|(?:access|account|shared[_-]?access)[_-]?key|password|passwd|passphrase|secret|token"
+)
+# key, optional closing quote, separator, value: the value alone is redacted.
+_ASSIGNMENT_RE = re.compile(
+    r"""(?<![A-Za-z0-9_./-])
+    (?P<prefix>[A-Za-z0-9_.-]*?)(?P<word>"""
+    + _KEY_WORDS
+    + r"""|pass|pwd)
+    (?![A-Za-z0-9])
+    (?P<kq>["']?)[ \t]*(?P<sep>:=|=>|=(?!=)|:(?!:))[ \t]*
+    (?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'`,;&})\]]+)
+    """,
+    re.X | re.I,
+)
+_FLAG_RE = re.compile(
+    r"""(?<![\w-])--[a-z0-9-]*?(?P<word>password|passwd|passphrase|secret|token|api-key|apikey)
+    [ \t]+(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)""",
+    re.X | re.I,
+)
+# .NET appSettings: <add key="ApiKey" value="..." />
+_XML_SETTING_RE = re.compile(
+    rf"""\bkey\s*=\s*["'][\w.:-]*?(?P<word>{_KEY_WORDS})["']\s+"""
+    r"""value\s*=\s*(?P<value>"[^"\n]*"|'[^'\n]*')""",
+    re.I,
+)
+_NETRC_RE = re.compile(r"\blogin\s+\S+\s+password\s+(?P<value>[^\s'\"]+)")
+_CURL_USER_RE = re.compile(
+    r"""(?<!\S)(?:-u|--user)[ \t]+["']?[^\s:"']+:(?P<value>[^\s"']+)""",
+)
+_URL_CREDENTIALS_RE = re.compile(
+    # Greedy password so an unencoded `@` inside it still ends at the last `@` before the host.
+    r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#\[\]]*:(?P<value>[^\s/?#]+)@[A-Za-z0-9.\[\]:%_-]+"
+)
+_AUTHORIZATION_RE = re.compile(
+    r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?P<scheme>(?i:basic|token))[ \t]+
+    (?P<value>[A-Za-z0-9._~+/-]{6,}=*)""",
+    re.X,
+)
+_BEARER_RE = re.compile(
+    r"(?i:\bbearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{12,}=*)(?![A-Za-z0-9._~+/=-])"
+)
+
+_WORD_KINDS = {
+    "password": "password",
+    "passwd": "password",
+    "passphrase": "password",
+    "pass": "password",
+    "pwd": "password",
+    "token": "token",
+}
+
+
+def _word_kind(word: str) -> str:
+    word = word.lower().replace("-", "_")
+    if word in _WORD_KINDS:
+        return _WORD_KINDS[word]
+    if word.endswith("key") and word not in ("secret_key", "private_key"):
+        return "api-key"
+    return "secret"
+
+
+def _structured(text: str, m: re.Match[str], quoted_key: bool) -> bool:
+    """Whether a `key: value` sits where config/JSON/YAML keys live rather than inside a sentence
+    (`Invalid token: expired`, `Token: see the README`)."""
+    if quoted_key:
+        return True
+    line_end = text.find("\n", m.end())
+    after = text[m.end() : len(text) if line_end < 0 else line_end].lstrip(" \t")
+    if after[:1].isalnum():
+        return False
+    before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()].rstrip(" \t")
+    return before in ("", "-", "#", "//", "export") or before[-1] in "{[(,;\"'?&"
+
+
+def _plausible_unquoted(text: str, m: re.Match[str], value: str) -> bool:
+    if len(value) < 3 or _CODE_RE.fullmatch(value):
+        return False
+    # `password=db_password`: a variable named after the secret, not its value.
+    if _IDENT_RE.fullmatch(value) and _SENSITIVE_WORD_RE.search(value) and not _has_digit(value):
+        return False
+    # Colon-chained names (`arn:aws:secretsmanager:…:secret:prod/db`) are identifiers, not keys.
+    if m["sep"] == ":" and text[m.start() - 1 : m.start()] == ":":
+        return False
+    quoted_key = m["kq"] != "" or text[m.start() - 1 : m.start()] in ("\"", "'")
+    return m["sep"] != ":" or _structured(text, m, quoted_key) or _generated(value)
+
+
+def _assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _ASSIGNMENT_RE.finditer(text):
+        prefix, word = m["prefix"], m["word"].lower()
+        # `pass`/`pwd` alone are too common inside words (compass, OLDPWD): need DB_PASS-style keys.
+        if word in ("pass", "pwd") and not (
+            (prefix == "" and word == "pass") or (prefix != "" and prefix[-1] in "_-.")
+        ):
+            continue
+        start, value = _quoted_value(m)
+        quoted = start != m.start("value")
+        if _keyed_value_ok(value, word) and (quoted or _plausible_unquoted(text, m, value)):
+            yield start, start + len(value), _word_kind(word)
+
+
+def _keyed_value_ok(value: str, word: str) -> bool:
+    if not _is_literal_value(value, word):
+        return False
+    # Tokens and keys are machine-made; a plain word after `token:` is a status, not a secret.
+    return _word_kind(word) == "password" or _generated(value)
+
+
+def _quoted_value(m: re.Match[str]) -> tuple[int, str]:
+    """Start and text of the `value` group without its surrounding quotes."""
+    raw = m["value"]
+    if len(raw) >= 2 and raw[0] in "\"'" and raw[-1] == raw[0]:
+        return m.start("value") + 1, raw[1:-1]
+    return m.start("value"), raw
+
+
+def _simple_spans(regex: re.Pattern[str], kind: str, text: str) -> Iterator[tuple[int, int, str]]:
+    for m in regex.finditer(text):
+        start, value = _quoted_value(m)
+        if not _is_placeholder(value):
+            yield start, start + len(value), kind
+
+
+def _keyed_spans(regex: re.Pattern[str], text: str) -> Iterator[tuple[int, int, str]]:
+    """Values whose key word (group `word`) says what they are: CLI flags, XML settings."""
+    for m in regex.finditer(text):
+        start, value = _quoted_value(m)
+        if _keyed_value_ok(value, m["word"]):
+            yield start, start + len(value), _word_kind(m["word"])
+
+
+def _authorization_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _AUTHORIZATION_RE.finditer(text):
+        start, value = _quoted_value(m)
+        if not _is_placeholder(value):
+            kind = "basic-auth" if m["scheme"].lower() == "basic" else "token"
+            yield start, start + len(value), kind
+    for m in _BEARER_RE.finditer(text):
+        if _mixed(m["value"]):
+            yield m.start("value"), m.end("value"), "bearer-token"
+
+
+def _vendor_spans(pattern: _Pattern, text: str) -> Iterator[tuple[int, int, str]]:
+    group = "secret" if "secret" in pattern.regex.groupindex else 0
+    for m in pattern.regex.finditer(text):
+        if pattern.accept(m[group]):
+            yield m.start(group), m.end(group), pattern.kind
+
+
+def _candidate_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for pattern in _VENDOR_PATTERNS:
+        yield from _vendor_spans(pattern, text)
+    yield from _simple_spans(_URL_CREDENTIALS_RE, "url-credentials", text)
+    yield from _authorization_spans(text)
+    yield from _simple_spans(_CURL_USER_RE, "password", text)
+    yield from _simple_spans(_NETRC_RE, "password", text)
+    yield from _keyed_spans(_FLAG_RE, text)
+    yield from _keyed_spans(_XML_SETTING_RE, text)
+    yield from _assignment_spans(text)
+
+
+# Leftovers around an already-redacted secret that carry nothing: punctuation, spaces, `\n` escapes.
+_FILLER_RE = re.compile(r"(?:\\[nrt]|[\W_])*")
+
+
+def _uncovered(start: int, end: int, taken: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The parts of [start, end) not yet claimed: overlaps never leak a secret's remainder.
+
+    `taken` is sorted and its spans never overlap, so a bisect finds the first one that matters.
+    """
+    cursor = start
+    index = max(bisect.bisect_left(taken, (start, start)) - 1, 0)
+    for t_start, t_end in taken[index:]:
+        if t_start >= end:
+            break
+        if t_end <= cursor:
+            continue
+        if t_start > cursor:
+            yield cursor, t_start
+        cursor = max(cursor, t_end)
+    if cursor < end:
+        yield cursor, end
+
+
+# A token in the text: its span and the kind it was redacted as, or None if it was in the input.
+_Token = tuple[int, int, str | None]
+
+
+def _redact_pass(text: str, tokens: list[_Token]) -> tuple[str, list[_Token]] | None:
+    """Redact what the patterns find outside `tokens`; None when nothing new was found."""
+    taken = sorted((start, end) for start, end, _ in tokens)
+    found: list[_Token] = []
+    for start, end, kind in _candidate_spans(text):
+        # Materialised first: `taken` must not change while `_uncovered` walks it.
+        for piece_start, piece_end in list(_uncovered(start, end, taken)):
+            if not _FILLER_RE.fullmatch(text[piece_start:piece_end]):
+                found.append((piece_start, piece_end, kind))
+                bisect.insort(taken, (piece_start, piece_end))
+    if not found:
+        return None
+    kept = set(tokens)
+    out: list[str] = []
+    moved: list[_Token] = []
+    cursor = length = 0
+    for start, end, kind in sorted(tokens + found):
+        out.append(text[cursor:start])
+        length += start - cursor
+        # Tokens already present stay byte for byte; new spans become visible markers.
+        piece = text[start:end] if (start, end, kind) in kept else f"[REDACTED:{kind}]"
+        out.append(piece)
+        moved.append((length, length + len(piece), kind))
+        length += len(piece)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out), moved
+
+
+# Every pattern above needs one of these literals (or a keyed assignment), so a text without any
+# cannot hold a secret we would redact. Checking them costs a few microseconds; running the
+# patterns costs a millisecond, and every intake path calls `redact` on every memory.
+_VENDOR_LITERALS = (
+    "-----begin", "eyj", "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "glpat-", "xox", "xapp-", "hooks.slack", "aiza", "whsec_", "npm_", "hf_",
+    "sg.", ":aa", "akia", "asia", "aws", "://", "authorization", "bearer", "-u", "--user",
+    "login",
+)
+_KEYED_WORDS = ("pass", "pwd", "secret", "token", "key", "cred")
+_KEYED_TRIGGER_RE = re.compile(
+    r"(?:pass|pwd|secret|token|key|cred)[\w.-]*[\"']?[ \t]*[:=]|--[\w-]*(?:pass|secret|token|key)",
+    re.I,
+)
+
+
+def _may_hold_secret(text: str) -> bool:
+    low = text.lower()
+    if any(literal in low for literal in _VENDOR_LITERALS):
+        return True
+    return any(word in low for word in _KEYED_WORDS) and _KEYED_TRIGGER_RE.search(text) is not None
+
+
+def redact(text: str) -> Redaction:
+    """Replace every secret in `text` by a visible `[REDACTED:<kind>]`; idempotent."""
+    if not _may_hold_secret(text):
+        return Redaction(text, ())
+    # Existing markers count as claimed, so patterns can neither re-redact nor split them.
+    tokens: list[_Token] = [(*m.span(), None) for m in _TOKEN_RE.finditer(text)]
+    # A replacement changes its neighbours' boundaries (`]--password x` now has a flag start), so
+    # repeat until stable. Each pass turns at least one word character into a marker, so it ends.
+    while (result := _redact_pass(text, tokens)) is not None:
+        text, tokens = result
+    kinds = dict.fromkeys(kind for _, _, kind in sorted(tokens) if kind is not None)
+    return Redaction(text, tuple(kinds))
+
+
+_SENSITIVE_KEY_RE = re.compile(rf"(?i).*?(?P<word>{_KEY_WORDS})")
+
+
+def redact_obj(value: Any) -> tuple[Any, tuple[str, ...]]:
+    """Redact every string inside nested dicts/lists/tuples (metadata); returns a new value + kinds.
+
+    A string stored under a sensitive key (`{"password": "hunter2"}`) is redacted whole: without
+    the key beside it, the bare value matches no pattern.
+    """
+    kinds: dict[str, None] = {}
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            result = redact(item)
+            kinds.update(dict.fromkeys(result.kinds))
+            return result.text
+        if isinstance(item, dict):
+            return {key: field(key, sub) for key, sub in item.items()}
+        if isinstance(item, list):
+            return [walk(sub) for sub in item]
+        if isinstance(item, tuple):
+            return tuple(walk(sub) for sub in item)
+        return item
+
+    def field(key: Any, sub: Any) -> Any:
+        match = _SENSITIVE_KEY_RE.fullmatch(key) if isinstance(key, str) else None
+        if match is None or not isinstance(sub, str):
+            return walk(sub)
+        result = redact(sub)
+        if result.kinds or not _is_literal_value(sub, match["word"]):
+            kinds.update(dict.fromkeys(result.kinds))
+            return result.text
+        kind = _word_kind(match["word"])
+        kinds.setdefault(kind)
+        return f"[REDACTED:{kind}]"
+
+    return walk(value), tuple(kinds)
+
+
+# --------------------------------------------------------------------------------------------------
+# Injection marks
+# --------------------------------------------------------------------------------------------------
+
+MARK_INJECTION = "injection-suspected"
+MARK_ROLE_DELIMITER = "role-delimiter"
+MARK_EXFILTRATION = "exfiltration-cue"
+MARK_CONCEALMENT = "concealment"
+MARK_INVISIBLE = "invisible-unicode"
+MARK_BIDI = "bidi-control"
+MARK_TAG_CHARS = "unicode-tag-chars"
+MARK_REPETITIVE = "oversized-repetitive"
+
+_HIDDEN_RE = re.compile(
+    "(?P<invisible>[\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\ufeff\u3164\uffa0"
+    "\U000e0100-\U000e01ef\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"
+    # Two or more variation selectors in a row carry hidden bytes ("emoji smuggling").
+    "|[\ufe00-\ufe0f]{2,})"
+    "|(?P<bidi>[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])"
+    "|(?P<tag>[\U000e0000-\U000e007f])"
+)
+# Subdivision flags (England, Scotland, Wales) are U+1F3F4 + tag letters + CANCEL TAG.
+_FLAG_SEQUENCE_RE = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+_JOINERS = "\u200c\u200d"
+_MARK_OF_GROUP = {"invisible": MARK_INVISIBLE, "bidi": MARK_BIDI, "tag": MARK_TAG_CHARS}
+
+
+def _hidden_chars(text: str) -> Iterator[tuple[int, int, str]]:
+    """Spans of characters a reader cannot see, minus their legitimate uses."""
+    flag_spans = [m.span() for m in _FLAG_SEQUENCE_RE.finditer(text)]
+    for m in _HIDDEN_RE.finditer(text):
+        start, end = m.span()
+        group = m.lastgroup
+        assert group is not None
+        if group == "tag" and any(f_start <= start < f_end for f_start, f_end in flag_spans):
+            continue
+        if m[0] == "\ufeff" and start == 0:
+            continue
+        # Emoji sequences and Indic/Persian scripts join non-ASCII letters with ZWJ/ZWNJ; hidden
+        # payloads sit between ASCII letters or in runs.
+        if (
+            m[0] in _JOINERS
+            and _visible_non_ascii(text, start - 1)
+            and _visible_non_ascii(text, end)
+        ):
+            continue
+        yield start, end, _MARK_OF_GROUP[group]
+
+
+def _visible_non_ascii(text: str, index: int) -> bool:
+    if not 0 <= index < len(text):
+        return False
+    char = text[index]
+    return ord(char) > 0x7F and not char.isspace() and _HIDDEN_RE.match(char) is None
+
+
+# Cyrillic and Greek letters that render like Latin ones, so "іgnоre" still reads as "ignore".
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁɡοανικτАЕОРСХІЈЅВНКМТ",
+    "aeopcyxijsdgoavikt" + "AEOPCXIJSBHKMT",
+)
+
+
+def _phrases(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    """Compile phrase patterns: case-insensitive, verbose (whitespace in the source is layout)."""
+    return tuple(re.compile(p, re.I | re.X) for p in patterns)
+
+
+_INJECTION_RES = _phrases(
+    r"""\b(?:ignore|disregard|forget)\s+(?:(?:all|any|every|the|your|of|my|these|those)\s+)*
+        (?:previous|prior|above|earlier|preceding|former|original|initial|system|developer)\s+
+        (?:instructions?|prompts?|rules|directions|directives|guidelines|context|guidance
+           |constraints|orders)\b""",
+    # "override" and "skip" also describe CSS cascades and CI steps, so only with instructions.
+    r"""\b(?:override|bypass|skip|discard)\s+(?:(?:all|any|every|the|your|of|my|these|those)\s+)*
+        (?:previous|prior|above|earlier|preceding|original|initial|system|developer)\s+
+        (?:instructions?|prompts?|directives|guidelines|guidance|constraints)\b""",
+    r"""\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?your\s+
+        (?:instructions|rules|guidelines|programming|training)\b""",
+    r"""\b(?:previous|prior|earlier|above|all\s+other)\s+
+        (?:instructions?|guidance|rules|directives|prompts?)\s+
+        (?:are|is)\s+(?:now\s+)?(?:void|null|revoked|cancell?ed)\b""",
+    r"""\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|the|your|any)\s+)*
+        (?:safety|content|security)\s+(?:guidelines|filters|policies|restrictions|rules)\b""",
+    r"""\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?|everything\s+)?
+        (?:the\s+|what(?:'s|\s+is|\s+was)\s+)?(?:above|previous|prior)\s*(?:and\b|[,.;:!]|$)""",
+    r"""\b(?:ignore|disregard|override|bypass|forget)\s+(?:(?:the|your|any|all)\s+)*
+        system\s+prompt\b""",
+    r"""\bdo\s+not\s+(?:follow|obey)\s+(?:(?:the|your|any|all)\s+)*
+        (?:previous|prior|above|system|original)\s+(?:instructions?|prompts?|rules)\b""",
+    r"""\byou\s+are\s+now\s+
+        (?:(?:an?|my)\s+\w+|dan\b|no\s+longer\b|free\b|unrestricted|unfiltered|jailbroken
+           |acting\s+as|operating\s+(?:as|in|without)|going\s+to\s+(?:ignore|obey)
+           |in\s+(?:developer|dan|god|admin|jailbreak|unrestricted|sudo|root)\s+mode)""",
+    r"""\bpretend\s+(?:that\s+)?you\s+(?:are|have)\s+(?:an?\s+|no\s+|not\s+|no\s+longer\s+)""",
+    r"""\bnew\s+(?:system\s+|updated\s+|important\s+)?(?:instructions?|directives?)\s*:""",
+    r"""\bforget\s+(?:everything\b
+        |all\s+(?:previous|prior|your|the\s+(?:previous|prior|above)|instructions|rules|that)\b)""",
+    r"""\b(?:system|admin|developer|security)\s+override\b""",
+    r"""\b(?:take|takes)\s+precedence\s+over\s+(?:(?:all|any|the|your)\s+)*
+        (?:other|previous|prior|system)\s+(?:instructions|prompts?|rules)\b""",
+    r"""\b(?:supersedes?|overrides?)\s+(?:(?:all|any|the|your)\s+)*
+        (?:other\s+|previous\s+|prior\s+|system\s+)+(?:instructions|prompts?|rules)\b""",
+    r"""\b(?:dan|jailbreak|god)\s+mode\s+(?:enabled|activated|on)\b""",
+)
+# Singular "the user" is the person the agent works for; "don't tell users X" is UX guidance.
+_CONCEALMENT_RES = _phrases(
+    r"""\b(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t)\s+
+        (?:tell|inform|mention|reveal|disclose)\b
+        (?:\s+(?:this|it|that|anything|any\s+of\s+this))?\s+(?:(?:to|with)\s+)?
+        (?:the\s+)?(?:user|human|operator|reviewer)\b(?!['’]s)""",
+    r"""\b(?:do\s+not|don'?t|never)\s+(?:notify|alert)\s+(?:the\s+)?(?:user|human)\s+
+        (?:about|of)\s+(?:this|it)\b""",
+    r"""\b(?:do\s+not|don'?t|never)\s+let\s+(?:the\s+)?(?:user|human)\s+
+        (?:know|find\s+out|notice|see\s+this)\b""",
+    r"""\bwithout\s+(?:telling|informing|notifying|alerting|letting)\s+
+        (?:the\s+)?(?:user|human)\b""",
+    r"""\bkeep\s+(?:this|it|that|these\s+\w+)\s+(?:a\s+)?(?:secret|hidden|quiet|private)\s+
+        from\s+(?:the\s+)?(?:user|human)\b""",
+    r"""\bhide\s+(?:this|it|that|these\s+\w+)\s+from\s+(?:the\s+)?(?:user|human)\b""",
+    r"""\b(?:the\s+)?(?:user|human)\s+(?:must|should|need)\s*(?:not|never|n't)\s+
+        (?:know|find\s+out|learn|notice)\b""",
+    r"""\b(?:secretly|covertly)\s+(?:send|upload|copy|run|execute|add|insert|exfiltrate|post)\b""",
+)
+_NET = r"(?:curl|wget|nc|ncat|netcat|socat|invoke-webrequest|invoke-restmethod|iwr|irm)"
+_SECRET_FILE = (
+    r"(?:~?/?\.ssh\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\.netrc\b"
+    r"|\.git-credentials\b|/etc/(?:passwd|shadow)\b)"
+)
+# How a file becomes a request body: `-d @file`, `-T file`, `< file`, `"$(cat file)"`.
+_UPLOADED = r"(?:@|<\s*|-T\s+|--upload-file\s+|\$\(\s*cat\s+|`\s*cat\s+)\S*?"
+# Optional encoding step between a secret and the network: `| base64 | curl`.
+_ENCODE = r"(?:(?:base64|gzip|xxd|openssl\s+\S+)[^\n|]*\|\s*)?"
+_EXFILTRATION_RES = _phrases(
+    r"""\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;]*
+        \|\s*(?:sudo\s+(?:-\S+\s+)*)?
+        (?:(?:ba|z|k|da|fi)?sh|python[23]?|perl|ruby|node|iex|invoke-expression)\b""",
+    r"""\b(?:(?:ba|z)?sh|eval|source)\s+(?:-c\s+)?["']?(?:\$\(|<\(|`)\s*(?:curl|wget)\b""",
+    rf"""\b{_NET}\b[^\n]*?
+        (?:\$\((?:env|printenv)\)|`(?:env|printenv)`|{_UPLOADED}(?:{_SECRET_FILE}|\.env\b))""",
+    rf"""(?:\b(?:env|printenv)|\bcat\s+[^\n|]*(?:{_SECRET_FILE}|\.env\b|credentials)[^\n|]*)
+        \s*\|\s*{_ENCODE}{_NET}\b""",
+    rf"""\bbase64\b[^\n|]*{_SECRET_FILE}""",
+    # A reverse shell, not a `</dev/tcp/db/5432` port probe.
+    r""">&\s*/dev/tcp/|/dev/tcp/\S+\s+0>&1""",
+    r"""\b(?:nc|ncat|netcat)\b[^\n]*\s-e\s""",
+    r"""\b(?:send|post|upload|exfiltrate|transmit|forward|leak|email|paste)\b(?:\s+\S+){0,6}?\s+
+        (?:env(?:ironment)?\s+var(?:iable)?s|environment|secrets?|credentials|api[\ _-]?keys?
+           |ssh[\ _-]?keys?|private[\ _-]?keys?|tokens?|passwords?|\.env(?:\s+file)?
+           |~/\.ssh\S*|id_rsa)
+        \b(?:\s+\S+){0,6}?\s+to\s+
+        (?:https?://|\S*(?:webhook|pastebin|ngrok|requestbin|pipedream)
+           |(?:this|the\s+following|my|our|an?)\s+(?:url|endpoint|server|webhook|address|email))""",
+)
+_ROLE_RES = (
+    re.compile(r"<\|[A-Za-z_]\w{0,30}\|>"),
+    re.compile(r"</?(?:system|assistant|human)(?:[-_](?:prompt|message))?>", re.I),
+    re.compile(r"\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>"),
+    re.compile(
+        r"^[ \t]*\#{1,6}[ \t]*(?:system|assistant|user|human|instructions?)"
+        r"(?:[ \t]+(?:prompt|message))?[ \t]*:",
+        re.I | re.M,
+    ),
+    re.compile(r"^[ \t]*(?:Human|Assistant|HUMAN|ASSISTANT)[ \t]*:", re.M),
+)
+
+_REPETITIVE_MIN_LEN = 2000
+_MAX_UNIT = 64  # bytes; longer "units" are ordinary repeated lines, not padding payloads
+
+
+def _repeated_unit_coverage(data: bytes) -> int:
+    """Bytes covered by the most frequent period (1.._MAX_UNIT) repeating at least 4 times in a row.
+
+    XOR-ing the text with itself shifted by `period` leaves zero bytes exactly where it repeats;
+    big-int arithmetic keeps this linear and in C, where a backtracking regex would crawl.
+    """
+    whole = int.from_bytes(data, "big")
+    best = 0
+    for period in range(1, min(_MAX_UNIT, len(data) - 1) + 1):
+        size = len(data) - period
+        head = whole >> (8 * period)  # data[:-period]
+        tail = whole & ((1 << (8 * size)) - 1)  # data[period:]
+        same = (head ^ tail).to_bytes(size, "big")
+        covered = 0
+        for m in re.finditer(rb"\x00{%d,}" % (3 * period), same):
+            # Indentation and blank padding are layout, not payload.
+            if data[m.start() : m.start() + period].strip():
+                covered += len(m[0]) + period
+        best = max(best, covered)
+    return best
+
+
+def _oversized_repetitive(text: str) -> bool:
+    if len(text) <= _REPETITIVE_MIN_LEN:
+        return False
+    raw = text.encode("utf-8", "surrogatepass")
+    # Indentation compresses as well as a payload does; judge the text without it.
+    squeezed = re.sub(rb"\s+", b" ", raw)
+    if len(squeezed) > 10 * len(zlib.compress(squeezed)):
+        return True
+    return _repeated_unit_coverage(raw) * 2 > len(raw)
+
+
+def _decoded_tags(text: str) -> str:
+    """Tag characters mirror ASCII (U+E0041 is an invisible 'A'): read what they spell."""
+    return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+# Each phrase family needs one of its trigger words to match at all; looking words up in a set
+# is what keeps `scan` cheap on the ordinary memories that make up nearly all of the input.
+_INJECTION_WORDS = frozenset({
+    b"ignore", b"disregard", b"forget", b"override", b"overrides", b"bypass", b"skip", b"discard",
+    b"void", b"null", b"revoked", b"cancelled", b"canceled", b"follow", b"obey", b"now", b"pretend",
+    b"instruction", b"instructions", b"directive", b"directives", b"precedence", b"supersede",
+    b"supersedes", b"mode",
+})
+_CONCEALMENT_WORDS = frozenset({b"user", b"human", b"operator", b"reviewer", b"secretly", b"covertly"})
+_EXFILTRATION_WORDS = frozenset({
+    b"curl", b"wget", b"iwr", b"irm", b"invoke", b"nc", b"ncat", b"netcat", b"socat", b"base64", b"tcp",
+    b"send", b"post", b"upload", b"exfiltrate", b"transmit", b"forward", b"leak", b"email", b"paste",
+})
+_ROLE_WORDS = frozenset({b"system", b"assistant", b"human", b"user", b"instruction", b"instructions"})
+_ROLE_LITERALS = ("<|", "[inst", "[/inst", "<<", "_of_turn")
+_WORD_RE = re.compile(r"[a-z0-9]+")
+# bytes.translate + split runs in C: ten times faster than a regex findall on ASCII text.
+_NON_WORD_BYTES = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
+
+
+def _words(low: str) -> set[bytes]:
+    if low.isascii():
+        return set(low.encode().translate(_NON_WORD_BYTES).split())
+    return {w.encode() for w in _WORD_RE.findall(low)}
+_ASCII_HIDDEN_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def scan(text: str) -> tuple[str, ...]:
+    """Sorted unique safety marks for `text`; an empty tuple when nothing looks suspicious."""
+    if text.isascii():
+        # NFKC, confusables and tag characters only concern non-ASCII text.
+        normal = clean = text
+        marks = {MARK_INVISIBLE} if _ASCII_HIDDEN_RE.search(text) else set()
+        if marks:
+            clean = _HIDDEN_RE.sub("", text)
+    else:
+        normal = unicodedata.normalize("NFKC", text)
+        marks = {mark for _, _, mark in _hidden_chars(normal)}
+        # Match phrases on what a model would read: hidden characters dropped, look-alikes
+        # folded, and text smuggled in tag characters spelled out.
+        clean = _HIDDEN_RE.sub("", normal).translate(_CONFUSABLES) + "\n" + _decoded_tags(normal)
+    low = clean.lower()
+    words = _words(low)
+    if words & (_INJECTION_WORDS | _CONCEALMENT_WORDS):
+        prose = re.sub(r"\s+", " ", re.sub(r"[*`~]", "", clean).replace("_", " "))
+        if words & _INJECTION_WORDS and any(r.search(prose) for r in _INJECTION_RES):
+            marks.add(MARK_INJECTION)
+        if words & _CONCEALMENT_WORDS and any(r.search(prose) for r in _CONCEALMENT_RES):
+            marks.add(MARK_CONCEALMENT)
+    if words & _EXFILTRATION_WORDS and any(r.search(clean) for r in _EXFILTRATION_RES):
+        marks.add(MARK_EXFILTRATION)
+    role_hint = words & _ROLE_WORDS or any(literal in low for literal in _ROLE_LITERALS)
+    if role_hint and any(r.search(clean) for r in _ROLE_RES):
+        marks.add(MARK_ROLE_DELIMITER)
+    if _oversized_repetitive(text):
+        marks.add(MARK_REPETITIVE)
+    return tuple(sorted(marks))
+
+
+def display_text(text: str) -> str:
+    """NFKC text with every flagged hidden character shown as `⟦U+XXXX⟧`, for review screens."""
+    normal = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    cursor = 0
+    for start, end, _ in _hidden_chars(normal):
+        out.append(normal[cursor:start])
+        out.extend(f"⟦U+{ord(c):04X}⟧" for c in normal[start:end])
+        cursor = end
+    out.append(normal[cursor:])
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------------------------------
+# Slugs and paths
+# --------------------------------------------------------------------------------------------------
+
+SLUG_MAX_LEN = 200
+# `\Z`, not `$`: `$` also matches before a trailing newline, which would let "slug\n" through.
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+
+
+class UnsafePathError(ValueError):
+    """A path that could escape the workspace; the message names the value and the reason."""
+
+
+def validate_slug(slug: str) -> str:
+    """Return `slug` unchanged if it is a valid entry slug, else raise ValueError saying why."""
+    if not isinstance(slug, str):
+        raise ValueError(f"slug must be a string, got {type(slug).__name__}: {slug!r}")
+    if not slug:
+        raise ValueError("slug is empty")
+    if len(slug) > SLUG_MAX_LEN:
+        raise ValueError(
+            f"slug {slug[:40]!r}... is {len(slug)} characters; at most {SLUG_MAX_LEN} allowed"
+        )
+    if not SLUG_RE.match(slug):
+        raise ValueError(
+            f"slug {slug!r} is invalid: use lowercase a-z, digits and single hyphens between them"
+        )
+    return slug
+
+
+# Letters NFKD does not decompose into ASCII but that have an obvious ASCII spelling.
+_ASCII_FOLD = str.maketrans(
+    {
+        "ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o", "ł": "l",
+        "Ł": "l", "đ": "d", "Đ": "d", "þ": "th", "Þ": "th", "ð": "d", "ı": "i",
+        "'": None, "’": None,  # "don't" -> "dont", not "don-t"
+    }
+)
+
+
+def slugify(text: str, max_len: int = 60) -> str:
+    """Turn a title into a valid slug (ASCII-folded, lowercase, hyphenated); never empty."""
+    if max_len < 1:
+        raise ValueError(f"max_len must be at least 1, got {max_len}")
+    limit = min(max_len, SLUG_MAX_LEN)
+    folded = unicodedata.normalize("NFKD", text.translate(_ASCII_FOLD))
+    ascii_text = folded.encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    if len(slug) > limit:
+        cut = slug[:limit]
+        # Cut at a word boundary when there is one, so the slug does not end mid-word.
+        if slug[limit] != "-" and "-" in cut:
+            cut = cut.rsplit("-", 1)[0]
+        slug = cut.strip("-")
+    return slug or "memory"[:limit]
+
+
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE_RE = re.compile(r"^[A-Za-z]:")
+
+
+def resolve_inside(root: Path, relative: str) -> Path:
+    """Resolve `root/relative` (following symlinks) and refuse anything that lands outside root."""
+    if not isinstance(relative, str):
+        raise UnsafePathError(f"path must be a string, got {type(relative).__name__}: {relative!r}")
+    if not relative:
+        raise UnsafePathError("path is empty")
+    if _CONTROL_RE.search(relative):
+        raise UnsafePathError(f"path {relative!r} contains a NUL or control character")
+    if "\\" in relative:
+        raise UnsafePathError(f"path {relative!r} contains a backslash; use '/' separators")
+    if relative.startswith("/") or _DRIVE_RE.match(relative):
+        raise UnsafePathError(f"path {relative!r} is absolute; it must be relative to {root}")
+    if ".." in relative.split("/"):
+        raise UnsafePathError(f"path {relative!r} contains a '..' component")
+    base = root.resolve()
+    try:
+        resolved = (base / relative).resolve(strict=False)
+    except RuntimeError as exc:  # Python 3.11 reports symlink loops this way
+        raise UnsafePathError(f"path {relative!r} runs into a symlink loop") from exc
+    if not resolved.is_relative_to(base):
+        raise UnsafePathError(
+            f"path {relative!r} resolves to {resolved}, outside {base} (via a symlink)"
+        )
+    return resolved
