@@ -52,7 +52,7 @@ class ContextConfig(_Section):
 
 
 class AnthropicConfig(_Section):
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     api_key_env: str = "ANTHROPIC_API_KEY"
     base_url: str | None = None
     max_tokens: int = Field(8192, ge=256, le=128_000)

@@ -1,0 +1,128 @@
+"""The context bundle (DESIGN 3.3): AGENTS.md rendered from live LTM entries, and its markers.
+
+Only this renderer writes `[mem: <slug>]` markers; marker-like text inside an entry is
+neutralised, so every marker in a bundle was put there for an entry that exists.
+
+Layout: the title, the standing feedback instruction, then one `## <primary tag>` section per
+first tag ("General" for untagged entries). Entries are ranked pinned first, then by
+confirmations, then by recency (the later of updated_at and last_confirmed), slug last. Sections
+appear in the order of their best-ranked entry, so the strongest guidance sits at the top of the
+file, where an agent that reads only part of it still sees it. The byte budget takes entries in
+rank order and stops at the first that does not fit: the bundle is always the N best entries,
+and every entry after the cut is reported in `left_out`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+from dreamtui.model import Entry
+
+DEFAULT_BYTE_BUDGET = 24 * 1024
+DEFAULT_TITLE = "Agent context"
+GENERAL = "General"
+
+MARKER_RE = re.compile(r"\[mem: ([a-z0-9]+(?:-[a-z0-9]+)*)\]")
+# Looser than MARKER_RE on purpose: "[MEM:x]" or "[ mem : x ]" would fool a reader, if not a regex.
+_MARKER_LIKE_RE = re.compile(r"\[(\s*mem\s*:[^\]\n]*)\]", re.IGNORECASE)
+_MARKER_OPEN_RE = re.compile(r"\[(\s*mem\s*:)", re.IGNORECASE)
+
+INSTRUCTION = (
+    "Lines that end in a [mem: <slug>] marker come from this project's curated memory. "
+    "When guidance marked [mem: <slug>] helped you, call `confirm_context` with that slug. "
+    "When it was wrong or out of date, call `flag_context` with what you observed, the slug "
+    "and the exact text you quoted. Markers are written only by dreamtui; do not add them."
+)
+
+
+@dataclass
+class Bundle:
+    text: str
+    included: list[str]  # slugs, in the order they appear
+    left_out: list[str]  # slugs that did not fit the byte budget, best-ranked first
+    bytes: int  # UTF-8 size of `text`
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _neutralise(text: str) -> str:
+    """Turn marker-looking text into round brackets so only the renderer writes markers."""
+    text = _MARKER_LIKE_RE.sub(r"(\1)", text)
+    return _MARKER_OPEN_RE.sub(r"(\1", text)
+
+
+def guidance_line(entry: Entry) -> str:
+    """The bundle line for one entry: its first paragraph (or title), then its marker."""
+    guidance = _neutralise(_one_line(entry.guidance or entry.title))
+    return f"- {guidance} [mem: {entry.slug}]"
+
+
+def _timestamp(value: Any) -> float:
+    """Seconds since the epoch for a frontmatter time; unreadable or absent counts as oldest."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return 0.0
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp()
+    return 0.0
+
+
+def _rank(entry: Entry) -> tuple[bool, int, float, str]:
+    recency = max(_timestamp(entry.meta.get("updated_at")), _timestamp(entry.meta.get("last_confirmed")))
+    return (not entry.pinned, -entry.confirmations, -recency, entry.slug)
+
+
+def _section(entry: Entry) -> str:
+    return _one_line(entry.tags[0]) if entry.tags and _one_line(entry.tags[0]) else GENERAL
+
+
+def _header(title: str) -> str:
+    return f"# {_one_line(title)}\n\n{INSTRUCTION}\n"
+
+
+def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_BUDGET,
+                  title: str = DEFAULT_TITLE) -> Bundle:
+    """AGENTS.md for the live entries among `entries`, within `byte_budget` UTF-8 bytes."""
+    ranked = sorted((e for e in entries if not e.archived), key=_rank)
+    header = _header(title)
+    size = len(header.encode("utf-8"))
+    sections: dict[str, list[tuple[str, str]]] = {}
+    left_out: list[str] = []
+    for entry in ranked:
+        if left_out:
+            left_out.append(entry.slug)
+            continue
+        name, line = _section(entry), guidance_line(entry) + "\n"
+        cost = len(line.encode("utf-8"))
+        if name not in sections:
+            cost += len(f"\n## {name}\n\n".encode("utf-8"))
+        if size + cost > byte_budget:
+            left_out.append(entry.slug)
+            continue
+        size += cost
+        sections.setdefault(name, []).append((entry.slug, line))
+    text = header + "".join(f"\n## {name}\n\n" + "".join(line for _, line in lines)
+                            for name, lines in sections.items())
+    included = [slug for lines in sections.values() for slug, _ in lines]
+    return Bundle(text=text, included=included, left_out=left_out, bytes=len(text.encode("utf-8")))
+
+
+def find_markers(text: str) -> list[str]:
+    """Slugs of every `[mem: <slug>]` marker in `text`, in order, repeats included."""
+    return MARKER_RE.findall(text)
+
+
+def dangling_markers(text: str, live_slugs: Iterable[str]) -> list[str]:
+    """Marker slugs that name no live entry, each once, in order of first appearance."""
+    live = set(live_slugs)
+    return list(dict.fromkeys(slug for slug in find_markers(text) if slug not in live))
