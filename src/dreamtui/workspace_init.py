@@ -46,7 +46,7 @@ def init_workspace(directory: Path, *, git: bool = True) -> Workspace:
     except OSError as exc:
         raise WorkspaceError(f"cannot create a workspace in {directory}: {exc.strerror}") from None
     if git:
-        _git_init(workspace)
+        git_init(workspace)
     return workspace
 
 
@@ -61,7 +61,7 @@ def regenerate_generated_files(workspace: Workspace) -> None:
     atomic_write_text(workspace.agents_md, bundle.text)
 
 
-def _git_init(workspace: Workspace) -> None:
+def git_init(workspace: Workspace) -> None:
     import git
 
     repo = git.Repo.init(workspace.root)

@@ -13,7 +13,7 @@ from dreamtui.cli.main import AppContext, fail, main, pass_app
 from dreamtui.config import CONFIG_NAME, render_config
 from dreamtui.errors import ConfigError
 from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import init_workspace, sample_workspace_source, seed_stm
+from dreamtui.workspace_init import git_init, init_workspace, sample_workspace_source, seed_stm
 
 
 @main.command("init")
@@ -90,5 +90,7 @@ def _copy_sample(target: Path) -> Workspace:
     workspace = open_workspace(target)
     seed = target / "stm_seed.jsonl"
     count = seed_stm(workspace, seed)
+    # A repository, so the demo shows what a real workspace gets: one git commit per decision.
+    git_init(workspace)
     click.echo(f"seeded {count} memories from {seed.name}")
     return workspace

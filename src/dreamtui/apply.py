@@ -1,0 +1,642 @@
+"""Planning a commit: what each decided proposal does to the workspace, without doing it.
+
+Shared by the commit (which journals the plan), the review screens (which preview it) and the
+dream (whose `context` proposal is the bundle that follows from the others). It follows the
+decision table of docs/changeset-semantics.md; nothing here writes a file.
+
+Rules worth knowing when reading the code:
+- A proposal whose target changed since the dream read it (base_sha256 differs) is a conflict:
+  it is held back, never applied over the person's edit.
+- Memories: a batch memory is consumed when every proposal resting on it is finished (applied,
+  or rejected unless the rejected proposal is a discard); it goes back to the queue when any of
+  them stays open (undecided, deferred, held back) — a deferred idea must be able to come back.
+- Guard rails (`violations`) depend on who decided: `auto=True` is the headless auto-apply
+  policy, whose removals count against `ltm.max_autonomous_removals`; human decisions are not
+  autonomous and have no removal budget. Pinned entries may only be changed by a human
+  deciding a proposal that asks the human (`details.asks_human`), when `ltm.enforce_pinned`.
+- `refusals` are reasons the commit must not happen whatever the guard setting: a bundle marker
+  left pointing at no live entry, or unreviewed suspicious text entering the bundle.
+- LOG.md gets one line per decision taken (accept, pin, archive, reject, and the bundle's);
+  deferred and undecided proposals leave none — nothing about them was decided yet.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dreamtui.bundle import dangling_markers, render_bundle
+from dreamtui.errors import EntryError, InputError
+from dreamtui.ltm import LTMSnapshot, archive_path, log_line, parse_entry, render_entry, render_index
+from dreamtui.model import Changeset, Entry, Proposal, sha256_text
+from dreamtui.safety import UnsafePathError, resolve_inside, scan
+from dreamtui.workspace import Workspace
+
+CONTEXT_TARGET = "context/AGENTS.md"
+APPLYING = ("accept", "pin", "archive")  # decisions that change LTM (or write the bundle)
+EFFECT_ORDER = ("created", "updated", "reinforced", "weakened", "archived", "pinned", "discarded",
+                "rejected", "deferred", "undecided", "held_back")
+_ACCEPT_EFFECT = {"create": "created", "update": "updated", "reinforce": "reinforced",
+                  "weaken": "weakened", "archive": "archived", "discard": "discarded"}
+
+
+@dataclass(frozen=True)
+class Conflict:
+    proposal_id: str
+    op: str
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Violation:
+    proposal_id: str | None
+    rule: str  # "removals" | "pinned"
+    message: str
+
+
+@dataclass
+class Plan:
+    """What a commit of the changeset's decisions would do. Paths are relative to the memory root."""
+
+    writes: dict[str, str] = field(default_factory=dict)  # entry path → new text
+    moves: dict[str, str] = field(default_factory=dict)  # live path → archive path (text in writes)
+    index: str | None = None  # INDEX.md, when it changes
+    bundle: str | None = None  # AGENTS.md, when the context proposal is accepted and it changes
+    bundle_left_out: list[str] = field(default_factory=list)
+    log_lines: list[str] = field(default_factory=list)
+    consume: list[str] = field(default_factory=list)
+    release: list[str] = field(default_factory=list)  # no proposal of theirs stays open
+    open_memories: list[str] = field(default_factory=list)  # some proposal of theirs stays open
+    rejections: list[tuple[str, str, str]] = field(default_factory=list)  # (fingerprint, id, dream)
+    conflicts: list[Conflict] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    outcomes: dict[str, str] = field(default_factory=dict)  # proposal id → applied|rejected|open|held
+    entries_after: dict[str, Entry] = field(default_factory=dict)
+
+
+def rejection_fingerprints(proposal: Proposal) -> list[str]:
+    """What a rejection is remembered by: the stable proposal id (op, target and text), and the
+    content fingerprints of its memories (details.fingerprints) so the same lesson resubmitted
+    later is recognised too."""
+    return [proposal.id, *[str(f) for f in proposal.details.get("fingerprints") or []]]
+
+
+# -- entry text helpers -----------------------------------------------------------------------
+
+
+def _with_meta(text: str, path: str, changes: dict[str, Any]) -> str:
+    """`text` with frontmatter keys set, every untouched line kept byte for byte."""
+    entry = parse_entry(text, path)
+    meta = dict(entry.meta)
+    meta.update(changes)
+    return render_entry(meta, entry.body, original=entry)
+
+
+def retire_text(text: str, path: str, now: datetime, reason: str, superseded_by: str | None) -> str:
+    """The text an entry stands with under archive/ (DESIGN 3.2's retirement keys)."""
+    keys: dict[str, Any] = {"retired_at": now, "retired_reason": reason}
+    if superseded_by:
+        keys["superseded_by"] = superseded_by
+    return _with_meta(text, path, keys)
+
+
+# -- simulating decisions -----------------------------------------------------------------------
+
+
+class _Held(Exception):
+    """A proposal that cannot be applied now; the message is the conflict's reason."""
+
+
+@dataclass
+class _State:
+    """The memory root as the plan so far leaves it."""
+
+    workspace: Workspace
+    snapshot: LTMSnapshot
+    now: datetime
+    entries: dict[str, Entry]
+    touched: set[str] = field(default_factory=set)
+    writes: dict[str, str] = field(default_factory=dict)
+    moves: dict[str, str] = field(default_factory=dict)
+    # live slug → path, kept in step with `entries` (a scan per create would be quadratic)
+    owners: dict[str, str] = field(default_factory=dict)
+    folders: dict[str, Path] = field(default_factory=dict)  # checked folder → resolved path
+
+    def __post_init__(self) -> None:
+        for entry in self.entries.values():
+            if not entry.archived:
+                self.owners.setdefault(entry.slug, entry.path)
+
+    def file(self, path: str) -> Path:
+        """`path` inside the memory root, or UnsafePathError.
+
+        Each folder is resolved (symlinks included) once: resolving every file of a 1,000-entry
+        commit separately costs more than the rest of the plan.
+        """
+        folder, _, name = path.rpartition("/")
+        if name in ("", ".", "..") or "\\" in name or not name.isprintable():
+            raise UnsafePathError(f"path {path!r} does not name a file")
+        base = self.folders.get(folder)
+        if base is None:
+            root = self.workspace.memory_root
+            base = self.folders[folder] = resolve_inside(root, folder) if folder else root.resolve()
+        return base / name
+
+    def current_text(self, path: str) -> str | None:
+        """The file as it is on disk now (parsed or not), None when absent."""
+        entry = self.snapshot.entries.get(path)
+        if entry is not None:
+            return entry.raw
+        try:
+            return self.file(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def exists(self, path: str) -> bool:
+        return path in self.entries or os.path.lexists(self.file(path))
+
+    def slug_owner(self, slug: str) -> str | None:
+        return self.owners.get(slug)
+
+    def put(self, path: str, text: str) -> None:
+        try:
+            entry = parse_entry(text, path)
+        except EntryError as exc:
+            raise _Held(f"the proposed text is not a valid entry: {exc}") from None
+        self._forget(path)
+        self.writes[path] = text
+        self.entries[path] = entry
+        self.touched.add(path)
+        if not entry.archived:
+            self.owners.setdefault(entry.slug, path)
+
+    def move(self, source: str, target: str, text: str) -> None:
+        self.put(target, text)
+        self.moves[source] = target
+        self._forget(source)
+        self.entries.pop(source, None)
+        self.touched.add(source)
+
+    def _forget(self, path: str) -> None:
+        old = self.entries.get(path)
+        if old is not None and self.owners.get(old.slug) == path:
+            del self.owners[old.slug]
+
+
+def _safe_path(state: _State, path: str, what: str) -> str:
+    try:
+        state.file(path)
+    except UnsafePathError as exc:
+        raise _Held(f"{what}: {exc}") from None
+    return path
+
+
+def _check_base(state: _State, proposal: Proposal) -> str:
+    """The target's current text, when it is still what the dream read; else the conflict."""
+    target = _safe_path(state, proposal.target, "target")
+    if target in state.touched:
+        raise _Held("another proposal of this commit already changes this entry")
+    current = state.current_text(target)
+    if current is None:
+        raise _Held(f"{target} no longer exists (moved or removed since the dream)")
+    expected = proposal.base_sha256 or (sha256_text(proposal.before) if proposal.before else None)
+    if expected is not None and sha256_text(current) != expected:
+        raise _Held(f"{target} was changed by hand since the dream read it; not overwritten")
+    return current
+
+
+def _free_archive_slot(state: _State, path: str) -> str:
+    dest = _safe_path(state, path, "archive path")
+    if not dest.startswith("archive/"):
+        raise _Held(f"archive path {dest} must lie under archive/")
+    if dest in state.touched or state.exists(dest):
+        raise _Held(f"{dest} already exists; an archived entry is never overwritten")
+    return dest
+
+
+def _apply_create(state: _State, p: Proposal, decision: str) -> str:
+    target = _safe_path(state, p.target, "target")
+    if p.after is None:
+        raise _Held("a create proposal without text")
+    if target in state.touched or state.exists(target):
+        raise _Held(f"{target} already exists; a new entry never replaces a file")
+    entry = _parse_or_hold(p.after, target)
+    owner = state.slug_owner(entry.slug)
+    if owner is not None and decision != "archive":
+        raise _Held(f"slug {entry.slug!r} is already used by {owner}")
+    if decision == "archive":
+        dest = _free_archive_slot(state, archive_path(target))
+        state.put(dest, retire_text(p.after, dest, state.now, "filed directly under archive/ at review",
+                                    None))
+        return "archived"
+    text = _with_meta(p.after, target, {"importance": "pinned"}) if decision == "pin" else p.after
+    state.put(target, text)
+    return "pinned" if decision == "pin" else "created"
+
+
+def _apply_change(state: _State, p: Proposal, decision: str) -> str:
+    """update / reinforce / weaken."""
+    current = _check_base(state, p)
+    if decision == "archive":
+        dest = _free_archive_slot(state, archive_path(p.target))
+        state.move(p.target, dest, retire_text(current, dest, state.now,
+                                               f"retired at review instead of the proposed {p.op}",
+                                               None))
+        return "archived"
+    if p.after is None:
+        raise _Held(f"an {p.op} proposal without text")
+    text = _with_meta(p.after, p.target, {"importance": "pinned"}) if decision == "pin" else p.after
+    state.put(p.target, text)
+    return "pinned" if decision == "pin" else _ACCEPT_EFFECT[p.op]
+
+
+def _apply_archive(state: _State, p: Proposal, decision: str) -> str:
+    current = _check_base(state, p)
+    if decision == "pin":  # the flags were wrong: keep the entry and protect it
+        state.put(p.target, _with_meta(current, p.target, {"importance": "pinned"}))
+        return "pinned"
+    dest = _free_archive_slot(state, str(p.details.get("archive_path") or archive_path(p.target)))
+    text = p.after if p.after is not None else retire_text(
+        current, dest, state.now, str(p.details.get("reason") or "retired at review"),
+        p.details.get("superseded_by"))
+    state.move(p.target, dest, text)
+    return "archived"
+
+
+def _parse_or_hold(text: str, path: str) -> Entry:
+    try:
+        return parse_entry(text, path)
+    except EntryError as exc:
+        raise _Held(f"the proposed text is not a valid entry: {exc}") from None
+
+
+def _apply(state: _State, p: Proposal, decision: str) -> str:
+    """Apply one LTM-changing decision to the state; its effect name, or raise _Held."""
+    try:
+        if p.op == "create":
+            return _apply_create(state, p, decision)
+        if p.op in ("update", "reinforce", "weaken"):
+            return _apply_change(state, p, decision)
+        if p.op == "archive":
+            return _apply_archive(state, p, decision)
+    except EntryError as exc:
+        raise _Held(str(exc)) from None
+    return "discarded"  # discard: only the memory is consumed
+
+
+def _new_state(snapshot: LTMSnapshot, workspace: Workspace, now: datetime) -> _State:
+    return _State(workspace=workspace, snapshot=snapshot, now=now, entries=dict(snapshot.entries))
+
+
+# -- log lines ----------------------------------------------------------------------------------
+
+
+def _log_detail(p: Proposal, effect: str) -> str:
+    details = p.details
+    if effect == "reinforced":
+        return f"+{details.get('confirmations', 1)} confirmations"
+    if effect == "weakened":
+        return f"+{details.get('flags', 1)} flags"
+    if effect == "updated":
+        added = details.get("added_sources") or []
+        return f"+{len(added)} sources" if added else p.rationale
+    if effect == "created":
+        return f"new {details.get('kind') or 'entry'}"
+    if effect == "archived":
+        reason = details.get("reason") or p.rationale
+        superseded = details.get("superseded_by")
+        return f"{reason}; superseded by {superseded}" if superseded else str(reason)
+    if effect == "pinned":
+        return f"pinned at review of a proposed {p.op}"
+    if effect == "discarded":
+        return str(details.get("reason") or p.rationale)
+    return f"rejected {p.op}: {p.rationale}"
+
+
+_LOG_OP = {"created": "create", "updated": "update", "reinforced": "reinforce",
+           "weakened": "weaken", "archived": "archive", "pinned": "pin", "discarded": "discard",
+           "rejected": "reject"}
+
+
+# -- guard rails --------------------------------------------------------------------------------
+
+
+def _pinned_violation(p: Proposal, effect: str, state: _State, auto: bool) -> Violation | None:
+    if p.op == "create":
+        return None
+    entry = state.snapshot.entries.get(p.target)
+    if entry is None or not entry.pinned:
+        return None
+    after = state.entries.get(p.target)
+    keeps_pin = after is not None and after.pinned
+    # Counters only: a confirmation never downgrades a pinned entry, and pinning it again is no change.
+    if effect in ("reinforced", "pinned") and keeps_pin:
+        return None
+    if not auto and p.details.get("asks_human"):
+        return None
+    who = "the headless auto-apply policy" if auto else "a proposal that does not ask the human"
+    return Violation(p.id, "pinned", f"{p.id}: {effect} {p.target} — the entry is pinned and "
+                                     f"{who} may not change it (ltm.enforce_pinned)")
+
+
+def _guard(plan: Plan, applied: list[tuple[Proposal, str]], state: _State, auto: bool) -> None:
+    ltm = state.workspace.config.ltm
+    if ltm.enforce_pinned:
+        for proposal, effect in applied:
+            violation = _pinned_violation(proposal, effect, state, auto)
+            if violation is not None:
+                plan.violations.append(violation)
+    removals = len(state.moves)
+    if auto and removals > ltm.max_autonomous_removals:
+        plan.violations.append(Violation(
+            None, "removals", f"{removals} entries would be retired without a human decision; "
+                              f"ltm.max_autonomous_removals allows {ltm.max_autonomous_removals}"))
+
+
+# -- the bundle ---------------------------------------------------------------------------------
+
+
+def _read_bundle(workspace: Workspace) -> str:
+    try:
+        return workspace.agents_md.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return ""
+
+
+def added_lines(before: str, after: str) -> list[str]:
+    old = set(before.splitlines())
+    return [line for line in after.splitlines() if line not in old]
+
+
+def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool) -> None:
+    workspace = state.workspace
+    current = _read_bundle(workspace)
+    live = [e for e in state.entries.values() if not e.archived]
+    decision = context.decision if context is not None else None
+    if decision == "accept":
+        bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
+        plan.bundle_left_out = list(bundle.left_out)
+        if context is not None and bundle.text != context.after:
+            plan.warnings.append("the bundle written differs from the reviewed context proposal "
+                                 "because some proposals were held back or entries changed since")
+        if bundle.text != current:
+            plan.bundle = bundle.text
+        _check_bundle_safety(plan, current, bundle.text, auto)
+        final = bundle.text
+    else:
+        final = current
+    dangling = dangling_markers(final, {e.slug for e in live})
+    if dangling:
+        plan.refusals.append(
+            f"{workspace.agents_md} would keep [mem: …] markers naming no live entry: "
+            f"{', '.join(dangling)} — accept the context proposal so the bundle is regenerated")
+
+
+def _check_bundle_safety(plan: Plan, before: str, after: str, auto: bool) -> None:
+    if not auto:
+        return  # a person accepted this exact bundle diff, marks shown
+    for line in added_lines(before, after):
+        marks = scan(line)
+        if marks:
+            plan.refusals.append(f"the new bundle would carry text marked {', '.join(marks)} "
+                                 f"that no human reviewed: {line[:120]!r}")
+
+
+# -- memories -----------------------------------------------------------------------------------
+
+
+def _plan_memories(plan: Plan, changeset: Changeset) -> None:
+    finished: dict[str, bool] = {}
+    open_: set[str] = set()
+    for p in changeset.proposals:
+        outcome = plan.outcomes.get(p.id, "open")
+        stays_open = outcome in ("open", "held")
+        back_to_queue = outcome == "rejected" and p.op == "discard"
+        for memory_id in p.evidence:
+            if stays_open:
+                open_.add(memory_id)
+            finished.setdefault(memory_id, False)
+            if outcome == "applied" or (outcome == "rejected" and not back_to_queue):
+                finished[memory_id] = True
+    for memory_id in dict.fromkeys([*changeset.batch, *finished]):
+        if memory_id in open_:
+            plan.open_memories.append(memory_id)
+        elif finished.get(memory_id):
+            plan.consume.append(memory_id)
+        else:
+            plan.release.append(memory_id)
+
+
+# -- the plan -----------------------------------------------------------------------------------
+
+
+def _count(plan: Plan, effect: str) -> None:
+    plan.counts[effect] = plan.counts.get(effect, 0) + 1
+
+
+def _decide_one(plan: Plan, state: _State, changeset: Changeset, p: Proposal,
+                applied: list[tuple[Proposal, str]]) -> None:
+    decision = p.decision
+    if decision in (None, "defer"):
+        plan.outcomes[p.id] = "open"
+        _count(plan, "undecided" if decision is None else "deferred")
+        return
+    if decision == "reject":
+        plan.outcomes[p.id] = "rejected"
+        _count(plan, "rejected")
+        plan.log_lines.append(log_line(state.now, "reject", p.target,
+                                       _log_detail(p, "rejected"), changeset.id))
+        if p.op != "discard":  # a rejected discard means "keep the memory", not "never again"
+            plan.rejections += [(fp, p.id, changeset.id) for fp in rejection_fingerprints(p)]
+        return
+    try:
+        effect = _apply(state, p, decision)
+    except _Held as held:
+        plan.outcomes[p.id] = "held"
+        plan.conflicts.append(Conflict(p.id, p.op, p.target, str(held)))
+        _count(plan, "held_back")
+        return
+    plan.outcomes[p.id] = "applied"
+    applied.append((p, effect))
+    _count(plan, effect)
+    plan.log_lines.append(log_line(state.now, _LOG_OP[effect], p.target, _log_detail(p, effect),
+                                   changeset.id))
+
+
+def _context_of(changeset: Changeset) -> Proposal | None:
+    return next((p for p in changeset.proposals if p.op == "context"), None)
+
+
+def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace, now: datetime,
+                *, auto: bool = False) -> Plan:
+    """The full effect of committing `changeset`'s decisions onto `snapshot` (the LTM now)."""
+    plan = Plan()
+    state = _new_state(snapshot, workspace, now)
+    applied: list[tuple[Proposal, str]] = []
+    for p in changeset.proposals:
+        if p.op != "context":
+            _decide_one(plan, state, changeset, p, applied)
+    _guard(plan, applied, state, auto)
+    context = _context_of(changeset)
+    _plan_bundle(plan, context, state, auto)
+    if context is not None:
+        _record_context_decision(plan, context, state, changeset)
+    plan.writes, plan.moves, plan.entries_after = state.writes, state.moves, state.entries
+    index = render_index(state.entries.values())
+    if index != _read_index(workspace):
+        plan.index = index
+    _plan_memories(plan, changeset)
+    return plan
+
+
+def _record_context_decision(plan: Plan, context: Proposal, state: _State, changeset: Changeset) -> None:
+    if context.decision in (None, "defer"):
+        plan.outcomes[context.id] = "open"
+        return
+    plan.outcomes[context.id] = "applied" if context.decision == "accept" else "rejected"
+    detail = "bundle regenerated" if context.decision == "accept" else "bundle left as it is"
+    if context.decision == "accept" and plan.bundle_left_out:
+        detail += f"; {len(plan.bundle_left_out)} entries over the byte budget"
+    plan.log_lines.append(log_line(state.now, "context" if context.decision == "accept" else "reject",
+                                   CONTEXT_TARGET, detail, changeset.id))
+
+
+def _read_index(workspace: Workspace) -> str | None:
+    try:
+        return (workspace.memory_root / "INDEX.md").read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+
+
+def summary_line(counts: dict[str, int], bundle: bool) -> str:
+    """"3 created, 2 updated, 1 archived, bundle updated" — for commit messages and reports."""
+    parts = [f"{counts[k]} {k.replace('_', ' ')}" for k in EFFECT_ORDER if counts.get(k)]
+    if bundle:
+        parts.append("bundle updated")
+    return ", ".join(parts) or "no changes"
+
+
+# -- the context proposal -----------------------------------------------------------------------
+
+
+def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace,
+                     now: datetime, *, bundle_now: str | None = None) -> Proposal | None:
+    """The bundle diff that follows from the other proposals, or None when the bundle would not change.
+
+    Uses the accepted/pinned/archived proposals; while none is decided (a fresh dream), all of
+    them as if accepted. `bundle_now` is the AGENTS.md to diff against (default: the file).
+    """
+    others = [p for p in changeset.proposals if p.op != "context"]
+    fresh = all(p.decision is None for p in others)
+    state = _new_state(snapshot, workspace, now)
+    counted = 0
+    for p in others:
+        decision = "accept" if fresh else p.decision
+        if decision not in APPLYING or p.op == "discard":
+            continue
+        try:
+            _apply(state, p, decision)
+        except _Held:
+            continue
+        counted += 1
+    before = _read_bundle(workspace) if bundle_now is None else bundle_now
+    bundle = render_bundle([e for e in state.entries.values() if not e.archived],
+                           byte_budget=workspace.config.context.byte_budget)
+    if bundle.text == before:
+        return None
+    added = added_lines(before, bundle.text)
+    removed = added_lines(bundle.text, before)
+    rationale = (f"the bundle that follows from {counted} {'proposed' if fresh else 'accepted'} "
+                 f"change(s): +{len(added)} −{len(removed)} lines")
+    if bundle.left_out:
+        rationale += f"; {len(bundle.left_out)} entries do not fit the byte budget"
+    return Proposal(
+        id=Proposal.make_id("context", CONTEXT_TARGET, bundle.text), op="context",
+        target=CONTEXT_TARGET, slug=None, base_sha256=None, before=before, after=bundle.text,
+        rationale=rationale, evidence=[], confidence=1.0,
+        safety=sorted({mark for line in added for mark in scan(line)}),
+        details={"left_out": list(bundle.left_out), "included": len(bundle.included),
+                 "bytes": bundle.bytes})
+
+
+def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace,
+                    now: datetime, *, bundle_now: str | None = None) -> Proposal | None:
+    """Recompute the context proposal in place; a changed bundle gets a new id and no decision."""
+    fresh = context_proposal(changeset, snapshot, workspace, now, bundle_now=bundle_now)
+    old = _context_of(changeset)
+    if fresh is None:
+        if old is not None:
+            changeset.proposals.remove(old)
+        return None
+    if old is None:
+        changeset.proposals.append(fresh)
+        return fresh
+    if old.after == fresh.after and old.before == fresh.before:
+        return old
+    changeset.proposals[changeset.proposals.index(old)] = fresh
+    return fresh
+
+
+# -- a person's own change from the Memory view --------------------------------------------------
+
+HUMAN_OPS = ("edit", "pin", "unpin", "archive")
+
+
+def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
+                      op: str, reason: str, now: datetime) -> Plan:
+    """A person's pin / unpin / archive / edit of one live entry: no guard rails, bundle rewritten.
+
+    Raises InputError (or EntryError for an edit that does not parse) naming the path.
+    """
+    if op not in HUMAN_OPS:
+        raise InputError(f"op {op!r}: expected one of {', '.join(HUMAN_OPS)}")
+    entry = snapshot.entries.get(path)
+    if entry is None or entry.archived:
+        raise InputError(f"{path}: no live entry at this path in {workspace.memory_root}")
+    state = _new_state(snapshot, workspace, now)
+    try:
+        _apply_human(state, entry, new_text, op, reason)
+    except _Held as held:
+        raise InputError(f"{path}: {held}") from None
+    plan = Plan(writes=state.writes, moves=state.moves, entries_after=state.entries)
+    plan.counts = {"archived" if op == "archive" else ("pinned" if op == "pin" else "updated"): 1}
+    plan.log_lines.append(log_line(now, op, path, reason, None))
+    live = [e for e in state.entries.values() if not e.archived]
+    bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
+    plan.bundle_left_out = list(bundle.left_out)
+    if bundle.text != _read_bundle(workspace):
+        plan.bundle = bundle.text
+    index = render_index(state.entries.values())
+    if index != _read_index(workspace):
+        plan.index = index
+    return plan
+
+
+def _apply_human(state: _State, entry: Entry, new_text: str | None, op: str, reason: str) -> None:
+    path = entry.path
+    if op == "archive":
+        dest = _free_archive_slot(state, archive_path(path))
+        state.move(path, dest, retire_text(entry.raw, dest, state.now, reason, None))
+        return
+    if op == "edit":
+        if new_text is None:
+            raise _Held("an edit needs the new text")
+        edited = parse_entry(new_text, path)  # EntryError names the line that does not parse
+        owner = state.slug_owner(edited.slug)
+        if owner is not None and owner != path:
+            raise _Held(f"slug {edited.slug!r} is already used by {owner}")
+        state.put(path, new_text)
+        return
+    meta = dict(entry.meta)
+    if op == "pin":
+        meta["importance"] = "pinned"
+    else:
+        meta.pop("importance", None)
+    state.put(path, new_text if new_text is not None else render_entry(meta, entry.body, original=entry))

@@ -1,0 +1,297 @@
+"""`dreamtui dream`, `review`, `decide`, `commit`, `abandon` and `undo`: the review loop without the TUI."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+import click
+
+from dreamtui.changeset import ChangesetStore
+from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
+from dreamtui.commit import CommitReport, abandon, commit
+from dreamtui.decide import all_matching, decide, undo_last
+from dreamtui.errors import InputError
+from dreamtui.headless import run_headless
+from dreamtui.journal import recover
+from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
+from dreamtui.safety import display_text
+from dreamtui.stm import STMStore
+from dreamtui.workspace import Workspace
+
+_MARK = {None: "·", "accept": "✓", "pin": "📌", "archive": "⌫", "reject": "✗", "defer": "…"}
+
+
+def _workspace(app: AppContext) -> Workspace:
+    """The workspace, after finishing or discarding whatever a crashed commit left behind."""
+    workspace = app.workspace
+    note = recover(workspace)
+    if note:
+        click.echo(f"dreamtui: {note}", err=True)
+    return workspace
+
+
+def _store(workspace: Workspace) -> ChangesetStore:
+    return ChangesetStore(workspace.dreams_dir)
+
+
+# -- dream ------------------------------------------------------------------------------------
+
+
+@main.command("dream", epilog=EPILOG)
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary on stdout.")
+@click.option("--engine", metavar="NAME", help="Engine for this run (default: dream.engine).")
+@click.option("--force", is_flag=True, help="Skip the headless gates (never the workspace lock).")
+@click.option("--auto-apply", type=click.Choice(["none", "safe"]),
+              help="Override headless.auto_apply: `safe` commits reinforcements, exact-duplicate "
+                   "discards and the bundle that follows; flagged proposals always wait.")
+@pass_app
+@click.pass_context
+def dream_cmd(ctx: click.Context, app: AppContext, as_json: bool, engine: str | None, force: bool,
+              auto_apply: str | None) -> None:
+    """Run one dream now and leave its changeset for review.
+
+    With --headless (cron) the gates apply: headless.enabled, the workspace lock, headless.min_hours
+    since the last dream, headless.min_pending memories. Without it a person is present, so the
+    gates are skipped as with --force — never the lock.
+    """
+    workspace = app.workspace
+    result = run_headless(workspace, engine=engine, force=force or not app.headless,
+                          auto_apply=auto_apply, json_out=as_json)
+    if as_json:
+        click.echo(json.dumps(result.summary, indent=2, ensure_ascii=False))
+    else:
+        click.echo(result.message)
+        dream_id = result.summary.get("dream_id")
+        if dream_id and result.summary.get("waiting"):
+            click.echo(f"review it: dreamtui review show {dream_id}   "
+                       f"(or open `dreamtui` and press 4)")
+    ctx.exit(result.exit_code)
+
+
+# -- review -----------------------------------------------------------------------------------
+
+
+@main.group("review")
+def review_group() -> None:
+    """List dreams and show their proposals with diffs."""
+
+
+@review_group.command("list")
+@click.option("--open", "only_open", is_flag=True, help="Only dreams still waiting for decisions.")
+@click.option("--json", "as_json", is_flag=True)
+@pass_app
+def review_list(app: AppContext, only_open: bool, as_json: bool) -> None:
+    """Dreams, newest first."""
+    store = _store(_workspace(app))
+    summaries = store.open_changesets() if only_open else store.list()
+    if as_json:
+        click.echo(json.dumps([{"id": s.id, "engine": s.engine, "created_at": s.created_at,
+                                "status": s.status, "complete": s.complete,
+                                "proposals": s.proposals, "undecided": s.undecided}
+                               for s in summaries], indent=2))
+        return
+    if not summaries:
+        click.echo("no dreams yet (run `dreamtui dream`)")
+        return
+    for s in summaries:
+        state = s.status if s.complete else f"{s.status}, incomplete"
+        click.echo(f"{s.id}  {s.created_at}  {s.engine:<10} {state:<10} "
+                   f"{s.proposals} proposals, {s.undecided} undecided")
+
+
+def _diff_lines(proposal: Proposal) -> list[str]:
+    before = (proposal.before or "").splitlines(keepends=True)
+    after = (proposal.after or "").splitlines(keepends=True)
+    target = proposal.target
+    new_target = str(proposal.details.get("archive_path") or target)
+    return [line.rstrip("\n") for line in difflib.unified_diff(
+        before, after, fromfile=f"a/{target}" if proposal.before is not None else "/dev/null",
+        tofile=f"b/{new_target}", n=3)]
+
+
+def _styled_diff(lines: Iterable[str]) -> Iterable[str]:
+    for line in lines:
+        shown = display_text(line)  # hidden and bidi characters made visible
+        if line.startswith(("+++", "---")):
+            yield click.style(shown, bold=True)
+        elif line.startswith("@@"):
+            yield click.style(shown, fg="cyan")
+        elif line.startswith("+"):
+            yield click.style(shown, fg="green")
+        elif line.startswith("-"):
+            yield click.style(shown, fg="red")
+        else:
+            yield shown
+
+
+def _evidence_lines(proposal: Proposal, memories: dict[str, Memory]) -> list[str]:
+    lines = []
+    for memory_id in proposal.evidence:
+        memory = memories.get(memory_id)
+        if memory is None:
+            lines.append(f"    {memory_id} (no longer in the queue)")
+            continue
+        lines.append(f"    {memory_id[:8]} {memory.type} · {memory.agent_id} · "
+                     f"{display_text(memory.title)}")
+        if proposal.op == "discard":
+            lines += [f"      {display_text(line)}" for line in memory.content.splitlines()[:12]]
+    return lines
+
+
+def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory]) -> None:
+    mark = _MARK.get(proposal.decision, "?")
+    decision = proposal.decision or "undecided"
+    click.echo(click.style(f"[{number}] {mark} {proposal.id}  {proposal.op} {proposal.target}  "
+                           f"({decision}, confidence {proposal.confidence:.2f})", bold=True))
+    click.echo(f"  why: {display_text(proposal.rationale)}")
+    if proposal.safety:
+        click.echo(click.style(f"  ⚠ safety: {', '.join(proposal.safety)}", fg="yellow", bold=True))
+    for key in ("asks_human", "archive_path", "superseded_by", "left_out", "reason"):
+        if proposal.details.get(key):
+            click.echo(f"  {key}: {proposal.details[key]}")
+    if proposal.evidence:
+        click.echo("  evidence:")
+        for line in _evidence_lines(proposal, memories):
+            click.echo(line)
+    for line in _styled_diff(_diff_lines(proposal)):
+        click.echo(f"  {line}")
+    click.echo("")
+
+
+def _memories(workspace: Workspace, changeset: Changeset) -> dict[str, Memory]:
+    ids = [m for p in changeset.proposals for m in p.evidence]
+    if not ids or not workspace.stm_path.exists():
+        return {}
+    with STMStore.for_workspace(workspace) as store:
+        return {m.id: m for m in store.get_many(ids)}
+
+
+@review_group.command("show")
+@click.argument("dream_id", metavar="DREAM")
+@click.option("--proposal", "-p", "proposal_id", metavar="P", help="Show only this proposal.")
+@pass_app
+def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None:
+    """Every proposal of DREAM: rationale, evidence, safety marks and a unified diff."""
+    workspace = _workspace(app)
+    changeset = _store(workspace).load(dream_id)
+    proposals = changeset.proposals
+    if proposal_id is not None:
+        try:
+            proposals = [changeset.proposal(proposal_id)]
+        except KeyError:
+            raise InputError(f"dream {dream_id} has no proposal {proposal_id}") from None
+    click.echo(click.style(f"{changeset.id} · {changeset.engine} · {changeset.status} · "
+                           f"{len(changeset.proposals)} proposals · {changeset.undecided} undecided",
+                           bold=True))
+    if changeset.usage:
+        click.echo("usage: " + ", ".join(f"{k} {v}" for k, v in changeset.usage.items()))
+    for refusal in changeset.refused:
+        click.echo(click.style(f"refused {refusal.op} {refusal.target}: {refusal.reason}", fg="yellow"))
+    click.echo("")
+    memories = _memories(workspace, changeset)
+    for number, proposal in enumerate(proposals, start=1):
+        _show_proposal(number, proposal, memories)
+    if changeset.status == "open":
+        click.echo(f"decide: dreamtui decide {changeset.id} P accept|pin|archive|reject|defer  "
+                   f"(or --all accept [--op OP]); then: dreamtui commit {changeset.id}")
+
+
+# -- decide, undo, commit, abandon ---------------------------------------------------------------
+
+
+def _after_decide(changeset: Changeset) -> None:
+    context = next((p for p in changeset.proposals if p.op == "context"), None)
+    if context is not None:
+        click.echo(f"context {context.id}: {context.decision or 'undecided'} "
+                   f"({context.rationale})")
+    flagged = [p for p in changeset.proposals if p.decision is None and p.safety]
+    if flagged:
+        click.echo(click.style(f"{len(flagged)} undecided proposal(s) carry safety marks and are "
+                               "never decided in bulk; name them one by one: "
+                               + " ".join(p.id for p in flagged), fg="yellow"))
+    click.echo(f"{changeset.undecided} undecided; commit with `dreamtui commit {changeset.id}`")
+
+
+@main.command("decide")
+@click.argument("dream_id", metavar="DREAM")
+@click.argument("proposal_ids", nargs=-1, metavar="[P]...")
+@click.argument("decision", type=click.Choice(DECISIONS))
+@click.option("--all", "all_", is_flag=True,
+              help="Every undecided proposal that allows DECISION, except those with safety marks.")
+@click.option("--op", type=click.Choice(OPS), help="With --all: only proposals of this op.")
+@pass_app
+def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], decision: str,
+               all_: bool, op: str | None) -> None:
+    """Record DECISION on proposals P… of DREAM (or --all of them), saved at once.
+
+    pin and archive apply to entries only; a discard or the context bundle can be accepted,
+    rejected or deferred.
+    """
+    if all_ == bool(proposal_ids):
+        raise InputError("name proposal ids, or give --all (not both)")
+    if op is not None and not all_:
+        raise InputError("--op only goes with --all")
+    workspace = _workspace(app)
+    selection = all_matching(op) if all_ else list(proposal_ids)
+    before = {p.id: p.decision for p in _store(workspace).load(dream_id).proposals}
+    changeset = decide(workspace, dream_id, selection, decision)
+    changed = [p for p in changeset.proposals if p.id in before and before[p.id] != p.decision]
+    for proposal in changed:
+        click.echo(f"{proposal.id} {proposal.decision}  ({proposal.op} {proposal.target})")
+    _after_decide(changeset)
+
+
+@main.command("undo")
+@click.argument("dream_id", metavar="DREAM")
+@pass_app
+def undo_cmd(app: AppContext, dream_id: str) -> None:
+    """Revert the last decide on DREAM."""
+    workspace = _workspace(app)
+    history = _store(workspace).load(dream_id).stats.get("history") or []
+    changeset = undo_last(workspace, dream_id)
+    step = history[-1].get("step") if history else None
+    for item in (i for i in history if i.get("step") == step):
+        click.echo(f"{item.get('proposal')} {item.get('to')} → {item.get('from') or 'undecided'}")
+    _after_decide(changeset)
+
+
+def _print_report(report: CommitReport) -> None:
+    if report.recovered:
+        click.echo(f"dreamtui: {report.recovered}", err=True)
+    click.echo(f"committed {report.dream_id}: {report.summary}")
+    for conflict in report.conflicts:
+        click.echo(click.style(f"held back {conflict.proposal_id} {conflict.op} {conflict.target}: "
+                               f"{conflict.reason}", fg="yellow"))
+    for warning in report.warnings:
+        click.echo(click.style(f"warning: {warning}", fg="yellow"))
+    click.echo(f"memories: {report.consumed} consumed, {report.released} back to the queue")
+    click.echo(f"git: {report.git_sha[:10] if report.git_sha else report.git_note}")
+    if report.status == "open":
+        click.echo(f"{report.dream_id} stays open for the proposals still undecided")
+
+
+@main.command("commit", epilog=EPILOG)
+@click.argument("dream_id", metavar="DREAM")
+@click.option("--json", "as_json", is_flag=True, help="Print the commit report as JSON.")
+@pass_app
+def commit_cmd(app: AppContext, dream_id: str, as_json: bool) -> None:
+    """Apply DREAM's decisions: files, LOG.md, INDEX.md, the bundle, the queue and git.
+
+    Exits 3 with nothing written when guard rails refuse it. A proposal whose file was edited by
+    hand since the dream is held back and reported, never overwritten.
+    """
+    report = commit(app.workspace, dream_id)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_report(report)
+
+
+@main.command("abandon")
+@click.argument("dream_id", metavar="DREAM")
+@pass_app
+def abandon_cmd(app: AppContext, dream_id: str) -> None:
+    """Close DREAM without applying anything; its whole batch returns to the queue."""
+    released = abandon(_workspace(app), dream_id)
+    click.echo(f"abandoned {dream_id}: {released} memories back to the queue")

@@ -1,0 +1,266 @@
+"""Commit (DESIGN 5): a changeset's decisions → journal → files, log, index, bundle, queue, git.
+
+Everything happens under the workspace lock and after `recover`, and every file (the changeset
+record included) is written through one journal, so a crash leaves the whole commit or none of
+it. Guard rails and refusals are checked on the plan before anything is written.
+
+Who decided matters: `auto=True` is the headless auto-apply policy. Its removals count against
+`ltm.max_autonomous_removals` and it may not touch pinned entries; suspicious text it would add to
+the bundle refuses the commit. Decisions a person made are not autonomous: no removal budget
+applies to them. An auto commit also leaves the proposals it did not decide open for review
+(their memories stay claimed), where a person's commit closes the changeset and returns the
+memories of undecided proposals to the queue.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dreamtui.apply import (
+    Conflict,
+    Plan,
+    plan_commit,
+    plan_human_change,
+    refresh_context,
+    summary_line,
+)
+from dreamtui.changeset import ChangesetStore
+from dreamtui.errors import CommitRefused, InputError
+from dreamtui.gitlog import TRAILER_DREAM, TRAILER_ENGINE
+from dreamtui.journal import JournalOutcome, JournalPlan, STMSteps, recover, run_journal
+from dreamtui.lock import WorkspaceLock, changeset_lock
+from dreamtui.ltm import LOG_PATH, LTMSnapshot, LTMStore
+from dreamtui.model import Changeset, iso_z, utcnow
+from dreamtui.stm import STMStore
+from dreamtui.workspace import Workspace
+
+
+@dataclass
+class CommitReport:
+    dream_id: str | None
+    counts: dict[str, int] = field(default_factory=dict)
+    conflicts: list[Conflict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    git_sha: str | None = None
+    git_note: str = ""
+    bundle_written: bool = False
+    consumed: int = 0
+    released: int = 0
+    status: str = "committed"  # the changeset's status afterwards (auto commits may leave it open)
+    recovered: str | None = None
+    log_lines: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        return summary_line(self.counts, self.bundle_written)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dream_id": self.dream_id, "status": self.status, "counts": dict(self.counts),
+            "summary": self.summary, "bundle_written": self.bundle_written,
+            "conflicts": [{"proposal": c.proposal_id, "op": c.op, "target": c.target,
+                           "reason": c.reason} for c in self.conflicts],
+            "warnings": list(self.warnings), "git_sha": self.git_sha, "git_note": self.git_note,
+            "consumed": self.consumed, "released": self.released, "recovered": self.recovered,
+        }
+
+
+# -- refusing ---------------------------------------------------------------------------------
+
+
+def _check_committable(changeset: Changeset) -> None:
+    if changeset.status != "open":
+        raise InputError(f"dream {changeset.id} is {changeset.status}; only an open dream can be "
+                         "committed")
+    if not changeset.complete:
+        raise InputError(f"dream {changeset.id} is incomplete (still running, or its engine "
+                         f"failed); abandon it with `dreamtui abandon {changeset.id}`")
+    if all(p.decision in (None, "defer") for p in changeset.proposals):
+        raise InputError(f"dream {changeset.id}: no proposal is decided yet; decide some first "
+                         f"(`dreamtui decide {changeset.id} …`) or abandon it")
+
+
+def _refuse(plan: Plan, workspace: Workspace) -> None:
+    """CommitRefused before anything is written, or the warnings a `warn` setting lets through."""
+    problems = list(plan.refusals)
+    if plan.violations and workspace.config.ltm.on_guard_violation == "fail":
+        problems += [v.message for v in plan.violations]
+    if not any(outcome in ("applied", "rejected") for outcome in plan.outcomes.values()) \
+            and plan.conflicts:
+        problems += [f"{c.proposal_id} {c.op} {c.target}: {c.reason}" for c in plan.conflicts]
+        problems.insert(0, "every decided proposal conflicts with the files as they are now")
+    if problems:
+        raise CommitRefused("commit refused, nothing written:\n  " + "\n  ".join(problems))
+    plan.warnings += [f"guard rail (on_guard_violation: warn): {v.message}" for v in plan.violations]
+
+
+# -- the journal ------------------------------------------------------------------------------
+
+
+def _changeset_text(changeset: Changeset) -> str:
+    # The same serialisation as ChangesetStore.save; here it travels inside the journal so the
+    # record's new status lands atomically with the files it describes.
+    return json.dumps(changeset.to_dict(), indent=1, ensure_ascii=False) + "\n"
+
+
+def _log_text(workspace: Workspace, lines: list[str]) -> str:
+    path = workspace.memory_root / LOG_PATH
+    try:
+        current = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = ""
+    if current and not current.endswith("\n"):
+        current += "\n"  # a hand edit may have dropped the final newline; never glue lines
+    return current + "".join(f"{line}\n" for line in lines)
+
+
+def _file_writes(workspace: Workspace, plan: Plan) -> tuple[dict[Path, str], list[Path]]:
+    root = workspace.memory_root
+    writes = {root / path: text for path, text in plan.writes.items()}
+    if plan.index is not None:
+        writes[root / "INDEX.md"] = plan.index
+    if plan.log_lines:
+        writes[root / LOG_PATH] = _log_text(workspace, plan.log_lines)
+    if plan.bundle is not None:
+        writes[workspace.agents_md] = plan.bundle
+        if workspace.config.context.also_claude_md:
+            writes[workspace.context_root / "CLAUDE.md"] = plan.bundle
+    return writes, [root / path for path in plan.moves]
+
+
+def _git_message(changeset: Changeset, plan: Plan) -> str:
+    return (f"dreamtui: dream {changeset.id} — {summary_line(plan.counts, plan.bundle is not None)}"
+            f"\n\n{TRAILER_DREAM}: {changeset.id}\n{TRAILER_ENGINE}: {changeset.engine}\n")
+
+
+def _next_changeset(changeset: Changeset, plan: Plan, workspace: Workspace, now: datetime,
+                    keep_open: bool) -> Changeset:
+    """The record after the commit: closed, or (auto) open with only what is still undecided."""
+    applied = [{"proposal": p.id, "op": p.op, "target": p.target, "decision": p.decision,
+                "committed_at": iso_z(now)}
+               for p in changeset.proposals if plan.outcomes.get(p.id) in ("applied", "rejected")]
+    stats = dict(changeset.stats)
+    stats["committed"] = [*stats.get("committed", []), *applied]
+    stats["conflicts"] = [{"proposal": c.proposal_id, "reason": c.reason} for c in plan.conflicts]
+    remaining = [p for p in changeset.proposals if plan.outcomes.get(p.id) in ("open", "held")]
+    for proposal in remaining:
+        if plan.outcomes[proposal.id] == "held":
+            proposal.decision = None  # held back: left undecided, never applied over an edit
+    following = Changeset(**{**changeset.__dict__, "stats": stats})
+    if not keep_open:
+        following.status = "committed"
+        return following
+    following.proposals = [p for p in remaining if p.op != "context"]
+    following.batch = list(plan.open_memories)
+    # Diff the next bundle against the one this commit writes (None: the file stays as it is).
+    refresh_context(following, LTMSnapshot(entries=plan.entries_after), workspace, now,
+                    bundle_now=plan.bundle)
+    return following
+
+
+def _stm_steps(changeset: Changeset, plan: Plan, now: datetime, keep_open: bool) -> STMSteps:
+    release = plan.release if keep_open else [*plan.release, *plan.open_memories]
+    return STMSteps(lease_id=changeset.lease_id, consume=plan.consume, release=release,
+                    end_lease=not keep_open, at=now.isoformat())
+
+
+def _keeps_open(plan: Plan, auto: bool) -> bool:
+    """An auto commit leaves what it did not decide open for a person to review."""
+    return auto and any(o in ("open", "held") for o in plan.outcomes.values())
+
+
+def _journal_plan(workspace: Workspace, changeset: Changeset, plan: Plan, now: datetime,
+                  keep_open: bool) -> JournalPlan:
+    writes, removals = _file_writes(workspace, plan)
+    following = _next_changeset(changeset, plan, workspace, now, keep_open)
+    store = ChangesetStore(workspace.dreams_dir)
+    git_message = _git_message(changeset, plan) if writes or removals else None
+    writes[store.path_for(changeset.id)] = _changeset_text(following)
+    return JournalPlan(label=f"dream {changeset.id}", writes=writes, removals=removals,
+                       stm=_stm_steps(changeset, plan, now, keep_open),
+                       rejections=list(plan.rejections), git_message=git_message)
+
+
+# -- commit -----------------------------------------------------------------------------------
+
+
+def _report(dream_id: str | None, plan: Plan, outcome: JournalOutcome, status: str,
+            recovered: str | None) -> CommitReport:
+    report = CommitReport(dream_id=dream_id, counts=dict(plan.counts), conflicts=list(plan.conflicts),
+                          warnings=list(plan.warnings), bundle_written=plan.bundle is not None,
+                          consumed=outcome.consumed, released=outcome.released, status=status,
+                          recovered=recovered, log_lines=list(plan.log_lines))
+    if outcome.git is not None:
+        report.git_sha, report.git_note = outcome.git.sha, outcome.git.note
+    if len(plan.consume) > outcome.consumed:
+        report.warnings.append(
+            f"{len(plan.consume) - outcome.consumed} memories were no longer held by this dream's "
+            "lease (it expired) and were not consumed; they return to the queue")
+    if plan.bundle_left_out and plan.bundle is not None:
+        report.warnings.append(f"{len(plan.bundle_left_out)} entries did not fit the bundle's byte "
+                               f"budget: {', '.join(plan.bundle_left_out[:10])}")
+    return report
+
+
+def commit(workspace: Workspace, dream_id: str, *, now: datetime | None = None,
+           auto: bool = False) -> CommitReport:
+    """Apply the dream's decisions. CommitRefused (exit 3) when guard rails or refusals say no."""
+    moment = now or utcnow()
+    with WorkspaceLock(workspace, f"commit {dream_id}").acquire():
+        recovered = recover(workspace)
+        with changeset_lock(workspace, dream_id):
+            changeset = ChangesetStore(workspace.dreams_dir).load(dream_id)
+            _check_committable(changeset)
+            snapshot = LTMStore(workspace.memory_root).scan()
+            plan = plan_commit(changeset, snapshot, workspace, moment, auto=auto)
+            _refuse(plan, workspace)
+            keep_open = _keeps_open(plan, auto)
+            outcome = run_journal(workspace, _journal_plan(workspace, changeset, plan, moment,
+                                                           keep_open))
+    return _report(dream_id, plan, outcome, "open" if keep_open else "committed", recovered)
+
+
+def abandon(workspace: Workspace, dream_id: str) -> int:
+    """Close an open dream without applying anything; its whole batch returns to the queue.
+
+    The record says "abandoned" before the lease ends, so a crash in between can only leave a
+    lease that expires on its own — never an open dream whose memories are no longer held.
+    """
+    with changeset_lock(workspace, dream_id):
+        store = ChangesetStore(workspace.dreams_dir)
+        changeset = store.load(dream_id)
+        if changeset.status != "open":
+            raise InputError(f"dream {dream_id} is already {changeset.status}")
+        changeset.status = "abandoned"
+        store.save(changeset)
+    if changeset.lease_id is None:
+        return 0
+    with STMStore.for_workspace(workspace) as stm:
+        released = stm.release(changeset.lease_id)
+        stm.end_lease(changeset.lease_id)
+    return released
+
+
+def commit_human_change(workspace: Workspace, path: str, new_text: str | None, op: str,
+                        reason: str, *, now: datetime | None = None) -> CommitReport:
+    """A person's edit / pin / unpin / archive of one entry from the Memory view.
+
+    Journaled and logged like a dream's commit ("[human]" in LOG.md), with INDEX.md and the bundle
+    regenerated and a git commit; no guard rail applies, because a person decided.
+    """
+    moment = now or utcnow()
+    if not reason.strip():
+        raise InputError("reason: say in a few words why (it goes into LOG.md and the git message)")
+    with WorkspaceLock(workspace, f"{op} {path}").acquire():
+        recovered = recover(workspace)
+        snapshot = LTMStore(workspace.memory_root).scan()
+        plan = plan_human_change(snapshot, workspace, path, new_text, op, reason, moment)
+        writes, removals = _file_writes(workspace, plan)
+        message = f"dreamtui: {op} {path} (by hand)\n\nReason: {' '.join(reason.split())}\n"
+        outcome = run_journal(workspace, JournalPlan(label=f"human {op} {path}", writes=writes,
+                                                     removals=removals, git_message=message))
+    return _report(None, plan, outcome, "committed", recovered)

@@ -1,0 +1,249 @@
+"""The cron runner (DESIGN 6): gates, one dream, the auto-apply policy, logs and exit codes.
+
+Gates run cheapest first — enabled, workspace lock free, hours since the last dream, pending
+memories (feedback not counted) — and a gate that says no is a normal outcome: exit 0 with a
+one-line reason. `force` skips the gates but never the lock. The lock is held for the whole run,
+so of two runs started together exactly one dreams. The last dream's time is kept in the STM
+database (dreamtui_meta), never read from a file's mtime.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from logging.handlers import RotatingFileHandler
+from typing import Any
+
+from dreamtui.changeset import ChangesetStore
+from dreamtui.commit import CommitReport, commit
+from dreamtui.decide import decide
+from dreamtui.dream import dream
+from dreamtui.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
+from dreamtui.errors import EXIT_OK, DreamtuiError, InputError, LockedError
+from dreamtui.journal import recover
+from dreamtui.lock import WorkspaceLock
+from dreamtui.model import Changeset, Proposal, iso_z, utcnow
+from dreamtui.stm import STMStore
+from dreamtui.workspace import Workspace
+
+LAST_DREAM_KEY = "last_dream_at"
+LOG_NAME = "dreamtui.log"
+LOG_MAX_BYTES = 1_000_000
+LOG_BACKUPS = 5
+AUTO_POLICIES = ("none", "safe")
+
+
+@dataclass
+class HeadlessResult:
+    exit_code: int
+    message: str  # one line for a person or a cron mail
+    summary: dict[str, Any] = field(default_factory=dict)  # what `--json` prints
+
+
+class _Skip(Exception):
+    """A gate said no: exit 0 with this one-line reason."""
+
+
+# -- logging ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _logging(workspace: Workspace, quiet: bool) -> Iterator[logging.Logger]:
+    """stderr (warnings only when `quiet`, so --json output stays the only chatter) + a rotating file."""
+    workspace.ensure_state_dirs()
+    logger = logging.getLogger("dreamtui.headless")
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%dT%H:%M:%S%z")
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setLevel(logging.WARNING if quiet else logging.INFO)
+    file = RotatingFileHandler(workspace.log_dir / LOG_NAME, maxBytes=LOG_MAX_BYTES,
+                               backupCount=LOG_BACKUPS, encoding="utf-8")
+    file.setLevel(logging.DEBUG)
+    for handler in (stream, file):
+        handler.setFormatter(fmt)
+        logger.addHandler(handler)
+    try:
+        yield logger
+    finally:
+        for handler in (stream, file):
+            logger.removeHandler(handler)
+            handler.close()
+
+
+@contextmanager
+def _cancel_on_sigterm(token: CancelToken, logger: logging.Logger) -> Iterator[None]:
+    """SIGTERM (cron timeout, systemd stop) cancels the dream so its batch goes back to the queue."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals can only be handled on the main thread; the caller owns cancellation then
+        return
+
+    def handler(signum: int, _frame: Any) -> None:
+        logger.warning("received signal %d: cancelling the dream, its batch returns to the queue",
+                       signum)
+        token.cancel()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# -- gates ------------------------------------------------------------------------------------
+
+
+def last_dream_at(store: STMStore) -> datetime | None:
+    value = store.get_meta(LAST_DREAM_KEY)
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None  # an unreadable stamp must not block dreaming forever
+
+
+def _gate_hours(workspace: Workspace, store: STMStore, now: datetime) -> None:
+    min_hours = workspace.config.headless.min_hours
+    last = last_dream_at(store)
+    if last is None or min_hours <= 0:
+        return
+    hours = (now - last).total_seconds() / 3600
+    if hours < min_hours:
+        raise _Skip(f"skipped: the last dream was {hours:.1f} h ago, at {iso_z(last)} "
+                    f"(headless.min_hours: {min_hours:g})")
+
+
+def _gate_pending(workspace: Workspace, store: STMStore) -> None:
+    minimum = workspace.config.headless.min_pending
+    pending = store.count_pending(exclude_feedback=True)
+    if pending < minimum:
+        raise _Skip(f"skipped: {pending} pending memories, feedback not counted "
+                    f"(headless.min_pending: {minimum})")
+
+
+# -- the auto-apply policy ----------------------------------------------------------------------
+
+
+def is_safe(proposal: Proposal) -> bool:
+    """The kinds the `safe` policy accepts: never anything carrying a safety mark."""
+    if proposal.safety:
+        return False
+    return proposal.op == "reinforce" or (
+        proposal.op == "discard" and bool(proposal.details.get("exact_duplicate")))
+
+
+def _auto_apply(workspace: Workspace, changeset: Changeset, now: datetime,
+                logger: logging.Logger) -> CommitReport | None:
+    safe = [p.id for p in changeset.proposals if p.op != "context" and is_safe(p)]
+    if not safe:
+        logger.info("auto-apply: no safe proposal; everything waits for review")
+        return None
+    changeset = decide(workspace, changeset.id, safe, "accept", now=now)
+    context = next((p for p in changeset.proposals if p.op == "context"), None)
+    bundle = context is not None and not context.safety and context.decision is None
+    if bundle:
+        decide(workspace, changeset.id, [context.id], "accept", now=now)
+    logger.info("auto-apply: accepted %d safe proposal(s)%s", len(safe),
+                " and the bundle that follows" if bundle else "")
+    # SIGTERM is back to its default here: a kill mid-commit is what the journal recovers from
+    return commit(workspace, changeset.id, now=now, auto=True)
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+def _log_event(logger: logging.Logger, event: Event) -> None:
+    if isinstance(event, ProposalReady):
+        logger.info("proposal %s %s %s", event.proposal.id, event.proposal.op, event.proposal.target)
+    elif isinstance(event, Refused):
+        logger.warning("refused %s %s: %s", event.refusal.op, event.refusal.target,
+                       event.refusal.reason)
+    elif isinstance(event, Failed):
+        logger.error("engine failed: %s", event.message)
+    elif isinstance(event, Done):
+        logger.info("engine done")
+
+
+def _summary(changeset: Changeset, report: CommitReport | None) -> dict[str, Any]:
+    waiting = 0 if report is not None and report.status == "committed" else sum(
+        1 for p in changeset.proposals if p.decision in (None, "defer"))
+    return {
+        "dream_id": changeset.id,
+        "engine": changeset.engine,
+        "proposals": dict(Counter(p.op for p in changeset.proposals)),
+        "refused": len(changeset.refused),
+        "usage": dict(changeset.usage),
+        "left_out": list(changeset.left_out),
+        "waiting": waiting,
+        "commit": report.to_dict() if report is not None else None,
+    }
+
+
+def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: datetime,
+                logger: logging.Logger) -> HeadlessResult:
+    token = CancelToken()
+    with _cancel_on_sigterm(token, logger):
+        changeset = dream(workspace, engine=engine, cancel=token,
+                          on_event=lambda event, _changeset: _log_event(logger, event),
+                          now=now)
+    if changeset is None:
+        return HeadlessResult(EXIT_OK, "nothing pending: no dream needed", {"dream_id": None})
+    with STMStore.for_workspace(workspace) as store:
+        store.set_meta(LAST_DREAM_KEY, now.isoformat())
+    logger.info("dream %s: %d proposal(s)", changeset.id, len(changeset.proposals))
+    report = _auto_apply(workspace, changeset, now, logger) if policy == "safe" else None
+    if report is not None:
+        changeset = ChangesetStore(workspace.dreams_dir).load(changeset.id)
+    summary = _summary(changeset, report)
+    message = f"dream {changeset.id}: {len(changeset.proposals)} proposal(s)"
+    if report is not None:
+        message += f"; auto-applied: {report.summary}"
+    if summary["waiting"]:
+        message += f"; {summary['waiting']} wait for review"
+    return HeadlessResult(EXIT_OK, message, summary)
+
+
+def _check_policy(policy: str) -> str:
+    if policy not in AUTO_POLICIES:
+        raise InputError(f"--auto-apply {policy!r}: expected one of {', '.join(AUTO_POLICIES)}")
+    return policy
+
+
+def run_headless(workspace: Workspace, *, engine: str | None = None, force: bool = False,
+                 auto_apply: str | None = None, json_out: bool = False,
+                 now: datetime | None = None) -> HeadlessResult:
+    """Gates → lock → dream → (auto-apply → commit). Never raises a DreamtuiError: see exit_code."""
+    moment = now or utcnow()
+    with _logging(workspace, quiet=json_out) as logger:
+        try:
+            policy = _check_policy(auto_apply or workspace.config.headless.auto_apply)
+            if not force and not workspace.config.headless.enabled:
+                raise _Skip("skipped: headless dreams are disabled (headless.enabled: false)")
+            with WorkspaceLock(workspace, "headless dream").acquire():
+                recovered = recover(workspace)
+                if recovered:
+                    logger.warning("%s", recovered)
+                if not force:
+                    with STMStore.for_workspace(workspace) as store:
+                        _gate_hours(workspace, store, moment)
+                        _gate_pending(workspace, store)
+                result = _dream_once(workspace, engine, policy, moment, logger)
+        except (_Skip, LockedError) as skip:
+            text = str(skip) if isinstance(skip, _Skip) else f"skipped: {skip}"
+            result = HeadlessResult(EXIT_OK, text, {"skipped": text})
+        except DreamtuiError as exc:
+            result = HeadlessResult(exc.exit_code, str(exc), {"error": str(exc)})
+        level = logging.INFO if result.exit_code == EXIT_OK else logging.ERROR
+        logger.log(level, "%s", result.message)
+    result.summary["exit_code"] = result.exit_code
+    result.summary.setdefault("message", result.message)
+    return result
+

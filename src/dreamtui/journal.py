@@ -1,0 +1,296 @@
+"""All-or-nothing multi-file commits: a write-ahead journal under `.dreamtui/journal/<id>/`.
+
+A commit first writes everything it will do — every file's full new text, the entries moved to archive/,
+the STM memories to consume and release, the rejections to remember and the git commit to make —
+into `manifest.json` (fsynced), then marks the journal committed by renaming a marker into place.
+Only then does it touch the workspace. `recover` runs at every start: a marked journal is rolled
+forward (every step is idempotent, so repeating a half-done apply is safe); an unmarked one is
+discarded, because nothing was applied before the mark. A crash at any moment therefore leaves
+the workspace as it was before the commit or as it is after it, never in between.
+
+Test hook: when the environment variable DREAMTUI_CRASH_AT names a crash point (see CRASH_POINTS),
+the process SIGKILLs itself there. tests/test_crash.py uses it to prove the claim above.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dreamtui.dream import remember_rejections
+from dreamtui.errors import LockedError, WorkspaceError
+from dreamtui.fsutil import atomic_write_text, fsync_dir
+from dreamtui.gitlog import GitResult, commit_paths
+from dreamtui.lock import WorkspaceLock
+from dreamtui.model import iso_z, utcnow
+from dreamtui.safety import UnsafePathError, resolve_inside
+from dreamtui.stm import STMStore
+from dreamtui.workspace import Workspace
+
+CRASH_ENV = "DREAMTUI_CRASH_AT"
+CRASH_POINTS = ("before-write", "journal-written", "marked", "mid-apply", "after-files",
+                "after-git")
+MANIFEST = "manifest.json"
+MARKER = "COMMITTED"
+FORMAT_VERSION = 1
+
+
+def crash_point(name: str) -> None:
+    """Test hook: die here, as abruptly as a power cut allows a process to, when asked to."""
+    if os.environ.get(CRASH_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass
+class STMSteps:
+    """What the commit does to the queue once the files are in place."""
+
+    lease_id: str | None
+    consume: list[str] = field(default_factory=list)
+    release: list[str] = field(default_factory=list)
+    end_lease: bool = True  # False: an open changeset keeps its lease (auto commits)
+    at: str = ""  # consumed_at, as decided when the commit was planned
+
+
+@dataclass
+class JournalPlan:
+    """Everything one commit does. Paths are absolute; the manifest stores them workspace-relative."""
+
+    label: str  # "dream d-…" or "human": for messages about a recovered journal
+    writes: dict[Path, str] = field(default_factory=dict)
+    # Files removed after every write is in place: the live copies of entries moved to archive/
+    # (their archived copies are among the writes), so nothing is ever removed without a copy.
+    removals: list[Path] = field(default_factory=list)
+    stm: STMSteps | None = None
+    rejections: list[tuple[str, str, str]] = field(default_factory=list)
+    git_message: str | None = None
+
+    def touched(self) -> list[Path]:
+        return [*self.writes, *self.removals]
+
+
+@dataclass
+class JournalOutcome:
+    journal_id: str
+    git: GitResult | None
+    consumed: int = 0
+    released: int = 0
+
+
+# -- paths ------------------------------------------------------------------------------------
+
+
+def _store_path(workspace: Workspace, path: Path) -> str:
+    # Relative when possible: a copied workspace must roll forward into itself, not its origin.
+    try:
+        return path.relative_to(workspace.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _roots(workspace: Workspace) -> tuple[Path, ...]:
+    return (workspace.root, workspace.memory_root, workspace.context_root)
+
+
+def _load_path(workspace: Workspace, stored: str) -> Path:
+    """A manifest path back to a file, refusing anything outside the workspace's own folders."""
+    try:
+        if not Path(stored).is_absolute():
+            return resolve_inside(workspace.root, stored)
+        resolved = Path(stored).resolve()
+    except UnsafePathError as exc:
+        raise WorkspaceError(f"journal manifest names an unsafe path: {exc}") from None
+    if not any(resolved.is_relative_to(root.resolve()) for root in _roots(workspace)):
+        raise WorkspaceError(f"journal manifest names {stored}, outside the workspace's folders")
+    return resolved
+
+
+# -- writing a journal ------------------------------------------------------------------------
+
+
+def _manifest(workspace: Workspace, journal_id: str, plan: JournalPlan) -> dict[str, Any]:
+    return {
+        "version": FORMAT_VERSION,
+        "id": journal_id,
+        "label": plan.label,
+        "created_at": iso_z(utcnow()),
+        "writes": [{"path": _store_path(workspace, p), "text": t} for p, t in plan.writes.items()],
+        "removals": [_store_path(workspace, p) for p in plan.removals],
+        "stm": None if plan.stm is None else {
+            "lease_id": plan.stm.lease_id, "consume": plan.stm.consume,
+            "release": plan.stm.release, "end_lease": plan.stm.end_lease, "at": plan.stm.at},
+        "rejections": [list(item) for item in plan.rejections],
+        "git": None if plan.git_message is None else {
+            "message": plan.git_message,
+            # local state (the changeset record) is git-ignored and never part of the history
+            "paths": [_store_path(workspace, p) for p in plan.touched()
+                      if not p.is_relative_to(workspace.state_dir)]},
+    }
+
+
+def run_journal(workspace: Workspace, plan: JournalPlan) -> JournalOutcome:
+    """Journal `plan`, mark it committed, apply it, then remove the journal. Caller holds the lock."""
+    crash_point("before-write")
+    journal_id = f"j-{utcnow():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+    folder = workspace.journal_dir / journal_id
+    folder.mkdir(parents=True)
+    fsync_dir(workspace.journal_dir)
+    manifest = _manifest(workspace, journal_id, plan)
+    atomic_write_text(folder / MANIFEST, json.dumps(manifest, ensure_ascii=False))
+    crash_point("journal-written")
+    _mark(folder)
+    crash_point("marked")
+    return _finish(workspace, folder, manifest)
+
+
+def _mark(folder: Path) -> None:
+    pending = folder / f"{MARKER}.tmp"
+    atomic_write_text(pending, "committed\n")
+    os.replace(pending, folder / MARKER)
+    fsync_dir(folder)
+
+
+# -- applying ---------------------------------------------------------------------------------
+
+
+class _Targets:
+    """Manifest paths → files. Each folder is checked and created once, not once per file."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self.folders: dict[str, Path] = {}
+
+    def __call__(self, stored: str) -> Path:
+        folder, _, name = stored.rpartition("/")
+        if name in ("", ".", "..") or "\\" in name or not name.isprintable():
+            raise WorkspaceError(f"journal manifest names an unsafe path: {stored!r}")
+        base = self.folders.get(folder)
+        if base is None:
+            base = _load_path(self.workspace, folder) if folder else self.workspace.root.resolve()
+            base.mkdir(parents=True, exist_ok=True)
+            self.folders[folder] = base
+        return base / name
+
+
+def _put(path: Path, text: str) -> None:
+    """Temp file + rename, without an fsync of its own: `_apply_files` syncs once at the end.
+
+    The journal already holds a durable copy of every text, so until it is removed a lost write
+    is redone by the roll-forward; one sync for the whole set is what makes a 1,000-file commit
+    take a second instead of several.
+    """
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _apply_files(workspace: Workspace, manifest: dict[str, Any]) -> None:
+    target = _Targets(workspace)
+    for number, item in enumerate(manifest["writes"]):
+        _put(target(item["path"]), item["text"])
+        if number == 0:
+            crash_point("mid-apply")
+    for stored in manifest["removals"]:
+        target(stored).unlink(missing_ok=True)
+    os.sync()  # every write above is durable before the journal that could redo it goes away
+
+
+def _apply_stm(workspace: Workspace, steps: dict[str, Any] | None) -> tuple[int, int]:
+    if not steps or not steps.get("lease_id"):
+        return 0, 0
+    lease = steps["lease_id"]
+    at = datetime.fromisoformat(steps["at"]) if steps.get("at") else None
+    with STMStore.for_workspace(workspace) as store:
+        consumed = store.consume(lease, steps["consume"], now=at) if steps["consume"] else 0
+        released = store.release(lease, steps["release"]) if steps["release"] else 0
+        if steps.get("end_lease", True):
+            store.end_lease(lease)
+    return consumed, released
+
+
+def _apply_rejections(workspace: Workspace, rejections: list[list[str]]) -> None:
+    if not rejections:
+        return
+    remember_rejections(workspace, [(fp, pid, did) for fp, pid, did in rejections])
+
+
+def _finish(workspace: Workspace, folder: Path, manifest: dict[str, Any]) -> JournalOutcome:
+    _apply_files(workspace, manifest)
+    crash_point("after-files")
+    consumed, released = _apply_stm(workspace, manifest.get("stm"))
+    _apply_rejections(workspace, manifest.get("rejections") or [])
+    git = None
+    if manifest.get("git"):
+        target = _Targets(workspace)
+        paths = [target(p) for p in manifest["git"]["paths"]]
+        git = commit_paths(workspace, paths, manifest["git"]["message"])
+    crash_point("after-git")
+    _remove(folder)
+    return JournalOutcome(journal_id=manifest["id"], git=git, consumed=consumed, released=released)
+
+
+def _remove(folder: Path) -> None:
+    # The marker goes first: a crash halfway through the removal then leaves an unmarked journal,
+    # which recovery discards instead of applying a second time.
+    (folder / MARKER).unlink(missing_ok=True)
+    fsync_dir(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- recovery ---------------------------------------------------------------------------------
+
+
+def _read_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise WorkspaceError(f"{path}: a committed journal cannot be read ({exc}); the commit it "
+                             "records is half applied — restore from git or apply it by hand") from None
+    if not isinstance(manifest, dict) or manifest.get("version") != FORMAT_VERSION:
+        raise WorkspaceError(f"{path}: not a dreamtui journal manifest of version {FORMAT_VERSION}")
+    return manifest
+
+
+def pending_journals(workspace: Workspace) -> list[Path]:
+    if not workspace.journal_dir.is_dir():
+        return []
+    return sorted(p for p in workspace.journal_dir.iterdir() if p.is_dir())
+
+
+def recover(workspace: Workspace) -> str | None:
+    """Finish or discard what a crashed commit left; a one-line note of what was done, or None.
+
+    Skipped (None) while another process holds the workspace lock: that process may be in the
+    middle of the very commit whose journal we see.
+    """
+    if not pending_journals(workspace):
+        return None
+    try:
+        with WorkspaceLock(workspace, "recover").acquire():
+            notes = [_recover_one(workspace, folder) for folder in pending_journals(workspace)]
+    except LockedError:
+        return None
+    return "; ".join(notes) or None
+
+
+def _recover_one(workspace: Workspace, folder: Path) -> str:
+    if not (folder / MARKER).exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        return f"discarded the unfinished commit journal {folder.name} (nothing had been applied)"
+    manifest = _read_manifest(folder)
+    outcome = _finish(workspace, folder, manifest)
+    git = f"; {outcome.git.note}" if outcome.git is not None else ""
+    return f"finished the interrupted commit {folder.name} ({manifest.get('label', '')}){git}"
