@@ -6,7 +6,6 @@ can store a raw key or skip the checks another path makes.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -41,19 +40,25 @@ def prepare(memory: NewMemory, config: Config) -> NewMemory:
     if memory.idempotency_key is not None and not (0 < len(memory.idempotency_key) <= 200):
         raise InputError("idempotency_key: must be 1 to 200 characters")
 
-    clean_title = safety.redact(title)
-    clean_content = safety.redact(memory.content)
-    clean_metadata, metadata_kinds = safety.redact_obj(memory.metadata)
-    redacted = tuple(dict.fromkeys((*clean_title.kinds, *clean_content.kinds, *metadata_kinds)))
-    # Marks are computed on what we store, so a redaction cannot hide a mark and vice versa.
-    marks = tuple(sorted(set(safety.scan(clean_title.text)) | set(safety.scan(clean_content.text))))
     extra = dict(memory.extra)
-    if redacted:
-        extra["redacted"] = sorted(set(extra.get("redacted", ())) | set(redacted))
+    metadata = memory.metadata
+    content = memory.content
+    kinds: tuple[str, ...] = ()
+    # One cheap pre-check over everything; the full patterns run only where it fires.
+    if safety.may_hold_secret(f"{title}\n{content}\n{metadata!r}"):
+        clean_title, clean_content = safety.redact(title), safety.redact(content)
+        metadata, metadata_kinds = safety.redact_obj(metadata)
+        title, content = clean_title.text, clean_content.text
+        kinds = tuple(dict.fromkeys((*clean_title.kinds, *clean_content.kinds, *metadata_kinds)))
+    if kinds:
+        extra["redacted"] = sorted(set(extra.get("redacted", ())) | set(kinds))
+    # Marks are computed on what we store, so a redaction cannot hide a mark and vice versa.
+    marks = set(safety.scan(title)) | set(safety.scan(content))
     if marks:
-        extra["safety"] = sorted(set(extra.get("safety", ())) | set(marks))
-    return replace(memory, title=clean_title.text, content=clean_content.text,
-                   metadata=clean_metadata, tags=tuple(t.strip() for t in memory.tags), extra=extra)
+        extra["safety"] = sorted(set(extra.get("safety", ())) | marks)
+    return NewMemory(type=memory.type, title=title, content=content, agent_id=memory.agent_id,
+                     tags=tuple(t.strip() for t in memory.tags), metadata=metadata,
+                     idempotency_key=memory.idempotency_key, extra=extra)
 
 
 def _slug(field: str, value: str) -> str:

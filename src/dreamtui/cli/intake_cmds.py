@@ -1,0 +1,467 @@
+"""`dreamtui submit`, `confirm`, `flag`, `status` and `purge`: the command-line side of the STM queue.
+
+Every submission passes `dreamtui.intake.validate`, the gate that checks it against the config and
+redacts secrets, so nothing typed or piped here reaches the store unchecked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import click
+
+from dreamtui.cli.main import AppContext, main, pass_app
+from dreamtui.config import Config
+from dreamtui.errors import EXIT_USAGE, InputError, WorkspaceError
+from dreamtui.intake import validate
+from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory, iso_z
+from dreamtui.stm import STMStore, SubmitResult
+from dreamtui.workspace import Workspace
+
+MAX_REPORTED = 50  # bad-line messages printed before the rest are only counted
+_BOM = b"\xef\xbb\xbf"
+
+
+# -- submit ----------------------------------------------------------------------------------------
+
+@main.command("submit")
+@click.option("--type", "type_", metavar="TYPE", help="Memory type (see memory_types in the config).")
+@click.option("--title", help="One line, at most stm.max_title_chars characters.")
+@click.option("--content", help="The memory itself, at most stm.max_content_bytes bytes.")
+@click.option("--tags", multiple=True, metavar="TAG[,TAG...]", help="Comma-separated; repeatable.")
+@click.option("--agent", "agent_id", default="cli", show_default=True,
+              help="Who submits (with --jsonl: the default for records without agent_id).")
+@click.option("--idempotency-key", metavar="KEY", help="A second submit with this key is a no-op.")
+@click.option("--metadata", metavar="JSON", help="A JSON object stored with the memory.")
+@click.option("--jsonl", type=click.File("rb"), metavar="FILE|-",
+              help="Submit one JSON object per line (fields: type, title, content, agent_id, "
+                   "tags, metadata, idempotency_key, extra); - reads stdin.")
+@pass_app
+def submit_cmd(app: AppContext, type_: str | None, title: str | None, content: str | None,
+               tags: tuple[str, ...], agent_id: str, idempotency_key: str | None,
+               metadata: str | None, jsonl: BinaryIO | None) -> None:
+    """Add a memory to the short-term queue (or many, with --jsonl)."""
+    if jsonl is not None:
+        given = [name for name, value in (("--type", type_), ("--title", title),
+                                          ("--content", content), ("--tags", tags),
+                                          ("--idempotency-key", idempotency_key),
+                                          ("--metadata", metadata)) if value]
+        if given:
+            raise InputError(f"{', '.join(given)}: not allowed with --jsonl, which reads every "
+                             "field from the file")
+        _submit_jsonl(app.workspace, jsonl, agent_id)
+        return
+    for option, value in (("--type", type_), ("--title", title), ("--content", content)):
+        if value is None:
+            raise InputError(f"{option}: required (or use --jsonl FILE to submit many)")
+    assert type_ is not None and title is not None and content is not None  # checked just above
+    memory = NewMemory(type=type_, title=title, content=content, agent_id=agent_id,
+                       tags=_split_tags(tags), metadata=_parse_metadata(metadata),
+                       idempotency_key=idempotency_key)
+    result = _store_one(app.workspace, memory)
+    if result.created:
+        click.echo(f"submitted {result.memory.id}")
+    else:
+        click.echo(f"already submitted as {result.memory.id} (same idempotency key; nothing added)")
+
+
+def _split_tags(values: tuple[str, ...]) -> tuple[str, ...]:
+    tags = (tag.strip() for value in values for tag in value.split(","))
+    return tuple(dict.fromkeys(tag for tag in tags if tag))
+
+
+def _parse_metadata(text: str | None) -> dict[str, Any]:
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--metadata: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise InputError(f"--metadata: expected a JSON object, got {_json_kind(value)}")
+    return value
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _intake_notes(title: str, content: str, metadata: Any, prepared: NewMemory) -> list[str]:
+    """What the gate changed or marked, so the submitter knows what was actually stored."""
+    notes = []
+    if (prepared.title != title.strip() or prepared.content != content
+            or prepared.metadata != metadata):
+        kinds = ", ".join(prepared.extra.get("redacted", ())) or "unknown kind"
+        notes.append(f"secret redacted before storing ({kinds}); the stored text says "
+                     "[REDACTED:<kind>] in its place")
+    if prepared.extra.get("safety"):
+        notes.append(f"marked for review: {', '.join(prepared.extra['safety'])}")
+    return notes
+
+
+def _store_one(workspace: Workspace, memory: NewMemory) -> SubmitResult:
+    """Validate, redact and store one memory, telling the submitter what the gate changed."""
+    prepared = validate.prepare(memory, workspace.config)
+    for note in _intake_notes(memory.title, memory.content, memory.metadata, prepared):
+        click.echo(f"dreamtui: note: {note}", err=True)
+    with STMStore.for_workspace(workspace) as store:
+        return store.submit(prepared)
+
+
+# -- submit --jsonl --------------------------------------------------------------------------------
+
+@dataclass
+class _Report:
+    """Counts bad lines and notes; prints the first MAX_REPORTED so binary junk cannot flood stderr."""
+
+    bad: int = 0
+    noted: int = 0
+    printed: int = 0
+    redacted_kinds: set[str] = field(default_factory=set)
+
+    def say(self, message: str) -> None:
+        if self.printed < MAX_REPORTED:
+            click.echo(message, err=True)
+        self.printed += 1
+
+    def bad_line(self, number: int, reason: str) -> None:
+        self.bad += 1
+        self.say(f"line {number}: {reason}")
+
+    def notes(self, number: int, notes: list[str], prepared: NewMemory) -> None:
+        self.noted += 1
+        self.redacted_kinds.update(prepared.extra.get("redacted", ()))
+        for note in notes:
+            self.say(f"line {number}: note: {note}")
+
+    def finish(self) -> None:
+        if self.printed > MAX_REPORTED:
+            click.echo(f"... {self.printed - MAX_REPORTED} more messages not shown", err=True)
+
+
+def _max_line_bytes(config: Config) -> int:
+    # JSON escapes can grow text up to six-fold; past this a line is junk, and refusing it keeps
+    # a newline-free binary file from being read into memory whole.
+    return max(1 << 20, 8 * config.stm.max_content_bytes)
+
+
+def _numbered_lines(stream: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) for each line; bytes is None for a line longer than `limit`."""
+    number = 0
+    while line := stream.readline(limit + 1):
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(1 << 16)
+            yield number, None
+        else:
+            yield number, line
+
+
+def _decode(number: int, line: bytes) -> Any:
+    """One JSONL line → a parsed value; InputError says why it is not one."""
+    if number == 1 and line.startswith(_BOM):
+        line = line[len(_BOM):]
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte 0x{line[exc.start]:02x} at column {exc.start + 1}"
+                         "); expected one JSON object per line") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply") from None
+
+
+def _good_records(stream: BinaryIO, config: Config, agent_id: str,
+                  report: _Report) -> Iterator[NewMemory]:
+    limit = _max_line_bytes(config)
+    for number, line in _numbered_lines(stream, limit):
+        if line is None:
+            report.bad_line(number, f"longer than {limit} bytes; expected one JSON object per line")
+            continue
+        if not line.strip():
+            continue
+        try:
+            record = _decode(number, line)
+            prepared = validate.from_json(record, config, default_agent=agent_id)
+        except InputError as exc:
+            report.bad_line(number, str(exc))
+            continue
+        notes = _intake_notes(record["title"], record["content"], record.get("metadata", {}),
+                              prepared)
+        if notes:
+            report.notes(number, notes, prepared)
+        yield prepared
+
+
+def _submit_jsonl(workspace: Workspace, stream: BinaryIO, agent_id: str) -> None:
+    report = _Report()
+    with STMStore.for_workspace(workspace) as store:
+        result = store.submit_many(_good_records(stream, workspace.config, agent_id, report))
+    report.finish()
+    if report.noted:
+        kinds = ", ".join(sorted(report.redacted_kinds)) or "none"
+        click.echo(f"dreamtui: note: {report.noted} memories were redacted or marked for review "
+                   f"(redacted kinds: {kinds})", err=True)
+    click.echo(f"{result.inserted} submitted, {result.duplicates} duplicates, {report.bad} bad lines")
+    if report.bad:
+        click.get_current_context().exit(EXIT_USAGE)
+
+
+# -- feedback --------------------------------------------------------------------------------------
+
+def _fit_title(memory: NewMemory, config: Config) -> NewMemory:
+    # Feedback titles are generated from slugs (up to 200 chars); the target lives in metadata,
+    # so shortening the title to the configured limit loses nothing and avoids a false refusal.
+    return replace(memory, title=memory.title[:config.stm.max_title_chars])
+
+
+@main.command("confirm")
+@click.argument("slug")
+@click.option("--note", metavar="TEXT", help="What the guidance helped with.")
+@click.option("--agent", "agent_id", default="cli", show_default=True)
+@pass_app
+def confirm_cmd(app: AppContext, slug: str, note: str | None, agent_id: str) -> None:
+    """Record that the guidance marked [mem: SLUG] helped (once per agent and day)."""
+    memory = validate.confirmation(slug, agent_id, note)
+    result = _store_one(app.workspace, _fit_title(memory, app.workspace.config))
+    target = result.memory.metadata.get("target", slug)
+    if result.created:
+        click.echo(f"confirmed {target} ({result.memory.id})")
+    else:
+        click.echo(f"already confirmed {target} today by {agent_id} ({result.memory.id})")
+
+
+@main.command("flag")
+@click.argument("observation")
+@click.option("--target", "targets", multiple=True, metavar="SLUG",
+              help="The entry the observation contradicts; repeatable.")
+@click.option("--quote", metavar="TEXT", help="The misleading text as the context bundle put it.")
+@click.option("--agent", "agent_id", default="cli", show_default=True)
+@pass_app
+def flag_cmd(app: AppContext, observation: str, targets: tuple[str, ...], quote: str | None,
+             agent_id: str) -> None:
+    """Record that context guidance proved wrong, with what was observed."""
+    memory = validate.flag(observation, list(targets), quote, agent_id)
+    result = _store_one(app.workspace, _fit_title(memory, app.workspace.config))
+    against = ", ".join(result.memory.metadata.get("targets", ())) or "no named entry"
+    click.echo(f"flagged {against} ({result.memory.id})")
+
+
+# -- status ----------------------------------------------------------------------------------------
+
+_PINNED_RE = re.compile(rb"^importance:[ \t]*['\"]?pinned\b", re.MULTILINE)
+_FLAGS_RE = re.compile(rb"^flags:[ \t]*['\"]?([0-9]+)", re.MULTILINE)
+_FIRST_READ = 8192  # one read holds a typical entry's frontmatter whole
+
+
+def _md_files(folder: str) -> list[str]:
+    # Plain strings from scandir: on 10,000 entries pathlib objects cost more than the reads.
+    try:
+        with os.scandir(folder) as items:
+            return [item.path for item in items if item.name.endswith(".md") and item.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _subfolders(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as items:
+            return [item.path for item in items if item.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _frontmatter(path: str) -> bytes:
+    """The frontmatter block of an entry file (empty when it has none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        data = os.read(fd, _FIRST_READ)
+        if not data.startswith(b"---"):
+            return b""
+        while (end := data.find(b"\n---", 3)) == -1:
+            more = os.read(fd, 1 << 16)
+            if not more:
+                return data
+            data += more
+        return data[:end]
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _archived_count(archive: str) -> int:
+    count = sum(1 for _root, _dirs, files in os.walk(archive)
+                for name in files if name.endswith(".md"))
+    return count - (1 if os.path.isfile(os.path.join(archive, "LOG.md")) else 0)
+
+
+def ltm_counts(memory_root: Path) -> dict[str, int]:
+    """Entry counts by path, plus pinned/flagged read from each live entry's frontmatter.
+
+    INTEGRATION POINT (lead): counts by path only until `dreamtui.ltm` is wired in; swap the body
+    for the LTM store's own scan (same keys) so status and the TUI agree on what an entry is.
+    """
+    root = str(memory_root)
+    topics = _md_files(os.path.join(root, "topics"))
+    incidents = [path for month in _subfolders(os.path.join(root, "incidents"))
+                 for path in _md_files(month)]
+    pinned = flagged = 0
+    for path in (*topics, *incidents):
+        head = _frontmatter(path)
+        # The substring test skips the regex for the many entries that lack the key.
+        if b"importance" in head and _PINNED_RE.search(head):
+            pinned += 1
+        if b"flags" in head and (flags := _FLAGS_RE.search(head)) and int(flags.group(1)) > 0:
+            flagged += 1
+    return {"topics": len(topics), "incidents": len(incidents),
+            "archived": _archived_count(os.path.join(root, "archive")), "pinned": pinned,
+            "flagged": flagged}
+
+
+def dream_counts(dreams_dir: Path) -> dict[str, Any]:
+    """Open dreams and their proposals still waiting for a decision (undecided or deferred)."""
+    open_ids: list[str] = []
+    undecided = 0
+    unreadable: list[str] = []
+    for path in sorted(dreams_dir.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("status") != "open":
+                continue
+            waiting = sum(1 for p in data.get("proposals", ()) if p.get("decision") in (None, "defer"))
+        except (OSError, ValueError, AttributeError, TypeError):
+            unreadable.append(path.name)
+            continue
+        open_ids.append(str(data.get("id", path.stem)))
+        undecided += waiting
+    return {"open": len(open_ids), "ids": open_ids, "undecided_proposals": undecided,
+            "unreadable": unreadable}
+
+
+def collect_status(workspace: Workspace) -> dict[str, Any]:
+    with STMStore.for_workspace(workspace) as store:
+        counts = store.counts()
+        by_type = store.pending_by_type()
+        last = store.last_lease_at()
+    feedback = {t: by_type.pop(t) for t in (FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED) if t in by_type}
+    return {
+        "workspace": str(workspace.root),
+        "stm": {**counts, "pending_memories": sum(by_type.values()),
+                "pending_feedback": sum(feedback.values()), "pending_by_type": by_type,
+                "feedback_by_type": feedback,
+                "last_lease_at": iso_z(last) if last else None},
+        "ltm": ltm_counts(workspace.memory_root),
+        "dreams": dream_counts(workspace.dreams_dir),
+    }
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def hook_line(status: dict[str, Any]) -> str | None:
+    """One line for an agent's session-start hook, or None when nothing waits for a person."""
+    stm, dreams = status["stm"], status["dreams"]
+    parts = []
+    if dreams["undecided_proposals"]:
+        verb = "awaits" if dreams["undecided_proposals"] == 1 else "await"
+        parts.append(f"{_plural(dreams['undecided_proposals'], 'proposal')} {verb} review in "
+                     f"{_plural(dreams['open'], 'dream')}")
+    elif dreams["open"]:
+        verb = "awaits" if dreams["open"] == 1 else "await"
+        parts.append(f"{_plural(dreams['open'], 'open dream')} {verb} commit")
+    waiting = []
+    if stm["pending_memories"]:
+        waiting.append(_plural(stm["pending_memories"], "memory", "memories"))
+    if stm["pending_feedback"]:
+        waiting.append(_plural(stm["pending_feedback"], "feedback report"))
+    if waiting:
+        parts.append(f"{' and '.join(waiting)} pending")
+    if not parts:
+        return None
+    return f"dreamtui: {'; '.join(parts)} — run `dreamtui`"
+
+
+def _human_status(status: dict[str, Any]) -> list[str]:
+    stm, ltm, dreams = status["stm"], status["ltm"], status["dreams"]
+    lines = [f"workspace  {status['workspace']}",
+             (f"STM        {stm['pending']} pending · {stm['claimed']} claimed · "
+              f"{stm['consumed']} consumed")]
+    if stm["pending_by_type"]:
+        lines.append("  pending  " + " · ".join(f"{t} {n}" for t, n in stm["pending_by_type"].items()))
+    if stm["feedback_by_type"]:
+        names = {FEEDBACK_CONFIRMED: ("confirmation", None), FEEDBACK_FLAGGED: ("flag", None)}
+        lines.append("  feedback " + " · ".join(_plural(n, *names[t])
+                                                 for t, n in stm["feedback_by_type"].items()))
+    lines.append(f"LTM        {_plural(ltm['topics'], 'topic')} · "
+                 f"{_plural(ltm['incidents'], 'incident')} live · {ltm['archived']} archived · "
+                 f"{ltm['pinned']} pinned · {ltm['flagged']} flagged")
+    if dreams["open"]:
+        waiting = dreams["undecided_proposals"]
+        lines.append(f"dreams     {dreams['open']} open ({', '.join(dreams['ids'])}) · "
+                     f"{_plural(waiting, 'proposal')} {'awaits' if waiting == 1 else 'await'} review")
+    else:
+        lines.append("dreams     none open")
+    for name in dreams["unreadable"]:
+        lines.append(f"  warning: {name} could not be read as a dream record")
+    if stm["last_lease_at"]:
+        lines.append(f"last claim {stm['last_lease_at']}")
+    return lines
+
+
+@main.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+@click.option("--hook", is_flag=True,
+              help="One line for an agent's session-start hook; nothing when nothing waits "
+                   "(and nothing outside a workspace).")
+@pass_app
+def status_cmd(app: AppContext, as_json: bool, hook: bool) -> None:
+    """What waits for review: the STM queue, LTM entries and open dreams."""
+    if as_json and hook:
+        raise InputError("--json, --hook: choose one")
+    if hook:
+        try:
+            workspace = app.workspace
+        except WorkspaceError:
+            return  # a hook installed for every session must stay quiet outside workspaces
+    else:
+        workspace = app.workspace
+    status = collect_status(workspace)
+    if hook:
+        line = hook_line(status)
+        if line:
+            click.echo(line)
+    elif as_json:
+        click.echo(json.dumps(status, indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(_human_status(status)))
+
+
+# -- purge -----------------------------------------------------------------------------------------
+
+@main.command("purge")
+@click.option("--older-than", "days", type=click.FloatRange(min=0), required=True, metavar="DAYS",
+              help="Delete memories consumed more than DAYS ago.")
+@pass_app
+def purge_cmd(app: AppContext, days: float) -> None:
+    """Delete consumed memories older than DAYS (pending and claimed ones are never touched)."""
+    with STMStore.for_workspace(app.workspace) as store:
+        purged = store.purge_consumed(days)
+    click.echo(f"purged {_plural(purged, 'consumed memory', 'consumed memories')} "
+               f"older than {days:g} days")

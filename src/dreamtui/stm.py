@@ -1,0 +1,615 @@
+"""The short-term memory queue: Dreamer's SQLite schema, taken and claimed safely by many processes.
+
+Rows stay byte-compatible with a Dreamer server sharing the file (DESIGN 3.1): uuid4 ids, UTC
+timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff', JSON columns as `json.dumps` writes them. Every write
+that must be atomic runs in one `BEGIN IMMEDIATE` transaction, so cron, the TUI and the MCP server
+can claim from the same file at once without a memory being claimed twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+import sqlite_utils
+
+from dreamtui.errors import InputError, StoreError
+from dreamtui.model import FEEDBACK_TYPES, MEMORY_STATES, Memory, NewMemory
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from dreamtui.workspace import Workspace
+
+# DESIGN 3.1 verbatim: a Dreamer server and dreamtui must create identical files.
+STM_MEMORIES_DDL = """CREATE TABLE stm_memories (
+  id VARCHAR NOT NULL PRIMARY KEY,        -- uuid4 string
+  tenant_id VARCHAR NOT NULL,             -- 'default'
+  agent_id VARCHAR NOT NULL,
+  type VARCHAR NOT NULL,
+  title VARCHAR NOT NULL,                 -- <= 120 chars
+  content TEXT NOT NULL,                  -- <= max_content_bytes UTF-8 (default 8192)
+  tags JSON NOT NULL,                     -- JSON array of strings
+  metadata JSON NOT NULL,                 -- JSON object
+  submitted_at DATETIME NOT NULL,         -- UTC, text 'YYYY-MM-DD HH:MM:SS.ffffff'
+  consumed_at DATETIME,                   -- same format; set when a commit consumed it
+  consumed_by_lease VARCHAR,              -- lease id while claimed
+  idempotency_key VARCHAR,
+  extra JSON NOT NULL                     -- JSON object for any further fields
+)"""
+IX_IDEMPOTENCY_DDL = """CREATE UNIQUE INDEX ix_stm_memories_tenant_idempotency
+  ON stm_memories (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL"""
+IX_TENANT_DDL = "CREATE INDEX ix_stm_memories_tenant_id ON stm_memories (tenant_id)"
+IX_LEASE_DDL = "CREATE INDEX ix_stm_memories_consumed_by_lease ON stm_memories (consumed_by_lease)"
+DREAM_LEASES_DDL = """CREATE TABLE dream_leases (
+  id VARCHAR NOT NULL PRIMARY KEY, tenant_id VARCHAR NOT NULL,
+  acquired_at DATETIME NOT NULL, expires_at DATETIME NOT NULL)"""
+IX_LEASES_TENANT_DDL = "CREATE INDEX ix_dream_leases_tenant_id ON dream_leases (tenant_id)"
+
+# (sqlite_master name, exact DDL), in creation order.
+DESIGN_SCHEMA: tuple[tuple[str, str], ...] = (
+    ("stm_memories", STM_MEMORIES_DDL),
+    ("ix_stm_memories_tenant_idempotency", IX_IDEMPOTENCY_DDL),
+    ("ix_stm_memories_tenant_id", IX_TENANT_DDL),
+    ("ix_stm_memories_consumed_by_lease", IX_LEASE_DDL),
+    ("dream_leases", DREAM_LEASES_DDL),
+    ("ix_dream_leases_tenant_id", IX_LEASES_TENANT_DDL),
+)
+
+# dreamtui's own indices. Partial ones cost nothing for rows outside their WHERE, so only the
+# pending index is paid for on insert; it carries `type` so counting pending by type never
+# touches the table, and its order is the claim order.
+DREAMTUI_INDEXES: dict[str, str] = {
+    "dreamtui_stm_pending": (
+        "CREATE INDEX IF NOT EXISTS dreamtui_stm_pending ON stm_memories "
+        "(tenant_id, submitted_at, id, type) "
+        "WHERE consumed_by_lease IS NULL AND consumed_at IS NULL"),
+    "dreamtui_stm_submitted": (
+        "CREATE INDEX IF NOT EXISTS dreamtui_stm_submitted ON stm_memories "
+        "(tenant_id, submitted_at, id)"),
+    "dreamtui_stm_claimed": (
+        "CREATE INDEX IF NOT EXISTS dreamtui_stm_claimed ON stm_memories (consumed_by_lease) "
+        "WHERE consumed_by_lease IS NOT NULL AND consumed_at IS NULL"),
+    "dreamtui_stm_consumed_at": (
+        "CREATE INDEX IF NOT EXISTS dreamtui_stm_consumed_at ON stm_memories "
+        "(tenant_id, consumed_at) WHERE consumed_at IS NOT NULL"),
+}
+META_TABLE = "dreamtui_meta"
+
+COLUMNS: tuple[str, ...] = ("id", "tenant_id", "agent_id", "type", "title", "content", "tags",
+                            "metadata", "submitted_at", "consumed_at", "consumed_by_lease",
+                            "idempotency_key", "extra")
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM stm_memories"
+_INSERT = (f"INSERT INTO stm_memories ({', '.join(COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(COLUMNS))}) ON CONFLICT DO NOTHING")
+_PENDING = "consumed_by_lease IS NULL AND consumed_at IS NULL"
+_CLAIMED = "consumed_by_lease IS NOT NULL AND consumed_at IS NULL"
+_CONSUMED = "consumed_at IS NOT NULL"
+_STATE_SQL = {"pending": _PENDING, "claimed": _CLAIMED, "consumed": _CONSUMED}
+
+# Rows per bulk transaction: enough to amortise a commit, few enough that a claim waits briefly.
+BULK_CHUNK = 5000
+IN_CHUNK = 500  # ids per IN (...) list, far below SQLite's variable limit
+LAST_LEASE_KEY = "last_lease_at"
+_ONE_MICROSECOND = timedelta(microseconds=1)
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    memory: Memory
+    created: bool
+
+
+@dataclass(frozen=True)
+class BulkResult:
+    inserted: int
+    duplicates: int
+
+
+@dataclass(frozen=True)
+class Lease:
+    id: str
+    acquired_at: datetime
+    expires_at: datetime
+    memories: list[Memory]
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    state: str | None = None
+    types: tuple[str, ...] = ()
+    text: str | None = None
+    agent: str | None = None
+    exclude_feedback: bool = False
+
+
+def format_ts(moment: datetime) -> str:
+    """Dreamer's text form; a naive datetime is taken to be UTC already."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.isoformat(" ", "microseconds")
+
+
+def parse_ts(value: Any, where: str) -> datetime:
+    """Read a stored timestamp (with or without fraction or offset) as an aware UTC datetime."""
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise StoreError(f"{where}: {value!r} is not a timestamp "
+                         "(expected 'YYYY-MM-DD HH:MM:SS.ffffff')") from None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def _utc(now: datetime | None) -> datetime:
+    if now is None:
+        return datetime.now(timezone.utc)
+    return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+
+
+_encode = json.JSONEncoder().encode  # what json.dumps uses, without its per-call setup
+
+
+def _json(value: dict[str, Any] | Sequence[str]) -> str:
+    """json.dumps output (Dreamer's format); empty values, the common case, skip the encoder."""
+    if not value:
+        return "[]" if isinstance(value, (list, tuple)) else "{}"
+    return _encode(value)
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def _like_pattern(token: str) -> str:
+    escaped = token.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+class STMStore:
+    """One connection to an STM file. Safe to share between threads (calls are serialised)."""
+
+    def __init__(self, path: Path, *, tenant_id: str = "default", busy_timeout_ms: int = 5000) -> None:
+        self.path = Path(path)
+        self.tenant_id = tenant_id
+        self.busy_timeout_ms = busy_timeout_ms
+        self._lock = threading.RLock()
+        self._conn = self._connect()
+        try:
+            self._db = sqlite_utils.Database(self._conn, recursive_triggers=False,
+                                             execute_plugins=False)
+            self._ensure_schema()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @classmethod
+    def for_workspace(cls, workspace: Workspace) -> STMStore:
+        settings = workspace.config.stm
+        return cls(workspace.stm_path, tenant_id=settings.tenant_id,
+                   busy_timeout_ms=settings.busy_timeout_ms)
+
+    # -- connection and schema ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: is a folder, expected an SQLite database file")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create its folder: {exc.strerror}") from None
+        try:
+            # isolation_level=None: we issue BEGIN IMMEDIATE ourselves; Python's implicit
+            # deferred BEGIN would take the write lock late and invite SQLITE_BUSY deadlocks.
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
+                                   isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open: {exc}") from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL cannot corrupt the file; it may only lose the last commits on
+            # power loss, and it is what makes one-transaction-per-submit fast.
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{self.path}: not a usable SQLite database ({exc})") from None
+        return conn
+
+    def _ensure_schema(self) -> None:
+        with self._guard("reading the schema"):
+            present = {row[0] for row in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+        if "stm_memories" in present:
+            self._check_compatible()
+        wanted = {name for name, _ in DESIGN_SCHEMA} | set(DREAMTUI_INDEXES) | {META_TABLE}
+        if wanted <= present:
+            return
+        with self._transaction("creating the schema"):
+            # Re-read inside the write lock: another process may have created it meanwhile.
+            present = {row[0] for row in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+            for name, ddl in DESIGN_SCHEMA:
+                if name not in present:
+                    self._conn.execute(ddl)
+            for ddl in DREAMTUI_INDEXES.values():
+                self._conn.execute(ddl)
+            self._db.table(META_TABLE).create(
+                {"tenant_id": str, "key": str, "value": str}, pk=("tenant_id", "key"),
+                not_null=("tenant_id", "key", "value"), if_not_exists=True)
+
+    def _check_compatible(self) -> None:
+        """Refuse a foreign `stm_memories`: we must be able to read and insert every row."""
+        columns = self._db.table("stm_memories").columns
+        names = {column.name for column in columns}
+        missing = [name for name in COLUMNS if name not in names]
+        if missing:
+            raise StoreError(f"{self.path}: table stm_memories is not Dreamer's STM table "
+                             f"(missing column(s) {', '.join(missing)})")
+        required_unknown = [c.name for c in columns
+                            if c.name not in COLUMNS and c.notnull and c.default_value is None]
+        if required_unknown:
+            raise StoreError(f"{self.path}: table stm_memories has required column(s) dreamtui "
+                             f"cannot fill: {', '.join(required_unknown)}")
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        """Turn sqlite3 failures into a StoreError that says which file and what we were doing."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreError(f"{self.path}: {action}: the database stayed locked by another "
+                                 f"process for {self.busy_timeout_ms} ms") from None
+            raise StoreError(f"{self.path}: {action}: {exc}") from None
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {action}: {exc}") from None
+
+    @contextmanager
+    def _transaction(self, action: str) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._guard(action):
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _reading(self, action: str) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._guard(action):
+            yield self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- rows ------------------------------------------------------------------------------------
+
+    def _to_memory(self, row: Sequence[Any]) -> Memory:
+        (mem_id, tenant, agent, mtype, title, content, tags, metadata, submitted,
+         consumed, lease, key, extra) = row
+        where = f"{self.path}: stm_memories row {mem_id}"
+        try:
+            tag_list = json.loads(tags)
+            meta = json.loads(metadata)
+            extra_obj = json.loads(extra)
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{where}: a JSON column holds invalid JSON ({exc})") from None
+        return Memory(
+            id=mem_id, tenant_id=tenant, agent_id=agent, type=mtype, title=title,
+            content=content,
+            tags=tuple(str(t) for t in tag_list) if isinstance(tag_list, list) else (),
+            metadata=meta if isinstance(meta, dict) else {},
+            submitted_at=parse_ts(submitted, f"{where} submitted_at"),
+            consumed_at=parse_ts(consumed, f"{where} consumed_at") if consumed else None,
+            consumed_by_lease=lease, idempotency_key=key,
+            extra=extra_obj if isinstance(extra_obj, dict) else {})
+
+    def _new_row(self, memory: NewMemory, submitted_at: str) -> tuple[Any, ...]:
+        return (str(uuid.uuid4()), self.tenant_id, memory.agent_id, memory.type, memory.title,
+                memory.content, _json(memory.tags), _json(memory.metadata), submitted_at, None,
+                None, memory.idempotency_key, _json(memory.extra))
+
+    def _by_key(self, conn: sqlite3.Connection, key: str) -> Memory | None:
+        row = conn.execute(f"{_SELECT} WHERE tenant_id = ? AND idempotency_key = ?",
+                           (self.tenant_id, key)).fetchone()
+        return self._to_memory(row) if row else None
+
+    # -- submitting ------------------------------------------------------------------------------
+
+    def submit(self, memory: NewMemory, *, now: datetime | None = None) -> SubmitResult:
+        """Store one memory; the same idempotency key returns the row stored first."""
+        row = self._new_row(memory, format_ts(_utc(now)))
+        with self._transaction("submitting a memory") as conn:
+            if memory.idempotency_key is not None:
+                existing = self._by_key(conn, memory.idempotency_key)
+                if existing is not None:
+                    return SubmitResult(existing, created=False)
+            conn.execute(_INSERT, row)
+        return SubmitResult(self._to_memory(row), created=True)
+
+    def submit_many(self, memories: Iterable[NewMemory], *, now: datetime | None = None) -> BulkResult:
+        """Store memories in chunked transactions; rows whose idempotency key exists are skipped."""
+        inserted = duplicates = 0
+        previous: datetime | None = None
+        for chunk in _chunks(memories, BULK_CHUNK):
+            # Strictly increasing stamps (one clock read per chunk, then +1 µs a row) keep the
+            # queue, which is ordered by submitted_at, in input order.
+            start = _utc(now).astimezone(timezone.utc).replace(tzinfo=None)
+            if previous is not None and start <= previous:
+                start = previous + _ONE_MICROSECOND
+            rows = [self._new_row(memory, format_ts(start + timedelta(microseconds=i)))
+                    for i, memory in enumerate(chunk)]
+            previous = start + timedelta(microseconds=len(chunk) - 1)
+            with self._transaction("submitting memories") as conn:
+                before = conn.total_changes
+                conn.executemany(_INSERT, rows)
+                added = conn.total_changes - before
+            inserted += added
+            duplicates += len(rows) - added
+        return BulkResult(inserted=inserted, duplicates=duplicates)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory | None:
+        with self._reading("reading a memory") as conn:
+            row = conn.execute(f"{_SELECT} WHERE id = ? AND tenant_id = ?",
+                               (memory_id, self.tenant_id)).fetchone()
+        return self._to_memory(row) if row else None
+
+    def get_many(self, ids: Sequence[str]) -> list[Memory]:
+        """The memories with these ids, in the order given; unknown ids are skipped."""
+        found: dict[str, Memory] = {}
+        with self._reading("reading memories") as conn:
+            for chunk in _chunks(dict.fromkeys(ids), IN_CHUNK):
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(f"{_SELECT} WHERE tenant_id = ? AND id IN ({marks})",
+                                        (self.tenant_id, *chunk)):
+                    found[row[0]] = self._to_memory(row)
+        return [found[i] for i in ids if i in found]
+
+    # -- leases ----------------------------------------------------------------------------------
+
+    def claim(self, *, limit: int, lease_minutes: int, types: Sequence[str] | None = None,
+              now: datetime | None = None) -> Lease | None:
+        """Take a lease on the oldest pending memories, or return None when none are pending."""
+        if limit < 1:
+            raise InputError(f"limit: expected at least 1, got {limit}")
+        if lease_minutes < 1:
+            raise InputError(f"lease_minutes: expected at least 1, got {lease_minutes}")
+        moment = _utc(now)
+        expires = moment + timedelta(minutes=lease_minutes)
+        lease_id = str(uuid.uuid4())
+        type_sql, type_args = self._types_clause(types)
+        with self._transaction("claiming memories") as conn:
+            self._reclaim(conn, moment)
+            conn.execute("INSERT INTO dream_leases (id, tenant_id, acquired_at, expires_at) "
+                         "VALUES (?, ?, ?, ?)",
+                         (lease_id, self.tenant_id, format_ts(moment), format_ts(expires)))
+            # The re-check in the outer WHERE is what keeps a second claimer (or a Dreamer server
+            # that does not take the write lock first) from stealing a row.
+            claimed = conn.execute(
+                f"UPDATE stm_memories SET consumed_by_lease = ? WHERE id IN ("
+                f"SELECT id FROM stm_memories WHERE tenant_id = ? AND {_PENDING}{type_sql} "
+                f"ORDER BY submitted_at, id LIMIT ?) AND {_PENDING}",
+                (lease_id, self.tenant_id, *type_args, limit)).rowcount
+            if claimed == 0:
+                conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
+                return None
+            self._set_meta(conn, LAST_LEASE_KEY, format_ts(moment))
+            rows = conn.execute(f"{_SELECT} WHERE consumed_by_lease = ? AND consumed_at IS NULL "
+                                "ORDER BY submitted_at, id", (lease_id,)).fetchall()
+        return Lease(id=lease_id, acquired_at=moment, expires_at=expires,
+                     memories=[self._to_memory(row) for row in rows])
+
+    @staticmethod
+    def _types_clause(types: Sequence[str] | None) -> tuple[str, tuple[str, ...]]:
+        if not types:
+            return "", ()
+        return f" AND type IN ({', '.join('?' * len(types))})", tuple(types)
+
+    def release(self, lease_id: str, ids: Sequence[str] | None = None) -> int:
+        """Return this lease's claimed memories (all, or only `ids`) to pending."""
+        with self._transaction("releasing memories") as conn:
+            if ids is None:
+                released = conn.execute(
+                    "UPDATE stm_memories SET consumed_by_lease = NULL "
+                    "WHERE consumed_by_lease = ? AND consumed_at IS NULL", (lease_id,)).rowcount
+            else:
+                released = self._update_ids(
+                    conn, "SET consumed_by_lease = NULL WHERE consumed_by_lease = ? "
+                          "AND consumed_at IS NULL", (lease_id,), ids)
+            self._drop_lease_if_done(conn, lease_id)
+        return released
+
+    def consume(self, lease_id: str, ids: Sequence[str], *, now: datetime | None = None) -> int:
+        """Mark consumed the given memories that this lease still holds."""
+        stamp = format_ts(_utc(now))
+        with self._transaction("consuming memories") as conn:
+            return self._update_ids(
+                conn, "SET consumed_at = ? WHERE consumed_by_lease = ? AND consumed_at IS NULL",
+                (stamp, lease_id), ids)
+
+    def end_lease(self, lease_id: str) -> None:
+        """Release whatever the lease still holds and delete it."""
+        with self._transaction("ending a lease") as conn:
+            conn.execute("UPDATE stm_memories SET consumed_by_lease = NULL "
+                         "WHERE consumed_by_lease = ? AND consumed_at IS NULL", (lease_id,))
+            conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
+
+    def lease_alive(self, lease_id: str, now: datetime | None = None) -> bool:
+        with self._reading("reading a lease") as conn:
+            row = conn.execute("SELECT expires_at FROM dream_leases WHERE id = ?",
+                               (lease_id,)).fetchone()
+        return row is not None and parse_ts(row[0], f"lease {lease_id}") > _utc(now)
+
+    def extend_lease(self, lease_id: str, minutes: int, now: datetime | None = None) -> None:
+        """Push the lease's expiry to `minutes` from now (a heartbeat for a long dream)."""
+        expires = format_ts(_utc(now) + timedelta(minutes=minutes))
+        with self._transaction("extending a lease") as conn:
+            updated = conn.execute("UPDATE dream_leases SET expires_at = ? WHERE id = ?",
+                                   (expires, lease_id)).rowcount
+        if updated == 0:
+            raise StoreError(f"{self.path}: lease {lease_id} no longer exists "
+                             "(it expired and its memories were reclaimed, or it ended)")
+
+    def reclaim_expired(self, now: datetime | None = None) -> int:
+        """Return to pending what expired leases (or vanished ones) still hold; delete those leases."""
+        with self._transaction("reclaiming expired leases") as conn:
+            return self._reclaim(conn, _utc(now))
+
+    def _reclaim(self, conn: sqlite3.Connection, moment: datetime) -> int:
+        stamp = format_ts(moment)
+        # A claim whose lease row is gone (deleted by hand or by a crashed server) would stay
+        # claimed forever; treat it like an expired one.
+        # `+tenant_id` keeps the planner on the small partial index of claimed rows instead of
+        # walking every row of the tenant.
+        reclaimed = conn.execute(
+            f"UPDATE stm_memories SET consumed_by_lease = NULL "
+            f"WHERE +tenant_id = ? AND {_CLAIMED} AND NOT EXISTS ("
+            f"SELECT 1 FROM dream_leases WHERE dream_leases.id = stm_memories.consumed_by_lease "
+            f"AND dream_leases.expires_at > ?)", (self.tenant_id, stamp)).rowcount
+        conn.execute("DELETE FROM dream_leases WHERE tenant_id = ? AND expires_at <= ?",
+                     (self.tenant_id, stamp))
+        return reclaimed
+
+    def _update_ids(self, conn: sqlite3.Connection, set_where: str, args: tuple[Any, ...],
+                    ids: Sequence[str]) -> int:
+        changed = 0
+        for chunk in _chunks(dict.fromkeys(ids), IN_CHUNK):
+            marks = ", ".join("?" * len(chunk))
+            changed += conn.execute(f"UPDATE stm_memories {set_where} AND id IN ({marks})",
+                                    (*args, *chunk)).rowcount
+        return changed
+
+    @staticmethod
+    def _drop_lease_if_done(conn: sqlite3.Connection, lease_id: str) -> None:
+        held = conn.execute("SELECT 1 FROM stm_memories WHERE consumed_by_lease = ? "
+                            "AND consumed_at IS NULL LIMIT 1", (lease_id,)).fetchone()
+        if held is None:
+            conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
+
+    def last_lease_at(self) -> datetime | None:
+        """When the last claim was taken, by dreamtui (remembered) or a live Dreamer lease."""
+        with self._reading("reading lease times") as conn:
+            live = conn.execute("SELECT MAX(acquired_at) FROM dream_leases WHERE tenant_id = ?",
+                                (self.tenant_id,)).fetchone()[0]
+            remembered = self._get_meta(conn, LAST_LEASE_KEY)
+        stamps = [parse_ts(s, "last lease") for s in (live, remembered) if s]
+        return max(stamps) if stamps else None
+
+    # -- counting and paging ---------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        # `+tenant_id`: one sequential scan beats an index walk with a lookup per row.
+        with self._reading("counting memories") as conn:
+            row = conn.execute(
+                f"SELECT SUM(CASE WHEN {_PENDING} THEN 1 ELSE 0 END), "
+                f"SUM(CASE WHEN {_CLAIMED} THEN 1 ELSE 0 END), "
+                f"SUM(CASE WHEN {_CONSUMED} THEN 1 ELSE 0 END) "
+                f"FROM stm_memories WHERE +tenant_id = ?", (self.tenant_id,)).fetchone()
+        return {"pending": row[0] or 0, "claimed": row[1] or 0, "consumed": row[2] or 0}
+
+    def pending_by_type(self) -> dict[str, int]:
+        with self._reading("counting pending memories") as conn:
+            rows = conn.execute(
+                f"SELECT type, COUNT(*) FROM stm_memories INDEXED BY dreamtui_stm_pending "
+                f"WHERE tenant_id = ? AND {_PENDING} GROUP BY type ORDER BY type",
+                (self.tenant_id,)).fetchall()
+        return dict(rows)
+
+    def count_pending(self, *, exclude_feedback: bool = True) -> int:
+        return self.count(MemoryFilter(state="pending", exclude_feedback=exclude_feedback))
+
+    def _where(self, flt: MemoryFilter) -> tuple[str, list[Any]]:
+        clauses = ["tenant_id = ?"]
+        args: list[Any] = [self.tenant_id]
+        if flt.state is not None:
+            if flt.state not in _STATE_SQL:
+                raise InputError(f"state: {flt.state!r} is not a memory state "
+                                 f"(expected one of {', '.join(MEMORY_STATES)})")
+            clauses.append(_STATE_SQL[flt.state])
+        if flt.types:
+            clauses.append(f"type IN ({', '.join('?' * len(flt.types))})")
+            args.extend(flt.types)
+        if flt.exclude_feedback:
+            clauses.append(f"type NOT IN ({', '.join('?' * len(FEEDBACK_TYPES))})")
+            args.extend(FEEDBACK_TYPES)
+        if flt.agent:
+            clauses.append("agent_id = ?")
+            args.append(flt.agent)
+        for token in (flt.text or "").split():
+            clauses.append("(title LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\' "
+                           "OR agent_id LIKE ? ESCAPE '\\')")
+            args.extend([_like_pattern(token)] * 3)
+        return " AND ".join(clauses), args
+
+    def page(self, flt: MemoryFilter = MemoryFilter(), *, offset: int = 0, limit: int = 100,
+             newest_first: bool = True) -> list[Memory]:
+        """One page of memories matching the filter; text matches every word, case-insensitively."""
+        where, args = self._where(flt)
+        order = "DESC" if newest_first else "ASC"
+        with self._reading("paging memories") as conn:
+            rows = conn.execute(
+                f"{_SELECT} WHERE {where} ORDER BY submitted_at {order}, id {order} "
+                f"LIMIT ? OFFSET ?", (*args, max(limit, 0), max(offset, 0))).fetchall()
+        return [self._to_memory(row) for row in rows]
+
+    def count(self, flt: MemoryFilter = MemoryFilter()) -> int:
+        where, args = self._where(flt)
+        with self._reading("counting memories") as conn:
+            return conn.execute(f"SELECT COUNT(*) FROM stm_memories WHERE {where}",
+                                args).fetchone()[0]
+
+    # -- housekeeping ----------------------------------------------------------------------------
+
+    def purge_consumed(self, older_than_days: float, *, now: datetime | None = None) -> int:
+        """Delete memories consumed more than `older_than_days` ago; pending ones are never touched."""
+        if older_than_days < 0:
+            raise InputError(f"older-than: expected a number of days >= 0, got {older_than_days}")
+        cutoff = format_ts(_utc(now) - timedelta(days=older_than_days))
+        with self._transaction("purging consumed memories") as conn:
+            return conn.execute("DELETE FROM stm_memories WHERE tenant_id = ? "
+                                "AND consumed_at IS NOT NULL AND consumed_at < ?",
+                                (self.tenant_id, cutoff)).rowcount
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._transaction("writing dreamtui_meta") as conn:
+            self._set_meta(conn, key, value)
+
+    def get_meta(self, key: str) -> str | None:
+        with self._reading("reading dreamtui_meta") as conn:
+            return self._get_meta(conn, key)
+
+    def _set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute(f"INSERT INTO {META_TABLE} (tenant_id, key, value) VALUES (?, ?, ?) "
+                     "ON CONFLICT (tenant_id, key) DO UPDATE SET value = excluded.value",
+                     (self.tenant_id, key, value))
+
+    def _get_meta(self, conn: sqlite3.Connection, key: str) -> str | None:
+        row = conn.execute(f"SELECT value FROM {META_TABLE} WHERE tenant_id = ? AND key = ?",
+                           (self.tenant_id, key)).fetchone()
+        return row[0] if row else None
