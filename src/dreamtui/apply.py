@@ -586,7 +586,8 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
 
 # -- a person's own change from the Memory view --------------------------------------------------
 
-HUMAN_OPS = ("edit", "pin", "unpin", "archive")
+# weaken is an edit that adds a caveat; it is its own op so LOG.md says what the person did.
+HUMAN_OPS = ("edit", "weaken", "pin", "unpin", "archive")
 
 
 def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
@@ -625,9 +626,9 @@ def _apply_human(state: _State, entry: Entry, new_text: str | None, op: str, rea
         dest = _free_archive_slot(state, archive_path(path))
         state.move(path, dest, retire_text(entry.raw, dest, state.now, reason, None))
         return
-    if op == "edit":
+    if op in ("edit", "weaken"):
         if new_text is None:
-            raise _Held("an edit needs the new text")
+            raise _Held(f"{op} needs the new text")
         edited = parse_entry(new_text, path)  # EntryError names the line that does not parse
         owner = state.slug_owner(edited.slug)
         if owner is not None and owner != path:

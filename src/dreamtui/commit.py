@@ -15,6 +15,7 @@ memories of undecided proposals to the queue.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -246,11 +247,14 @@ def abandon(workspace: Workspace, dream_id: str) -> int:
 
 
 def commit_human_change(workspace: Workspace, path: str, new_text: str | None, op: str,
-                        reason: str, *, now: datetime | None = None) -> CommitReport:
-    """A person's edit / pin / unpin / archive of one entry from the Memory view.
+                        reason: str, *, now: datetime | None = None,
+                        consume: Sequence[str] = ()) -> CommitReport:
+    """A person's edit / weaken / pin / unpin / archive of one entry (Memory and Flags views).
 
     Journaled and logged like a dream's commit ("[human]" in LOG.md), with INDEX.md and the bundle
-    regenerated and a git commit; no guard rail applies, because a person decided.
+    regenerated and a git commit; no guard rail applies, because a person decided. `consume` names
+    the pending feedback memories the decision settles (flags triaged by hand), consumed in the
+    same journal so a crash cannot apply the decision and leave the flags to be decided again.
     """
     moment = now or utcnow()
     if not reason.strip():
@@ -261,6 +265,9 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         plan = plan_human_change(snapshot, workspace, path, new_text, op, reason, moment)
         writes, removals = _file_writes(workspace, plan)
         message = f"dreamtui: {op} {path} (by hand)\n\nReason: {' '.join(reason.split())}\n"
+        steps = STMSteps(lease_id=None, consume=list(consume), end_lease=False,
+                         at=moment.isoformat()) if consume else None
         outcome = run_journal(workspace, JournalPlan(label=f"human {op} {path}", writes=writes,
-                                                     removals=removals, git_message=message))
+                                                     removals=removals, stm=steps,
+                                                     git_message=message))
     return _report(None, plan, outcome, "committed", recovered)

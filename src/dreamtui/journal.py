@@ -208,11 +208,13 @@ def _apply_files(workspace: Workspace, manifest: dict[str, Any]) -> None:
 
 
 def _apply_stm(workspace: Workspace, steps: dict[str, Any] | None) -> tuple[int, int]:
-    if not steps or not steps.get("lease_id"):
+    if not steps or not (steps.get("lease_id") or steps.get("consume")):
         return 0, 0
     lease = steps["lease_id"]
     at = datetime.fromisoformat(steps["at"]) if steps.get("at") else None
     with STMStore.for_workspace(workspace) as store:
+        if lease is None:  # a person's decision on memories no dream holds
+            return store.consume_pending(steps["consume"], now=at), 0
         consumed = store.consume(lease, steps["consume"], now=at) if steps["consume"] else 0
         released = store.release(lease, steps["release"]) if steps["release"] else 0
         if steps.get("end_lease", True):

@@ -63,8 +63,9 @@ def config_check(app: AppContext, as_json: bool) -> None:
               help="Copy the sample workspace here instead of a new temporary folder.")
 @click.option("--no-open", is_flag=True, help="Only prepare the copy; do not open the app.")
 @pass_app
-def demo_cmd(app: AppContext, into: Path | None, no_open: bool) -> None:
-    """A fresh copy of the bundled sample workspace, opened.
+@click.pass_context
+def demo_cmd(ctx: click.Context, app: AppContext, into: Path | None, no_open: bool) -> None:
+    """A fresh copy of the bundled sample workspace, opened in the workbench.
 
     With --headless, runs a dream on the copy and prints its review instead of opening the app.
     """
@@ -73,10 +74,18 @@ def demo_cmd(app: AppContext, into: Path | None, no_open: bool) -> None:
         fail(f"--into {into}: folder is not empty; name a new or empty folder")
     workspace = _copy_sample(target)
     click.echo(f"demo workspace: {workspace.root}")
+    # Every later command of this invocation works on the copy, never on the repo's sample.
+    app.workspace_option = str(workspace.root)
     if app.headless:
-        from dreamtui.cli.demo_headless import run_headless_demo
+        from dreamtui.cli.dream_cmds import review_show
+        from dreamtui.headless import run_headless
 
-        run_headless_demo(workspace)
+        result = run_headless(workspace, force=True)
+        click.echo(result.message)
+        dream_id = result.summary.get("dream_id")
+        if dream_id:
+            ctx.invoke(review_show, dream_id=dream_id, proposal_id=None)
+        ctx.exit(result.exit_code)
     elif not no_open:
         from dreamtui.cli.tui_launch import run_tui
 

@@ -1,0 +1,354 @@
+"""The workbench's one handle on the core. Every method blocks: call it from a job, never a handler.
+
+This layer only gathers what a view shows and forwards decisions to the core; the core decides
+what a change means and guards it, so the TUI can never write LTM by another path.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from dreamtui.bundle import find_markers
+from dreamtui.changeset import ChangesetStore, ChangesetSummary
+from dreamtui.errors import EntryError, InputError
+from dreamtui.ltm import ARCHIVE, LTMSnapshot, LTMStore
+from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, Changeset, Entry, Memory
+from dreamtui.stm import MemoryFilter, STMStore
+from dreamtui.workspace import Workspace
+
+# The commit, dream and policy modules (engines, rapidfuzz, git) are imported by the methods that
+# use them, in a job's thread: the first screen must not wait ~0.5 s for what it does not show.
+if TYPE_CHECKING:
+    from dreamtui.apply import Plan
+    from dreamtui.commit import CommitReport
+    from dreamtui.decide import AllMatching
+    from dreamtui.engines.base import CancelToken, Event
+
+FEEDBACK_PAGE = 5000
+
+
+@dataclass(frozen=True)
+class QueueQuery:
+    filter: MemoryFilter = MemoryFilter()
+    newest_first: bool = True
+
+
+@dataclass(frozen=True)
+class QueueResult:
+    query: QueueQuery
+    total: int
+    first_page: list[Memory]
+
+
+@dataclass(frozen=True)
+class LTMData:
+    """What the Memory and Flags views show of LTM, gathered in one job."""
+
+    entries: list[Entry]  # live entries by path, then archived ones
+    problems: list[EntryError]
+    bundle_lines: dict[str, list[tuple[int, str]]]  # slug → (line number, line) in AGENTS.md
+    log: dict[str, list[str]]  # live path → LOG.md lines naming it, newest first
+    feedback: dict[str, list[Memory]]  # slug → feedback memories that target it, newest first
+
+    def flags(self, slug: str, *, pending_only: bool = False) -> list[Memory]:
+        return [m for m in self.feedback.get(slug, ())
+                if m.type == FEEDBACK_FLAGGED and (m.state == "pending" or not pending_only)]
+
+    def confirmations(self, slug: str) -> list[Memory]:
+        return [m for m in self.feedback.get(slug, ()) if m.type == FEEDBACK_CONFIRMED]
+
+
+@dataclass(frozen=True)
+class Sources:
+    entry_path: str
+    found: list[Memory]
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HistoryData:
+    log: list[str]  # LOG.md decisions, newest first
+    commits: list[dict[str, object]]  # gitlog.recent_commits, newest first
+    git_note: str  # why there are no commits, when there are none
+
+
+@dataclass(frozen=True)
+class FlagItem:
+    """One flagged entry to triage: the pending flags against it and what speaks for it."""
+
+    entry: Entry
+    flags: list[Memory]  # pending context_flagged memories, oldest first
+    confirmations: list[Memory]  # context_confirmed memories naming it, newest first
+    bundle_lines: list[tuple[int, str]]
+
+
+@dataclass(frozen=True)
+class DreamsState:
+    summaries: list[ChangesetSummary]
+    changeset: Changeset | None
+
+
+@dataclass(frozen=True)
+class CommitPreview:
+    changeset: Changeset
+    plan: Plan
+    on_violation: str  # "fail" | "warn" (ltm.on_guard_violation)
+
+    @property
+    def blocking(self) -> list[str]:
+        """Why the commit would be refused (mirrors the core's refusal), empty when it can go."""
+        problems = list(self.plan.refusals)
+        if self.on_violation == "fail":
+            problems += [v.message for v in self.plan.violations]
+        if all(p.decision in (None, "defer") for p in self.changeset.proposals):
+            problems.append("no proposal is decided yet")
+        return problems
+
+
+def feedback_targets(memory: Memory) -> list[str]:
+    """The slugs a feedback memory names (`target` for confirmations, `targets` for flags)."""
+    from dreamtui.policy import confirmation_target, flag_targets
+
+    if memory.type == FEEDBACK_FLAGGED:
+        return flag_targets(memory)
+    target = confirmation_target(memory)
+    return [target] if target else []
+
+
+def live_path(path: str) -> str:
+    return path.removeprefix(f"{ARCHIVE}/")
+
+
+class Backend:
+    def __init__(self, workspace: Workspace, clock: Callable[[], datetime]) -> None:
+        self.workspace = workspace
+        self.clock = clock
+        self.ltm = LTMStore(workspace.memory_root)
+        self.changesets = ChangesetStore(workspace.dreams_dir)
+        self._stm: STMStore | None = None
+        self._lock = threading.Lock()
+        self._snapshot: LTMSnapshot | None = None
+
+    @property
+    def stm(self) -> STMStore:
+        with self._lock:
+            if self._stm is None:
+                self._stm = STMStore.for_workspace(self.workspace)
+            return self._stm
+
+    def close(self) -> None:
+        with self._lock:
+            if self._stm is not None:
+                self._stm.close()
+                self._stm = None
+
+    def forget_cache(self) -> None:
+        with self._lock:
+            self._snapshot = None
+
+    def snapshot(self) -> LTMSnapshot:
+        """One scan shared by the views until the next commit (10,000 entries take ~1 s)."""
+        with self._lock:
+            if self._snapshot is None:
+                self._snapshot = self.ltm.scan()
+            return self._snapshot
+
+    # -- queue ------------------------------------------------------------------------------------
+
+    def queue_first(self, query: QueueQuery, limit: int) -> QueueResult:
+        stm = self.stm
+        return QueueResult(query=query, total=stm.count(query.filter),
+                           first_page=stm.page(query.filter, offset=0, limit=limit,
+                                               newest_first=query.newest_first))
+
+    def queue_counts(self) -> dict[str, int]:
+        """pending / claimed / consumed: a full scan (~0.1 s at 100,000), so a job of its own."""
+        return self.stm.counts()
+
+    def queue_page(self, query: QueueQuery, offset: int, limit: int) -> list[Memory]:
+        return self.stm.page(query.filter, offset=offset, limit=limit, newest_first=query.newest_first)
+
+    # -- LTM and provenance -----------------------------------------------------------------------
+
+    def ltm_data(self) -> LTMData:
+        snapshot = self.snapshot()
+        live = sorted(snapshot.live(), key=lambda e: e.path)
+        archived = sorted(snapshot.archived(), key=lambda e: e.path)
+        return LTMData(entries=live + archived, problems=list(snapshot.problems),
+                       bundle_lines=self._bundle_lines(), log=self._log_index(),
+                       feedback=self._feedback_index())
+
+    def _bundle_lines(self) -> dict[str, list[tuple[int, str]]]:
+        try:
+            text = self.workspace.agents_md.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for number, line in enumerate(text.splitlines(), start=1):
+            for slug in dict.fromkeys(find_markers(line)):
+                lines[slug].append((number, line))
+        return dict(lines)
+
+    def _log_index(self) -> dict[str, list[str]]:
+        """LOG.md lines by the entry path they name (`- <time> <op> <path> …`)."""
+        index: dict[str, list[str]] = defaultdict(list)
+        for line in self.ltm.log_lines(newest_first=True):
+            parts = line.split(maxsplit=4)
+            if len(parts) >= 4:
+                index[live_path(parts[3])].append(line)
+        return dict(index)
+
+    def _feedback_index(self) -> dict[str, list[Memory]]:
+        index: dict[str, list[Memory]] = defaultdict(list)
+        flt = MemoryFilter(types=FEEDBACK_TYPES)
+        offset = 0
+        while page := self.stm.page(flt, offset=offset, limit=FEEDBACK_PAGE):
+            for memory in page:
+                for slug in feedback_targets(memory):
+                    index[slug].append(memory)
+            offset += len(page)
+        return dict(index)
+
+    def sources(self, entry: Entry) -> Sources:
+        ids = [s.removeprefix("stm:") for s in entry.sources]
+        found = self.stm.get_many(ids)
+        known = {m.id for m in found}
+        return Sources(entry.path, found, [i for i in ids if i not in known])
+
+    def memories(self, ids: list[str]) -> list[Memory]:
+        return self.stm.get_many(ids)
+
+    # -- flags and human decisions ------------------------------------------------------------
+
+    def flag_items(self) -> list[FlagItem]:
+        """Live entries with pending flags, in the order the flags came in (oldest first).
+
+        A flag without targets is matched to an entry the way the dream matches it (policy);
+        one that matches nothing is left for the dream, which discards it with a reason.
+        """
+        from dreamtui.cluster import build_entry_index
+        from dreamtui.policy import flag_targets, match_flag
+
+        snapshot = self.snapshot()
+        flt = MemoryFilter(state="pending", types=(FEEDBACK_FLAGGED,))
+        flags: list[Memory] = []
+        while page := self.stm.page(flt, offset=len(flags), limit=FEEDBACK_PAGE, newest_first=False):
+            flags.extend(page)
+        by_path: dict[str, list[Memory]] = {}
+        index = None
+        for flag in flags:
+            targets = flag_targets(flag)
+            if targets:
+                entries = [e for e in (snapshot.by_slug(t) for t in dict.fromkeys(targets)) if e]
+            else:
+                index = index or build_entry_index(snapshot)
+                entries = [e for e in [match_flag(flag, index)[0]] if e is not None]
+            for entry in entries:
+                by_path.setdefault(entry.path, []).append(flag)
+        feedback = self._feedback_index()
+        bundle = self._bundle_lines()
+        return [FlagItem(entry=snapshot.entries[path], flags=items,
+                         confirmations=[m for m in feedback.get(snapshot.entries[path].slug, ())
+                                        if m.type == FEEDBACK_CONFIRMED],
+                         bundle_lines=bundle.get(snapshot.entries[path].slug, []))
+                for path, items in by_path.items()]
+
+    def human_change(self, path: str, new_text: str | None, op: str, reason: str,
+                     consume: list[str] | None = None) -> str:
+        """A person's pin / unpin / archive / edit through the guarded commit path; its summary."""
+        from dreamtui.commit import commit_human_change
+
+        report = commit_human_change(self.workspace, path, new_text, op, reason, now=self.clock(),
+                                     consume=consume or ())
+        self.forget_cache()
+        return report.summary
+
+    def triage(self, item: FlagItem, decision: str) -> str:
+        """archive (the flag is right), pin (it is wrong) or weaken (keep it, with a caveat)."""
+        from dreamtui.policy import caveat
+        from dreamtui.proposals import EntryDraft
+
+        entry = item.entry
+        observed = "; ".join(" ".join(f.content.split())[:120] for f in item.flags)
+        # The triaged flags are settled by this decision: consumed in the same journal.
+        settled = [f.id for f in item.flags]
+        if decision == "weaken":
+            # The same caveat lines and counters a dream's weaken proposal writes (policy, proposals).
+            draft = EntryDraft(entry)
+            now = self.clock()
+            draft.flag(item.flags, [caveat(f) for f in item.flags], now, "flag triage", 1.0)
+            after = draft.to_proposal().after
+            return self.human_change(entry.path, after, "weaken",
+                                     f"flag triage: weakened — {observed}", settled)
+        if decision == "archive":
+            return self.human_change(entry.path, None, "archive",
+                                     f"flag triage: the flag is right — {observed}", settled)
+        if decision == "pin":
+            return self.human_change(entry.path, None, "pin",
+                                     f"flag triage: the flag is wrong — {observed}", settled)
+        raise InputError(f"triage decision {decision!r}: expected archive, pin or weaken")
+
+    # -- dreams -----------------------------------------------------------------------------------
+
+    def open_dreams(self, wanted: str | None) -> DreamsState:
+        """The open dreams, newest first, and the one to review (`wanted`, else the newest)."""
+        summaries = self.changesets.open_changesets()
+        ids = [s.id for s in summaries]
+        chosen = wanted if wanted in ids else (ids[0] if ids else None)
+        return DreamsState(summaries, self.changesets.load(chosen) if chosen else None)
+
+    def engines(self) -> list[str]:
+        from dreamtui.engines.base import BUILTIN_ENGINES
+
+        configured = self.workspace.config.dream.engine
+        return [configured, *(name for name in BUILTIN_ENGINES if name != configured)]
+
+    def run_dream(self, engine: str, cancel: CancelToken,
+                  on_event: Callable[[Event, Changeset], None]) -> Changeset | None:
+        from dreamtui.dream import dream
+
+        return dream(self.workspace, engine=engine, cancel=cancel, on_event=on_event, now=self.clock())
+
+    def decide(self, dream_id: str, selection: Sequence[str] | AllMatching, decision: str) -> Changeset:
+        from dreamtui.decide import decide
+
+        return decide(self.workspace, dream_id, selection, decision, snapshot=self.snapshot(),
+                      now=self.clock())
+
+    def undo(self, dream_id: str) -> Changeset:
+        from dreamtui.decide import undo_last
+
+        return undo_last(self.workspace, dream_id, snapshot=self.snapshot(), now=self.clock())
+
+    def preview_commit(self, dream_id: str) -> CommitPreview:
+        """What committing would do, read fresh from disk: conflicts must show what is there now."""
+        from dreamtui.apply import plan_commit
+
+        changeset = self.changesets.load(dream_id)
+        snapshot = self.ltm.scan()
+        with self._lock:
+            self._snapshot = snapshot
+        return CommitPreview(changeset, plan_commit(changeset, snapshot, self.workspace, self.clock()),
+                             self.workspace.config.ltm.on_guard_violation)
+
+    def commit(self, dream_id: str) -> CommitReport:
+        from dreamtui.commit import commit
+
+        report = commit(self.workspace, dream_id, now=self.clock())
+        self.forget_cache()
+        return report
+
+    # -- history ----------------------------------------------------------------------------------
+
+    def history(self, log_limit: int = 5000, commit_limit: int = 500) -> HistoryData:
+        from dreamtui.gitlog import is_repository, recent_commits
+
+        commits = recent_commits(self.workspace, commit_limit)
+        note = "" if commits else ("no commits yet" if is_repository(self.workspace)
+                                   else "the workspace is not a git repository")
+        return HistoryData(self.ltm.log_lines(newest_first=True, limit=log_limit), commits, note)

@@ -1,0 +1,447 @@
+"""4 Dream — start a dream and watch it stream; review its proposals, decide, commit.
+
+Dreams prepared by headless runs are listed and reviewed the same way. Decisions show at once
+(the cursor moves on to the next undecided proposal) and are saved by a job; the saved
+changeset that comes back is the truth, including the recomputed bundle (context) proposal.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Log, Static
+
+from dreamtui.commit import CommitReport
+from dreamtui.decide import AllMatching, all_matching, allowed_decisions
+from dreamtui.engines.base import CancelToken, Done, Event, Failed, Progress, Refused, TextDelta
+from dreamtui.errors import DreamError
+from dreamtui.model import Changeset, Memory, Proposal
+from dreamtui.safety import display_text
+from dreamtui.tui import keys
+from dreamtui.tui.backend import CommitPreview, DreamsState
+from dreamtui.tui.formatting import fit, short_id
+from dreamtui.tui.jobs import LOG_NAME, JobFailed, log, run_job
+from dreamtui.tui.screens.confirm import ConfirmCommitScreen
+from dreamtui.tui.screens.pick import EnginePickScreen, EvidenceScreen
+from dreamtui.tui.screens.view import ViewScreen
+from dreamtui.tui.widgets.diff_view import DiffView
+from dreamtui.tui.widgets.proposal_list import DreamList, ProposalList
+from dreamtui.tui.widgets.virtual_list import VirtualList
+
+POST_INTERVAL_S = 0.05
+DECIDED_AS = {"accept": "accepted", "pin": "pinned", "archive": "archived", "reject": "rejected",
+              "defer": "deferred"}
+
+
+# -- messages (posted by jobs; handlers own the state) ----------------------------------------------
+
+
+class DreamsLoaded(Message):
+    def __init__(self, state: DreamsState) -> None:
+        super().__init__()
+        self.state = state
+
+
+class ChangesetSaved(Message):
+    def __init__(self, changeset: Changeset) -> None:
+        super().__init__()
+        self.changeset = changeset
+
+
+class DreamEvent(Message):
+    def __init__(self, dream_id: str, event: Event, proposals: list[Proposal]) -> None:
+        super().__init__()
+        self.dream_id = dream_id
+        self.event = event
+        self.proposals = proposals  # accepted since the previous DreamEvent
+
+
+class DreamFinished(Message):
+    """The run ended: its changeset, None (nothing pending), or cancelled."""
+
+    def __init__(self, changeset: Changeset | None, cancelled: bool) -> None:
+        super().__init__()
+        self.changeset = changeset
+        self.cancelled = cancelled
+
+
+class EvidenceLoaded(Message):
+    def __init__(self, proposal_id: str, memories: list[Memory], missing: int, open_after: bool) -> None:
+        super().__init__()
+        self.proposal_id = proposal_id
+        self.memories = memories
+        self.missing = missing
+        self.open_after = open_after
+
+
+class PreviewReady(Message):
+    def __init__(self, preview: CommitPreview) -> None:
+        super().__init__()
+        self.preview = preview
+
+
+class Committed(Message):
+    def __init__(self, report: CommitReport) -> None:
+        super().__init__()
+        self.report = report
+
+
+@dataclass
+class Run:
+    engine: str
+    token: CancelToken = field(default_factory=CancelToken)
+    proposals: list[Proposal] = field(default_factory=list)
+    progress: str = "starting…"
+    dream_id: str = ""
+
+
+def proposal_head(proposal: Proposal, evidence: list[Memory] | None) -> Text:
+    text = Text()
+    text.append(f"{proposal.op} {proposal.target}", "bold")
+    if proposal.decision:
+        text.append(f"  [{DECIDED_AS[proposal.decision]}]", "bold")
+    text.append(f"\n{display_text(proposal.rationale)} · conf {proposal.confidence:.2f}", "dim")
+    if proposal.evidence:
+        text.append(f"\nevidence ({len(proposal.evidence)}, o to open): ", "dim")
+        if evidence is None:
+            text.append(" ".join(f"stm:{short_id(i)}" for i in proposal.evidence[:6]))
+        else:
+            text.append("  ".join(f'{short_id(m.id)} "{fit(display_text(m.title), 40)}"' for m in evidence[:3]))
+        if len(proposal.evidence) > (6 if evidence is None else 3):
+            text.append(" …")
+    if proposal.safety:
+        text.append(f"\n⚠ {', '.join(proposal.safety)}", "bold")
+    if proposal.details.get("asks_human"):
+        text.append("\nthe entry is pinned: dreams never change it on their own; you decide", "bold")
+    left_out = proposal.details.get("left_out")
+    if left_out:
+        text.append(f"\nover the byte budget, left out: {', '.join(left_out[:8])}", "dim")
+    return text
+
+
+class DreamScreen(ViewScreen):
+    VIEW = "dream"
+    BINDINGS = keys.bindings(keys.DREAM)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changeset: Changeset | None = None
+        self.run: Run | None = None
+        self.evidence: dict[str, list[Memory]] = {}
+        self.committing = False
+
+    def compose_view(self) -> ComposeResult:
+        yield Static("Dream", id="dream-status", classes="status-line")
+        with Horizontal(classes="panes"):
+            with Vertical(id="dream-left", classes="pane-left"):
+                yield DreamList(id="dream-list", empty_text="no open dream — d starts one")
+                yield ProposalList(id="proposal-list", empty_text="no proposals")
+            with Vertical(id="dream-right", classes="pane-right"):
+                yield Static(id="proposal-head")
+                yield DiffView(id="proposal-diff")
+                yield Log(id="dream-stream", max_lines=2000)
+
+    def on_mount(self) -> None:
+        self.query_one("#dream-left").border_title = "dreams · proposals"
+        self.query_one(ProposalList).focus()
+        self.query_one("#dream-stream", Log).display = False
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    def start_loading(self) -> None:
+        wanted = self.changeset.id if self.changeset else None
+        run_job(self, lambda: self.backend.open_dreams(wanted), DreamsLoaded, what="reading dreams",
+                group="dreams", exclusive=True)
+
+    def on_dreams_loaded(self, message: DreamsLoaded) -> None:
+        summaries = message.state.summaries
+        chosen = message.state.changeset
+        index = next((i for i, s in enumerate(summaries) if chosen and s.id == chosen.id), 0)
+        dreams = self.query_one(DreamList)
+        dreams.styles.height = max(1, min(4, len(summaries)))
+        dreams.show_rows(summaries, cursor=index)
+        if self.run is None:
+            self._show_changeset(chosen)
+
+    def _show_changeset(self, changeset: Changeset | None, *, cursor: int | None = None) -> None:
+        self.changeset = changeset
+        proposals = changeset.proposals if changeset else []
+        self.query_one(ProposalList).show_rows(proposals, cursor=cursor)
+        self._update_status()
+
+    def _update_status(self) -> None:
+        status = self.query_one("#dream-status", Static)
+        if self.run is not None:
+            status.update(Text(f"Dream — {self.run.dream_id or 'starting'} · {self.run.engine} · "
+                               f"{len(self.run.proposals)} proposals · {self.run.progress}   esc cancels"))
+            return
+        changeset = self.changeset
+        if changeset is None:
+            status.update("Dream — no open dream · d starts one")
+            return
+        decided = sum(1 for p in changeset.proposals if p.decision is not None)
+        status.update(Text(f"Dream — {changeset.id} · {changeset.engine} · {len(changeset.proposals)} "
+                           f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")))
+
+    def on_virtual_list_cursor_moved(self, message: VirtualList.CursorMoved) -> None:
+        if isinstance(message.source, DreamList):
+            summary = message.row
+            if summary is not None and self.run is None and (self.changeset is None
+                                                             or summary.id != self.changeset.id):
+                run_job(self, lambda: self.backend.open_dreams(summary.id), DreamsLoaded,
+                        what="reading a dream", group="dreams", exclusive=True)
+            return
+        self._show_proposal(message.row)
+
+    def _show_proposal(self, proposal: Proposal | None) -> None:
+        head = self.query_one("#proposal-head", Static)
+        diff = self.query_one(DiffView)
+        if proposal is None:
+            head.update("")
+            diff.show(None, None, empty_text="")
+            return
+        head.update(proposal_head(proposal, self.evidence.get(proposal.id)))
+        if proposal.op == "discard":
+            diff.show(None, None, empty_text="the memory is consumed without an LTM change")
+        else:
+            diff.show(proposal.before, proposal.after)
+        if proposal.evidence and proposal.id not in self.evidence:
+            self._load_evidence(proposal, open_after=False)
+
+    @property
+    def current(self) -> Proposal | None:
+        row = self.query_one(ProposalList).current
+        return row if isinstance(row, Proposal) else None
+
+    # -- running a dream ----------------------------------------------------------------------------
+
+    def action_start(self) -> None:
+        if self.run is not None:
+            self.notify("a dream is already running; esc cancels it", severity="warning")
+            return
+
+        def picked(engine: str | None) -> None:
+            if engine:
+                self._start(engine)
+
+        self.app.push_screen(EnginePickScreen(self.backend.engines()), picked)
+
+    def _start(self, engine: str) -> None:
+        run = self.run = Run(engine)
+        self.evidence.clear()
+        stream = self.query_one("#dream-stream", Log)
+        stream.clear()
+        stream.display = True
+        self.query_one(ProposalList).show_rows(run.proposals)
+        self._update_status()
+
+        forwarded = 0
+        last_post = 0.0
+
+        def on_event(event: Event, changeset: Changeset) -> None:
+            # Called in the worker thread. Only proposals the runner accepted (after policy) are
+            # shown; they are copied, since the runner keeps the originals. Progress and new
+            # proposals are batched to ~20 messages a second so a big batch cannot flood the UI.
+            nonlocal forwarded, last_post
+            now = time.monotonic()
+            urgent = isinstance(event, (TextDelta, Refused, Failed, Done))
+            if not urgent and now - last_post < POST_INTERVAL_S:
+                return
+            fresh = copy.deepcopy(changeset.proposals[forwarded:])
+            forwarded += len(fresh)
+            last_post = now
+            self.post_message(DreamEvent(changeset.id, event, fresh))
+
+        def body() -> None:
+            try:
+                changeset = self.backend.run_dream(engine, run.token, on_event)
+            except DreamError as exc:
+                self.post_message(DreamFinished(None, cancelled=run.token.cancelled))
+                if not run.token.cancelled:
+                    self.post_message(JobFailed(f"dreaming with {engine}", str(exc)))
+            except Exception as exc:  # shown in the modal, like every job failure
+                log.exception("dream failed")
+                self.post_message(DreamFinished(None, cancelled=False))
+                self.post_message(JobFailed(f"dreaming with {engine}", f"{type(exc).__name__}: {exc} "
+                                            f"(the traceback is in .dreamtui/logs/{LOG_NAME})"))
+            else:
+                self.post_message(DreamFinished(changeset, cancelled=False))
+
+        self.run_worker(body, name="dream", group="dream-run", thread=True, exit_on_error=False)
+
+    def on_dream_event(self, message: DreamEvent) -> None:
+        run = self.run
+        if run is None:
+            return
+        event = message.event
+        run.dream_id = message.dream_id
+        stream = self.query_one("#dream-stream", Log)
+        if message.proposals:
+            run.proposals.extend(message.proposals)
+            proposals = self.query_one(ProposalList)
+            proposals.show_rows(run.proposals, cursor=proposals.cursor)
+        if isinstance(event, Progress):
+            run.progress = f"{event.done}/{event.total} {event.message}"
+            stream.write_line(f"· {event.message} ({event.done}/{event.total})")
+        elif isinstance(event, TextDelta):
+            stream.write(event.text)  # the model's text: the entry being written grows here
+        elif isinstance(event, Refused):
+            stream.write_line(f"✗ refused {event.refusal.op} {event.refusal.target}: {event.refusal.reason}")
+        elif isinstance(event, Failed):
+            stream.write_line(f"✗ {event.message}")
+        elif isinstance(event, Done):
+            run.progress = "done"
+        self._update_status()
+
+    def on_dream_finished(self, message: DreamFinished) -> None:
+        self.run = None
+        self.query_one("#dream-stream", Log).display = False
+        if message.cancelled:
+            self.notify("dream cancelled: its batch went back to the queue")
+        elif message.changeset is None and not message.cancelled:
+            self.notify("nothing to dream about: no pending memories")
+        if message.changeset is not None:
+            self.changeset = message.changeset  # the status line shows its id and proposals
+        self._show_changeset(self.changeset)
+        self.start_loading()
+        self.dreamtui.data_version += 1  # the queue changed (claimed or released memories)
+
+    def action_cancel_dream(self) -> None:
+        if self.run is None:
+            return
+        self.run.token.cancel()
+        self.run.progress = "cancelling…"
+        self._update_status()
+
+    # -- deciding -----------------------------------------------------------------------------------
+
+    def _reviewable(self) -> Changeset | None:
+        if self.run is not None:
+            self.notify("the dream is still running; decide once it is done (esc cancels it)",
+                        severity="warning")
+            return None
+        changeset = self.changeset
+        if changeset is None or changeset.status != "open":
+            return None
+        return changeset
+
+    def action_decide(self, decision: str) -> None:
+        changeset = self._reviewable()
+        proposal = self.current
+        if changeset is None or proposal is None:
+            return
+        if decision not in allowed_decisions(proposal):
+            self.notify(f"a {proposal.op} proposal cannot be {DECIDED_AS[decision]}", severity="warning")
+            return
+        proposal.decision = decision  # shown at once; the saved changeset replaces it
+        self._save(changeset.id, [proposal.id], decision)
+        proposals = self.query_one(ProposalList)
+        following = next((i for i, p in enumerate(changeset.proposals)
+                          if i > proposals.cursor and p.decision is None), None)
+        proposals.refresh()
+        proposals.move_cursor(following if following is not None else proposals.cursor)
+        self._update_status()
+
+    def action_decide_rest(self, decision: str) -> None:
+        changeset = self._reviewable()
+        proposal = self.current
+        if changeset is None or proposal is None:
+            return
+        selection = all_matching(proposal.op)
+        for p in changeset.proposals:
+            if p.decision is None and p.op == proposal.op and decision in allowed_decisions(p):
+                p.decision = decision
+        self.query_one(ProposalList).refresh()
+        self._save(changeset.id, selection, decision)
+
+    def _save(self, dream_id: str, selection: list[str] | AllMatching, decision: str) -> None:
+        run_job(self, lambda: self.backend.decide(dream_id, selection, decision), ChangesetSaved,
+                what=f"saving the decision ({decision})", group="decide")
+
+    def action_undo(self) -> None:
+        changeset = self._reviewable()
+        if changeset is not None:
+            run_job(self, lambda: self.backend.undo(changeset.id), ChangesetSaved,
+                    what="undoing the last decision", group="decide")
+
+    def on_changeset_saved(self, message: ChangesetSaved) -> None:
+        if self.changeset is None or message.changeset.id != self.changeset.id:
+            return
+        self._show_changeset(message.changeset, cursor=self.query_one(ProposalList).cursor)
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        if message.group == "commit":
+            self.committing = False
+        elif message.group == "decide":
+            # The optimistic glyphs are wrong now: show the changeset as it is saved on disk.
+            self.start_loading()
+
+    # -- evidence, commit -----------------------------------------------------------------------------
+
+    def _load_evidence(self, proposal: Proposal, *, open_after: bool) -> None:
+        ids = list(proposal.evidence)
+
+        def work() -> EvidenceLoaded:
+            memories = self.backend.memories(ids)
+            return EvidenceLoaded(proposal.id, memories, len(ids) - len(memories), open_after)
+
+        run_job(self, work, lambda message: message, what="reading evidence", group="evidence",
+                exclusive=True)
+
+    def on_evidence_loaded(self, message: EvidenceLoaded) -> None:
+        self.evidence[message.proposal_id] = message.memories
+        current = self.current
+        if current is not None and current.id == message.proposal_id:
+            self.query_one("#proposal-head", Static).update(proposal_head(current, message.memories))
+        if message.open_after:
+            self.app.push_screen(EvidenceScreen(message.memories, message.missing, self.dreamtui.clock()))
+
+    def action_evidence(self) -> None:
+        proposal = self.current
+        if proposal is None or not proposal.evidence:
+            self.notify("this proposal rests on no memory")
+            return
+        self._load_evidence(proposal, open_after=True)
+
+    def action_commit(self) -> None:
+        changeset = self._reviewable()
+        if changeset is None:
+            if self.run is None:
+                self.notify("no open dream to commit; d starts one", severity="warning")
+            return
+        if self.committing:
+            return
+        run_job(self, lambda: self.backend.preview_commit(changeset.id), PreviewReady,
+                what="checking the commit", group="commit")
+
+    def on_preview_ready(self, message: PreviewReady) -> None:
+        preview = message.preview
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.committing = True
+                run_job(self, lambda: self.backend.commit(preview.changeset.id), Committed,
+                        what=f"committing {preview.changeset.id}", group="commit")
+
+        self.app.push_screen(ConfirmCommitScreen(preview), answered)
+
+    def on_committed(self, message: Committed) -> None:
+        self.committing = False
+        report = message.report
+        # The git note (why nothing was committed to git) is on the History view, not in a toast.
+        note = f" · git {report.git_sha[:10]}" if report.git_sha else ""
+        self.notify(f"committed: {report.summary}{note}", timeout=8)
+        for warning in report.warnings:
+            self.notify(warning, severity="warning", timeout=10)
+        self.changeset = None
+        self.dreamtui.workspace_changed()
+
+    def action_switch_dream(self) -> None:
+        dreams, proposals = self.query_one(DreamList), self.query_one(ProposalList)
+        (proposals if dreams.has_focus else dreams).focus()

@@ -1,0 +1,77 @@
+"""A dream's proposals as rows: decision glyph, op, target and what is special about it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from dreamtui.changeset import ChangesetSummary
+from dreamtui.model import Proposal
+from dreamtui.tui.diffing import diff_stat
+from dreamtui.tui.formatting import fit
+from dreamtui.tui.widgets.virtual_list import VirtualList
+
+DECISION_GLYPH = {None: "·", "accept": "✓", "pin": "◆", "archive": "▣", "reject": "✗", "defer": "↷"}
+
+
+def proposal_label(proposal: Proposal) -> str:
+    """`test-db-reset (+2)`, `AGENTS.md (+3 −1)`: the target and the size of the change."""
+    if proposal.op == "context":
+        added, removed = diff_stat(proposal.before, proposal.after)
+        return f"AGENTS.md (+{added} −{removed})"
+    if proposal.op == "discard":
+        return f"stm:{proposal.target.removeprefix('stm:')[:8]}"
+    label = proposal.slug or proposal.target
+    if proposal.op == "reinforce" and proposal.details.get("confirmations"):
+        label += f" (+{proposal.details['confirmations']})"
+    if proposal.op == "weaken" and proposal.details.get("flags"):
+        label += f" ⚑{proposal.details['flags']}"
+    return label
+
+
+class ProposalList(VirtualList):
+    COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {
+        "proposal-list--accept", "proposal-list--pin", "proposal-list--archive",
+        "proposal-list--reject", "proposal-list--defer", "proposal-list--undecided",
+        "proposal-list--safety", "proposal-list--op",
+    }
+    DEFAULT_CSS = """
+    ProposalList {
+        & > .proposal-list--accept { color: $decision-accept; }
+        & > .proposal-list--pin { color: $decision-pin; }
+        & > .proposal-list--archive { color: $decision-archive; }
+        & > .proposal-list--reject { color: $decision-reject; }
+        & > .proposal-list--defer { color: $decision-defer; }
+        & > .proposal-list--undecided { color: $muted; }
+        & > .proposal-list--safety { color: $safety-mark; text-style: bold; }
+        & > .proposal-list--op { color: $muted; }
+    }
+    """
+
+    def render_row(self, row: Proposal, index: int, width: int) -> Text:
+        style = self.part
+        decision = row.decision or "undecided"
+        text = Text(no_wrap=True)
+        text.append(f"{DECISION_GLYPH.get(row.decision, '?')} ", style(f"proposal-list--{decision}"))
+        text.append(f"{row.op:<9} ", style("proposal-list--op"))
+        marks = (" ⚠" if row.safety else "") + (" asks you" if row.details.get("asks_human") else "")
+        text.append(fit(proposal_label(row), max(4, width - 12 - len(marks))))
+        if marks:
+            text.append(marks, style("proposal-list--safety"))
+        return text
+
+
+class DreamList(VirtualList):
+    """Open dreams (including those a headless run prepared), newest first."""
+
+    COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {"dream-list--meta"}
+    DEFAULT_CSS = """
+    DreamList > .dream-list--meta { color: $muted; }
+    """
+
+    def render_row(self, row: ChangesetSummary, index: int, width: int) -> Text:
+        text = Text(no_wrap=True)
+        text.append(f"{row.id} ")
+        text.append(f"{row.engine} · {row.proposals} · {row.undecided} open"
+                    + ("" if row.complete else " · incomplete"),
+                    self.part("dream-list--meta"))
+        return text

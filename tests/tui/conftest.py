@@ -1,0 +1,77 @@
+"""A copy of the sample workspace with its queue seeded, a frozen clock and UTC, for every TUI test.
+
+Everything that would differ between runs is pinned: the app's clock, the STM's timestamps and
+uuid4 ids (the seed has neither), and the random part of dream ids.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+import dreamtui.changeset
+import dreamtui.stm
+from dreamtui.tui.app import DreamtuiApp, create_app
+from dreamtui.workspace import Workspace, open_workspace
+from dreamtui.workspace_init import seed_stm
+
+REPO = Path(__file__).parents[2]
+SAMPLE = REPO / "sample_workspace"
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+SEEDED_AT = datetime(2026, 11, 29, 9, 30, tzinfo=timezone.utc)
+SIZE = (120, 36)
+
+
+class _FrozenDatetime(datetime):
+    """What `dreamtui.stm` sees as `datetime`: now() is the seed time, so ages are stable."""
+
+    @classmethod
+    def now(cls, tz=None):  # type: ignore[no-untyped-def, override]
+        return SEEDED_AT if tz is not None else SEEDED_AT.replace(tzinfo=None)
+
+
+@pytest.fixture
+def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    counter = itertools.count(1)
+
+    def next_uuid() -> uuid.UUID:
+        # Distinct leading digits, as real ids have: lists show only the first eight.
+        n = next(counter)
+        return uuid.UUID(int=((n * 2654435761) % 2**32) << 96 | n, version=4)
+
+    monkeypatch.setattr(dreamtui.stm.uuid, "uuid4", next_uuid)
+    monkeypatch.setattr(dreamtui.stm, "datetime", _FrozenDatetime)
+    monkeypatch.setattr(dreamtui.changeset.secrets, "token_hex", lambda n: "ab12"[: 2 * n])
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, frozen: None) -> Workspace:
+    root = tmp_path / "acme-shop"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__init__.py", "__pycache__", "*.db*"))
+    opened = open_workspace(root)
+    seed_stm(opened, root / "stm_seed.jsonl")
+    return opened
+
+
+@pytest.fixture
+def make_app(workspace: Workspace) -> Iterator[Callable[..., DreamtuiApp]]:
+    def make(theme: str | None = None) -> DreamtuiApp:
+        return create_app(workspace, theme=theme, clock=lambda: NOW)
+
+    yield make
+
+
+async def settle(app: DreamtuiApp, pilot: object) -> None:
+    """Let every job finish and every message it posted be handled (jobs may start jobs)."""
+    for _ in range(4):
+        await app.workers.wait_for_complete()
+        await pilot.pause()  # type: ignore[attr-defined]

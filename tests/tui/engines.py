@@ -1,0 +1,28 @@
+"""Test engines loaded by reference (`tests.tui.engines:StreamingEngine`), like a custom engine."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from dreamtui.config import Config
+from dreamtui.engines.base import CancelToken, Done, DreamInput, Event, Progress, TextDelta
+
+
+class StreamingEngine:
+    """Streams text like an LLM and never finishes on its own: it runs until cancelled."""
+
+    name = "streaming"
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
+        yield Progress(0, len(dream_input.batch), "reading the batch")
+        yield TextDelta("Writing entry: ")
+        for _ in range(2000):  # 20 s at most, so a broken test cannot hang the suite
+            if cancel.cancelled:
+                break
+            await asyncio.sleep(0.01)
+            yield TextDelta("ok ")
+        yield Done({})

@@ -1,0 +1,224 @@
+"""Pilot flows through the workbench on a copy of the sample workspace."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import Log, Static
+
+from dreamtui.changeset import ChangesetStore
+from dreamtui.ltm import LTMStore
+from dreamtui.stm import STMStore
+from dreamtui.tui.screens.confirm import ConfirmCommitScreen
+from dreamtui.tui.screens.dream import DreamScreen
+from dreamtui.tui.screens.error import ErrorScreen
+from dreamtui.tui.screens.flags import FlagsScreen
+from dreamtui.tui.widgets.memory_list import MemoryList
+from dreamtui.tui.widgets.proposal_list import ProposalList
+from dreamtui.workspace import Workspace
+
+from .conftest import NOW, SIZE, settle
+
+
+def static_text(app: object, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())  # type: ignore[attr-defined]
+
+
+async def test_filtering_the_queue(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        queue = app.screen.query_one(MemoryList)
+        assert queue.total == 40
+        await pilot.press("slash", *"alembic")
+        await pilot.pause(0.4)
+        await settle(app, pilot)
+        assert 0 < queue.total < 40
+        assert all("alembic" in f"{m.title} {m.content}".lower() for m in queue._pages[0])
+        await pilot.press("escape", "t")  # type filter: the first configured type
+        await settle(app, pilot)
+        assert {m.type for m in queue._pages.get(0, [])} <= {"observation"}
+        assert "observation" in static_text(app, "#queue-counts")
+        await pilot.press("j")
+        assert queue.cursor == 1
+
+
+async def test_triaging_a_flag(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, FlagsScreen)
+        total = len(screen.items)
+        assert total >= 2 and static_text(app, "#flags-counter") == f"[1/{total}]"
+        first = screen.current
+        assert first is not None and first.entry.path == "topics/ci-ports.md"
+        assert len(first.flags) == 2  # one names it, one quotes it
+        await pilot.press("x")  # the flags are right: archive it
+        await settle(app, pilot)
+        assert not (workspace.memory_root / "topics/ci-ports.md").exists()
+        assert (workspace.memory_root / "archive/topics/ci-ports.md").exists()
+        log = LTMStore(workspace.memory_root).log_lines(limit=1)[0]
+        assert "archive topics/ci-ports.md" in log and log.endswith("[human]")
+        # The cursor moved on by itself to the next flagged entry.
+        assert screen.current is not None and screen.current.entry.path != "topics/ci-ports.md"
+        assert static_text(app, "#flags-counter") == f"[1/{total - 1}]"
+        await pilot.press("w")  # weaken the next one: it stays, with a caveat
+        await settle(app, pilot)
+        weakened = LTMStore(workspace.memory_root).log_lines(limit=1)[0]
+        path = weakened.split()[3]
+        assert "flag triage: weakened" in weakened
+        assert "> Caveat (flagged" in (workspace.memory_root / path).read_text()
+
+
+async def _run_dream(app, pilot) -> DreamScreen:  # type: ignore[no-untyped-def]
+    await pilot.press("4")
+    await settle(app, pilot)
+    await pilot.press("d")
+    await settle(app, pilot)
+    await pilot.press("enter")  # the configured engine (heuristic) is offered first
+    for _ in range(50):
+        await settle(app, pilot)
+        screen = app.screen
+        if isinstance(screen, DreamScreen) and screen.run is None and screen.changeset is not None:
+            return screen
+    raise AssertionError("the dream did not finish")
+
+
+async def test_reviewing_and_committing_a_dream_with_mixed_decisions(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _run_dream(app, pilot)
+        changeset = screen.changeset
+        assert changeset is not None and changeset.complete and changeset.proposals
+        first, second = changeset.proposals[0], changeset.proposals[1]
+        await pilot.press("y")  # accept the first; the cursor moves on to the second
+        await pilot.press("n")  # reject the second
+        await settle(app, pilot)
+        saved = ChangesetStore(workspace.dreams_dir).load(changeset.id)
+        assert saved.proposal(first.id).decision == "accept"
+        assert saved.proposal(second.id).decision == "reject"
+        await pilot.press("b")  # defer the third
+        await settle(app, pilot)
+        await pilot.press("c")
+        await settle(app, pilot)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmCommitScreen)
+        assert "1 created" in static_text(app, "#confirm-text") or "1 updated" in static_text(app, "#confirm-text")
+        assert "within the rails" in static_text(app, "#confirm-text")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        committed = ChangesetStore(workspace.dreams_dir).load(changeset.id)
+        assert committed.status == "committed"
+        log = LTMStore(workspace.memory_root).log_lines()
+        assert any(f"[dream {changeset.id}]" in line for line in log)
+        # Deferred and undecided memories went back to the queue.
+        with STMStore.for_workspace(workspace) as stm:
+            assert stm.counts()["claimed"] == 0
+        assert isinstance(app.screen, DreamScreen) and app.screen.changeset is None
+
+
+async def test_undoing_a_decision(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _run_dream(app, pilot)
+        assert screen.changeset is not None
+        dream_id, first = screen.changeset.id, screen.changeset.proposals[0].id
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert ChangesetStore(workspace.dreams_dir).load(dream_id).proposal(first).decision == "accept"
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert ChangesetStore(workspace.dreams_dir).load(dream_id).proposal(first).decision is None
+        proposals = app.screen.query_one(ProposalList)
+        assert proposals.row_at(0).decision is None
+
+
+async def test_cancelling_a_dream_returns_its_batch(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    workspace.config.dream.engine = "tests.tui.engines:StreamingEngine"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4", "d")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        stream = app.screen.query_one("#dream-stream", Log)
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "ok ok" in "".join(stream.lines):
+                break
+        assert stream.display and "".join(stream.lines).startswith("· reading the batch")
+        assert "Writing entry: ok ok" in "".join(stream.lines)  # the model's text grows on screen
+        with STMStore.for_workspace(workspace) as stm:
+            assert stm.counts()["claimed"] == 40
+        await pilot.press("escape")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, DreamScreen) and screen.run is None
+        assert not stream.display
+        with STMStore.for_workspace(workspace) as stm:
+            assert stm.counts() == {"pending": 40, "claimed": 0, "consumed": 0}
+        assert [s.status for s in ChangesetStore(workspace.dreams_dir).list()] == ["abandoned"]
+
+
+async def test_a_failing_job_opens_a_modal_not_a_traceback(make_app, workspace: Workspace,
+                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    editor = tmp_path / "break-frontmatter"
+    editor.write_text(f"#!{sys.executable}\nimport sys\nopen(sys.argv[1], 'w').write('no frontmatter here')\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        message = static_text(app, "#error-message")
+        assert "missing opening '---' line" in message and "Traceback" not in message
+        await pilot.press("escape")
+        assert app.is_running
+
+
+async def test_editing_and_pinning_in_the_memory_view(make_app, workspace: Workspace, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    editor = tmp_path / "append-line"
+    editor.write_text(f"#!{sys.executable}\nimport sys\nopen(sys.argv[1], 'a').write('Edited by hand.\\n')\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await settle(app, pilot)
+        entry = app.screen.current
+        assert entry is not None and not entry.pinned
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert (workspace.memory_root / entry.path).read_text().endswith("Edited by hand.\n")
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert "importance: pinned" in (workspace.memory_root / entry.path).read_text()
+        log = LTMStore(workspace.memory_root).log_lines(limit=2, newest_first=False)
+        assert [line.split()[2] for line in log] == ["edit", "pin"]
+        assert app.screen.current is not None and app.screen.current.pinned
+
+
+async def test_a_dream_prepared_headless_is_reviewed_the_same_way(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    from dreamtui.dream import dream_async
+
+    prepared = await dream_async(workspace, now=NOW)  # what a headless run leaves for the morning
+    assert prepared is not None
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, DreamScreen)
+        assert screen.changeset is not None and screen.changeset.id == prepared.id
+        assert static_text(app, "#dream-status").startswith(f"Dream — {prepared.id} · heuristic")
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert ChangesetStore(workspace.dreams_dir).load(prepared.id).proposals[0].decision == "accept"

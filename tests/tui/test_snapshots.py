@@ -1,0 +1,122 @@
+"""Snapshots at 120×36 with a frozen clock, UTC, no cursor blink, and every job awaited."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from dreamtui.tui.app import DreamtuiApp
+from dreamtui.tui.screens.dream import DreamScreen
+
+from .conftest import SIZE, settle
+
+Steps = Callable[[Pilot], Awaitable[None]]
+
+
+def keys(*pressed: str, wait: float = 0.0) -> Steps:
+    async def run(pilot: Pilot) -> None:
+        app = pilot.app
+        for input_box in app.query(Input):
+            input_box.cursor_blink = False
+        await settle(app, pilot)  # type: ignore[arg-type]
+        for key in pressed:
+            await pilot.press(key)
+            await settle(app, pilot)  # type: ignore[arg-type]
+        if wait:
+            await pilot.pause(wait)
+            await settle(app, pilot)  # type: ignore[arg-type]
+        for input_box in app.screen.query(Input):
+            input_box.cursor_blink = False
+        # Toasts time out on the wall clock; one still showing or not would make shots differ.
+        app.clear_notifications()
+        await pilot.pause()
+    return run
+
+
+def dreamed(*then: str) -> Steps:
+    """Run the heuristic dream on the sample batch, wait for it, then press `then`."""
+
+    async def run(pilot: Pilot) -> None:
+        app = pilot.app
+        await keys("4", "d", "enter")(pilot)
+        for _ in range(50):
+            await settle(app, pilot)  # type: ignore[arg-type]
+            screen = app.screen
+            if isinstance(screen, DreamScreen) and screen.run is None and screen.changeset is not None:
+                break
+        await keys(*then)(pilot)
+    return run
+
+
+def shot(snap_compare, app: DreamtuiApp, steps: Steps) -> bool:  # type: ignore[no-untyped-def]
+    return snap_compare(app, terminal_size=SIZE, run_before=steps)
+
+
+def test_queue(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys())
+
+
+def test_queue_filtered(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("slash", *"alembic", wait=0.4))
+
+
+def test_queue_flag_detail_and_type_filter(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("t", "t", "t", "t", "t", "j"))
+
+
+def test_memory(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("2"))
+
+
+def test_memory_provenance_of_a_confirmed_entry(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("2", "slash", *"test-db", "enter", wait=0.3))
+
+
+def test_flags(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("3"))
+
+
+def test_dream_empty(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("4"))
+
+
+def test_engine_picker(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("4", "d"))
+
+
+def test_dream_review(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), dreamed("y", "n"))
+
+
+def test_dream_update_diff(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), dreamed("G", "k"))
+
+
+def test_dream_bundle_diff(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), dreamed("G"))
+
+
+def test_commit_confirmation(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), dreamed("y", "n", "b", "y", "c"))
+
+
+def test_history_after_commit(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), dreamed("y", "n", "c", "enter", "5"))
+
+
+def test_help_queue(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("question_mark"))
+
+
+def test_help_dream(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app(), keys("4", "question_mark"))
+
+
+def test_light_theme(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app("dreamtui-light"), dreamed("G", "k"))
+
+
+def test_contrast_theme(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_app("dreamtui-contrast"), keys("2"))
