@@ -1,0 +1,352 @@
+"""The dream runner, shared by the headless mode and the TUI.
+
+It claims a batch, runs an engine, and records what the engine proposes in a changeset that is
+on disk from the first moment: a crash, a closed terminal or a cron timeout loses nothing. Every
+proposal passes `policy.enforce` (refusals are kept, visibly), every batch memory ends up as
+evidence of some proposal, and a dream that fails or is cancelled gives its batch back to the
+queue and marks its changeset abandoned. A dream writes nothing to LTM or the context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, contextmanager
+from datetime import datetime
+
+from dreamtui.apply import context_proposal
+from dreamtui.changeset import ChangesetStore, new_dream_id
+from dreamtui.engines.base import (
+    CancelToken,
+    Done,
+    DreamInput,
+    Engine,
+    Event,
+    Failed,
+    ProposalReady,
+    Refused,
+    Usage,
+    load_engine,
+)
+from dreamtui.errors import DreamError, DreamtuiError, StoreError
+from dreamtui.ltm import LTMSnapshot, LTMStore
+from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z, utcnow
+from dreamtui.policy import Guard
+from dreamtui.proposals import discard_proposal
+from dreamtui.stm import Lease, STMStore
+from dreamtui.workspace import Workspace
+
+REJECTIONS_TABLE = "dreamtui_rejections"
+# An open changeset may wait days for its review; its batch must stay claimed that long.
+REVIEW_LEASE_MINUTES = 30 * 24 * 60
+SAVE_INTERVAL_S = 0.5
+# A save rewrites the whole changeset, so saves also wait this many times the last save's
+# duration: at most a tenth of a run goes to saving, however big the changeset grows.
+SAVE_COST_FACTOR = 10
+UNUSED_REASON = "no engine proposal used this memory"
+
+EventCallback = Callable[[Event, Changeset], None]
+
+
+# --- remembered rejections --------------------------------------------------------------------
+
+
+@contextmanager
+def _rejections_db(workspace: Workspace) -> Iterator[sqlite3.Connection]:
+    path = workspace.stm_path
+    timeout_ms = workspace.config.stm.busy_timeout_ms
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(path, timeout=timeout_ms / 1000, isolation_level=None)) as conn:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {REJECTIONS_TABLE} (fingerprint TEXT PRIMARY KEY, "
+                         "proposal_id TEXT, dream_id TEXT, rejected_at TEXT)")
+            yield conn
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot use the {REJECTIONS_TABLE} table: {exc}") from None
+
+
+def rejected_fingerprints(workspace: Workspace) -> frozenset[str]:
+    """Proposal ids and content fingerprints a person rejected (see proposals.content_fingerprint)."""
+    with _rejections_db(workspace) as conn:
+        return frozenset(row[0] for row in conn.execute(f"SELECT fingerprint FROM {REJECTIONS_TABLE}"))
+
+
+def remember_rejections(workspace: Workspace, items: Iterable[tuple[str, str, str]],
+                        now: datetime | None = None) -> int:
+    """Record (fingerprint, proposal id, dream id) rows; a fingerprint seen before keeps its first row."""
+    stamp = iso_z(now or utcnow())
+    rows = [(fingerprint, proposal_id, dream_id, stamp) for fingerprint, proposal_id, dream_id in items]
+    with _rejections_db(workspace) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            before = conn.total_changes
+            conn.executemany(f"INSERT OR IGNORE INTO {REJECTIONS_TABLE} "
+                             "(fingerprint, proposal_id, dream_id, rejected_at) VALUES (?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return conn.total_changes - before
+
+
+# --- the runner --------------------------------------------------------------------------------
+
+
+class _Cancelled(Exception):
+    """Internal: the cancel token was set."""
+
+
+def _read_bundle(workspace: Workspace) -> str:
+    try:
+        return workspace.agents_md.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DreamError(f"cannot read {workspace.agents_md}: {exc}") from None
+
+
+class _Run:
+    """One dream from claimed batch to saved changeset."""
+
+    def __init__(self, workspace: Workspace, stm: STMStore, lease: Lease, engine: Engine,
+                 cancel: CancelToken, on_event: EventCallback | None, now: datetime) -> None:
+        self.workspace = workspace
+        self.config = workspace.config
+        self.stm = stm
+        self.lease = lease
+        self.engine = engine
+        self.cancel = cancel
+        self.on_event = on_event
+        self.now = now
+        self.store = ChangesetStore(workspace.dreams_dir)
+        self.batch_ids = frozenset(m.id for m in lease.memories)
+        self.unseen: list[str] = []  # batch memories the engine reported it never saw
+        self.changeset = Changeset(id=new_dream_id(now), engine=engine.name, created_at=iso_z(now),
+                                   lease_id=lease.id, batch=[m.id for m in lease.memories])
+        self.seen_ids: set[str] = set()
+        self.targets: set[str] = set()
+        self.engine_stats: dict[str, object] = {}
+        self.done = False
+        self.started = time.monotonic()
+        self.last_beat = self.started
+        self.last_save = self.started
+        self.last_save_cost = 0.0
+        self.saved_count = 0
+        self.saves = 0
+
+    # -- saving --
+
+    def save(self) -> None:
+        began = time.monotonic()
+        self.store.save(self.changeset)
+        self.last_save = time.monotonic()
+        self.last_save_cost = self.last_save - began
+        self.saved_count = len(self.changeset.proposals)
+        self.saves += 1
+
+    def maybe_save(self) -> None:
+        pending = len(self.changeset.proposals) - self.saved_count
+        if pending <= 0:
+            return
+        waited = time.monotonic() - self.last_save
+        if waited >= max(SAVE_INTERVAL_S, SAVE_COST_FACTOR * self.last_save_cost):
+            self.save()
+
+    def heartbeat(self) -> None:
+        """Keep the lease alive through a long engine run (an LLM on a big batch)."""
+        minutes = self.config.stm.lease_minutes
+        if time.monotonic() - self.last_beat >= minutes * 30:
+            self.stm.extend_lease(self.lease.id, minutes)
+            self.last_beat = time.monotonic()
+
+    # -- events --
+
+    def refuse(self, refusal: Refusal) -> None:
+        self.changeset.refused.append(refusal)
+        if self.on_event is not None:
+            self.on_event(Refused(refusal), self.changeset)
+
+    def accept(self, proposal: Proposal) -> None:
+        if proposal.op == "context":
+            self.refuse(Refusal(proposal.op, proposal.target, "engines do not propose the bundle: "
+                                "dreamtui renders it from the other proposals", {"id": proposal.id}))
+            return
+        kept, refusals = self.guard.check([proposal])
+        for refusal in refusals:
+            self.refuse(refusal)
+        for item in kept:
+            if item.id in self.seen_ids:
+                continue  # the same change proposed twice is one proposal
+            if item.target in self.targets:
+                self.refuse(Refusal(item.op, item.target, f"another proposal already changes {item.target}; "
+                                    "an engine proposes one change per target", {"id": item.id}))
+                continue
+            self.seen_ids.add(item.id)
+            self.targets.add(item.target)
+            self.changeset.proposals.append(item)
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, ProposalReady):
+            self.accept(event.proposal)
+        elif isinstance(event, Refused):
+            self.changeset.refused.append(event.refusal)
+        elif isinstance(event, Usage):
+            for key, value in event.tokens.items():
+                self.changeset.usage[key] = self.changeset.usage.get(key, 0) + int(value)
+        elif isinstance(event, Done):
+            self.engine_stats = dict(event.stats)
+            self.done = True
+        if self.on_event is not None:
+            self.on_event(event, self.changeset)
+        if isinstance(event, Failed):
+            raise DreamError(f"engine {self.engine.name} failed: {event.message}")
+        self.maybe_save()
+        self.heartbeat()
+
+    # -- the run --
+
+    async def run(self) -> Changeset:
+        snapshot = LTMStore(self.workspace.memory_root).scan()
+        self.guard = Guard(snapshot, self.config, batch_ids=self.batch_ids,
+                           memory_root=self.workspace.memory_root)
+        dream_input = DreamInput(batch=list(self.lease.memories), snapshot=snapshot, config=self.config,
+                                 now=self.now, rejected=rejected_fingerprints(self.workspace),
+                                 bundle_text=_read_bundle(self.workspace))
+        self.workspace.ensure_state_dirs()
+        self.save()
+        engine_started = time.monotonic()
+        events = self.engine.run(dream_input, self.cancel)
+        try:
+            async for event in events:
+                self.handle(event)
+                if self.cancel.cancelled:
+                    break
+        finally:
+            await events.aclose()
+        if self.cancel.cancelled:
+            raise _Cancelled()
+        if not self.done:
+            raise DreamError(f"engine {self.engine.name} stopped without finishing (no Done event)")
+        engine_seconds = time.monotonic() - engine_started
+        self.finish(snapshot, engine_seconds)
+        return self.changeset
+
+    def finish(self, snapshot: LTMSnapshot, engine_seconds: float) -> None:
+        used = {i for p in self.changeset.proposals for i in p.evidence}
+        self.release_unseen(used)
+        for memory in sorted(self.lease.memories, key=_order):
+            if memory.id not in used and memory.id not in self.unseen:
+                self.changeset.proposals.append(discard_proposal(memory, UNUSED_REASON, confidence=0.5))
+        context = context_proposal(self.changeset, snapshot, self.workspace, self.now)
+        if context is not None:
+            self.changeset.proposals.append(context)
+            self.changeset.left_out = [str(s) for s in context.details.get("left_out") or []]
+        self.changeset.stats = self.stats(engine_seconds)
+        self.changeset.complete = True
+        self.stm.extend_lease(self.lease.id, REVIEW_LEASE_MINUTES)
+        self.save()
+
+    def release_unseen(self, used: set[str]) -> None:
+        """Memories the engine never saw (over an LLM's token budget) go back to the queue.
+
+        Discarding them as unused would let a person consume them unread; they wait for a later
+        dream instead, and the changeset says which ones they were.
+        """
+        named = self.engine_stats.get("left_out") or []
+        self.unseen = [i for i in named if isinstance(i, str) and i in self.batch_ids and i not in used]
+        if not self.unseen:
+            return
+        self.stm.release(self.lease.id, self.unseen)
+        unseen = set(self.unseen)
+        self.changeset.batch = [i for i in self.changeset.batch if i not in unseen]
+
+    def stats(self, engine_seconds: float) -> dict[str, object]:
+        ops = Counter(p.op for p in self.changeset.proposals)
+        return {
+            "batch_size": len(self.lease.memories),
+            "feedback": sum(1 for m in self.lease.memories if m.is_feedback),
+            "proposals": len(self.changeset.proposals),
+            "ops": {op: ops[op] for op in sorted(ops)},
+            "refused": len(self.changeset.refused),
+            "engine_seconds": round(engine_seconds, 3),
+            "total_seconds": round(time.monotonic() - self.started, 3),
+            "saves": self.saves + 1,
+            "left_out_memories": [f"stm:{i}" for i in self.unseen],
+            "engine": self.engine_stats,
+        }
+
+    def abandon(self) -> int:
+        """Give the batch back and mark the changeset abandoned; returns the memories released."""
+        released = len(self.lease.memories)
+        try:
+            self.stm.end_lease(self.lease.id)
+        except StoreError:
+            released = 0  # the lease expires on its own; the changeset still says what happened
+        self.changeset.status = "abandoned"
+        self.changeset.complete = False
+        try:
+            self.save()
+        except OSError:
+            pass  # the dream already failed; a changeset we cannot write is not a second error
+        return released
+
+
+def _order(memory: Memory) -> tuple[datetime, str]:
+    return (memory.submitted_at, memory.id)
+
+
+async def dream_async(workspace: Workspace, *, engine: str | None = None, cancel: CancelToken | None = None,
+                      on_event: EventCallback | None = None, now: datetime | None = None,
+                      limit: int | None = None) -> Changeset | None:
+    """Claim a batch and dream on it; None when nothing is pending.
+
+    Raises DreamError (batch released, changeset abandoned) when the engine fails or the dream is
+    cancelled through `cancel`. When the task itself is cancelled, the same clean-up happens
+    and asyncio.CancelledError propagates, as asyncio.timeout and worker frameworks expect.
+    """
+    config = workspace.config
+    moment = now or utcnow()
+    chosen = load_engine(engine or config.dream.engine, config)  # before claiming: a typo claims nothing
+    token = cancel or CancelToken()
+    with STMStore.for_workspace(workspace) as stm:
+        lease = stm.claim(limit=limit or config.stm.batch_size, lease_minutes=config.stm.lease_minutes)
+        if lease is None:
+            return None
+        run = _Run(workspace, stm, lease, chosen, token, on_event, moment)
+        try:
+            return await run.run()
+        except _Cancelled:
+            released = run.abandon()
+            raise DreamError(f"dream cancelled; its {released} memories are back in the queue") from None
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            run.abandon()
+            raise
+        except DreamError:
+            run.abandon()
+            raise
+        except DreamtuiError as exc:
+            run.abandon()
+            raise DreamError(f"dream failed: {exc}") from None
+        except Exception as exc:
+            run.abandon()
+            raise DreamError(f"engine {chosen.name} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def dream(workspace: Workspace, *, engine: str | None = None, cancel: CancelToken | None = None,
+          on_event: EventCallback | None = None, now: datetime | None = None,
+          limit: int | None = None) -> Changeset | None:
+    """`dream_async` for callers without an event loop (the headless mode, the CLI)."""
+    result: list[Changeset | None] = []
+
+    async def main() -> None:
+        # Not returned through asyncio.run: it formats the finished task's repr, result included,
+        # and the repr of a 10,000-proposal changeset costs a noticeable part of the dream.
+        result.append(await dream_async(workspace, engine=engine, cancel=cancel, on_event=on_event,
+                                        now=now, limit=limit))
+
+    asyncio.run(main())
+    return result[0]

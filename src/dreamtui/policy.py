@@ -1,0 +1,526 @@
+"""The feedback policy (DESIGN 4) and the guard every engine's output passes, as plain functions.
+
+Feedback rules, each its own function:
+- confirmations reinforce: one proposal per entry, `confirmations += n`, `last_confirmed`;
+- one flag against an entry weakens it: counter, `last_flagged`, a caveat line quoting the flag;
+- flags corroborated by two agents or sessions, or one evidenced flag against an entry nobody
+  confirmed, propose archiving it (`superseded_by` when a batch memory states the replacement);
+- a flag against a pinned entry never archives: it asks the human;
+- a flag without targets is matched to an entry by its quote and observation, else discarded;
+- feedback naming a slug that is no live entry is discarded with the reason.
+Evidenced flags outweigh missing confirmations; age only breaks ties.
+
+`enforce` is the code-side guard: whatever an engine proposes (heuristic or LLM), a proposal
+that breaks the changeset contract is refused with a reason and kept visible.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from dreamtui import safety
+from dreamtui.cluster import (
+    STOPWORDS,
+    EntryIndex,
+    Signature,
+    TokenIndex,
+    build_entry_index,
+    entry_candidates,
+    identifiers,
+    mentions,
+    normalise,
+    numbers,
+)
+from dreamtui.config import Config
+from dreamtui.errors import EntryError
+from dreamtui.ltm import LTMSnapshot, archive_path, parse_entry
+from dreamtui.model import (
+    FEEDBACK_CONFIRMED,
+    FEEDBACK_FLAGGED,
+    OPS,
+    Entry,
+    Memory,
+    Proposal,
+    Refusal,
+)
+from dreamtui.proposals import Drafts, EntryDraft, discard_proposal
+
+WELL_CONFIRMED = 2  # confirmations that make one flag a caveat rather than a reason to retire
+CORROBORATION = 2  # distinct agents or sessions whose flags, together, retire an entry
+QUOTE_MATCH = 85  # partial_ratio of a flag's quote against an entry's text
+OBSERVATION_MATCH = 70  # token_set_ratio of a flag's observation against title + guidance
+EVIDENCE_SHARED_TOKENS = 2  # informative words an observation shares with the entry it names
+REPLACEMENT_MATCH = 60  # token_set_ratio of a flag's observation against a would-be replacement
+CAVEAT_CHARS = 300
+CONTEXT_TARGET = "context/AGENTS.md"
+
+
+# --- reading feedback ------------------------------------------------------------------------
+
+
+def confirmation_target(memory: Memory) -> str:
+    return str(memory.metadata.get("target") or "").strip()
+
+
+def flag_targets(memory: Memory) -> list[str]:
+    targets = memory.metadata.get("targets") or []
+    if isinstance(targets, str):
+        targets = [targets]
+    return [str(t).strip() for t in targets if str(t).strip()]
+
+
+def flag_quote(memory: Memory) -> str:
+    return str(memory.metadata.get("quote") or "").strip()
+
+
+def _one_line(text: str, limit: int = CAVEAT_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _entry_norm(entry: Entry) -> str:
+    return normalise(f"{entry.title}\n{entry.body}")
+
+
+# --- rule: confirmations reinforce -----------------------------------------------------------
+
+
+def reinforce(draft: EntryDraft, confirmations: Sequence[Memory]) -> None:
+    """All of an entry's confirmations in the batch become one reinforcement of n."""
+    when = max(m.submitted_at for m in confirmations)
+    agents = len({m.agent_id for m in confirmations})
+    draft.confirm(confirmations, when,
+                  f"{len(confirmations)} confirmation(s) from {agents} agent(s)", confidence=0.95)
+
+
+# --- rule: is a flag evidenced, are flags corroborated ----------------------------------------
+
+
+def quote_points_at(quote: str, entry: Entry) -> bool:
+    return bool(quote) and fuzz.partial_ratio(normalise(quote), _entry_norm(entry)) >= QUOTE_MATCH
+
+
+def observation_points_at(observation: str, entry: Entry) -> bool:
+    """The observation names what the entry is about: shared words, a number or an identifier."""
+    entry_norm = _entry_norm(entry)
+    entry_words = set(entry_norm.split())
+    shared = {w for w in normalise(observation).split()
+              if w in entry_words and len(w) > 2 and w not in STOPWORDS}
+    if len(shared) >= EVIDENCE_SHARED_TOKENS:
+        return True
+    entry_numbers = numbers(f"{entry.title}\n{entry.body}")
+    return bool(numbers(observation) & entry_numbers) or any(
+        mentions(entry_norm, words) for words in identifiers(observation))
+
+
+def evidenced(flag: Memory, entry: Entry) -> bool:
+    """A quote or an observation that points at the entry, not just its slug in `targets`."""
+    return quote_points_at(flag_quote(flag), entry) or observation_points_at(flag.content, entry)
+
+
+def flag_sources(flags: Sequence[Memory]) -> tuple[int, int]:
+    """(distinct agents, distinct sessions) behind `flags`."""
+    sessions = {str(f.metadata["session_id"]) for f in flags if f.metadata.get("session_id")}
+    return len({f.agent_id for f in flags}), len(sessions)
+
+
+def corroborated(flags: Sequence[Memory], entry: Entry) -> bool:
+    """Two agents or sessions flagged it; flags recorded by an earlier dream count as another
+    source (a later dream is a later session), so a weakened entry flagged again is retired."""
+    agents, sessions = flag_sources(flags)
+    return max(agents, sessions) >= CORROBORATION or entry.flags > 0
+
+
+# --- rule: what flags do to an entry ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: str  # "weaken" | "archive" | "ask-human"
+    reason: str
+    confidence: float
+
+
+def verdict(entry: Entry, flags: Sequence[Memory], confirmations_now: int) -> Verdict:
+    """Pinned asks; corroboration or evidence-without-confirmations archives; else weaken."""
+    confirmations = entry.confirmations + confirmations_now
+    count = f"{len(flags)} flag(s)"
+    if entry.pinned:
+        return Verdict("ask-human", f"{count} against a pinned entry: the human decides", 0.5)
+    if corroborated(flags, entry):
+        agents, sessions = flag_sources(flags)
+        earlier = f", {entry.flags} held earlier" if entry.flags else ""
+        return Verdict("archive", f"{count} from {agents} agent(s), {sessions} session(s){earlier}", 0.8)
+    if confirmations == 0 and any(evidenced(f, entry) for f in flags):
+        return Verdict("archive", f"{count} with evidence against an entry nobody confirmed", 0.7)
+    if confirmations >= WELL_CONFIRMED:
+        return Verdict("weaken", f"{count} against a well-confirmed entry ({confirmations} confirmations)",
+                       0.8)
+    return Verdict("weaken", f"{count} without corroboration, {confirmations} confirmation(s)", 0.6)
+
+
+def caveat(flag: Memory) -> str:
+    """The visible line a weakened entry carries: when, who, what was observed, what was quoted."""
+    day = flag.submitted_at.astimezone(timezone.utc).strftime("%Y-%m-%d")
+    quote = flag_quote(flag)
+    quoted = f' Quoted: "{_one_line(quote, 120)}".' if quote else ""
+    return f"> Caveat (flagged {day} by {flag.agent_id}): {_one_line(flag.content)}{quoted}"
+
+
+def weaken(draft: EntryDraft, flags: Sequence[Memory], now: datetime, judged: Verdict) -> None:
+    draft.flag(flags, [caveat(f) for f in flags], now, judged.reason, judged.confidence,
+               asks_human=judged.action == "ask-human")
+
+
+def archive(draft: EntryDraft, flags: Sequence[Memory], confirmations: Sequence[Memory],
+            now: datetime, judged: Verdict, superseded_by: str | None) -> None:
+    reason = f"{judged.reason}: {_one_line(flags[0].content, 160)}"
+    draft.retire([*flags, *confirmations], now, reason, superseded_by, judged.confidence)
+
+
+# --- rule: the replacement a flag points to ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A non-feedback memory of the batch and the slug of the entry it creates or updates."""
+
+    memory: Memory
+    slug: str
+
+
+class ReplacementIndex:
+    """The batch memories that could state what replaces a flagged entry, read once per dream."""
+
+    def __init__(self, replacements: Sequence[Replacement]) -> None:
+        self.items = list(replacements)
+        self.norms = [normalise(f"{r.memory.title}\n{r.memory.content}") for r in self.items]
+        self.numbers = [numbers(f"{r.memory.title}\n{r.memory.content}") for r in self.items]
+        self.tokens = TokenIndex([_words(norm) for norm in self.norms])
+
+    def _score(self, i: int, observation: str, obs_norm: str, entry_norm: str,
+               entry_numbers: frozenset[int]) -> float:
+        """How well item i states what the flag says instead; 0 when it does not.
+
+        Fuzzy match of the observation, or a concrete fact (a number or identifier) that the flag
+        and the memory share and the flagged entry lacks: "CI maps 5433" and "Postgres is on 5433".
+        """
+        text_norm = self.norms[i]
+        score = fuzz.token_set_ratio(obs_norm, text_norm, processor=None)
+        if (numbers(observation) & self.numbers[i]) - entry_numbers:
+            return max(score, 100.0)
+        if any(mentions(text_norm, w) and not mentions(entry_norm, w) for w in identifiers(observation)):
+            return max(score, 100.0)
+        return score if score >= REPLACEMENT_MATCH else 0.0
+
+    def superseding_slug(self, flags: Sequence[Memory], entry: Entry) -> str | None:
+        """The slug of the batch memory that states the replacement; newer wins a tie."""
+        entry_norm = _entry_norm(entry)
+        entry_numbers = numbers(f"{entry.title}\n{entry.body}")
+        best: tuple[float, datetime, str] | None = None
+        for flag in flags:
+            obs_norm = normalise(flag.content)
+            for i in self.tokens.candidates(_words(obs_norm), needed=1):
+                candidate = self.items[i]
+                if candidate.slug == entry.slug:
+                    continue
+                score = self._score(i, flag.content, obs_norm, entry_norm, entry_numbers)
+                key = (score, candidate.memory.submitted_at, candidate.slug)
+                if score > 0 and (best is None or key > best):
+                    best = key
+        return None if best is None else best[2]
+
+
+def _words(norm: str) -> set[str]:
+    return {w for w in norm.split() if w not in STOPWORDS}
+
+
+# --- rule: a flag without targets is matched by quote and observation ------------------------
+
+
+def match_flag(flag: Memory, index: EntryIndex) -> tuple[Entry | None, str]:
+    """(the entry the flag is about, "") or (None, why nothing matched)."""
+    quote = flag_quote(flag)
+    quote_norm = normalise(quote)
+    probe = Signature.of(f"{quote}\n{flag.content}")
+    probe_obs = normalise(flag.content)
+    best: tuple[float, float, str] | None = None
+    best_entry: Entry | None = None
+    top = 0.0
+    for i in entry_candidates(probe, index):
+        entry = index.entries[i]
+        quote_score = fuzz.partial_ratio(quote_norm, index.body_norms[i], processor=None) if quote else 0.0
+        obs_score = fuzz.token_set_ratio(probe_obs, index.signatures[i].norm, processor=None)
+        top = max(top, quote_score, obs_score)
+        if quote_score < QUOTE_MATCH and obs_score < OBSERVATION_MATCH:
+            continue
+        # Age breaks a tie only: the entry updated longest ago is the likelier one to be stale.
+        key = (max(quote_score, obs_score), -_updated(entry), entry.path)
+        if best is None or key > best:
+            best, best_entry = key, entry
+    if best_entry is not None:
+        return best_entry, ""
+    what = "quote and observation" if quote else "observation"
+    return None, (f"flag matched no live entry: its {what} scored at most {top:.0f} "
+                  f"(needs {QUOTE_MATCH} for a quote, {OBSERVATION_MATCH} for an observation)")
+
+
+def _updated(entry: Entry) -> float:
+    value = entry.meta.get("updated_at") or entry.meta.get("created_at")
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return 0.0
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+    return 0.0
+
+
+# --- rule: feedback naming no live entry is discarded -----------------------------------------
+
+
+def unknown_slug_reason(kind: str, slugs: Sequence[str], snapshot: LTMSnapshot) -> str:
+    archived = {e.slug for e in snapshot.archived()}
+    named = ", ".join(f"{s} (archived)" if s in archived else s for s in slugs) or "nothing"
+    return f"{kind} names no live entry: {named}"
+
+
+# --- putting the rules together ---------------------------------------------------------------
+
+
+def _route_feedback(feedback: Sequence[Memory], snapshot: LTMSnapshot, index: EntryIndex | None
+                    ) -> tuple[dict[str, list[Memory]], dict[str, list[Memory]], list[Proposal]]:
+    """Confirmations and flags by the entry path they concern, and discards for the rest."""
+    confirmations: dict[str, list[Memory]] = {}
+    flags: dict[str, list[Memory]] = {}
+    discards: list[Proposal] = []
+    for memory in feedback:
+        if memory.type == FEEDBACK_CONFIRMED:
+            entry = snapshot.by_slug(confirmation_target(memory))
+            if entry is None:
+                reason = unknown_slug_reason("confirmation", [confirmation_target(memory)], snapshot)
+                discards.append(discard_proposal(memory, reason))
+            else:
+                confirmations.setdefault(entry.path, []).append(memory)
+        elif memory.type == FEEDBACK_FLAGGED:
+            entries, reason = _flag_entries(memory, snapshot, index)
+            if not entries:
+                discards.append(discard_proposal(memory, reason))
+            for entry in entries:
+                flags.setdefault(entry.path, []).append(memory)
+    return confirmations, flags, discards
+
+
+def _flag_entries(flag: Memory, snapshot: LTMSnapshot, index: EntryIndex | None
+                  ) -> tuple[list[Entry], str]:
+    targets = flag_targets(flag)
+    if targets:
+        live = [e for e in (snapshot.by_slug(t) for t in dict.fromkeys(targets)) if e is not None]
+        return live, "" if live else unknown_slug_reason("flag", targets, snapshot)
+    entry, reason = match_flag(flag, index if index is not None else build_entry_index(snapshot))
+    return ([entry] if entry is not None else []), reason
+
+
+def apply_feedback(feedback: Sequence[Memory], snapshot: LTMSnapshot, now: datetime, drafts: Drafts,
+                   *, replacements: Sequence[Replacement] = (), index: EntryIndex | None = None
+                   ) -> list[Proposal]:
+    """Fold the batch's feedback into `drafts` (one per entry); return the discards."""
+    confirmations, flags, discards = _route_feedback(feedback, snapshot, index)
+    stated: ReplacementIndex | None = None
+    for path in sorted(confirmations.keys() | flags.keys()):
+        entry = snapshot.entries[path]
+        draft = drafts(entry)
+        confirming = confirmations.get(path, [])
+        flagging = flags.get(path, [])
+        if not flagging:
+            reinforce(draft, confirming)
+            continue
+        judged = verdict(entry, flagging, len(confirming))
+        if judged.action == "archive":
+            stated = stated or ReplacementIndex(replacements)  # built once, and only when needed
+            archive(draft, flagging, confirming, now, judged, stated.superseding_slug(flagging, entry))
+            continue
+        if confirming:
+            reinforce(draft, confirming)
+        weaken(draft, flagging, now, judged)
+    return discards
+
+
+def feedback_proposals(feedback: Sequence[Memory], snapshot: LTMSnapshot, now: datetime, *,
+                       replacements: Sequence[Replacement] = ()) -> list[Proposal]:
+    """The feedback policy on its own: entry proposals (by path) then discards."""
+    drafts = Drafts()
+    discards = apply_feedback(feedback, snapshot, now, drafts, replacements=replacements)
+    return drafts.proposals() + discards
+
+
+# --- the guard every engine's output passes ---------------------------------------------------
+
+_TOPIC_RE = re.compile(r"topics/(?P<slug>[^/]+)\.md")
+_INCIDENT_RE = re.compile(r"incidents/(?P<month>\d{4}-\d{2})/(?P=month)-\d{2}-(?P<slug>[^/]+)\.md")
+_ENTRY_OPS = ("update", "reinforce", "weaken", "archive")
+
+
+class _Refuse(Exception):
+    """Internal: the first rule a proposal breaks."""
+
+
+def _check(condition: bool, reason: str) -> None:
+    if not condition:
+        raise _Refuse(reason)
+
+
+def _check_slug(slug: str | None) -> str:
+    _check(slug is not None, "missing slug")
+    assert slug is not None
+    try:
+        return safety.validate_slug(slug)
+    except ValueError as exc:
+        raise _Refuse(str(exc)) from None
+
+
+_PLAIN_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _parsed_after(proposal: Proposal) -> Entry:
+    _check(bool(proposal.after), "no after-text")
+    try:
+        parsed = parse_entry(proposal.after or "", proposal.target)
+    except EntryError as exc:
+        raise _Refuse(f"after-text is not a valid entry: {exc}") from None
+    _check(parsed.slug == proposal.slug,
+           f"after-text has slug {parsed.slug!r}, the proposal says {proposal.slug!r}")
+    return parsed
+
+
+class Guard:
+    """`enforce` for one dream: the folders a target resolves through are checked once each
+    (resolving symlinks costs several system calls per path; a dream proposes thousands)."""
+
+    def __init__(self, snapshot: LTMSnapshot, config: Config, *, batch_ids: Iterable[str],
+                 memory_root: Path) -> None:
+        self.snapshot = snapshot
+        self.config = config
+        self.batch = frozenset(batch_ids)
+        self.root = memory_root
+        self.root_text = str(memory_root)
+        self._folders: dict[str, str | None] = {}
+
+    def check(self, proposals: Iterable[Proposal]) -> tuple[list[Proposal], list[Refusal]]:
+        kept: list[Proposal] = []
+        refusals: list[Refusal] = []
+        for proposal in proposals:
+            try:
+                self._check_one(proposal)
+            except _Refuse as refused:
+                refusals.append(Refusal(op=str(proposal.op), target=str(proposal.target),
+                                        reason=str(refused), raw=_raw(proposal)))
+            else:
+                kept.append(proposal)
+        return kept, refusals
+
+    def _outside(self, relative: str) -> str | None:
+        try:
+            safety.resolve_inside(self.root, relative)
+        except safety.UnsafePathError as exc:
+            return f"target outside the memory root: {exc}"
+        return None
+
+    def _check_inside(self, target: str) -> bool:
+        """Refuse a target that resolves outside the root; return whether something is there."""
+        path = os.path.join(self.root_text, target)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+            exists = True
+        except OSError:
+            is_link = exists = False  # nothing there, so nothing to follow
+        folder, _, name = target.rpartition("/")
+        if not folder or not _PLAIN_NAME_RE.fullmatch(name) or is_link:
+            problem = self._outside(target)
+        else:
+            if folder not in self._folders:
+                self._folders[folder] = self._outside(folder)
+            problem = self._folders[folder]
+        _check(problem is None, problem or "")
+        return exists
+
+    def _check_create(self, proposal: Proposal) -> None:
+        slug = _check_slug(proposal.slug)
+        layout = _TOPIC_RE.fullmatch(proposal.target) or _INCIDENT_RE.fullmatch(proposal.target)
+        _check(layout is not None and layout["slug"] == slug,
+               f"target must be topics/{slug}.md or incidents/YYYY-MM/YYYY-MM-DD-{slug}.md")
+        occupied = self._check_inside(proposal.target)
+        existing = self.snapshot.by_slug(slug)
+        _check(existing is None, f"slug {slug!r} already exists live ({getattr(existing, 'path', '')})")
+        _check(proposal.target not in self.snapshot.entries and not occupied,
+               f"a file already exists at {proposal.target}")
+        _check(proposal.before is None and proposal.base_sha256 is None, "a create has no before-text")
+        after = _parsed_after(proposal)
+        _check(not after.pinned, "an engine cannot pin an entry; only a person can")
+
+    def _check_entry_op(self, proposal: Proposal) -> None:
+        self._check_inside(proposal.target)
+        entry = self.snapshot.entries.get(proposal.target)
+        _check(entry is not None and not entry.archived, f"{proposal.target} is not a live entry")
+        assert entry is not None
+        _check(proposal.slug == entry.slug, f"slug {proposal.slug!r} is not the entry's ({entry.slug!r})")
+        _check(proposal.base_sha256 == entry.sha256 and proposal.before == entry.raw,
+               "base_sha256 does not match the entry as this dream read it")
+        after = _parsed_after(proposal)
+        if proposal.op == "reinforce":
+            _check(after.body == entry.body, "a reinforce changes counters and sources, not the body")
+        if proposal.op == "archive":
+            _check(proposal.details.get("archive_path") == archive_path(entry.path),
+                   f"details.archive_path must be {archive_path(entry.path)}")
+        if self.config.ltm.enforce_pinned and entry.pinned:
+            _check(after.pinned, "a dream cannot unpin an entry")
+            _check(proposal.op == "reinforce"
+                   or (proposal.op != "archive" and bool(proposal.details.get("asks_human"))),
+                   f"{entry.path} is pinned: a dream may only reinforce it or ask the human")
+        elif after.pinned and not entry.pinned:
+            raise _Refuse("an engine cannot pin an entry; only a person can")
+
+    def _check_one(self, proposal: Proposal) -> None:
+        _check(proposal.op in OPS, f"op {proposal.op!r} is not one of {', '.join(OPS)}")
+        if proposal.op != "context":
+            _check(bool(proposal.evidence), "no evidence: every proposal rests on batch memories")
+        outside = [i for i in proposal.evidence if i not in self.batch]
+        _check(not outside, f"evidence not in this dream's batch: {', '.join(outside[:3])}")
+        if proposal.op == "discard":
+            memory_id = proposal.target.removeprefix("stm:")
+            _check(proposal.target.startswith("stm:") and memory_id in self.batch,
+                   "a discard targets stm:<id> of a batch memory")
+            _check(proposal.evidence == [memory_id], "a discard's evidence is the memory it discards")
+            _check(proposal.after is None, "a discard has no after-text")
+        elif proposal.op == "context":
+            _check(proposal.target == CONTEXT_TARGET, f"a context proposal targets {CONTEXT_TARGET}")
+        elif proposal.op == "create":
+            self._check_create(proposal)
+        else:
+            _check_slug(proposal.slug)
+            self._check_entry_op(proposal)
+        _check(proposal.id == Proposal.make_id(proposal.op, proposal.target, proposal.after),
+               "id is not the hash of op, target and after-text")
+
+
+def enforce(proposals: Iterable[Proposal], snapshot: LTMSnapshot, config: Config, *,
+            batch_ids: Iterable[str], memory_root: Path) -> tuple[list[Proposal], list[Refusal]]:
+    """(proposals that keep the contract, refusals naming the rule each other one broke)."""
+    return Guard(snapshot, config, batch_ids=batch_ids, memory_root=memory_root).check(proposals)
+
+
+def _raw(proposal: Proposal) -> dict[str, Any]:
+    # `before` is the entry as it stands: the reviewer has it; keeping it would double the file.
+    raw = proposal.to_dict()
+    raw.pop("before", None)
+    return raw

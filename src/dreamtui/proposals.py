@@ -1,0 +1,310 @@
+"""Building proposals the way docs/changeset-semantics.md defines them, for every engine.
+
+Engines decide *what* to change; these helpers make sure each proposal has its stable id, the
+base hash of the text it was computed from, the safety marks of its evidence and of its new text,
+and the content fingerprints a later rejection is remembered by. `EntryDraft` gathers every change
+one dream makes to one live entry, so an entry gets one proposal however many memories and
+feedback items touch it (two proposals on one file would conflict at commit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from dreamtui import safety
+from dreamtui.cluster import NEGATIONS, normalise, numbers
+from dreamtui.ltm import archive_path, render_entry
+from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, sha256_text
+
+PINNED_MARK = "pinned-entry"
+FINGERPRINT_PREFIX = "c-"
+SENTENCE_KNOWN = 90  # partial_ratio at which a reworded sentence counts as already said
+GUIDANCE_CHARS = 200  # a bundle line; longer first sentences are kept whole, never cut mid-word
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_FENCE = "```"
+
+# When several changes meet in one entry the strongest decides the op (changeset-semantics.md):
+# retiring beats recording a flag, which beats merging facts, which beats counting a confirmation.
+OP_PRECEDENCE = ("archive", "weaken", "update", "reinforce")
+
+
+def content_fingerprint(memory: Memory) -> str:
+    """What a rejection is remembered by: the memory's normalised content, not its id, so the same
+    lesson submitted again later is recognised."""
+    digest = hashlib.sha256(normalise(memory.content).encode("utf-8")).hexdigest()
+    return f"{FINGERPRINT_PREFIX}{digest[:16]}"
+
+
+def source_ref(memory_id: str) -> str:
+    return f"stm:{memory_id}"
+
+
+def safety_marks(memories: Iterable[Memory], *texts: str) -> list[str]:
+    """Marks recorded on the evidence at intake, plus a fresh scan of the text we propose."""
+    marks: set[str] = set()
+    for memory in memories:
+        marks.update(memory.safety)
+    for text in texts:
+        if text:
+            marks.update(safety.scan(text))
+    return sorted(marks)
+
+
+def make_proposal(op: str, target: str, *, slug: str | None, before: str | None, after: str | None,
+                  rationale: str, memories: Sequence[Memory], confidence: float,
+                  scan_text: str = "", extra_marks: Iterable[str] = (),
+                  details: dict[str, Any] | None = None) -> Proposal:
+    """One proposal with its id, base hash, evidence, safety marks and rejection fingerprints.
+
+    `scan_text` is the new text a person has not seen yet (a new body, an appended paragraph):
+    scanning only that keeps an unchanged entry's old marks-free text from being re-flagged.
+    """
+    details = dict(details or {})
+    fingerprints = sorted({content_fingerprint(m) for m in memories if not m.is_feedback})
+    if fingerprints:
+        details["fingerprints"] = fingerprints
+    return Proposal(
+        id=Proposal.make_id(op, target, after),
+        op=op,
+        target=target,
+        slug=slug,
+        base_sha256=sha256_text(before) if before is not None and op not in ("discard", "context") else None,
+        before=before,
+        after=after,
+        rationale=rationale,
+        evidence=list(dict.fromkeys(m.id for m in memories)),
+        confidence=round(min(1.0, max(0.0, confidence)), 2),
+        safety=sorted(set(safety_marks(memories, scan_text)) | set(extra_marks)),
+        details=details,
+    )
+
+
+def discard_proposal(memory: Memory, reason: str, *, confidence: float = 0.9,
+                     details: dict[str, Any] | None = None) -> Proposal:
+    """A memory consumed without an LTM change; `reason` is shown to the reviewer and logged."""
+    return make_proposal("discard", source_ref(memory.id), slug=None, before=None, after=None,
+                         rationale=reason, memories=[memory], confidence=confidence,
+                         details={"reason": reason, **(details or {})})
+
+
+def create_proposal(*, path: str, meta: dict[str, Any], body: str, kind: str, rationale: str,
+                    memories: Sequence[Memory], confidence: float) -> Proposal:
+    """A new entry at `path` (see ltm.entry_path) with the given frontmatter and body."""
+    after = render_entry(meta, body)
+    return make_proposal("create", path, slug=str(meta["slug"]), before=None, after=after,
+                         rationale=rationale, memories=memories, confidence=confidence,
+                         scan_text=f"{meta.get('title', '')}\n{body}", details={"kind": kind})
+
+
+
+def split_paragraphs(text: str) -> list[str]:
+    """Blank-line separated paragraphs; a fenced code block stays one paragraph, blank lines and all."""
+    paragraphs: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in text.strip("\n").splitlines():
+        if line.strip().startswith(_FENCE):
+            fenced = not fenced
+        elif not fenced and not line.strip():
+            if current:
+                paragraphs.append("\n".join(current))
+                current = []
+            continue
+        current.append(line.rstrip())
+    if current:
+        paragraphs.append("\n".join(current))
+    return paragraphs
+
+
+def is_code(paragraph: str) -> bool:
+    return paragraph.lstrip().startswith(_FENCE) or paragraph.startswith("    ")
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    return [s for s in _SENTENCE_RE.split(" ".join(paragraph.split())) if s]
+
+
+def guidance_and_rest(title: str, content: str) -> tuple[str, list[str]]:
+    """(one-line guidance from the first sentence(s), the remaining paragraphs of `content`).
+
+    Content that opens with code has no sentence to lead with: the title is the guidance.
+    """
+    paragraphs = split_paragraphs(content)
+    if not paragraphs or is_code(paragraphs[0]):
+        return " ".join(title.split()), paragraphs
+    sentences = split_sentences(paragraphs[0])
+    taken = 1
+    while taken < len(sentences) and len(" ".join(sentences[: taken + 1])) <= GUIDANCE_CHARS:
+        taken += 1
+    rest = " ".join(sentences[taken:])
+    return " ".join(sentences[:taken]), ([rest] if rest else []) + paragraphs[1:]
+
+
+def _known(piece: str, known: str) -> bool:
+    """`piece` already said in the normalised text `known`: word for word, or nearly (a reworded
+    sentence) when it brings no number and no negation that `known` lacks."""
+    norm = normalise(piece)
+    if f" {norm} " in known:
+        return True
+    words = set(norm.split())
+    return (fuzz.partial_ratio(norm, known, processor=None) >= SENTENCE_KNOWN
+            and numbers(piece) <= numbers(known)
+            and (words & NEGATIONS) <= set(known.split()))
+
+
+def new_paragraphs(memories: Sequence[Memory], body: str) -> list[str]:
+    """What `memories` say that `body` does not: whole new code blocks, and of prose paragraphs
+    only the sentences not already present."""
+    known = f" {normalise(body)} "
+    out: list[str] = []
+    for memory in memories:
+        for paragraph in split_paragraphs(memory.content):
+            pieces = [paragraph] if is_code(paragraph) else split_sentences(paragraph)
+            fresh = [p for p in pieces if normalise(p) and not _known(p, known)]
+            if not fresh:
+                continue
+            text = paragraph if is_code(paragraph) else " ".join(fresh)
+            out.append(text)
+            known += f"{normalise(text)} "
+    return out
+
+
+def insert_after_guidance(body: str, paragraph: str) -> str:
+    """Put `paragraph` right after the first paragraph (the guidance), where a reader sees it."""
+    start = len(body) - len(body.lstrip("\n"))
+    end = body.find("\n\n", start)
+    if end < 0:
+        return f"{body.rstrip()}\n\n{paragraph}\n"
+    return f"{body[:end]}\n\n{paragraph}{body[end:]}"
+
+
+def append_paragraphs(body: str, paragraphs: Sequence[str]) -> str:
+    if not paragraphs:
+        return body
+    return body.rstrip() + "\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+class EntryDraft:
+    """Every change one dream makes to one live entry, turned into a single proposal."""
+
+    def __init__(self, entry: Entry) -> None:
+        self.entry = entry
+        self.meta: dict[str, Any] = dict(entry.meta)
+        self.body = entry.body
+        self.memories: list[Memory] = []
+        self._memory_ids: set[str] = set()
+        self.rationale: list[str] = []
+        self.details: dict[str, Any] = {}
+        self.marks: set[str] = set()
+        self.new_text: list[str] = []  # what this dream wrote into the entry, for the safety scan
+        self.ops: set[str] = set()
+        self.confidence: dict[str, float] = {}
+
+    def _note(self, op: str, memories: Iterable[Memory], rationale: str, confidence: float) -> None:
+        self.ops.add(op)
+        for memory in memories:
+            if memory.id not in self._memory_ids:
+                self._memory_ids.add(memory.id)
+                self.memories.append(memory)
+        self.rationale.append(rationale)
+        self.confidence[op] = max(confidence, self.confidence.get(op, 0.0))
+
+    def add_sources(self, memories: Sequence[Memory]) -> None:
+        existing = [str(s) for s in self.meta.get("sources") or []]
+        added = [source_ref(m.id) for m in memories if source_ref(m.id) not in existing]
+        if added:
+            self.meta["sources"] = existing + added
+            self.details["added_sources"] = self.details.get("added_sources", []) + added
+
+    def merge_facts(self, memories: Sequence[Memory], paragraphs: Sequence[str], now: datetime,
+                    rationale: str, confidence: float, *, asks_human: bool = False) -> None:
+        """New facts from `memories`: append `paragraphs`, cite the memories as sources.
+        `asks_human` when the entry is pinned: only a person may change its text."""
+        self.body = append_paragraphs(self.body, paragraphs)
+        self.new_text.extend(paragraphs)
+        self.add_sources(memories)
+        self.meta["updated_at"] = now
+        if asks_human:
+            self.details["asks_human"] = True
+            self.marks.add(PINNED_MARK)
+        self._note("update", memories, rationale, confidence)
+
+    def confirm(self, memories: Sequence[Memory], when: datetime, rationale: str, confidence: float,
+                *, cite: bool = False) -> None:
+        """Each memory is one confirmation; `cite` also lists them as sources (repeats do)."""
+        self.meta["confirmations"] = _count(self.meta.get("confirmations")) + len(memories)
+        self.meta["last_confirmed"] = when
+        self.details["confirmations"] = self.details.get("confirmations", 0) + len(memories)
+        if cite:
+            self.add_sources(memories)
+        self._note("reinforce", memories, rationale, confidence)
+
+    def flag(self, memories: Sequence[Memory], caveats: Sequence[str], now: datetime, rationale: str,
+             confidence: float, *, asks_human: bool = False) -> None:
+        """Record flags: counter, last_flagged and visible caveat lines under the guidance."""
+        self.meta["flags"] = _count(self.meta.get("flags")) + len(memories)
+        self.meta["last_flagged"] = now
+        self.meta["updated_at"] = now
+        for caveat in reversed(caveats):
+            self.body = insert_after_guidance(self.body, caveat)
+        self.new_text.extend(caveats)
+        self.details["flags"] = self.details.get("flags", 0) + len(memories)
+        if asks_human:
+            self.details["asks_human"] = True
+            self.marks.add(PINNED_MARK)
+        self._note("weaken", memories, rationale, confidence)
+
+    def retire(self, memories: Sequence[Memory], now: datetime, reason: str,
+               superseded_by: str | None, confidence: float) -> None:
+        """Archive the entry; the after-text is what will stand at archive/<path>."""
+        self.meta["flags"] = _count(self.meta.get("flags")) + sum(1 for m in memories
+                                                                  if m.type == FEEDBACK_FLAGGED)
+        self.meta["retired_at"] = now
+        self.meta["retired_reason"] = reason
+        if superseded_by:
+            self.meta["superseded_by"] = superseded_by
+        self.details.update(archive_path=archive_path(self.entry.path), reason=reason,
+                            superseded_by=superseded_by)
+        self._note("archive", memories, reason, confidence)
+
+    @property
+    def op(self) -> str:
+        return next(op for op in OP_PRECEDENCE if op in self.ops)
+
+    def to_proposal(self) -> Proposal:
+        op = self.op
+        after = render_entry(self.meta, self.body, original=self.entry)
+        return make_proposal(op, self.entry.path, slug=self.entry.slug, before=self.entry.raw,
+                             after=after, rationale="; ".join(self.rationale),
+                             memories=self.memories, confidence=self.confidence[op],
+                             scan_text="\n".join(self.new_text), extra_marks=self.marks,
+                             details=self.details)
+
+
+def _count(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+class Drafts:
+    """The drafts of one dream, by entry path, finalised in path order (deterministic output)."""
+
+    def __init__(self) -> None:
+        self._drafts: dict[str, EntryDraft] = {}
+
+    def __call__(self, entry: Entry) -> EntryDraft:
+        draft = self._drafts.get(entry.path)
+        if draft is None:
+            draft = self._drafts[entry.path] = EntryDraft(entry)
+        return draft
+
+    def proposals(self) -> list[Proposal]:
+        return [self._drafts[path].to_proposal() for path in sorted(self._drafts)]
