@@ -20,6 +20,8 @@ from dreamtui.model import DEFAULT_MEMORY_TYPES, FEEDBACK_TYPES
 CONFIG_NAME = "dreamtui.yaml"
 DREAMER_CONFIG_NAME = "dreamer.yaml"
 
+_TOO_DEEP = "(file): nested too deeply, or a YAML alias refers to itself"
+
 _ENV_RE = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -171,6 +173,22 @@ def _read_yaml(path: Path) -> Any:
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(path, [f"{where}: invalid YAML: {problem}"]) from None
+    except ValueError as exc:  # YAML's constructors raise it for values such as 2026-02-30
+        raise ConfigError(path, [f"(file): invalid YAML value: {exc}"]) from None
+    except RecursionError:
+        raise ConfigError(path, [_TOO_DEEP]) from None
+
+
+def _interpolated(data: Any, path: Path, environ: dict[str, str] | None) -> Any:
+    """`interpolate_env` over a whole document; a ConfigError for unset variables or a cyclic tree."""
+    problems: list[str] = []
+    try:
+        data = interpolate_env(data, "", problems, dict(os.environ if environ is None else environ))
+    except RecursionError:  # `a: &x [*x]` loads as a list that contains itself
+        raise ConfigError(path, [_TOO_DEEP]) from None
+    if problems:
+        raise ConfigError(path, problems)
+    return data
 
 
 def _format_validation(exc: ValidationError) -> list[str]:
@@ -186,7 +204,8 @@ def _format_validation(exc: ValidationError) -> list[str]:
             got = error.get("input")
             shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
             message = error["msg"].removeprefix("Value error, ")
-            problems.append(f"{key}: expected {message.lower()}, got {shown}")
+            # only the first letter: lowering all of it would misquote the value it names
+            problems.append(f"{key}: expected {message[:1].lower()}{message[1:]}, got {shown}")
     return problems
 
 
@@ -196,10 +215,7 @@ def parse_config(data: Any, path: Path, environ: dict[str, str] | None = None) -
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(path, [f"(top level): expected a mapping of keys, got {type(data).__name__}"])
-    problems: list[str] = []
-    data = interpolate_env(data, "", problems, dict(os.environ if environ is None else environ))
-    if problems:
-        raise ConfigError(path, problems)
+    data = _interpolated(data, path, environ)
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
@@ -242,11 +258,7 @@ def load_config(path: Path, environ: dict[str, str] | None = None) -> Config:
     """Load `dreamtui.yaml`, or a Dreamer `dreamer.yaml` when that is the file named."""
     data = _read_yaml(path)
     if path.name == DREAMER_CONFIG_NAME:
-        problems: list[str] = []
-        data = interpolate_env(data, "", problems, dict(os.environ if environ is None else environ))
-        if problems:
-            raise ConfigError(path, problems)
-        data = _dreamer_to_dreamtui(data, path)
+        data = _dreamer_to_dreamtui(_interpolated(data, path, environ), path)
     return parse_config(data, path, environ)
 
 

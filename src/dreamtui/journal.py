@@ -19,6 +19,8 @@ import os
 import secrets
 import shutil
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -135,19 +137,43 @@ def _manifest(workspace: Workspace, journal_id: str, plan: JournalPlan) -> dict[
     }
 
 
+class JournalWriteError(WorkspaceError):
+    """A file of a commit could not be written (disk full, read-only folder, …)."""
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    # A failed write() says only "No space left on device"; a person needs to know where.
+    try:
+        yield
+    except OSError as exc:
+        raise JournalWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def run_journal(workspace: Workspace, plan: JournalPlan) -> JournalOutcome:
     """Journal `plan`, mark it committed, apply it, then remove the journal. Caller holds the lock."""
     crash_point("before-write")
     journal_id = f"j-{utcnow():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
     folder = workspace.journal_dir / journal_id
-    folder.mkdir(parents=True)
-    fsync_dir(workspace.journal_dir)
     manifest = _manifest(workspace, journal_id, plan)
-    atomic_write_text(folder / MANIFEST, json.dumps(manifest, ensure_ascii=False))
-    crash_point("journal-written")
-    _mark(folder)
+    try:
+        with _writing(folder):
+            folder.mkdir(parents=True)
+            fsync_dir(workspace.journal_dir)
+        with _writing(folder / MANIFEST):
+            atomic_write_text(folder / MANIFEST, json.dumps(manifest, ensure_ascii=False))
+        crash_point("journal-written")
+        with _writing(folder / MARKER):
+            _mark(folder)
+    except JournalWriteError as exc:
+        shutil.rmtree(folder, ignore_errors=True)  # nothing was applied: nothing to finish later
+        raise JournalWriteError(f"commit not written, nothing changed: {exc}") from None
     crash_point("marked")
-    return _finish(workspace, folder, manifest)
+    try:
+        return _finish(workspace, folder, manifest)
+    except (JournalWriteError, OSError) as exc:
+        raise JournalWriteError(f"commit interrupted: {exc}; its journal {folder} finishes it at the "
+                                "next start, once the cause is fixed") from None
 
 
 def _mark(folder: Path) -> None:
@@ -199,11 +225,13 @@ def _put(path: Path, text: str) -> None:
 def _apply_files(workspace: Workspace, manifest: dict[str, Any]) -> None:
     target = _Targets(workspace)
     for number, item in enumerate(manifest["writes"]):
-        _put(target(item["path"]), item["text"])
+        with _writing(workspace.root / item["path"]):
+            _put(target(item["path"]), item["text"])
         if number == 0:
             crash_point("mid-apply")
     for stored in manifest["removals"]:
-        target(stored).unlink(missing_ok=True)
+        with _writing(workspace.root / stored):
+            target(stored).unlink(missing_ok=True)
     os.sync()  # every write above is durable before the journal that could redo it goes away
 
 

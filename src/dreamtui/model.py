@@ -157,7 +157,7 @@ class Entry:
 def _as_int(value: Any) -> int:
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: `confirmations: .inf`
         return 0
 
 
