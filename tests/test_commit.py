@@ -599,3 +599,17 @@ def test_human_edit_that_does_not_parse_names_the_file(tmp_path: Path) -> None:
         commit_human_change(s.ws, path, "no frontmatter", "edit", "oops", now=NOW)
     with pytest.raises(InputError, match="no live entry"):
         commit_human_change(s.ws, "topics/missing.md", None, "pin", "x", now=NOW)
+
+
+def test_a_commit_warns_about_entries_it_had_to_skip(tmp_path: Path) -> None:
+    from dreamtui.commit import commit_human_change
+    from dreamtui.ltm import LTMStore
+    from dreamtui.workspace_init import init_workspace
+
+    workspace = init_workspace(tmp_path / "ws", git=False)
+    topics = workspace.memory_root / "topics"
+    (topics / "good.md").write_text("---\ntitle: Good\nslug: good\ntype: topic\n---\nDo the thing.\n")
+    (topics / "broken.md").write_text("---\ntitle: [unclosed\n---\nBody.\n")
+    entry = LTMStore(workspace.memory_root).read("topics/good.md")
+    report = commit_human_change(workspace, entry.path, None, "pin", "keep it")
+    assert any("topics/broken.md" in w and "not in INDEX.md" in w for w in report.warnings)

@@ -17,10 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Any
 
-from dreamtui.model import Entry
+from dreamtui.model import Entry, frontmatter_time
 
 DEFAULT_BYTE_BUDGET = 24 * 1024
 DEFAULT_TITLE = "Agent context"
@@ -63,22 +61,8 @@ def guidance_line(entry: Entry) -> str:
     return f"- {guidance} [mem: {entry.slug}]"
 
 
-def _timestamp(value: Any) -> float:
-    """Seconds since the epoch for a frontmatter time; unreadable or absent counts as oldest."""
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0.0
-    if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp()
-    return 0.0
-
-
 def _rank(entry: Entry) -> tuple[bool, int, float, str]:
-    recency = max(_timestamp(entry.meta.get("updated_at")), _timestamp(entry.meta.get("last_confirmed")))
+    recency = max(frontmatter_time(entry.meta.get("updated_at")), frontmatter_time(entry.meta.get("last_confirmed")))
     return (not entry.pinned, -entry.confirmations, -recency, entry.slug)
 
 

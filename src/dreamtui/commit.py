@@ -222,7 +222,15 @@ def commit(workspace: Workspace, dream_id: str, *, now: datetime | None = None,
             keep_open = _keeps_open(plan, auto)
             outcome = run_journal(workspace, _journal_plan(workspace, changeset, plan, moment,
                                                            keep_open))
-    return _report(dream_id, plan, outcome, "open" if keep_open else "committed", recovered)
+    report = _report(dream_id, plan, outcome, "open" if keep_open else "committed", recovered)
+    report.warnings.extend(_unreadable(snapshot))
+    return report
+
+
+def _unreadable(snapshot: LTMSnapshot) -> list[str]:
+    """Entries the store had to skip are absent from INDEX.md and the bundle: say so, loudly."""
+    return [f"skipped, not in INDEX.md or AGENTS.md until fixed: {problem}"
+            for problem in snapshot.problems]
 
 
 def abandon(workspace: Workspace, dream_id: str) -> int:
@@ -270,4 +278,6 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         outcome = run_journal(workspace, JournalPlan(label=f"human {op} {path}", writes=writes,
                                                      removals=removals, stm=steps,
                                                      git_message=message))
-    return _report(None, plan, outcome, "committed", recovered)
+    report = _report(None, plan, outcome, "committed", recovered)
+    report.warnings.extend(_unreadable(snapshot))
+    return report

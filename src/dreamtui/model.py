@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any, Literal
 
 FEEDBACK_CONFIRMED = "context_confirmed"
@@ -34,6 +34,20 @@ def utcnow() -> datetime:
 def iso_z(moment: datetime) -> str:
     """The one timestamp format of files we write (LOG.md, frontmatter, changesets)."""
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def frontmatter_time(value: Any) -> float:
+    """Seconds since the epoch for a frontmatter time; unreadable or absent counts as oldest."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return 0.0
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp()
+    return 0.0
 
 
 def sha256_text(text: str) -> str:

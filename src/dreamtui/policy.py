@@ -51,6 +51,7 @@ from dreamtui.model import (
     Memory,
     Proposal,
     Refusal,
+    frontmatter_time,
 )
 from dreamtui.proposals import Drafts, EntryDraft, discard_proposal
 
@@ -275,15 +276,7 @@ def match_flag(flag: Memory, index: EntryIndex) -> tuple[Entry | None, str]:
 
 
 def _updated(entry: Entry) -> float:
-    value = entry.meta.get("updated_at") or entry.meta.get("created_at")
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0.0
-    if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
-    return 0.0
+    return frontmatter_time(entry.meta.get("updated_at") or entry.meta.get("created_at"))
 
 
 # --- rule: feedback naming no live entry is discarded -----------------------------------------
