@@ -12,7 +12,7 @@ import bisect
 import re
 import unicodedata
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ __all__ = [
     "redact_obj",
     "resolve_inside",
     "scan",
+    "scan_many",
     "slugify",
     "validate_slug",
 ]
@@ -434,16 +435,52 @@ _KEYED_TRIGGER_RE = re.compile(
 )
 
 
-_VENDOR_LITERAL_RE = re.compile("|".join(map(re.escape, _VENDOR_LITERALS)))
-_KEYED_WORD_RE = re.compile("|".join(_KEYED_WORDS))
+# Lowercase letters from rarest to most common in English, for `_substring_re`.
+_LETTERS_BY_RARITY = "qzjxkvbywgpfmucldhrsnioate"
+
+
+def _rarity(char: str) -> int:
+    if char in _LETTERS_BY_RARITY:
+        return _LETTERS_BY_RARITY.index(char)
+    return 3 if char == "_" else 12 if char == "." else 6  # as common in technical text
+
+
+def _substring_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A regex that finds any of the lowercase `words` as a substring, quickly on ordinary text.
+
+    Each word is matched from its rarest character, a lookbehind checking what precedes it.
+    Every alternative then starts with one of a few rare characters, and `re` skips the other
+    positions with a table lookup instead of trying each word there: about twice as fast on
+    prose. Where a word matches depends only on the word, so two such regexes agree on it.
+    """
+    by_anchor: dict[str, list[str]] = {}
+    for word in sorted(set(words)):
+        at = min(range(len(word)), key=lambda i: (_rarity(word[i]), i))
+        behind = f"(?<={re.escape(word[:at + 1])})" if at else ""
+        by_anchor.setdefault(word[at], []).append(behind + re.escape(word[at + 1:]))
+    branches = [re.escape(anchor) + (rests[0] if len(rests) == 1 else f"(?:{'|'.join(rests)})")
+                for anchor, rests in sorted(by_anchor.items())]
+    return re.compile(f"(?:{'|'.join(branches)})")
+
+
+_VENDOR_LITERAL_RE = _substring_re(_VENDOR_LITERALS)
+# Both lists in one pass: a text that holds neither, nearly every memory, is read once.
+_LITERAL_RE = _substring_re(_VENDOR_LITERALS + _KEYED_WORDS)
 
 
 def may_hold_secret(text: str) -> bool:
-    """False when `redact` would certainly find nothing: a pre-check for callers with many texts."""
+    """False when `redact` would certainly find nothing: a pre-check for callers with many texts.
+
+    True when the text holds a vendor literal, or a keyed word and a keyed trigger.
+    """
     low = text.lower()
-    if _VENDOR_LITERAL_RE.search(low):
-        return True
-    return _KEYED_WORD_RE.search(low) is not None and _KEYED_TRIGGER_RE.search(text) is not None
+    first = _LITERAL_RE.search(low)
+    if first is None:
+        return False
+    # Nothing is found before `first`, so a vendor literal, if any, is found from there on;
+    # and when `first` is not one, it is a keyed word.
+    return (_VENDOR_LITERAL_RE.search(low, first.start()) is not None
+            or _KEYED_TRIGGER_RE.search(text) is not None)
 
 
 def redact(text: str) -> Redaction:
@@ -721,7 +758,9 @@ _EXFILTRATION_WORDS = frozenset({
     b"send", b"post", b"upload", b"exfiltrate", b"transmit", b"forward", b"leak", b"email", b"paste",
 })
 _ROLE_WORDS = frozenset({b"system", b"assistant", b"human", b"user", b"instruction", b"instructions"})
+_TRIGGER_WORDS = _INJECTION_WORDS | _CONCEALMENT_WORDS | _EXFILTRATION_WORDS | _ROLE_WORDS
 _ROLE_LITERAL_RE = re.compile(r"<\||\[/?inst|<<|_of_turn")
+_ROLE_LITERAL_BYTES_RE = re.compile(_ROLE_LITERAL_RE.pattern.encode())
 _WORD_RE = re.compile(r"[a-z0-9]+")
 # bytes.translate + split runs in C: ten times faster than a regex findall on ASCII text.
 _NON_WORD_BYTES = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
@@ -732,6 +771,8 @@ def _words(low: str) -> set[bytes]:
         return set(low.encode().translate(_NON_WORD_BYTES).split())
     return {w.encode() for w in _WORD_RE.findall(low)}
 _ASCII_HIDDEN_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Every byte but those _ASCII_HIDDEN_RE finds: deleting them leaves only the hidden ones.
+_ASCII_NOT_HIDDEN = bytes(c for c in range(256) if not _ASCII_HIDDEN_RE.match(chr(c)))
 
 
 def scan(text: str) -> tuple[str, ...]:
@@ -764,6 +805,25 @@ def scan(text: str) -> tuple[str, ...]:
     if _oversized_repetitive(text):
         marks.add(MARK_REPETITIVE)
     return tuple(sorted(marks))
+
+
+def scan_many(texts: Sequence[str]) -> tuple[str, ...]:
+    """The sorted union of `scan` over `texts`; one quick pass when no mark can apply.
+
+    For ASCII texts `scan` can only mark hidden characters, trigger words, role literals or
+    length; when the texts joined by newlines (which are none of these) have none, no text
+    does. Checked on bytes, where each test is one C call: the answer for nearly every memory.
+    """
+    joined = "\n".join(texts)
+    if joined.isascii():
+        raw = joined.encode()
+        low = raw.lower()
+        if (not raw.translate(None, _ASCII_NOT_HIDDEN)
+                and _TRIGGER_WORDS.isdisjoint(low.translate(_NON_WORD_BYTES).split())
+                and _ROLE_LITERAL_BYTES_RE.search(low) is None
+                and all(len(text) <= _REPETITIVE_MIN_LEN for text in texts)):
+            return ()
+    return tuple(sorted({mark for text in texts for mark in scan(text)}))
 
 
 def display_text(text: str) -> str:

@@ -1,11 +1,13 @@
 """The `dreamtui` click group: global options, workspace opening, and error → exit code.
 
 Command modules (`workspace_cmds`, `intake_cmds`, …) attach their commands to `main`; none of
-them imports Textual, so `dreamtui --headless …` never loads the TUI.
+them imports Textual, so `dreamtui --headless …` never loads the TUI. `main` imports a command
+module only when one of its commands is looked up (see COMMAND_MODULES).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -32,8 +34,31 @@ class AppContext:
         return self._workspace
 
 
+# Which module attaches each top-level command. Importing every module up front costs about half
+# a second (pydantic models, the commit and dream machinery, the MCP SDK), more than a quick
+# `dreamtui status` or a hook may spend in total, so a module loads when one of its commands is
+# looked up. tests/test_cli_bulk.py keeps this map equal to what the modules register.
+COMMAND_MODULES: dict[str, str] = {
+    **dict.fromkeys(("init", "config", "demo"), "dreamtui.cli.workspace_cmds"),
+    **dict.fromkeys(("submit", "confirm", "flag", "status", "purge"), "dreamtui.cli.intake_cmds"),
+    "import": "dreamtui.cli.import_cmds",
+    **dict.fromkeys(("dream", "review", "decide", "undo", "commit", "abandon"),
+                    "dreamtui.cli.dream_cmds"),
+    **dict.fromkeys(("mcp", "token"), "dreamtui.cli.mcp_cmds"),
+}
+
+
 class DreamtuiGroup(click.Group):
-    """Turns every `DreamtuiError` into a one-line message and its exit code, never a traceback."""
+    """Loads command modules on demand, and turns every `DreamtuiError` into a one-line message
+    and its exit code, never a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(COMMAND_MODULES[cmd_name])  # its decorators register on `main`
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

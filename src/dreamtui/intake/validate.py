@@ -6,43 +6,55 @@ can store a raw key or skip the checks another path makes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from dreamtui import safety
 from dreamtui.config import Config
 from dreamtui.errors import InputError
-from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory
+from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, NewMemory
+
+_KNOWN_FIELDS = frozenset({"type", "title", "content", "agent_id", "tags", "metadata",
+                           "idempotency_key", "extra"})
+_KNOWN_LIST = ", ".join(sorted(_KNOWN_FIELDS))
 
 
 def prepare(memory: NewMemory, config: Config) -> NewMemory:
     """Validate and clean one submission; raises `InputError` naming the field and the rule."""
-    if memory.type not in config.submit_types:
+    return _prepared(memory.type, memory.title, memory.content, memory.agent_id, memory.tags,
+                     memory.metadata, memory.idempotency_key, memory.extra, config)
+
+
+def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequence[Any],
+              metadata: dict[str, Any], idempotency_key: str | None, extra_in: dict[str, Any],
+              config: Config) -> NewMemory:
+    # Fields rather than a NewMemory, so `from_json` builds one frozen dataclass per record, not
+    # two: bulk intake runs this for every line.
+    if type_ not in config.memory_types and type_ not in FEEDBACK_TYPES:
         allowed = ", ".join(config.submit_types)
-        raise InputError(f"type: {memory.type!r} is not an allowed memory type (allowed: {allowed})")
-    title = memory.title.strip()
+        raise InputError(f"type: {type_!r} is not an allowed memory type (allowed: {allowed})")
+    title = title.strip()
     if not title:
         raise InputError("title: must not be empty")
     limit = config.stm.max_title_chars
     if len(title) > limit:
         raise InputError(f"title: {len(title)} characters, at most {limit} allowed")
-    if not memory.content.strip():
+    if not content.strip():
         raise InputError("content: must not be empty")
-    size = len(memory.content.encode("utf-8"))
+    size = len(content.encode("utf-8"))
     if size > config.stm.max_content_bytes:
         raise InputError(f"content: {size} bytes of UTF-8, at most {config.stm.max_content_bytes} "
                          "allowed (stm.max_content_bytes)")
-    if not memory.agent_id.strip():
+    if not agent_id.strip():
         raise InputError("agent_id: must not be empty")
-    for tag in memory.tags:
+    for tag in tags:
         if not isinstance(tag, str) or not tag.strip() or len(tag) > 64:
             raise InputError(f"tags: {tag!r} is not a tag (a non-empty string of at most 64 chars)")
-    if memory.idempotency_key is not None and not (0 < len(memory.idempotency_key) <= 200):
+    if idempotency_key is not None and not (0 < len(idempotency_key) <= 200):
         raise InputError("idempotency_key: must be 1 to 200 characters")
 
-    extra = dict(memory.extra)
-    metadata = memory.metadata
-    content = memory.content
+    extra = dict(extra_in)
     kinds: tuple[str, ...] = ()
     # One cheap pre-check over everything; the full patterns run only where it fires.
     if safety.may_hold_secret(f"{title}\n{content}\n{metadata!r}"):
@@ -53,12 +65,12 @@ def prepare(memory: NewMemory, config: Config) -> NewMemory:
     if kinds:
         extra["redacted"] = sorted(set(extra.get("redacted", ())) | set(kinds))
     # Marks are computed on what we store, so a redaction cannot hide a mark and vice versa.
-    marks = set(safety.scan(title)) | set(safety.scan(content))
+    marks = safety.scan_many((title, content))
     if marks:
-        extra["safety"] = sorted(set(extra.get("safety", ())) | marks)
-    return NewMemory(type=memory.type, title=title, content=content, agent_id=memory.agent_id,
-                     tags=tuple(t.strip() for t in memory.tags), metadata=metadata,
-                     idempotency_key=memory.idempotency_key, extra=extra)
+        extra["safety"] = sorted(set(extra.get("safety", ())) | set(marks))
+    return NewMemory(type=type_, title=title, content=content, agent_id=agent_id,
+                     tags=tuple([t.strip() for t in tags]), metadata=metadata,
+                     idempotency_key=idempotency_key, extra=extra)
 
 
 def _slug(field: str, value: str) -> str:
@@ -96,26 +108,26 @@ def from_json(record: Any, config: Config, default_agent: str = "cli") -> NewMem
     """One JSONL/MCP record → a prepared memory; every problem names the field."""
     if not isinstance(record, dict):
         raise InputError(f"expected a JSON object, got {type(record).__name__}")
-    known = {"type", "title", "content", "agent_id", "tags", "metadata", "idempotency_key", "extra"}
-    unknown = sorted(set(record) - known)
-    if unknown:
-        raise InputError(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-    for name in ("type", "title", "content"):
-        if not isinstance(record.get(name), str):
+    if not record.keys() <= _KNOWN_FIELDS:
+        unknown = sorted(set(record) - _KNOWN_FIELDS)
+        raise InputError(f"unknown field(s) {', '.join(unknown)} (known: {_KNOWN_LIST})")
+    get = record.get
+    type_, title, content = get("type"), get("title"), get("content")
+    for name, value in (("type", type_), ("title", title), ("content", content)):
+        if not isinstance(value, str):
             raise InputError(f"{name}: required, a string")
-    tags = record.get("tags", [])
+    tags = get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError("tags: expected a list of strings")
-    for name in ("metadata", "extra"):
-        if not isinstance(record.get(name, {}), dict):
+    metadata, extra = get("metadata", {}), get("extra", {})
+    for name, value in (("metadata", metadata), ("extra", extra)):
+        if not isinstance(value, dict):
             raise InputError(f"{name}: expected a JSON object")
-    key = record.get("idempotency_key")
+    key = get("idempotency_key")
     if key is not None and not isinstance(key, str):
         raise InputError("idempotency_key: expected a string")
-    agent = record.get("agent_id", default_agent)
+    agent = get("agent_id", default_agent)
     if not isinstance(agent, str):
         raise InputError("agent_id: expected a string")
-    memory = NewMemory(type=record["type"], title=record["title"], content=record["content"],
-                       agent_id=agent, tags=tuple(tags), metadata=dict(record.get("metadata", {})),
-                       idempotency_key=key, extra=dict(record.get("extra", {})))
-    return prepare(memory, config)
+    # `_prepared` copies extra; metadata is copied here so the record is never shared.
+    return _prepared(type_, title, content, agent, tags, dict(metadata), key, extra, config)

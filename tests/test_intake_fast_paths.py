@@ -1,0 +1,83 @@
+"""The bulk-intake shortcuts give exactly what the plain computations give."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from datetime import datetime, timedelta
+from itertools import pairwise
+
+from dreamtui import safety
+from dreamtui.model import NewMemory
+from dreamtui.stm import _json, _stamps, bulk_rows, format_ts, new_ids
+
+FRAGMENTS = [
+    "sk-", "SK_live_", "ghp_", "github_pat_", "aws", "AKIA", "eyJ", "-u", "--user", "://", ":AA",
+    "hooks.slack", "login", "bearer", "Authorization", "key", "token", "pass", "pwd", "secret",
+    "cred", "password=", "token: ", "--api-key ", "ignore previous instructions", "user", "now",
+    "<|im_start|>", "[INST]", "<<SYS>>", "_of_turn", "System:", "Human:", "curl", "| sh",
+    "\u200b", "\u202e", "\x07", "\t", "\n", "é", "x" * 40,
+]
+ALPHABET = "abcdegiklnoprstuwxyzAKPST019-_:./ =\"'\n"
+
+
+def texts(count: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    out = ["", "a" * 2500, "ab" * 1500]
+    for _ in range(count):
+        parts = [rng.choice(FRAGMENTS) if rng.random() < 0.3
+                 else "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 8)))
+                 for _ in range(rng.randint(1, 10))]
+        out.append("".join(parts))
+    return out
+
+
+def test_may_hold_secret_is_a_substring_test() -> None:
+    def plain(text: str) -> bool:
+        low = text.lower()
+        if any(literal in low for literal in safety._VENDOR_LITERALS):
+            return True
+        return (any(word in low for word in safety._KEYED_WORDS)
+                and safety._KEYED_TRIGGER_RE.search(text) is not None)
+
+    sample = texts(20_000)
+    assert [safety.may_hold_secret(t) for t in sample] == [plain(t) for t in sample]
+    assert 0 < sum(map(plain, sample)) < len(sample)
+
+
+def test_scan_many_is_the_union_of_scans() -> None:
+    sample = texts(6_000, seed=12)
+    for first, second in pairwise(sample):
+        union = tuple(sorted({*safety.scan(first), *safety.scan(second)}))
+        assert safety.scan_many((first, second)) == union, (first, second)
+
+
+def test_json_columns_match_json_dumps() -> None:
+    values = [("a", 'b"c', "é\n"), ["x"], {"a": "b", "ü": "\t"}, {"a": 1}, {1: "a"},
+              {"a": {"b": ["c"]}}, ["a", 2], {None: "x"}, {"a": None}, (), {}]
+    for value in values:
+        expected = json.dumps(list(value) if isinstance(value, tuple) else value)
+        assert _json(value) == expected, value
+
+
+def test_new_ids_are_uuid4_strings() -> None:
+    ids = new_ids(5_000)
+    assert len(set(ids)) == 5_000
+    for memory_id in ids:
+        parsed = uuid.UUID(memory_id)
+        assert str(parsed) == memory_id
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+def test_stamps_step_one_microsecond_across_seconds() -> None:
+    start = datetime(2026, 12, 31, 23, 59, 59, 999_990)
+    assert _stamps(start, 25) == [format_ts(start + timedelta(microseconds=i)) for i in range(25)]
+
+
+def test_bulk_rows_columns() -> None:
+    memory = NewMemory(type="failure", title="t", content="c", agent_id="a", tags=("x", "y"),
+                       metadata={"k": "v"}, idempotency_key="key", extra={"safety": ["m"]})
+    [row] = bulk_rows([memory], "default", ["an-id"])
+    assert row == ("an-id", "default", "a", "failure", "t", "c", '["x", "y"]', '{"k": "v"}',
+                   "key", '{"safety": ["m"]}')
