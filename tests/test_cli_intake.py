@@ -341,3 +341,20 @@ def test_real_subprocess_bulk_and_hook(ws: Path) -> None:
                           capture_output=True, env=env, timeout=120, check=False)
     assert hook.returncode == 0, hook.stderr
     assert hook.stdout == b"dreamtui: 50 memories pending \xe2\x80\x94 run `dreamtui`\n"
+
+
+def test_an_os_error_is_a_message_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from dreamtui.cli import main
+    from dreamtui.changeset import ChangesetStore
+
+    (tmp_path / "dreamtui.yaml").write_text("")
+
+    def full_disk(self: ChangesetStore) -> list:
+        raise OSError(28, "No space left on device", str(self.dreams_dir))
+
+    monkeypatch.setattr(ChangesetStore, "list", full_disk)
+    result = CliRunner().invoke(main, ["--workspace", str(tmp_path), "review", "list"])
+    assert result.exit_code == 1
+    assert "No space left on device" in result.output and "Traceback" not in result.output

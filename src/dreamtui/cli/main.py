@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from dreamtui.errors import EXIT_USAGE, DreamtuiError
+from dreamtui.errors import EXIT_FAILED, EXIT_USAGE, DreamtuiError
 from dreamtui.workspace import Workspace, open_workspace
 
 
@@ -65,6 +65,11 @@ class DreamtuiGroup(click.Group):
             return super().invoke(ctx)
         except DreamtuiError as exc:
             fail(str(exc), exc.exit_code)
+        except OSError as exc:
+            # A full disk or a vanished folder outside the journaled paths: the operation did
+            # not happen, and saying which file and why is all a person can act on.
+            where = f" ({exc.filename})" if exc.filename else ""
+            fail(f"{exc.strerror or exc}{where}; nothing further was done", EXIT_FAILED)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         try:
