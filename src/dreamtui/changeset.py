@@ -49,8 +49,7 @@ class ChangesetStore:
         return self.dreams_dir / f"{dream_id}.json"
 
     def save(self, changeset: Changeset) -> None:
-        text = json.dumps(changeset.to_dict(), indent=1, ensure_ascii=False) + "\n"
-        atomic_write_text(self.path_for(changeset.id), text)
+        atomic_write_text(self.path_for(changeset.id), changeset_text(changeset))
 
     def load(self, dream_id: str) -> Changeset:
         path = self.path_for(dream_id)
@@ -77,6 +76,19 @@ class ChangesetStore:
 
     def open_changesets(self) -> list[ChangesetSummary]:
         return [s for s in self.list() if s.status == "open"]
+
+
+def changeset_text(changeset: Changeset) -> str:
+    """JSON with one proposal (and one refusal) a line: diff-able and editable by hand, and
+    without `indent`'s cost, which made saving a large dream a tenth of its run time."""
+    data = changeset.to_dict()
+    lists = {key: data.pop(key) for key in ("proposals", "refused")}
+    head = json.dumps(data, ensure_ascii=False)[:-1]
+    parts = [head]
+    for key, items in lists.items():
+        rows = ",\n  ".join(json.dumps(item, ensure_ascii=False) for item in items)
+        parts.append(f', "{key}": [\n  {rows}\n]' if items else f', "{key}": []')
+    return "".join(parts) + "}\n"
 
 
 def load_changeset_file(path: Path) -> Changeset:

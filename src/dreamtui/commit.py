@@ -14,7 +14,6 @@ memories of undecided proposals to the queue.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,7 +28,7 @@ from dreamtui.apply import (
     refresh_context,
     summary_line,
 )
-from dreamtui.changeset import ChangesetStore
+from dreamtui.changeset import ChangesetStore, changeset_text
 from dreamtui.errors import CommitRefused, InputError
 from dreamtui.gitlog import TRAILER_DREAM, TRAILER_ENGINE
 from dreamtui.journal import JournalOutcome, JournalPlan, STMSteps, recover, run_journal
@@ -100,12 +99,6 @@ def _refuse(plan: Plan, workspace: Workspace) -> None:
 
 
 # -- the journal ------------------------------------------------------------------------------
-
-
-def _changeset_text(changeset: Changeset) -> str:
-    # The same serialisation as ChangesetStore.save; here it travels inside the journal so the
-    # record's new status lands atomically with the files it describes.
-    return json.dumps(changeset.to_dict(), indent=1, ensure_ascii=False) + "\n"
 
 
 def _log_text(workspace: Workspace, lines: list[str]) -> str:
@@ -180,7 +173,7 @@ def _journal_plan(workspace: Workspace, changeset: Changeset, plan: Plan, now: d
     following = _next_changeset(changeset, plan, workspace, now, keep_open)
     store = ChangesetStore(workspace.dreams_dir)
     git_message = _git_message(changeset, plan) if writes or removals else None
-    writes[store.path_for(changeset.id)] = _changeset_text(following)
+    writes[store.path_for(changeset.id)] = changeset_text(following)  # inside the journal: lands with the files
     return JournalPlan(label=f"dream {changeset.id}", writes=writes, removals=removals,
                        stm=_stm_steps(changeset, plan, now, keep_open),
                        rejections=list(plan.rejections), git_message=git_message)
