@@ -39,6 +39,10 @@ def _repo(workspace: Workspace) -> Any:
         return None
 
 
+def is_repository(workspace: Workspace) -> bool:
+    return _repo(workspace) is not None
+
+
 def _identity_env(workspace: Workspace) -> dict[str, str]:
     # Set both identities explicitly: a cron job often runs where no git user is configured.
     name, email = workspace.config.git.author_name, workspace.config.git.author_email

@@ -120,6 +120,10 @@ async def test_reviewing_and_committing_a_dream_with_mixed_decisions(make_app, w
         with STMStore.for_workspace(workspace) as stm:
             assert stm.counts()["claimed"] == 0
         assert isinstance(app.screen, DreamScreen) and app.screen.changeset is None
+        await pilot.press("5")  # the decisions show up in History
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ErrorScreen)
+        assert "decisions in LOG.md" in static_text(app, "#history-status")
 
 
 async def test_undoing_a_decision(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
