@@ -200,12 +200,14 @@ def _format_validation(exc: ValidationError) -> list[str]:
             problems.append(f"{key}: unknown key (check its spelling; see `dreamtui config check`)")
         elif kind == "missing":
             problems.append(f"{key}: required key is missing")
+        elif kind == "value_error":  # our validators' messages already say what is wrong
+            problems.append(f"{key}: {error['msg'].removeprefix('Value error, ')}")
         else:
             got = error.get("input")
             shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
-            message = error["msg"].removeprefix("Value error, ")
-            # only the first letter: lowering all of it would misquote the value it names
-            problems.append(f"{key}: expected {message[:1].lower()}{message[1:]}, got {shown}")
+            # pydantic says "Input should be a valid integer, …": we say what is expected
+            expected = error["msg"].removeprefix("Input should be ")
+            problems.append(f"{key}: expected {expected}, got {shown}")
     return problems
 
 
