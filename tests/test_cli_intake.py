@@ -263,7 +263,8 @@ def test_status_json(busy_ws: Path) -> None:
         "pending_by_type": {"observation": 1}, "feedback_by_type": {"context_flagged": 1},
         "last_lease_at": None}
     assert status["stm"]["last_lease_at"].endswith("Z")
-    assert status["ltm"] == {"topics": 3, "incidents": 1, "archived": 1, "pinned": 1, "flagged": 1}
+    assert status["ltm"] == {"topics": 3, "incidents": 1, "archived": 1, "pinned": 1, "flagged": 1,
+                             "malformed": 0}
     assert status["dreams"] == {"open": 1, "ids": ["d-20261129-030012-ab12"],
                                 "undecided_proposals": 2, "unreadable": ["d-broken.json"]}
 
@@ -358,3 +359,19 @@ def test_an_os_error_is_a_message_not_a_traceback(tmp_path: Path, monkeypatch: p
     result = CliRunner().invoke(main, ["--workspace", str(tmp_path), "review", "list"])
     assert result.exit_code == 1
     assert "No space left on device" in result.output and "Traceback" not in result.output
+
+
+def test_status_points_at_malformed_entries_and_config_check_names_them(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from dreamtui.cli import main
+    from dreamtui.workspace_init import init_workspace
+
+    workspace = init_workspace(tmp_path / "ws", git=False)
+    (workspace.memory_root / "topics" / "bad.md").write_text("---\ntitle: [broken\n---\nx\n")
+    runner = CliRunner()
+    status = runner.invoke(main, ["--workspace", str(workspace.root), "status"])
+    assert status.exit_code == 0 and "1 entry file without frontmatter or slug" in status.output
+    check = runner.invoke(main, ["--workspace", str(workspace.root), "config", "check"])
+    assert check.exit_code == 2
+    assert "topics/bad.md:3" in check.output and "invalid YAML" in check.output

@@ -379,6 +379,7 @@ def flag_cmd(app: AppContext, observation: str, targets: tuple[str, ...], quote:
 
 _PINNED_RE = re.compile(rb"^importance:[ \t]*['\"]?pinned\b", re.MULTILINE)
 _FLAGS_RE = re.compile(rb"^flags:[ \t]*['\"]?([0-9]+)", re.MULTILINE)
+_SLUG_LINE_RE = re.compile(rb"^slug:[ \t]*\S", re.MULTILINE)
 _FIRST_READ = 8192  # one read holds a typical entry's frontmatter whole
 
 
@@ -430,16 +431,19 @@ def _archived_count(archive: str) -> int:
 def ltm_counts(memory_root: Path) -> dict[str, int]:
     """Entry counts by path, plus pinned/flagged read from each live entry's frontmatter.
 
-    INTEGRATION POINT (lead): counts by path only until `dreamtui.ltm` is wired in; swap the body
-    for the LTM store's own scan (same keys) so status and the TUI agree on what an entry is.
+    Not the LTM store's full parse: on 10,000 entries that alone would take status past its
+    one-second budget. Files without fences or a slug line are counted as `malformed`, and
+    status points to `dreamtui config check`, which runs the full parse and names every problem.
     """
     root = str(memory_root)
     topics = _md_files(os.path.join(root, "topics"))
     incidents = [path for month in _subfolders(os.path.join(root, "incidents"))
                  for path in _md_files(month)]
-    pinned = flagged = 0
+    pinned = flagged = malformed = 0
     for path in (*topics, *incidents):
         head = _frontmatter(path)
+        if not _SLUG_LINE_RE.search(head):
+            malformed += 1
         # The substring test skips the regex for the many entries that lack the key.
         if b"importance" in head and _PINNED_RE.search(head):
             pinned += 1
@@ -447,7 +451,7 @@ def ltm_counts(memory_root: Path) -> dict[str, int]:
             flagged += 1
     return {"topics": len(topics), "incidents": len(incidents),
             "archived": _archived_count(os.path.join(root, "archive")), "pinned": pinned,
-            "flagged": flagged}
+            "flagged": flagged, "malformed": malformed}
 
 
 def dream_counts(dreams_dir: Path) -> dict[str, Any]:
@@ -546,6 +550,9 @@ def _human_status(status: dict[str, Any]) -> list[str]:
     lines.append(f"LTM        {_plural(ltm['topics'], 'topic')} · "
                  f"{_plural(ltm['incidents'], 'incident')} live · {ltm['archived']} archived · "
                  f"{ltm['pinned']} pinned · {ltm['flagged']} flagged")
+    if ltm["malformed"]:
+        lines.append(f"  warning: {_plural(ltm['malformed'], 'entry file')} without frontmatter or "
+                     "slug — `dreamtui config check` names the problems")
     if dreams["open"]:
         waiting = dreams["undecided_proposals"]
         lines.append(f"dreams     {dreams['open']} open ({', '.join(dreams['ids'])}) · "

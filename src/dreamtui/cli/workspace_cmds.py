@@ -39,7 +39,10 @@ def config_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the resolved config as JSON.")
 @pass_app
 def config_check(app: AppContext, as_json: bool) -> None:
-    """Print the resolved config, or every problem with its file, key and expectation."""
+    """Print the resolved config, or every problem with its file, key and expectation.
+
+    Also reads every memory entry and names those that do not parse (exit 2 if any).
+    """
     try:
         workspace = app.workspace
     except ConfigError as exc:
@@ -48,14 +51,21 @@ def config_check(app: AppContext, as_json: bool) -> None:
             click.echo(f"  {exc.path}: {problem}", err=True)
         raise SystemExit(2) from None
     source = "Dreamer server config" if workspace.is_dreamer else CONFIG_NAME
+    from dreamtui.ltm import LTMStore
+
+    snapshot = LTMStore(workspace.memory_root).scan()
+    for problem in snapshot.problems:
+        click.echo(f"entry problem: {problem} (skipped: not in INDEX.md or AGENTS.md)", err=True)
     if as_json:
         click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))
-        return
+        raise SystemExit(2 if snapshot.problems else 0)
     click.echo(f"# {workspace.config_path} ({source}) — valid")
     click.echo(f"# stm.db: {workspace.stm_path}")
     click.echo(f"# memory: {workspace.memory_root}")
     click.echo(f"# context: {workspace.context_root}")
     click.echo(render_config(workspace.config), nl=False)
+    if snapshot.problems:
+        raise SystemExit(2)
 
 
 @main.command("demo")
