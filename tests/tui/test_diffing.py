@@ -35,3 +35,4 @@ def test_far_apart_changes_make_two_hunks() -> None:
     after = before.replace("line 2\n", "line two\n").replace("line 27\n", "line twenty-seven\n")
     assert sum(1 for line in diff_lines(before, after) if line.kind == "hunk") == 2
     assert diff_stat(before, after) == (2, 2)
+

@@ -42,6 +42,15 @@ DECIDED_AS = {"accept": "accepted", "pin": "pinned", "archive": "archived", "rej
 # -- messages (posted by jobs; handlers own the state) ----------------------------------------------
 
 
+def usage_text(usage: dict[str, int]) -> str:
+    """What an LLM dream cost, as the API reported it; nothing for the offline engine."""
+    if not usage:
+        return ""
+    cached = usage.get("cache_read_input_tokens", 0)
+    return (f" · tokens {usage.get('input_tokens', 0):,} in / {usage.get('output_tokens', 0):,} out"
+            + (f" ({cached:,} cached)" if cached else ""))
+
+
 class DreamsLoaded(Message):
     def __init__(self, state: DreamsState) -> None:
         super().__init__()
@@ -187,7 +196,8 @@ class DreamScreen(ViewScreen):
             return
         decided = sum(1 for p in changeset.proposals if p.decision is not None)
         status.update(Text(f"Dream — {changeset.id} · {changeset.engine} · {len(changeset.proposals)} "
-                           f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")))
+                           f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")
+                           + usage_text(changeset.usage)))
 
     def on_virtual_list_cursor_moved(self, message: VirtualList.CursorMoved) -> None:
         if isinstance(message.source, DreamList):
