@@ -243,3 +243,21 @@ def test_rejections_are_remembered_and_honoured(workspace: Workspace) -> None:
     assert changeset is not None
     assert [(p.op, p.details.get("reason")) for p in changeset.proposals] == \
         [("discard", "previously rejected")]
+
+
+def test_a_dream_never_takes_over_another_dreams_record(workspace: Workspace,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dreamtui.dream
+
+    submit(workspace, PORT)
+    first = dream(workspace, now=NOW)
+    assert first is not None
+    before = ChangesetStore(workspace.dreams_dir).path_for(first.id).read_bytes()
+    # The next dream draws the same id first (same second, same random part), then another.
+    ids = iter([first.id, "d-20261129-120000-cd34"])
+    monkeypatch.setattr(dreamtui.dream, "new_dream_id", lambda now=None: next(ids))
+    submit(workspace, DB_RESET)
+    second = dream(workspace, now=NOW)
+    assert second is not None and second.id == "d-20261129-120000-cd34"
+    assert ChangesetStore(workspace.dreams_dir).path_for(first.id).read_bytes() == before
+    assert second.lease_id != first.lease_id

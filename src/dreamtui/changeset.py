@@ -7,14 +7,16 @@ so loading validates every field and names what is wrong instead of failing late
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import InputError
-from dreamtui.fsutil import atomic_write_text
+from dreamtui.fsutil import atomic_write_text, fsync_dir
 from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, utcnow
 
 DREAM_ID_PREFIX = "d-"
@@ -50,6 +52,26 @@ class ChangesetStore:
 
     def save(self, changeset: Changeset) -> None:
         atomic_write_text(self.path_for(changeset.id), changeset_text(changeset))
+
+    def create(self, changeset: Changeset) -> None:
+        """Publish a new changeset under its id; FileExistsError when the id is taken.
+
+        Two dreams started in the same second share the id's time part, so a plain save could
+        replace another dream's record (and orphan the memories its lease holds). Linking a
+        finished temp file to the name is atomic and never overwrites.
+        """
+        path = self.path_for(changeset.id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(changeset_text(changeset).encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.link(temp, path)
+        finally:
+            os.unlink(temp)
+        fsync_dir(path.parent)
 
     def load(self, dream_id: str) -> Changeset:
         path = self.path_for(dream_id)

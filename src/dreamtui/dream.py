@@ -47,6 +47,7 @@ SAVE_INTERVAL_S = 0.5
 # duration: at most a tenth of a run goes to saving, however big the changeset grows.
 SAVE_COST_FACTOR = 10
 UNUSED_REASON = "no engine proposal used this memory"
+ID_ATTEMPTS = 64  # ids differ in 16 random bits: running out means something is wrong, not bad luck
 
 EventCallback = Callable[[Event, Changeset], None]
 
@@ -140,9 +141,25 @@ class _Run:
 
     # -- saving --
 
+    def publish(self) -> None:
+        """The first save: under an id no other dream has (the time part may be shared)."""
+        began = time.monotonic()
+        for _ in range(ID_ATTEMPTS):
+            try:
+                self.store.create(self.changeset)
+                break
+            except FileExistsError:
+                self.changeset.id = new_dream_id(self.now)
+        else:
+            raise DreamError(f"no free dream id in {self.store.dreams_dir} after {ID_ATTEMPTS} tries")
+        self.saved(began)
+
     def save(self) -> None:
         began = time.monotonic()
         self.store.save(self.changeset)
+        self.saved(began)
+
+    def saved(self, began: float) -> None:
         self.last_save = time.monotonic()
         self.last_save_cost = self.last_save - began
         self.saved_count = len(self.changeset.proposals)
@@ -217,7 +234,7 @@ class _Run:
                                  now=self.now, rejected=rejected_fingerprints(self.workspace),
                                  bundle_text=_read_bundle(self.workspace))
         self.workspace.ensure_state_dirs()
-        self.save()
+        self.publish()
         engine_started = time.monotonic()
         events = self.engine.run(dream_input, self.cancel)
         try:

@@ -50,7 +50,9 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(dreamtui.stm.uuid, "uuid4", next_uuid)
     monkeypatch.setattr(dreamtui.stm, "datetime", _FrozenDatetime)
-    monkeypatch.setattr(dreamtui.changeset.secrets, "token_hex", lambda n: "ab12"[: 2 * n])
+    # "ab12" for the first dream; a later dream in the same frozen second needs an id of its own.
+    suffixes = (f"{0xab12 + i:04x}" for i in itertools.count())
+    monkeypatch.setattr(dreamtui.changeset.secrets, "token_hex", lambda n: next(suffixes)[: 2 * n])
 
 
 @pytest.fixture
