@@ -20,15 +20,6 @@ RUN_CLI = "from dreamtui.cli.main import main; import dreamtui.cli.intake_cmds; 
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "workspace" / "memory").mkdir(parents=True)
-    (root / "workspace" / "context").mkdir(parents=True)
-    (root / "dreamtui.yaml").write_text("")
-    return root
-
-
 def run(ws: Path, *args: str, input: str | bytes | None = None) -> Result:
     return CliRunner().invoke(main, ["-w", str(ws), *args], input=input)
 
