@@ -31,7 +31,7 @@ from dreamtui.intake.claude_code import (
     project_slug,
     read_log,
 )
-from dreamtui.model import NewMemory
+from dreamtui.model import Memory, NewMemory
 from dreamtui.stm import STMStore
 from dreamtui.workspace import Workspace, open_workspace
 
@@ -386,6 +386,54 @@ def test_rewritten_log_is_read_whole_without_duplicates(workspace: Workspace, tm
     again = import_logs(workspace, _options(projects))
     assert again.stats.bytes_read == log.stat().st_size
     assert again.inserted == 0 and again.duplicates > 0
+
+
+def test_a_repeat_in_an_appended_log_raises_the_pending_count(workspace: Workspace,
+                                                              tmp_path: Path) -> None:
+    projects, log, data = _one_log_projects(tmp_path, "11111111-1111-4111-8111-111111111111.jsonl")
+    lines = data.splitlines(keepends=True)
+    # Cut after the first `rm -rf build/` rejection has settled, before its repeat.
+    cut = next(i for i, line in enumerate(lines) if b"Clean build again" in line)
+    log.write_bytes(b"".join(lines[:cut]))
+    _age(projects)
+    assert import_logs(workspace, _options(projects)).inserted == 2
+
+    def bash_rejection() -> Memory:
+        with STMStore.for_workspace(workspace) as store:
+            [memory] = [m for m in store.page(limit=50) if m.metadata.get("tool") == "Bash"]
+        return memory
+
+    assert bash_rejection().metadata["occurrences"] == 1
+    assert "Seen" not in bash_rejection().content
+    log.write_bytes(data)
+    _age(projects, 3600)
+    second = import_logs(workspace, _options(projects))
+    assert (second.inserted, second.recounted) == (2, 1)  # the clarification and the Write
+    memory = bash_rejection()
+    assert memory.metadata["occurrences"] == 2
+    assert memory.metadata["record_uuids"] == ["111111-0014", "111111-0022"]
+    assert memory.content.endswith("Seen 2 times in this session (last 2026-11-02T09:01:03.000Z).")
+    # A log read whole again (it shrank) holds the same records: nothing is counted twice.
+    log.write_bytes(b"".join(lines[:-1]))
+    _age(projects, 7200)
+    third = import_logs(workspace, _options(projects))
+    assert third.stats.bytes_read == log.stat().st_size and third.recounted == 0
+    assert bash_rejection().metadata["occurrences"] == 2
+    assert _stored(workspace) == 4
+
+
+def test_a_claimed_memory_keeps_its_count(workspace: Workspace, tmp_path: Path) -> None:
+    projects, log, data = _one_log_projects(tmp_path, "11111111-1111-4111-8111-111111111111.jsonl")
+    lines = data.splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b"Clean build again" in line)
+    log.write_bytes(b"".join(lines[:cut]))
+    _age(projects)
+    import_logs(workspace, _options(projects))
+    with STMStore.for_workspace(workspace) as store:
+        assert store.claim(limit=10, lease_minutes=60) is not None  # a dream is reading them
+    log.write_bytes(data)
+    _age(projects, 3600)
+    assert import_logs(workspace, _options(projects)).recounted == 0
 
 
 def test_live_sessions_wait_unless_included(workspace: Workspace, projects: Path) -> None:

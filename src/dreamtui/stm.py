@@ -469,6 +469,31 @@ class STMStore:
                     found[row[0]] = self._to_memory(row)
         return [found[i] for i in ids if i in found]
 
+    def pending_by_keys(self, keys: Iterable[str]) -> dict[str, Memory]:
+        """The still-pending memories stored under these idempotency keys, by key."""
+        found: dict[str, Memory] = {}
+        with self._reading("reading memories") as conn:
+            for chunk in _chunks(dict.fromkeys(keys), IN_CHUNK):
+                marks = ", ".join("?" * len(chunk))
+                rows = conn.execute(f"{_SELECT} WHERE tenant_id = ? AND idempotency_key IN ({marks}) "
+                                    f"AND {_PENDING}", (self.tenant_id, *chunk))
+                for row in rows:
+                    found[row[COLUMNS.index("idempotency_key")]] = self._to_memory(row)
+        return found
+
+    def revise_pending(self, revisions: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
+        """Rewrite (id, content, metadata) of memories that are still pending; returns how many.
+
+        One that a dream claimed meanwhile is left as it is: its batch is already being read.
+        """
+        rows = [(content, _json(metadata), memory_id, self.tenant_id)
+                for memory_id, content, metadata in revisions]
+        with self._transaction("revising memories") as conn:
+            before = conn.total_changes
+            conn.executemany(f"UPDATE stm_memories SET content = ?, metadata = ? "
+                             f"WHERE id = ? AND tenant_id = ? AND {_PENDING}", rows)
+            return conn.total_changes - before
+
     # -- leases ----------------------------------------------------------------------------------
 
     def claim(self, *, limit: int, lease_minutes: int, types: Sequence[str] | None = None,

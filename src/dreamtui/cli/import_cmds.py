@@ -117,5 +117,7 @@ def _print_summary(report: ImportReport, options: ImportOptions) -> None:
         click.echo("  " + "; ".join(damaged))
     outcome = (f"{len(report.memories)} would be submitted (dry run: nothing submitted)"
                if options.dry_run else
-               f"{report.inserted} new, {report.duplicates} already imported")
+               f"{report.inserted} new, {report.duplicates} already imported"
+               + (f" ({report.recounted} still pending got a higher occurrence count)"
+                  if report.recounted else ""))
     click.echo(f"  {report.frictions} friction(s) → {len(report.memories)} memory(ies): {outcome}")

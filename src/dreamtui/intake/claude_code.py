@@ -53,9 +53,9 @@ conversation", or `isCompactSummary`), `isMeta` records, command wrappers (`<com
 Memories. Each friction becomes one memory whose content quotes the evidence and names what the
 agent had just done (the matching tool_use, or the last tool call and words since the person's
 last typed turn). Its idempotency key is `cc:<session>:<kind>:<hash of the normalised evidence>`,
-so the same friction repeated in a session is one memory with `metadata.occurrences`. Occurrences
-are counted within one import run; a repeat read by a later run has an imported key and is
-reported as a duplicate, its count not updated.
+so the same friction repeated in a session is one memory with `metadata.occurrences`. A repeat
+read by a later run (the session went on) raises the count of the memory while it is still
+pending; record uuids keep a re-read from counting a record twice.
 
 Incremental import. Per log file, `dreamtui_import_state` (a table of ours in the workspace STM
 database) keeps the byte offset read up to, the size and mtime, the uuid of the last record
@@ -79,7 +79,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -838,12 +838,27 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
         label = "The person wrote" if first.kind == "correction" else "Evidence"
         lines.append(f'{label}: "{first.evidence}"')
     if len(group) > 1:
-        lines.append(f"Seen {len(group)} times in this session (last {last.timestamp or 'unknown'}).")
+        lines.append(_seen_line(len(group), last.timestamp))
     text = "\n".join(lines)
     encoded = text.encode("utf-8")
     if len(encoded) <= limit_bytes:
         return text
     return encoded[: limit_bytes - 3].decode("utf-8", "ignore") + "…"
+
+
+def _seen_line(occurrences: int, last: str | None) -> str:
+    return f"Seen {occurrences} times in this session (last {last or 'unknown'})."
+
+
+_SEEN_LINE_RE = re.compile(r"\nSeen \d+ times in this session \(last [^()\n]*\)\.\Z")
+
+
+def _recounted(content: str, occurrences: int, last: str | None, limit_bytes: int) -> str:
+    """`content` saying the new count; as it was when it had been clipped or would not fit."""
+    if content.endswith("…"):
+        return content
+    text = _SEEN_LINE_RE.sub("", content) + "\n" + _seen_line(occurrences, last)
+    return text if len(text.encode("utf-8")) <= limit_bytes else content
 
 
 def _memory(key: str, group: list[Friction], config: Config) -> NewMemory:
@@ -853,6 +868,7 @@ def _memory(key: str, group: list[Friction], config: Config) -> NewMemory:
         "record_uuid": first.record_uuid, "timestamp": first.timestamp, "tool": first.tool,
         "file_path": first.file_path, "cwd": first.cwd, "log": first.log,
         "occurrences": len(group), "record_uuids": [f.record_uuid for f in group if f.record_uuid],
+        "last_timestamp": group[-1].timestamp,
     }
     return NewMemory(type=_memory_type(first.kind, config),
                      title=_title(first, config.stm.max_title_chars),
@@ -867,6 +883,32 @@ def build_memories(frictions: Iterable[Friction], config: Config) -> list[NewMem
     for friction in frictions:
         groups.setdefault(friction.key, []).append(friction)
     return [prepare(_memory(key, group, config), config) for key, group in groups.items()]
+
+
+def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int) -> int:
+    """Raise the count of pending memories that this import's frictions repeat; how many rose.
+
+    An appended session log adds occurrences, not duplicates. Records are told apart by uuid, so
+    a log read whole again (it shrank or changed) counts nothing twice; a friction without a
+    record uuid cannot be told apart and is not counted. A memory a dream has claimed or consumed
+    keeps its count: it has been read already.
+    """
+    keyed = {m.idempotency_key: m for m in memories if m.idempotency_key}
+    revisions: list[tuple[str, str, dict[str, Any]]] = []
+    for key, stored in store.pending_by_keys(keyed).items():
+        new = keyed[key]
+        counted = list(stored.metadata.get("record_uuids") or ())
+        known = set(counted)
+        fresh = [u for u in new.metadata.get("record_uuids") or () if u not in known]
+        if not fresh or stored.metadata.get("source") != SOURCE:
+            continue
+        occurrences = int(stored.metadata.get("occurrences") or 1) + len(fresh)
+        last = new.metadata.get("last_timestamp")
+        metadata = {**stored.metadata, "occurrences": occurrences, "record_uuids": counted + fresh,
+                    "last_timestamp": last}
+        revisions.append((stored.id, _recounted(stored.content, occurrences, last, limit_bytes),
+                          metadata))
+    return store.revise_pending(revisions) if revisions else 0
 
 
 # -- the import -------------------------------------------------------------------------------
@@ -895,6 +937,7 @@ class ImportReport:
     memories: list[NewMemory] = field(default_factory=list)
     inserted: int = 0
     duplicates: int = 0
+    recounted: int = 0  # pending memories whose occurrence count this import raised
 
 
 def _configured_path(workspace: Workspace, configured: str) -> Path:
@@ -965,6 +1008,9 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         return report
     with STMStore.for_workspace(workspace) as store:
         result = store.submit_many(report.memories, now=now)
+        if result.duplicates:
+            report.recounted = merge_repeats(store, report.memories,
+                                             workspace.config.stm.max_content_bytes)
     report.inserted, report.duplicates = result.inserted, result.duplicates
     # Saved after the submit: a crash in between re-reads these logs, and keys absorb the repeat.
     if updated:
