@@ -97,6 +97,8 @@ def test_the_changeset_is_on_disk_before_the_engine_finishes(workspace: Workspac
     assert changeset is not None and changeset.engine == "slow"
     assert seen[0] == (0, False)  # the file exists from the first event on
     assert (1, False) in seen  # after the pause, the first proposal was saved mid-stream
+    # Proposals saved mid-stream are encoded once and reused: the last save must still be whole.
+    assert saved(workspace, changeset) == json.loads(json.dumps(changeset.to_dict()))
 
 
 def test_memories_the_engine_never_saw_go_back_to_the_queue(workspace: Workspace) -> None:

@@ -248,6 +248,17 @@ def test_fast_frontmatter_reads_exactly_what_yaml_reads(lines: list, prefix: str
         assert got == expected if isinstance(expected, dict) else got == "error"
 
 
+def test_parsing_the_same_text_twice_gives_independent_entries() -> None:
+    """Parsed frontmatter is cached; changing one entry's meta must not leak into the next."""
+    text = "---\ntitle: Reset the DB\nslug: db-reset\ntags: [testing, db]\n---\nbody\n"
+    first = parse_entry(text, "topics/db-reset.md")
+    first.meta["tags"].append("changed")
+    first.meta["title"] = "changed"
+    second = parse_entry(text, "topics/db-reset.md")
+    assert second.meta == {"title": "Reset the DB", "slug": "db-reset", "tags": ["testing", "db"]}
+    assert second.meta["tags"] is not first.meta["tags"]
+
+
 # --- malformed entries --------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from heapq import nlargest
 from itertools import chain
 from operator import itemgetter
 
@@ -373,8 +374,8 @@ class TokenIndex:
             shared = [(j, n) for j, n in counts.items() if n >= needed]
         else:
             shared = list(counts.items())
-        shared.sort(key=itemgetter(1), reverse=True)
-        return [j for j, _ in shared[:limit]]
+        # nlargest is sorted(..., reverse=True)[:limit], ties in counting order, without sorting all.
+        return [j for j, _ in nlargest(limit, shared, key=itemgetter(1))]
 
 
 def candidate_pairs(token_lists: Sequence[Sequence[str]]) -> list[tuple[int, int]]:

@@ -138,6 +138,9 @@ class _Run:
         self.last_save_cost = 0.0
         self.saved_count = 0
         self.saves = 0
+        # Proposals are only appended during a run (decisions wait until it is done), so each
+        # is encoded for the changeset file once, not at every save.
+        self.encoded: list[str] = []
 
     # -- saving --
 
@@ -156,7 +159,7 @@ class _Run:
 
     def save(self) -> None:
         began = time.monotonic()
-        self.store.save(self.changeset)
+        self.store.save(self.changeset, self.encoded)
         self.saved(began)
 
     def saved(self, began: float) -> None:

@@ -174,8 +174,9 @@ def _fast_value(raw: str) -> Any:
     return _NO if _NO in items else items
 
 
-def _fast_frontmatter(source: str) -> dict[str, Any] | None:
-    """Frontmatter of one `key: value` per line, read without the YAML parser, or None.
+def _fast_frontmatter(source: str) -> tuple[tuple[str, Any], ...] | None:
+    """Frontmatter of one `key: value` per line as (key, value) pairs, lists as tuples, read
+    without the YAML parser; or None.
 
     Listing 10,000 entries in under a second needs this: PyYAML's Python-side constructor costs
     ~200 µs an entry even with the C loader. It accepts only a subset whose meaning is certain
@@ -196,9 +197,17 @@ def _fast_frontmatter(source: str) -> dict[str, Any] | None:
         return None  # empty, a repeated key, or a value outside the subset
     if not _is_plain_keys(meta.keys() - _PLAIN_KEYS):
         return None  # a key YAML reads as true/null/…
-    for key in [key for key, value in meta.items() if type(value) is tuple]:
-        meta[key] = list(meta[key])  # cached as tuples; each entry gets its own list
-    return meta
+    return tuple(meta.items())
+
+
+# A dream parses each text it writes several times (the guard, the bundle preview, the commit
+# plan): a frontmatter already read is not read again. Values are immutable (lists are kept as
+# tuples), so the cached form is shared and each caller gets its own dict and lists.
+_cached_frontmatter = lru_cache(maxsize=1 << 15)(_fast_frontmatter)
+
+
+def _fresh_meta(items: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    return {key: list(value) if type(value) is tuple else value for key, value in items}
 
 
 def _is_plain_keys(keys: set[str]) -> bool:
@@ -210,9 +219,9 @@ def _is_plain_keys(keys: set[str]) -> bool:
 
 
 def _load_frontmatter(source: str, path: str) -> dict[str, Any]:
-    meta = _fast_frontmatter(source)
-    if meta is not None:
-        return meta
+    items = _cached_frontmatter(source)
+    if items is not None:
+        return _fresh_meta(items)
     try:
         meta = yaml.load(source, Loader=_Loader)
     except ValueError as exc:  # YAML's constructors raise it for values like 2026-02-30
@@ -249,6 +258,7 @@ def parse_entry(text: str, path: str) -> Entry:
 # --- rendering -------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=_VALUE_CACHE)  # tags, types and keys repeat in every entry a dream writes
 def _plain_ok(text: str, *, flow: bool, key: bool = False) -> bool:
     """True when `text` can be written unquoted and reads back as the same string."""
     if not text or text != text.strip() or not text.isprintable():

@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -37,7 +38,12 @@ OP_PRECEDENCE = ("archive", "weaken", "update", "reinforce")
 def content_fingerprint(memory: Memory) -> str:
     """What a rejection is remembered by: the memory's normalised content, not its id, so the same
     lesson submitted again later is recognised."""
-    digest = hashlib.sha256(normalise(memory.content).encode("utf-8")).hexdigest()
+    return _fingerprint(memory.content)
+
+
+@lru_cache(maxsize=1 << 14)  # a dream asks for each memory's twice: the rejection check, the proposal
+def _fingerprint(content: str) -> str:
+    digest = hashlib.sha256(normalise(content).encode("utf-8")).hexdigest()
     return f"{FINGERPRINT_PREFIX}{digest[:16]}"
 
 
