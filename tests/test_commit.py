@@ -589,6 +589,37 @@ def test_human_changes_are_journaled_logged_indexed_bundled_and_committed(tmp_pa
     assert "by-hand" not in (s.ws.memory_root / "INDEX.md").read_text()
 
 
+def test_an_archive_by_hand_is_undone_by_restore_with_its_flags_back_in_the_queue(tmp_path: Path) -> None:
+    s = Scenario(tmp_path / "ws")
+    path = s.entry("by-hand", "Guidance a person curates.")
+    s.settle()
+    before = s.text(path)
+    with STMStore.for_workspace(s.ws) as stm:
+        flag = stm.submit(NewMemory(type="context_flagged", title="flagged by-hand",
+                                    content="It is wrong.", metadata={"targets": ["by-hand"]})).memory
+    commit_human_change(s.ws, path, None, "archive", "the flag is right", now=NOW, consume=[flag.id])
+    archived = f"archive/{path}"
+    with STMStore.for_workspace(s.ws) as stm:
+        assert stm.counts()["consumed"] == 1
+    with pytest.raises(InputError, match="has changed since"):
+        commit_human_change(s.ws, archived, before, "restore", "undo", now=NOW,
+                            unconsume=[flag.id], expect_sha256="0" * 64)
+    report = commit_human_change(s.ws, archived, before, "restore", "undo", now=NOW,
+                                 unconsume=[flag.id], expect_sha256=sha256_text(s.text(archived)))
+    assert s.text(path) == before and not (s.ws.memory_root / archived).exists()
+    assert report.released == 1 and "1 restored" in report.summary
+    with STMStore.for_workspace(s.ws) as stm:
+        assert stm.counts() == {"pending": 1, "claimed": 0, "consumed": 0}
+    assert "[mem: by-hand]" in s.ws.agents_md.read_text()
+    assert s.log_lines()[-1] == "- 2026-11-29T03:00:12Z restore archive/topics/by-hand.md (undo) [human]"
+    commit_human_change(s.ws, path, None, "archive", "again", now=NOW.replace(minute=5))
+    (s.ws.memory_root / path).write_text(before)  # someone wrote the live file meanwhile
+    with pytest.raises(InputError, match="exists again"):
+        commit_human_change(s.ws, archived, before, "restore", "undo", now=NOW)
+    with pytest.raises(InputError, match="no archived entry"):
+        commit_human_change(s.ws, path, before, "restore", "undo", now=NOW)
+
+
 def test_human_edit_that_does_not_parse_names_the_file(tmp_path: Path) -> None:
     s = Scenario(tmp_path / "ws")
     path = s.entry("by-hand", "Guidance.")

@@ -37,8 +37,8 @@ from dreamtui.workspace import Workspace
 
 CONTEXT_TARGET = "context/AGENTS.md"
 APPLYING = ("accept", "pin", "archive")  # decisions that change LTM (or write the bundle)
-EFFECT_ORDER = ("created", "updated", "reinforced", "weakened", "archived", "pinned", "discarded",
-                "rejected", "deferred", "undecided", "held_back")
+EFFECT_ORDER = ("created", "updated", "reinforced", "weakened", "archived", "restored", "pinned",
+                "discarded", "rejected", "deferred", "undecided", "held_back")
 _ACCEPT_EFFECT = {"create": "created", "update": "updated", "reinforce": "reinforced",
                   "weaken": "weakened", "archive": "archived", "discard": "discarded"}
 
@@ -587,7 +587,8 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
 # -- a person's own change from the Memory view --------------------------------------------------
 
 # weaken is an edit that adds a caveat; it is its own op so LOG.md says what the person did.
-HUMAN_OPS = ("edit", "weaken", "pin", "unpin", "archive")
+# restore brings an archived entry back to its live path (undoing an archive by hand).
+HUMAN_OPS = ("edit", "weaken", "pin", "unpin", "archive", "restore")
 
 
 def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
@@ -599,15 +600,19 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     if op not in HUMAN_OPS:
         raise InputError(f"op {op!r}: expected one of {', '.join(HUMAN_OPS)}")
     entry = snapshot.entries.get(path)
-    if entry is None or entry.archived:
-        raise InputError(f"{path}: no live entry at this path in {workspace.memory_root}")
+    if entry is None or entry.archived != (op == "restore"):
+        what = "archived" if op == "restore" else "live"
+        raise InputError(f"{path}: no {what} entry at this path in {workspace.memory_root}")
     state = _new_state(snapshot, workspace, now)
     try:
-        _apply_human(state, entry, new_text, op, reason)
+        if op == "restore":
+            _restore(state, entry, new_text)
+        else:
+            _apply_human(state, entry, new_text, op, reason)
     except _Held as held:
         raise InputError(f"{path}: {held}") from None
     plan = Plan(writes=state.writes, moves=state.moves, entries_after=state.entries)
-    plan.counts = {"archived" if op == "archive" else ("pinned" if op == "pin" else "updated"): 1}
+    plan.counts = {_HUMAN_EFFECT.get(op, "updated"): 1}
     plan.log_lines.append(log_line(now, op, path, reason, None))
     live = [e for e in state.entries.values() if not e.archived]
     bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
@@ -618,6 +623,23 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     if index != _read_index(workspace):
         plan.index = index
     return plan
+
+
+_HUMAN_EFFECT = {"archive": "archived", "pin": "pinned", "restore": "restored"}
+
+
+def _restore(state: _State, entry: Entry, new_text: str | None) -> None:
+    """Back to the live path it was archived from, as `new_text` (the text it had there)."""
+    live = _safe_path(state, entry.path.removeprefix("archive/"), "live path")
+    if new_text is None:
+        raise _Held("restore needs the text the entry had before it was archived")
+    restored = parse_entry(new_text, live)
+    if state.exists(live):
+        raise _Held(f"{live} exists again; restoring would overwrite it")
+    owner = state.slug_owner(restored.slug)
+    if owner is not None:
+        raise _Held(f"slug {restored.slug!r} is now used by {owner}")
+    state.move(entry.path, live, new_text)
 
 
 def _apply_human(state: _State, entry: Entry, new_text: str | None, op: str, reason: str) -> None:

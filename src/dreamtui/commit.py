@@ -249,13 +249,17 @@ def abandon(workspace: Workspace, dream_id: str) -> int:
 
 def commit_human_change(workspace: Workspace, path: str, new_text: str | None, op: str,
                         reason: str, *, now: datetime | None = None,
-                        consume: Sequence[str] = ()) -> CommitReport:
-    """A person's edit / weaken / pin / unpin / archive of one entry (Memory and Flags views).
+                        consume: Sequence[str] = (), unconsume: Sequence[str] = (),
+                        expect_sha256: str | None = None) -> CommitReport:
+    """A person's edit / weaken / pin / unpin / archive / restore of one entry (Memory and Flags
+    views).
 
     Journaled and logged like a dream's commit ("[human]" in LOG.md), with INDEX.md and the bundle
     regenerated and a git commit; no guard rail applies, because a person decided. `consume` names
     the pending feedback memories the decision settles (flags triaged by hand), consumed in the
-    same journal so a crash cannot apply the decision and leave the flags to be decided again.
+    same journal so a crash cannot apply the decision and leave the flags to be decided again;
+    `unconsume` returns such memories to the queue when that decision is undone.
+    `expect_sha256`: refuse (InputError) unless the entry at `path` is still exactly that text.
     """
     moment = now or utcnow()
     if not reason.strip():
@@ -263,11 +267,15 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
     with WorkspaceLock(workspace, f"{op} {path}").acquire():
         recovered = recover(workspace)
         snapshot = LTMStore(workspace.memory_root).scan()
+        current = snapshot.entries.get(path)
+        if expect_sha256 is not None and (current is None or current.sha256 != expect_sha256):
+            raise InputError(f"{path} has changed since; not overwritten")
         plan = plan_human_change(snapshot, workspace, path, new_text, op, reason, moment)
         writes, removals = _file_writes(workspace, plan)
         message = f"dreamtui: {op} {path} (by hand)\n\nReason: {' '.join(reason.split())}\n"
         steps = STMSteps(lease_id=None, consume=list(consume), end_lease=False,
-                         at=moment.isoformat()) if consume else None
+                         at=moment.isoformat(), unconsume=list(unconsume)) \
+            if consume or unconsume else None
         outcome = run_journal(workspace, JournalPlan(label=f"human {op} {path}", writes=writes,
                                                      removals=removals, stm=steps,
                                                      git_message=message))

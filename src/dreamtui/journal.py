@@ -59,6 +59,7 @@ class STMSteps:
     release: list[str] = field(default_factory=list)
     end_lease: bool = True  # False: an open changeset keeps its lease (auto commits)
     at: str = ""  # consumed_at, as decided when the commit was planned
+    unconsume: list[str] = field(default_factory=list)  # settled by a decision now undone
 
 
 @dataclass
@@ -127,7 +128,8 @@ def _manifest(workspace: Workspace, journal_id: str, plan: JournalPlan) -> dict[
         "removals": [_store_path(workspace, p) for p in plan.removals],
         "stm": None if plan.stm is None else {
             "lease_id": plan.stm.lease_id, "consume": plan.stm.consume,
-            "release": plan.stm.release, "end_lease": plan.stm.end_lease, "at": plan.stm.at},
+            "release": plan.stm.release, "end_lease": plan.stm.end_lease, "at": plan.stm.at,
+            "unconsume": plan.stm.unconsume},
         "rejections": [list(item) for item in plan.rejections],
         "git": None if plan.git_message is None else {
             "message": plan.git_message,
@@ -236,12 +238,14 @@ def _apply_files(workspace: Workspace, manifest: dict[str, Any]) -> None:
 
 
 def _apply_stm(workspace: Workspace, steps: dict[str, Any] | None) -> tuple[int, int]:
-    if not steps or not (steps.get("lease_id") or steps.get("consume")):
+    if not steps or not (steps.get("lease_id") or steps.get("consume") or steps.get("unconsume")):
         return 0, 0
     lease = steps["lease_id"]
     at = datetime.fromisoformat(steps["at"]) if steps.get("at") else None
     with STMStore.for_workspace(workspace) as store:
         if lease is None:  # a person's decision on memories no dream holds
+            if steps.get("unconsume"):  # .get: journals written before this step existed
+                return 0, store.unconsume_settled(steps["unconsume"])
             return store.consume_pending(steps["consume"], now=at), 0
         consumed = store.consume(lease, steps["consume"], now=at) if steps["consume"] else 0
         released = store.release(lease, steps["release"]) if steps["release"] else 0

@@ -565,6 +565,14 @@ class STMStore:
                 conn, "SET consumed_at = ? WHERE consumed_by_lease IS NULL AND consumed_at IS NULL",
                 (stamp,), ids)
 
+    def unconsume_settled(self, ids: Sequence[str]) -> int:
+        """Return to the queue memories a person's decision consumed outside a dream (see
+        consume_pending), when that decision is undone; ones a dream consumed are left alone."""
+        with self._transaction("returning memories to the queue") as conn:
+            return self._update_ids(
+                conn, "SET consumed_at = NULL WHERE consumed_by_lease IS NULL AND consumed_at IS NOT NULL",
+                (), ids)
+
     def end_lease(self, lease_id: str) -> None:
         """Release whatever the lease still holds and delete it."""
         with self._transaction("ending a lease") as conn:

@@ -46,13 +46,18 @@ async def test_filtering_the_queue(make_app) -> None:  # type: ignore[no-untyped
         assert queue.cursor == 1
 
 
+async def _open_flags(app, pilot) -> FlagsScreen:  # type: ignore[no-untyped-def]
+    await pilot.press("3")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, FlagsScreen)
+    return screen
+
+
 async def test_triaging_a_flag(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("3")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, FlagsScreen)
+        screen = await _open_flags(app, pilot)
         total = len(screen.items)
         assert total >= 2 and static_text(app, "#flags-counter") == f"[1/{total}]"
         first = screen.current
@@ -73,6 +78,57 @@ async def test_triaging_a_flag(make_app, workspace: Workspace) -> None:  # type:
         path = weakened.split()[3]
         assert "flag triage: weakened" in weakened
         assert "> Caveat (flagged" in (workspace.memory_root / path).read_text()
+
+
+async def test_undoing_triage_verdicts_newest_first(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    root = workspace.memory_root
+    ci_ports = (root / "topics/ci-ports.md").read_bytes()
+    with STMStore.for_workspace(workspace) as stm:
+        pending = stm.counts()["pending"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_flags(app, pilot)
+        total = len(screen.items)
+        await pilot.press("x")  # archive topics/ci-ports.md
+        await settle(app, pilot)
+        second = screen.current
+        assert second is not None
+        second_text = (root / second.entry.path).read_bytes()
+        await pilot.press("p")  # pin the next one
+        await settle(app, pilot)
+        assert b"importance: pinned" in (root / second.entry.path).read_bytes()
+        await pilot.press("u")  # the pin first: newest first
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ErrorScreen)
+        assert (root / second.entry.path).read_bytes() == second_text
+        await pilot.press("u")  # then the archive: the entry is live again, byte for byte
+        await settle(app, pilot)
+        assert (root / "topics/ci-ports.md").read_bytes() == ci_ports
+        assert not (root / "archive/topics/ci-ports.md").exists()
+        assert len(screen.items) == total and static_text(app, "#flags-counter") == f"[1/{total}]"
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ErrorScreen)  # nothing left to undo: a notice only
+    with STMStore.for_workspace(workspace) as stm:
+        assert stm.counts()["pending"] == pending  # every triaged flag is back in the queue
+    log = LTMStore(root).log_lines(limit=4)
+    assert [line.split()[2] for line in log] == ["restore", "edit", "pin", "archive"]
+    assert all(line.endswith("[human]") for line in log)
+
+
+async def test_undo_refuses_when_the_entry_changed_since(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_flags(app, pilot)
+        await pilot.press("p")
+        await settle(app, pilot)
+        path = workspace.memory_root / "topics/ci-ports.md"
+        path.write_text(path.read_text() + "\nEdited by hand after the triage.\n")
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert "has changed since" in str(app.screen.query_one("#error-message", Static).render())
+    assert path.read_text().endswith("Edited by hand after the triage.\n")
 
 
 async def _run_dream(app, pilot) -> DreamScreen:  # type: ignore[no-untyped-def]

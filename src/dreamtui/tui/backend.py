@@ -16,8 +16,16 @@ from typing import TYPE_CHECKING
 from dreamtui.bundle import find_markers
 from dreamtui.changeset import ChangesetStore, ChangesetSummary
 from dreamtui.errors import EntryError, InputError
-from dreamtui.ltm import ARCHIVE, LTMSnapshot, LTMStore
-from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, Changeset, Entry, Memory
+from dreamtui.ltm import ARCHIVE, LTMSnapshot, LTMStore, archive_path
+from dreamtui.model import (
+    FEEDBACK_CONFIRMED,
+    FEEDBACK_FLAGGED,
+    FEEDBACK_TYPES,
+    Changeset,
+    Entry,
+    Memory,
+    sha256_text,
+)
 from dreamtui.stm import MemoryFilter, STMStore
 from dreamtui.workspace import Workspace
 
@@ -85,6 +93,18 @@ class FlagItem:
     flags: list[Memory]  # pending context_flagged memories, oldest first
     confirmations: list[Memory]  # context_confirmed memories naming it, newest first
     bundle_lines: list[tuple[int, str]]
+
+
+@dataclass(frozen=True)
+class TriageUndo:
+    """What it takes to undo one triage: the entry as it was, where it is now and as what text,
+    and the flags the triage settled (they go back to the queue)."""
+
+    decision: str
+    before: Entry
+    now_path: str
+    now_sha256: str
+    flag_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -259,17 +279,21 @@ class Backend:
                 for path, items in by_path.items()]
 
     def human_change(self, path: str, new_text: str | None, op: str, reason: str,
-                     consume: list[str] | None = None) -> str:
-        """A person's pin / unpin / archive / edit through the guarded commit path; its summary."""
+                     consume: Sequence[str] = (), unconsume: Sequence[str] = (),
+                     expect_sha256: str | None = None) -> str:
+        """A person's pin / unpin / archive / edit / restore through the guarded commit path;
+        its summary."""
         from dreamtui.commit import commit_human_change
 
         report = commit_human_change(self.workspace, path, new_text, op, reason, now=self.clock(),
-                                     consume=consume or ())
+                                     consume=consume, unconsume=unconsume,
+                                     expect_sha256=expect_sha256)
         self.forget_cache()
         return report.summary
 
-    def triage(self, item: FlagItem, decision: str) -> str:
-        """archive (the flag is right), pin (it is wrong) or weaken (keep it, with a caveat)."""
+    def triage(self, item: FlagItem, decision: str) -> tuple[str, TriageUndo]:
+        """archive (the flag is right), pin (it is wrong) or weaken (keep it, with a caveat);
+        the summary, and how to undo it."""
         from dreamtui.policy import caveat
         from dreamtui.proposals import EntryDraft
 
@@ -283,15 +307,28 @@ class Backend:
             now = self.clock()
             draft.flag(item.flags, [caveat(f) for f in item.flags], now, "flag triage", 1.0)
             after = draft.to_proposal().after
-            return self.human_change(entry.path, after, "weaken",
-                                     f"flag triage: weakened — {observed}", settled)
-        if decision == "archive":
-            return self.human_change(entry.path, None, "archive",
-                                     f"flag triage: the flag is right — {observed}", settled)
-        if decision == "pin":
-            return self.human_change(entry.path, None, "pin",
-                                     f"flag triage: the flag is wrong — {observed}", settled)
-        raise InputError(f"triage decision {decision!r}: expected archive, pin or weaken")
+            summary = self.human_change(entry.path, after, "weaken",
+                                        f"flag triage: weakened — {observed}", settled)
+        elif decision == "archive":
+            summary = self.human_change(entry.path, None, "archive",
+                                        f"flag triage: the flag is right — {observed}", settled)
+        elif decision == "pin":
+            summary = self.human_change(entry.path, None, "pin",
+                                        f"flag triage: the flag is wrong — {observed}", settled)
+        else:
+            raise InputError(f"triage decision {decision!r}: expected archive, pin or weaken")
+        now_path = archive_path(entry.path) if decision == "archive" else entry.path
+        written = (self.workspace.memory_root / now_path).read_text(encoding="utf-8")
+        return summary, TriageUndo(decision, entry, now_path, sha256_text(written),
+                                   tuple(settled))
+
+    def undo_triage(self, undo: TriageUndo) -> str:
+        """The entry back as it was before the triage, its flags pending again; refused (InputError)
+        when the entry changed since."""
+        reason = f"undo of flag triage ({undo.decision} {undo.before.path})"
+        op = "restore" if undo.decision == "archive" else "edit"
+        return self.human_change(undo.now_path, undo.before.raw, op, reason,
+                                 unconsume=undo.flag_ids, expect_sha256=undo.now_sha256)
 
     # -- dreams -----------------------------------------------------------------------------------
 

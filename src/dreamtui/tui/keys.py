@@ -73,6 +73,7 @@ FLAGS: tuple[Action, ...] = (
     Action("flags.pin", "p", "triage('pin')", "pin (flag is wrong)"),
     Action("flags.weaken", "w", "triage('weaken')", "weaken"),
     Action("flags.skip", "s", "skip", "skip"),
+    Action("flags.undo", "u", "undo", "undo"),
     Action("flags.next", "j,down", "move(1)", "next", show=False),
     Action("flags.previous", "k,up", "move(-1)", "previous", show=False),
 )

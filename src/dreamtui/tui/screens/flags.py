@@ -2,6 +2,8 @@
 
 Each verdict is a human decision through the core's guarded commit path: archive (the flag is
 right), pin (the flag is wrong; protect the entry) or weaken (keep it, with the dream's caveat).
+`u` undoes the verdicts given since the app started, newest first, through the same path: the entry gets its
+old text back (from archive/ too) and its flags wait in the queue again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from textual.widgets import Static
 
 from dreamtui.safety import display_text
 from dreamtui.tui import keys
-from dreamtui.tui.backend import FlagItem
+from dreamtui.tui.backend import FlagItem, TriageUndo
 from dreamtui.tui.jobs import JobFailed, run_job
 from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.entry_view import feedback_text
@@ -31,10 +33,17 @@ class FlagsLoaded(Message):
 
 
 class Triaged(Message):
-    def __init__(self, item: FlagItem, decision: str, summary: str) -> None:
+    def __init__(self, item: FlagItem, decision: str, outcome: tuple[str, TriageUndo]) -> None:
         super().__init__()
         self.item = item
         self.decision = decision
+        self.summary, self.undo = outcome
+
+
+class TriageUndone(Message):
+    def __init__(self, undo: TriageUndo, summary: str) -> None:
+        super().__init__()
+        self.undo = undo
         self.summary = summary
 
 
@@ -76,6 +85,7 @@ class FlagsScreen(ViewScreen):
         self.position = 0
         self.decided = 0
         self.busy = False
+        self.undos: list[TriageUndo] = []  # verdicts since the app started, oldest first
 
     def compose_view(self) -> ComposeResult:
         with Horizontal(classes="status-line"):
@@ -144,8 +154,28 @@ class FlagsScreen(ViewScreen):
         run_job(self, lambda: Triaged(item, decision, self.backend.triage(item, decision)),
                 lambda done: done, what=f"triaging {item.entry.path}", group="triage")
 
+    def action_undo(self) -> None:
+        if self.busy:
+            return
+        if not self.undos:
+            self.notify("nothing to undo: no verdict given since the app started")
+            return
+        self.busy = True
+        undo = self.undos[-1]
+        run_job(self, lambda: TriageUndone(undo, self.backend.undo_triage(undo)), lambda done: done,
+                what=f"undoing the triage of {undo.before.path}", group="triage")
+
+    def on_triage_undone(self, message: TriageUndone) -> None:
+        self.busy = False
+        self.undos.remove(message.undo)
+        self.decided -= 1
+        self.notify(f"undone: {message.undo.before.path} is as it was, its flags pending again",
+                    markup=False)
+        self.dreamtui.workspace_changed()  # reloads: the entry is offered again
+
     def on_triaged(self, message: Triaged) -> None:
         self.busy = False
+        self.undos.append(message.undo)
         self.decided += 1
         self.items = [i for i in self.items if i.entry.path != message.item.entry.path]
         # The next item slides under the cursor: triage moves on by itself.
