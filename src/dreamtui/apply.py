@@ -99,12 +99,21 @@ def _with_meta(text: str, path: str, changes: dict[str, Any]) -> str:
     return render_entry(meta, entry.body, original=entry)
 
 
+RETIREMENT_KEYS = ("retired_at", "retired_reason", "superseded_by")
+
+
 def retire_text(text: str, path: str, now: datetime, reason: str, superseded_by: str | None) -> str:
     """The text an entry stands with under archive/ (DESIGN 3.2's retirement keys)."""
     keys: dict[str, Any] = {"retired_at": now, "retired_reason": reason}
     if superseded_by:
         keys["superseded_by"] = superseded_by
     return _with_meta(text, path, keys)
+
+
+def unretired_text(entry: Entry) -> str:
+    """An archived entry's text without its retirement keys, every other line kept byte for byte."""
+    meta = {key: value for key, value in entry.meta.items() if key not in RETIREMENT_KEYS}
+    return render_entry(meta, entry.body, original=entry)
 
 
 # -- simulating decisions -----------------------------------------------------------------------
@@ -629,10 +638,11 @@ _HUMAN_EFFECT = {"archive": "archived", "pin": "pinned", "restore": "restored"}
 
 
 def _restore(state: _State, entry: Entry, new_text: str | None) -> None:
-    """Back to the live path it was archived from, as `new_text` (the text it had there)."""
+    """Back to the live path it was archived from, as `new_text` (the text it had there; by
+    default the archived text without its retirement keys)."""
     live = _safe_path(state, entry.path.removeprefix("archive/"), "live path")
     if new_text is None:
-        raise _Held("restore needs the text the entry had before it was archived")
+        new_text = unretired_text(entry)
     restored = parse_entry(new_text, live)
     if state.exists(live):
         raise _Held(f"{live} exists again; restoring would overwrite it")

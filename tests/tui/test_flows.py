@@ -266,6 +266,35 @@ async def test_editing_and_pinning_in_the_memory_view(make_app, workspace: Works
         assert app.screen.current is not None and app.screen.current.pinned
 
 
+async def test_restoring_an_archived_entry_in_the_memory_view(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    root = workspace.memory_root
+    archived = (root / "archive/topics/use-yarn.md").read_text()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await settle(app, pilot)
+        await pilot.press("r")  # a live entry: a warning, nothing changes
+        await settle(app, pilot)
+        assert not (root / "topics/use-yarn.md").exists()
+        await pilot.press("A")  # show archived entries too
+        await settle(app, pilot)
+        for _ in range(30):
+            if app.screen.current is not None and app.screen.current.path == "archive/topics/use-yarn.md":
+                break
+            await pilot.press("j")
+        assert app.screen.current.path == "archive/topics/use-yarn.md"
+        await pilot.press("r", "y")  # restore, and yes at the question
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ErrorScreen)
+    restored = (root / "topics/use-yarn.md").read_text()
+    assert not (root / "archive/topics/use-yarn.md").exists()
+    kept = [line for line in archived.splitlines(keepends=True)
+            if not line.startswith(("retired_at:", "retired_reason:", "superseded_by:"))]
+    assert restored == "".join(kept)  # only the retirement keys go; every other byte stays
+    assert "[mem: use-yarn]" in workspace.agents_md.read_text()
+    assert LTMStore(root).log_lines(limit=1)[0].split()[2:4] == ["restore", "archive/topics/use-yarn.md"]
+
+
 async def test_a_dream_prepared_headless_is_reviewed_the_same_way(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     from dreamtui.dream import dream_async
 

@@ -63,6 +63,7 @@ MEMORY: tuple[Action, ...] = (
     Action("memory.filter", "slash", "filter", "filter", key_display="/"),
     Action("memory.pin", "p", "pin", "pin/unpin"),
     Action("memory.archive", "x", "archive", "archive"),
+    Action("memory.restore", "r", "restore", "restore"),
     Action("memory.edit", "e", "edit", "edit"),
     Action("memory.archived", "A", "toggle_archived", "archived"),
     Action("memory.back", "escape", "back_to_list", "back to the list", show=False),

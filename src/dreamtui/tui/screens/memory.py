@@ -1,4 +1,4 @@
-"""2 Memory — LTM entries beside their text and provenance; pin, archive and edit them.
+"""2 Memory — LTM entries beside their text and provenance; pin, archive, restore and edit them.
 
 Every action is a human decision that goes through the core's guarded commit path
 (`commit_human_change`), which logs it to LOG.md and re-renders the bundle.
@@ -217,6 +217,24 @@ class MemoryScreen(ViewScreen):
 
         detail = "pinned: archiving overrides the pin" if entry.pinned else ""
         self.app.push_screen(AskScreen(f"Archive {entry.path}?", detail), answered)
+
+    def action_restore(self) -> None:
+        entry = self.current
+        if entry is None:
+            return
+        if not entry.archived:
+            self.notify(f"{entry.path} is live; only archived entries can be restored (A shows them)",
+                        severity="warning", markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._change(entry, None, "restore", "restored in the Memory view")
+
+        live = entry.path.removeprefix("archive/")
+        self.app.push_screen(AskScreen(f"Restore {entry.path} to {live}?",
+                                       "its retirement keys are removed; the bundle is rewritten"),
+                             answered)
 
     def action_edit(self) -> None:
         entry = self._live_current("edited")
