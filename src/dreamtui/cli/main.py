@@ -42,6 +42,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("init", "config", "demo"), "dreamtui.cli.workspace_cmds"),
     **dict.fromkeys(("submit", "confirm", "flag", "status", "purge"), "dreamtui.cli.intake_cmds"),
     "import": "dreamtui.cli.import_cmds",
+    "entry": "dreamtui.cli.entry_cmds",
     **dict.fromkeys(("dream", "review", "decide", "undo", "commit", "abandon"),
                     "dreamtui.cli.dream_cmds"),
     **dict.fromkeys(("mcp", "token"), "dreamtui.cli.mcp_cmds"),
