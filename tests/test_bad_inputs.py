@@ -363,6 +363,11 @@ CASES: tuple[Case, ...] = (
     Case("commit over an entry edited since the dream", w("commit", "{dream}"), 3,
          ("commit refused, nothing written", "topics/ci-ports.md"),
          accepted_then_edited, after=refused_wrote_nothing),
+    # a person's change from the shell
+    Case("entry change naming no entry", w("entry", "pin", "no-such-slug"), 2,
+         ("no-such-slug", "no live entry has this slug or path"), dreamed),
+    Case("restore of an entry that is live", w("entry", "restore", "ci-ports"), 2,
+         ("ci-ports", "no archived entry has this slug or path"), dreamed),
 
 )
 

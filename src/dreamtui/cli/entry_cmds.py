@@ -26,8 +26,9 @@ def _entry_path(workspace: Workspace, ref: str, *, archived: bool) -> str:
     state = "archived" if archived else "live"
     found = sorted(e.path for e in snapshot.entries.values() if e.slug == ref and e.archived == archived)
     if not found:
+        where = "archive/ holds them" if archived else "INDEX.md lists the live ones"
         raise InputError(f"{ref}: no {state} entry has this slug or path in {workspace.memory_root} "
-                         "(INDEX.md lists the live ones)")
+                         f"({where})")
     if len(found) > 1:
         raise InputError(f"{ref}: {len(found)} {state} entries have this slug ({', '.join(found)}); "
                          "name one by its path")
