@@ -28,6 +28,12 @@ def age(moment: datetime | None, now: datetime) -> str:
     return f"{int(seconds // (365 * 86400))}y"
 
 
+def ago(moment: datetime | None, now: datetime) -> str:
+    """'5m ago', or 'just now' (not 'now ago') for the last minute."""
+    short = age(moment, now)
+    return "just now" if short == "now" else f"{short} ago"
+
+
 def stamp(moment: datetime | None) -> str:
     """Minute precision in UTC: what the stores keep, and stable across machines."""
     if moment is None:

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from dreamtui.model import Entry, Memory, iso_z
 from dreamtui.safety import display_text
-from dreamtui.tui.formatting import age, fit, parse_iso, short_id, stamp
+from dreamtui.tui.formatting import ago, fit, parse_iso, short_id, stamp
 
 _META_SHOWN = ("type", "tags", "importance", "created_at", "updated_at", "confirmations",
                "last_confirmed", "flags", "last_flagged", "related", "retired_at", "retired_reason",
@@ -39,7 +39,7 @@ def entry_text(entry: Entry) -> Text:
 
 def feedback_text(text: Text, memory: Memory, now: datetime) -> None:
     """One flag or confirmation: who, when, the quoted text and the observation."""
-    text.append(f"  {memory.agent_id} · {age(memory.submitted_at, now)} ago · {memory.state}", "dim")
+    text.append(f"  {memory.agent_id} · {ago(memory.submitted_at, now)} · {memory.state}", "dim")
     quote = memory.metadata.get("quote")
     if quote:
         text.append(f" · quoted \"{display_text(str(quote))}\"")
@@ -77,7 +77,7 @@ def provenance_text(entry: Entry, *, sources: Sequence[Memory] | None, missing: 
     text.append(f"\nconfirmations ({len(confirmations)}; {entry.confirmations} counted)\n", "bold")
     last = parse_iso(entry.meta.get("last_confirmed"))
     if last is not None:
-        text.append(f"  last confirmed {age(last, now)} ago\n", "dim")
+        text.append(f"  last confirmed {ago(last, now)}\n", "dim")
     for memory in confirmations:
         feedback_text(text, memory, now)
 

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from dreamtui.model import Memory
 from dreamtui.safety import display_text
-from dreamtui.tui.formatting import age, stamp
+from dreamtui.tui.formatting import ago, stamp
 
 
 def memory_text(memory: Memory, now: datetime) -> Text:
@@ -19,7 +19,7 @@ def memory_text(memory: Memory, now: datetime) -> Text:
     text = Text()
     text.append(memory.title or "(untitled)", "bold")
     text.append(f"\n{memory.type} · {memory.state} · {memory.agent_id} · "
-                f"{stamp(memory.submitted_at)} ({age(memory.submitted_at, now)} ago)", "dim")
+                f"{stamp(memory.submitted_at)} ({ago(memory.submitted_at, now)})", "dim")
     if memory.tags:
         text.append(f"\ntags: {', '.join(memory.tags)}", "dim")
     if memory.safety:
