@@ -224,12 +224,17 @@ async def test_cancelling_a_dream_returns_its_batch(make_app, workspace: Workspa
         assert [s.status for s in ChangesetStore(workspace.dreams_dir).list()] == ["abandoned"]
 
 
+def use_editor(script: Path, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$VISUAL becomes a Python script that runs `line` on the file it is given."""
+    script.write_text(f"#!{sys.executable}\nimport sys\n{line}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("VISUAL", str(script))
+
+
 async def test_a_failing_job_opens_a_modal_not_a_traceback(make_app, workspace: Workspace,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    editor = tmp_path / "break-frontmatter"
-    editor.write_text(f"#!{sys.executable}\nimport sys\nopen(sys.argv[1], 'w').write('no frontmatter here')\n")
-    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("VISUAL", str(editor))
+    use_editor(tmp_path / "break-frontmatter", "open(sys.argv[1], 'w').write('no frontmatter here')",
+               monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
@@ -245,10 +250,7 @@ async def test_a_failing_job_opens_a_modal_not_a_traceback(make_app, workspace: 
 
 async def test_editing_and_pinning_in_the_memory_view(make_app, workspace: Workspace, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    editor = tmp_path / "append-line"
-    editor.write_text(f"#!{sys.executable}\nimport sys\nopen(sys.argv[1], 'a').write('Edited by hand.\\n')\n")
-    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("VISUAL", str(editor))
+    use_editor(tmp_path / "append-line", "open(sys.argv[1], 'a').write('Edited by hand.\\n')", monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
