@@ -244,9 +244,10 @@ def _apply_stm(workspace: Workspace, steps: dict[str, Any] | None) -> tuple[int,
     at = datetime.fromisoformat(steps["at"]) if steps.get("at") else None
     with STMStore.for_workspace(workspace) as store:
         if lease is None:  # a person's decision on memories no dream holds
-            if steps.get("unconsume"):  # .get: journals written before this step existed
-                return 0, store.unconsume_settled(steps["unconsume"])
-            return store.consume_pending(steps["consume"], now=at), 0
+            consumed = store.consume_pending(steps["consume"], now=at) if steps["consume"] else 0
+            # .get: journals written before this step existed have no "unconsume"
+            returned = store.unconsume_settled(steps["unconsume"]) if steps.get("unconsume") else 0
+            return consumed, returned
         consumed = store.consume(lease, steps["consume"], now=at) if steps["consume"] else 0
         released = store.release(lease, steps["release"]) if steps["release"] else 0
         if steps.get("end_lease", True):
