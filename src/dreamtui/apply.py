@@ -598,6 +598,7 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
 # weaken is an edit that adds a caveat; it is its own op so LOG.md says what the person did.
 # restore brings an archived entry back to its live path (undoing an archive by hand).
 HUMAN_OPS = ("edit", "weaken", "pin", "unpin", "archive", "restore")
+_HUMAN_EFFECT = {"archive": "archived", "pin": "pinned", "restore": "restored"}  # else "updated"
 
 
 def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
@@ -632,9 +633,6 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     if index != _read_index(workspace):
         plan.index = index
     return plan
-
-
-_HUMAN_EFFECT = {"archive": "archived", "pin": "pinned", "restore": "restored"}
 
 
 def _restore(state: _State, entry: Entry, new_text: str | None) -> None:
