@@ -27,15 +27,15 @@ for folder in (SRC, BENCH_DIR):  # runnable from a checkout without installing t
 
 from generate import generate  # noqa: E402
 
-from dreamtui.apply import context_proposal, plan_commit  # noqa: E402
-from dreamtui.changeset import ChangesetStore, new_dream_id  # noqa: E402
-from dreamtui.commit import commit  # noqa: E402
-from dreamtui.decide import all_matching, decide  # noqa: E402
-from dreamtui.ltm import LTMStore  # noqa: E402
+from dreamtui.review.plan import context_proposal, plan_commit  # noqa: E402
+from dreamtui.store.changesets import ChangesetStore, new_dream_id  # noqa: E402
+from dreamtui.review.commit import commit  # noqa: E402
+from dreamtui.review.decide import all_matching, decide  # noqa: E402
+from dreamtui.store.ltm import LTMStore  # noqa: E402
 from dreamtui.model import Changeset, Memory, Proposal, iso_z  # noqa: E402
-from dreamtui.proposals import EntryDraft, create_proposal, discard_proposal  # noqa: E402
-from dreamtui.stm import STMStore  # noqa: E402
-from dreamtui.workspace import Workspace, open_workspace  # noqa: E402
+from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal  # noqa: E402
+from dreamtui.store.stm import STMStore  # noqa: E402
+from dreamtui.workspace.layout import Workspace, open_workspace  # noqa: E402
 
 TARGET_S = 3.0
 NOW = datetime(2026, 11, 29, 3, 0, tzinfo=timezone.utc)

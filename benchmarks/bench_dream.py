@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate  # noqa: E402
 
-from dreamtui.dream import dream  # noqa: E402
-from dreamtui.workspace import open_workspace  # noqa: E402
+from dreamtui.dream.runner import dream  # noqa: E402
+from dreamtui.workspace.layout import open_workspace  # noqa: E402
 
 PENDING = (2_500, 5_000, 10_000)
 ENTRIES = 5_000

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.intake.claude_code import ImportOptions, import_logs, project_slug
-from dreamtui.workspace import open_workspace
+from dreamtui.workspace.layout import open_workspace
 
 PROJECT = "/home/bench/webapp"
 FULL_MB, QUICK_MB = 100, 10

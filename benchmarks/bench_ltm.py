@@ -15,8 +15,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from dreamtui.bundle import render_bundle
-from dreamtui.ltm import LTMStore, entry_path, render_entry, render_index
+from dreamtui.review.bundle import render_bundle
+from dreamtui.store.ltm import LTMStore, entry_path, render_entry, render_index
 
 DEFAULT_ENTRIES = 10_000
 SCAN_TARGET_S = 1.0

@@ -34,10 +34,10 @@ for folder in (SRC, BENCH_DIR):  # runnable from a checkout without installing t
 
 from generate import generate, write_jsonl  # noqa: E402
 
-from dreamtui.config import Config  # noqa: E402
+from dreamtui.workspace.config import Config  # noqa: E402
 from dreamtui.intake import validate  # noqa: E402
 from dreamtui.model import NewMemory  # noqa: E402
-from dreamtui.stm import BULK_CHUNK, CACHE_KIB, STMStore  # noqa: E402
+from dreamtui.store.stm import BULK_CHUNK, CACHE_KIB, STMStore  # noqa: E402
 
 # The CLI as a user runs it; importing intake_cmds explicitly keeps this working whether or not
 # dreamtui.cli registers it yet.

@@ -79,7 +79,7 @@ def _child_app(spawned: float, root: str) -> dict[str, Any]:
     sys.path.insert(0, str(SRC))
     from dreamtui.tui.app import create_app
     from dreamtui.tui.widgets.memory_list import MemoryList
-    from dreamtui.workspace import open_workspace
+    from dreamtui.workspace.layout import open_workspace
 
     async def main() -> float:
         app = create_app(open_workspace(root))
@@ -110,7 +110,7 @@ def _child_latency(root: str) -> dict[str, Any]:
     sys.path.insert(0, str(SRC))
     from dreamtui.tui.app import create_app
     from dreamtui.tui.widgets.memory_list import MemoryList
-    from dreamtui.workspace import open_workspace
+    from dreamtui.workspace.layout import open_workspace
 
     async def main() -> dict[str, Any]:
         app = create_app(open_workspace(root))

@@ -24,7 +24,7 @@ if str(SRC) not in sys.path:  # runnable from a checkout without installing the 
     sys.path.insert(0, str(SRC))
 
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory  # noqa: E402
-from dreamtui.stm import STMStore  # noqa: E402
+from dreamtui.store.stm import STMStore  # noqa: E402
 
 SYSTEMS = ["postgres", "redis", "pytest", "docker", "alembic", "webpack", "node", "nginx", "celery",
            "kafka", "terraform", "github actions", "poetry", "mypy", "eslint", "s3", "grpc",

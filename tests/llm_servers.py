@@ -26,14 +26,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from dreamtui.config import Config
-from dreamtui.engines.base import DreamInput
-from dreamtui.engines.llm_common import Prompt, build_prompt
-from dreamtui.ltm import LTMSnapshot, LTMStore, parse_entry
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.base import DreamInput
+from dreamtui.dream.engines.llm_common import Prompt, build_prompt
+from dreamtui.store.ltm import LTMSnapshot, LTMStore, parse_entry
 from dreamtui.model import FEEDBACK_CONFIRMED, Memory, NewMemory
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
-from dreamtui.workspace_init import init_workspace, regenerate_generated_files
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
+from dreamtui.workspace.scaffold import init_workspace, regenerate_generated_files
 
 
 @dataclass

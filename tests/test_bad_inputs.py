@@ -29,14 +29,14 @@ from typing import ContextManager
 
 import pytest
 
-from dreamtui.changeset import ChangesetStore
-from dreamtui.decide import decide
-from dreamtui.dream import dream
-from dreamtui.lock import WorkspaceLock
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.decide import decide
+from dreamtui.dream.runner import dream
+from dreamtui.store.lock import WorkspaceLock
 from dreamtui.model import NewMemory
-from dreamtui.stm import STMStore
-from dreamtui.workspace import open_workspace
-from dreamtui.workspace_init import init_workspace, regenerate_generated_files
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import open_workspace
+from dreamtui.workspace.scaffold import init_workspace, regenerate_generated_files
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "bad-inputs.md"

@@ -6,7 +6,7 @@ import random
 from datetime import datetime, timezone
 from typing import Any
 
-from dreamtui.bundle import (
+from dreamtui.review.bundle import (
     DEFAULT_BYTE_BUDGET,
     INSTRUCTION,
     MARKER_RE,
@@ -14,7 +14,7 @@ from dreamtui.bundle import (
     find_markers,
     render_bundle,
 )
-from dreamtui.ltm import parse_entry, render_entry
+from dreamtui.store.ltm import parse_entry, render_entry
 from dreamtui.model import Entry
 
 UTC = timezone.utc

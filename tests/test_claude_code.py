@@ -32,8 +32,8 @@ from dreamtui.intake.claude_code import (
     read_log,
 )
 from dreamtui.model import Memory, NewMemory
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace, open_workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace, open_workspace
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_code" / "projects"
 PROJECT = "/home/u/my-app"

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from dreamtui.cli import intake_cmds
 from dreamtui.cli.main import COMMAND_MODULES, main
-from dreamtui.stm import STMStore
+from dreamtui.store.stm import STMStore
 
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from dreamtui.cli import main
-from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import seed_stm
+from dreamtui.workspace.layout import Workspace, open_workspace
+from dreamtui.workspace.scaffold import seed_stm
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_workspace"
 

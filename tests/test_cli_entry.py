@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from dreamtui.cli.main import main
-from dreamtui.ltm import LTMStore
-from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import git_init
+from dreamtui.store.ltm import LTMStore
+from dreamtui.workspace.layout import Workspace, open_workspace
+from dreamtui.workspace.scaffold import git_init
 
 SAMPLE = Path(__file__).parents[1] / "sample_workspace"
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 import dreamtui.cli.intake_cmds  # noqa: F401  (registers the commands on `main`)
 from dreamtui.cli.main import main
 from dreamtui.model import NewMemory
-from dreamtui.stm import MemoryFilter, STMStore
+from dreamtui.store.stm import MemoryFilter, STMStore
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 RUN_CLI = "from dreamtui.cli.main import main; import dreamtui.cli.intake_cmds; main()"
@@ -339,7 +339,7 @@ def test_an_os_error_is_a_message_not_a_traceback(tmp_path: Path, monkeypatch: p
     from click.testing import CliRunner
 
     from dreamtui.cli import main
-    from dreamtui.changeset import ChangesetStore
+    from dreamtui.store.changesets import ChangesetStore
 
     (tmp_path / "dreamtui.yaml").write_text("")
 
@@ -356,7 +356,7 @@ def test_status_points_at_malformed_entries_and_config_check_names_them(tmp_path
     from click.testing import CliRunner
 
     from dreamtui.cli import main
-    from dreamtui.workspace_init import init_workspace
+    from dreamtui.workspace.scaffold import init_workspace
 
     workspace = init_workspace(tmp_path / "ws", git=False)
     (workspace.memory_root / "topics" / "bad.md").write_text("---\ntitle: [broken\n---\nx\n")

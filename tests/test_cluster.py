@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamtui.cluster import (
+from dreamtui.dream.cluster import (
     MAX_CANDIDATES,
     build_entry_index,
     candidate_pairs,
@@ -18,7 +18,7 @@ from dreamtui.cluster import (
     normalise,
     numbers,
 )
-from dreamtui.ltm import LTMSnapshot, parse_entry
+from dreamtui.store.ltm import LTMSnapshot, parse_entry
 from dreamtui.model import Memory
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clusters.json"

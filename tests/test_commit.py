@@ -15,18 +15,18 @@ import git
 import pytest
 import yaml
 
-from dreamtui.apply import CONTEXT_TARGET, context_proposal, plan_commit
-from dreamtui.changeset import ChangesetStore
-from dreamtui.commit import abandon, commit, commit_human_change
-from dreamtui.decide import all_matching, decide, undo_last
-from dreamtui.dream import rejected_fingerprints
+from dreamtui.review.plan import CONTEXT_TARGET, context_proposal, plan_commit
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.commit import abandon, commit, commit_human_change
+from dreamtui.review.decide import all_matching, decide, undo_last
+from dreamtui.dream.runner import rejected_fingerprints
 from dreamtui.errors import CommitRefused, InputError
-from dreamtui.gitlog import recent_commits
-from dreamtui.ltm import LTMStore, parse_entry, render_entry
+from dreamtui.store.git import recent_commits
+from dreamtui.store.ltm import LTMStore, parse_entry, render_entry
 from dreamtui.model import Changeset, NewMemory, Proposal, sha256_text
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import init_workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace, open_workspace
+from dreamtui.workspace.scaffold import init_workspace
 
 NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=timezone.utc)
 DREAM_ID = "d-20261129-030012-ab12"
@@ -80,7 +80,7 @@ class Scenario:
         store = LTMStore(self.ws.memory_root)
         snapshot = store.scan()
         store.write_index(snapshot)
-        from dreamtui.bundle import render_bundle
+        from dreamtui.review.bundle import render_bundle
 
         self.ws.agents_md.write_text(render_bundle(snapshot.live()).text, encoding="utf-8")
         if self.git_repo:
@@ -633,9 +633,9 @@ def test_human_edit_that_does_not_parse_names_the_file(tmp_path: Path) -> None:
 
 
 def test_a_commit_warns_about_entries_it_had_to_skip(tmp_path: Path) -> None:
-    from dreamtui.commit import commit_human_change
-    from dreamtui.ltm import LTMStore
-    from dreamtui.workspace_init import init_workspace
+    from dreamtui.review.commit import commit_human_change
+    from dreamtui.store.ltm import LTMStore
+    from dreamtui.workspace.scaffold import init_workspace
 
     workspace = init_workspace(tmp_path / "ws", git=False)
     topics = workspace.memory_root / "topics"

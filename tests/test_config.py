@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from dreamtui.config import Config, load_config, parse_config
+from dreamtui.workspace.config import Config, load_config, parse_config
 from dreamtui.errors import ConfigError
 
-TEMPLATE = Path(__file__).parents[1] / "src" / "dreamtui" / "templates" / "dreamtui.yaml"
+TEMPLATE = Path(__file__).parents[1] / "src" / "dreamtui" / "workspace" / "templates" / "dreamtui.yaml"
 
 
 def write(tmp_path: Path, text: str, name: str = "dreamtui.yaml") -> Path:

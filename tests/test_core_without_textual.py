@@ -23,8 +23,8 @@ def core_modules() -> list[str]:
 
 def test_core_modules_exist() -> None:
     names = core_modules()
-    for required in ("dreamtui.stm", "dreamtui.ltm", "dreamtui.commit", "dreamtui.headless",
-                     "dreamtui.engines.heuristic", "dreamtui.cli"):
+    for required in ("dreamtui.store.stm", "dreamtui.store.ltm", "dreamtui.review.commit", "dreamtui.headless",
+                     "dreamtui.dream.engines.heuristic", "dreamtui.cli"):
         assert required in names
 
 

@@ -1,7 +1,7 @@
 """A commit SIGKILLed at any point leaves, after recovery, the whole commit or none of it.
 
 Each case copies one prepared workspace, runs `commit` in a subprocess with the test hook
-DREAMTUI_CRASH_AT=<point> (see dreamtui.journal.crash_point), which SIGKILLs the process there,
+DREAMTUI_CRASH_AT=<point> (see dreamtui.store.journal.crash_point), which SIGKILLs the process there,
 then recovers as the next start would and compares the SHA-256 of every workspace file with the
 state before the commit and the state a commit that was not interrupted leaves.
 """
@@ -19,19 +19,19 @@ from pathlib import Path
 import git
 import pytest
 
-from dreamtui.changeset import ChangesetStore
-from dreamtui.commit import commit
-from dreamtui.journal import CRASH_ENV, CRASH_POINTS, pending_journals, recover
-from dreamtui.stm import STMStore
-from dreamtui.workspace import open_workspace
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.commit import commit
+from dreamtui.store.journal import CRASH_ENV, CRASH_POINTS, pending_journals, recover
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import open_workspace
 from tests.test_commit import DREAM_ID, NOW, Scenario, basic, tree_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMIT = textwrap.dedent("""
     import sys
     from datetime import datetime
-    from dreamtui.commit import commit
-    from dreamtui.workspace import open_workspace
+    from dreamtui.review.commit import commit
+    from dreamtui.workspace.layout import open_workspace
     commit(open_workspace(sys.argv[1]), sys.argv[2], now=datetime.fromisoformat(sys.argv[3]))
 """)
 BEFORE_MARK = ("before-write", "journal-written")
@@ -103,8 +103,8 @@ def test_crash_during_a_human_change_rolls_forward(tmp_path: Path) -> None:
     s.settle()
     script = textwrap.dedent("""
         import sys
-        from dreamtui.commit import commit_human_change
-        from dreamtui.workspace import open_workspace
+        from dreamtui.review.commit import commit_human_change
+        from dreamtui.workspace.layout import open_workspace
         commit_human_change(open_workspace(sys.argv[1]), sys.argv[2], None, "pin", "keep")
     """)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), CRASH_ENV: "mid-apply"}

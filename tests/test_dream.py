@@ -9,24 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from dreamtui.changeset import ChangesetStore
-from dreamtui.commit import commit
-from dreamtui.decide import all_matching, decide
-from dreamtui.dream import (
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.commit import commit
+from dreamtui.review.decide import all_matching, decide
+from dreamtui.dream.runner import (
     UNUSED_REASON,
     dream,
     dream_async,
     rejected_fingerprints,
     remember_rejections,
 )
-from dreamtui.engines.base import CancelToken, Event, ProposalReady
+from dreamtui.dream.engines.base import CancelToken, Event, ProposalReady
 from dreamtui.errors import DreamError, InputError
-from dreamtui.ltm import LTMStore
+from dreamtui.store.ltm import LTMStore
 from dreamtui.model import Changeset, NewMemory, utcnow
-from dreamtui.proposals import content_fingerprint
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
-from dreamtui.workspace_init import init_workspace
+from dreamtui.dream.proposals import content_fingerprint
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
+from dreamtui.workspace.scaffold import init_workspace
 
 NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=timezone.utc)
 ENGINES = "tests.engines_for_tests"
@@ -249,7 +249,7 @@ def test_rejections_are_remembered_and_honoured(workspace: Workspace) -> None:
 
 def test_a_dream_never_takes_over_another_dreams_record(workspace: Workspace,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import dreamtui.dream
+    import dreamtui.dream.runner
 
     submit(workspace, PORT)
     first = dream(workspace, now=NOW)
@@ -257,7 +257,7 @@ def test_a_dream_never_takes_over_another_dreams_record(workspace: Workspace,
     before = ChangesetStore(workspace.dreams_dir).path_for(first.id).read_bytes()
     # The next dream draws the same id first (same second, same random part), then another.
     ids = iter([first.id, "d-20261129-120000-cd34"])
-    monkeypatch.setattr(dreamtui.dream, "new_dream_id", lambda now=None: next(ids))
+    monkeypatch.setattr(dreamtui.dream.runner, "new_dream_id", lambda now=None: next(ids))
     submit(workspace, DB_RESET)
     second = dream(workspace, now=NOW)
     assert second is not None and second.id == "d-20261129-120000-cd34"

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from dreamtui.config import Config
-from dreamtui.engines.anthropic import AnthropicEngine
-from dreamtui.engines.base import (
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.anthropic import AnthropicEngine
+from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
     DreamInput,
@@ -25,9 +25,9 @@ from dreamtui.engines.base import (
     TextDelta,
     Usage,
 )
-from dreamtui.engines.llm_common import SECRET_MARK, ModelUnreachable, build_prompt
+from dreamtui.dream.engines.llm_common import SECRET_MARK, ModelUnreachable, build_prompt
 from dreamtui.errors import DreamError
-from dreamtui.ltm import parse_entry
+from dreamtui.store.ltm import parse_entry
 from tests.llm_servers import (
     ALEMBIC,
     CONFIRM,
@@ -386,7 +386,7 @@ def workspace_with_batch(tmp_path: Path, url: str) -> Any:
 
 
 def test_runner_records_proposals_usage_and_refusals(tmp_path: Path) -> None:
-    from dreamtui.dream import dream
+    from dreamtui.dream.runner import dream
 
     with AnthropicServer([]) as server:
         workspace = workspace_with_batch(tmp_path, server.url)
@@ -406,9 +406,9 @@ def test_runner_records_proposals_usage_and_refusals(tmp_path: Path) -> None:
 
 
 def test_runner_failure_releases_the_batch_and_headless_exits_1(tmp_path: Path) -> None:
-    from dreamtui.changeset import ChangesetStore
+    from dreamtui.store.changesets import ChangesetStore
     from dreamtui.headless import run_headless
-    from dreamtui.stm import STMStore
+    from dreamtui.store.stm import STMStore
 
     reply = anthropic_error(401, "authentication_error", "invalid x-api-key")
     with AnthropicServer([reply]) as server:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from dreamtui.config import Config
-from dreamtui.engines import llm_common
-from dreamtui.engines.base import (
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines import llm_common
+from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
     DreamInput,
@@ -25,8 +25,8 @@ from dreamtui.engines.base import (
     TextDelta,
     Usage,
 )
-from dreamtui.engines.llm_common import ModelUnreachable, answer_schema, build_prompt
-from dreamtui.engines.ollama import OllamaEngine
+from dreamtui.dream.engines.llm_common import ModelUnreachable, answer_schema, build_prompt
+from dreamtui.dream.engines.ollama import OllamaEngine
 from dreamtui.errors import DreamError
 from tests.llm_servers import (
     CONFIRM,
@@ -299,7 +299,7 @@ def workspace_with_batch(tmp_path: Path, url: str) -> Any:
 
 
 def test_runner_records_proposals_usage_and_refusals(tmp_path: Path) -> None:
-    from dreamtui.dream import dream
+    from dreamtui.dream.runner import dream
 
     with OllamaServer([]) as server:
         workspace = workspace_with_batch(tmp_path, server.url)
@@ -315,9 +315,9 @@ def test_runner_records_proposals_usage_and_refusals(tmp_path: Path) -> None:
 
 
 def test_runner_failure_releases_the_batch_and_headless_exits_1(tmp_path: Path) -> None:
-    from dreamtui.changeset import ChangesetStore
+    from dreamtui.store.changesets import ChangesetStore
     from dreamtui.headless import run_headless
-    from dreamtui.stm import STMStore
+    from dreamtui.store.stm import STMStore
 
     with OllamaServer([ollama_error(404, f'model "{MODEL}" not found, try pulling it first')]) as server:
         workspace = workspace_with_batch(tmp_path, server.url)

@@ -19,12 +19,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from dreamtui import bundle, config
-from dreamtui.changeset import changeset_from_dict
-from dreamtui.config import Config, load_config, parse_config
+from dreamtui.review import bundle
+
+from dreamtui.workspace import config
+from dreamtui.store.changesets import changeset_from_dict
+from dreamtui.workspace.config import Config, load_config, parse_config
 from dreamtui.errors import ConfigError, EntryError, InputError
 from dreamtui.intake import claude_code, validate
-from dreamtui.ltm import parse_entry, render_index
+from dreamtui.store.ltm import parse_entry, render_index
 from dreamtui.model import Changeset, Entry, NewMemory
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,

@@ -14,13 +14,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from dreamtui.changeset import ChangesetStore
-from dreamtui.config import Config
-from dreamtui.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.headless import LAST_DREAM_KEY, is_safe, run_headless
 from dreamtui.model import utcnow
-from dreamtui.proposals import EntryDraft, create_proposal, discard_proposal
-from dreamtui.stm import STMStore
+from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal
+from dreamtui.store.stm import STMStore
 from tests.test_commit import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,8 +141,8 @@ def test_a_locked_workspace_is_skipped_even_with_force(tmp_path: Path) -> None:
     s.submit(3)
     holder = textwrap.dedent("""
         import sys, time
-        from dreamtui.workspace import open_workspace
-        from dreamtui.lock import WorkspaceLock
+        from dreamtui.workspace.layout import open_workspace
+        from dreamtui.store.lock import WorkspaceLock
         with WorkspaceLock(open_workspace(sys.argv[1]), "someone").acquire():
             print("held", flush=True)
             time.sleep(60)
@@ -246,7 +246,7 @@ def test_an_unknown_policy_is_a_usage_error(tmp_path: Path) -> None:
 
 RUN = textwrap.dedent("""
     import sys
-    from dreamtui.workspace import open_workspace
+    from dreamtui.workspace.layout import open_workspace
     from dreamtui.headless import run_headless
     result = run_headless(open_workspace(sys.argv[1]), engine=sys.argv[2], force=True)
     print(result.message, flush=True)

@@ -7,13 +7,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from dreamtui.config import Config
-from dreamtui.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
-from dreamtui.engines.heuristic import HeuristicEngine
-from dreamtui.ltm import LTMSnapshot, parse_entry
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
+from dreamtui.dream.engines.heuristic import HeuristicEngine
+from dreamtui.store.ltm import LTMSnapshot, parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory, Proposal
-from dreamtui.policy import enforce
-from dreamtui.proposals import content_fingerprint
+from dreamtui.dream.policy import enforce
+from dreamtui.dream.proposals import content_fingerprint
 
 NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=timezone.utc)
 T0 = datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc)

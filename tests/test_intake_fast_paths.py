@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from dreamtui import safety
 from dreamtui.model import NewMemory
-from dreamtui.stm import _json, _stamps, bulk_rows, format_ts, new_ids
+from dreamtui.store.stm import _json, _stamps, bulk_rows, format_ts, new_ids
 
 FRAGMENTS = [
     "sk-", "SK_live_", "ghp_", "github_pat_", "aws", "AKIA", "eyJ", "-u", "--user", "://", ":AA",

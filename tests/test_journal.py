@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dreamtui.errors import WorkspaceError
-from dreamtui.journal import (
+from dreamtui.store.journal import (
     MANIFEST,
     MARKER,
     JournalPlan,
@@ -22,8 +22,8 @@ from dreamtui.journal import (
     recover,
     run_journal,
 )
-from dreamtui.workspace import Workspace
-from dreamtui.workspace_init import init_workspace
+from dreamtui.workspace.layout import Workspace
+from dreamtui.workspace.scaffold import init_workspace
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -122,8 +122,8 @@ def test_recover_leaves_a_journal_alone_while_another_process_holds_the_lock(
     _write_journal(workspace, _plan(workspace), marked=True)
     holder = textwrap.dedent("""
         import sys, time
-        from dreamtui.workspace import open_workspace
-        from dreamtui.lock import WorkspaceLock
+        from dreamtui.workspace.layout import open_workspace
+        from dreamtui.store.lock import WorkspaceLock
         with WorkspaceLock(open_workspace(sys.argv[1])).acquire():
             print("held", flush=True)
             time.sleep(60)

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from dreamtui.config import Config
-from dreamtui.engines import llm_common
-from dreamtui.engines.base import CancelToken, Done, ProposalReady, Refused
-from dreamtui.engines.llm_common import (
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines import llm_common
+from dreamtui.dream.engines.base import CancelToken, Done, ProposalReady, Refused
+from dreamtui.dream.engines.llm_common import (
     MODEL_OPS,
     ArrayItemScanner,
     ProposalMaker,
@@ -32,7 +32,7 @@ from dreamtui.engines.llm_common import (
     retry_delay,
 )
 from dreamtui.model import FEEDBACK_FLAGGED
-from dreamtui.proposals import content_fingerprint
+from dreamtui.dream.proposals import content_fingerprint
 from tests.llm_servers import (
     ALEMBIC,
     CONFIRM,

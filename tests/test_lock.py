@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 
 from dreamtui.errors import LockedError
-from dreamtui.lock import WorkspaceLock, changeset_lock, lock_holder
-from dreamtui.workspace import Workspace
-from dreamtui.workspace_init import init_workspace
+from dreamtui.store.lock import WorkspaceLock, changeset_lock, lock_holder
+from dreamtui.workspace.layout import Workspace
+from dreamtui.workspace.scaffold import init_workspace
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 HOLDER = textwrap.dedent("""
     import sys, time
-    from dreamtui.workspace import open_workspace
-    from dreamtui.lock import WorkspaceLock
+    from dreamtui.workspace.layout import open_workspace
+    from dreamtui.store.lock import WorkspaceLock
     ws = open_workspace(sys.argv[1])
     with WorkspaceLock(ws, "test holder").acquire():
         print("held", flush=True)

@@ -15,10 +15,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamtui.bundle import dangling_markers, render_bundle
-from dreamtui.config import load_config
+from dreamtui.review.bundle import dangling_markers, render_bundle
+from dreamtui.workspace.config import load_config
 from dreamtui.errors import EntryError
-from dreamtui.ltm import (
+from dreamtui.store.ltm import (
     LTMSnapshot,
     LTMStore,
     archive_path,

@@ -30,7 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from dreamtui import tokens
+from dreamtui.store import tokens
 
 SRC = str(Path(__file__).parents[1] / "src")
 ENTRY = "from dreamtui.cli.main import main; import dreamtui.cli.mcp_cmds; main()"

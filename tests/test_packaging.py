@@ -25,4 +25,4 @@ def test_installed_package_ships_themes_sample_and_template() -> None:
     sample = resources.files("dreamtui.sample_workspace")
     assert sample.joinpath("dreamtui.yaml").is_file()
     assert sample.joinpath("stm_seed.jsonl").is_file()
-    assert resources.files("dreamtui").joinpath("templates", "dreamtui.yaml").is_file()
+    assert resources.files("dreamtui.workspace").joinpath("templates", "dreamtui.yaml").is_file()

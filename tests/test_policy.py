@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from dreamtui.config import Config
-from dreamtui.ltm import LTMSnapshot, parse_entry, render_entry
+from dreamtui.workspace.config import Config
+from dreamtui.store.ltm import LTMSnapshot, parse_entry, render_entry
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, Memory, Proposal
-from dreamtui.policy import (
+from dreamtui.dream.policy import (
     Replacement,
     enforce,
     feedback_proposals,
     match_flag,
     verdict,
 )
-from dreamtui.cluster import build_entry_index
-from dreamtui.proposals import EntryDraft, create_proposal, discard_proposal, make_proposal
+from dreamtui.dream.cluster import build_entry_index
+from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal, make_proposal
 
 NOW = datetime(2026, 11, 29, 3, 0, tzinfo=timezone.utc)
 T0 = datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc)

@@ -14,7 +14,7 @@ import pytest
 
 from dreamtui.errors import InputError, StoreError
 from dreamtui.model import NewMemory
-from dreamtui.stm import DESIGN_SCHEMA, MemoryFilter, STMStore
+from dreamtui.store.stm import DESIGN_SCHEMA, MemoryFilter, STMStore
 from tests.fixtures.dreamer_stm import DREAMER_DDL, DREAMER_ROWS, LEASE_ID, build_dreamer_db
 
 T0 = datetime(2026, 11, 29, 8, 0, 0, tzinfo=timezone.utc)

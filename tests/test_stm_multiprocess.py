@@ -7,7 +7,7 @@ from pathlib import Path
 from threading import Barrier
 
 from dreamtui.model import NewMemory
-from dreamtui.stm import STMStore
+from dreamtui.store.stm import STMStore
 
 MEMORIES = 2000
 WORKERS = 5

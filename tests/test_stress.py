@@ -37,16 +37,16 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from dreamtui.bundle import dangling_markers
-from dreamtui.changeset import ChangesetStore
-from dreamtui.commit import abandon, commit
-from dreamtui.decide import all_matching, decide
+from dreamtui.review.bundle import dangling_markers
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.commit import abandon, commit
+from dreamtui.review.decide import all_matching, decide
 from dreamtui.errors import CommitRefused, InputError
-from dreamtui.journal import pending_journals
-from dreamtui.ltm import LTMStore, render_index
-from dreamtui.stm import MemoryFilter, STMStore
-from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import init_workspace
+from dreamtui.store.journal import pending_journals
+from dreamtui.store.ltm import LTMStore, render_index
+from dreamtui.store.stm import MemoryFilter, STMStore
+from dreamtui.workspace.layout import Workspace, open_workspace
+from dreamtui.workspace.scaffold import init_workspace
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 SECONDS = float(os.environ.get("DREAMTUI_STRESS_SECONDS", "20"))
@@ -68,7 +68,8 @@ WRAPPER = textwrap.dedent("""
     import os, time
     from contextlib import contextmanager
     import dreamtui.cli
-    from dreamtui import headless, lock
+    from dreamtui import headless
+    from dreamtui.store import lock
     from dreamtui.cli.main import main
 
     LOG = os.environ["STRESS_INTERVALS"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamtui import tokens
+from dreamtui.store import tokens
 from dreamtui.errors import InputError
 
 

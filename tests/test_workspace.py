@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dreamtui.errors import WorkspaceError
-from dreamtui.workspace import find_workspace_root, open_workspace
+from dreamtui.workspace.layout import find_workspace_root, open_workspace
 
 
 def make(root: Path, name: str = "dreamtui.yaml", text: str = "") -> Path:

@@ -1,7 +1,7 @@
 """A disk that fills up during a commit: nothing half-written, the failure named, no memory lost.
 
 Tests run as root in CI, where a read-only folder does not stop writes, so the full disk is
-simulated in-process: from the Nth call on, `fsutil.atomic_write_bytes` (the journal's manifest
+simulated in-process: from the Nth call on, `files.atomic_write_bytes` (the journal's manifest
 and marker, the changeset record) or `os.replace` (every rename into place, the journal's
 own included) raises OSError(ENOSPC), as a disk that stays full would. For every N up to the
 number of such calls a whole commit makes, the commit must fail with a message naming the file
@@ -24,17 +24,17 @@ from typing import Any
 import git
 import pytest
 
-from dreamtui import fsutil
-from dreamtui.changeset import ChangesetStore
-from dreamtui.commit import commit
+from dreamtui.store import files
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.commit import commit
 from dreamtui.errors import DreamtuiError
-from dreamtui.journal import pending_journals, recover
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace, open_workspace
+from dreamtui.store.journal import pending_journals, recover
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace, open_workspace
 from tests.test_commit import DREAM_ID, NOW, basic
 
 TARGETS: dict[str, tuple[Any, str]] = {
-    "fsutil.atomic_write_bytes": (fsutil, "atomic_write_bytes"),
+    "files.atomic_write_bytes": (files, "atomic_write_bytes"),
     "os.replace": (os, "replace"),
 }
 # Runtime state that changes whatever a commit does: the lock files, the rotating log, git's own

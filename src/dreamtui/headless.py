@@ -21,17 +21,17 @@ from datetime import datetime
 from logging.handlers import RotatingFileHandler
 from typing import Any
 
-from dreamtui.changeset import ChangesetStore
-from dreamtui.commit import CommitReport, commit
-from dreamtui.decide import decide
-from dreamtui.dream import dream
-from dreamtui.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.review.commit import CommitReport, commit
+from dreamtui.review.decide import decide
+from dreamtui.dream.runner import dream
+from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
 from dreamtui.errors import EXIT_OK, DreamtuiError, InputError, LockedError
-from dreamtui.journal import recover
-from dreamtui.lock import WorkspaceLock
+from dreamtui.store.journal import recover
+from dreamtui.store.lock import WorkspaceLock
 from dreamtui.model import Changeset, Proposal, iso_z, utcnow
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
 
 LAST_DREAM_KEY = "last_dream_at"
 LOG_NAME = "dreamtui.log"

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import dreamtui.changeset
-import dreamtui.stm
+import dreamtui.store.changesets
+import dreamtui.store.stm
 from dreamtui.tui.app import DreamtuiApp, create_app
-from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import seed_stm
+from dreamtui.workspace.layout import Workspace, open_workspace
+from dreamtui.workspace.scaffold import seed_stm
 
 REPO = Path(__file__).parents[2]
 SAMPLE = REPO / "sample_workspace"
@@ -30,7 +30,7 @@ SIZE = (120, 36)
 
 
 class _FrozenDatetime(datetime):
-    """What `dreamtui.stm` sees as `datetime`: now() is the seed time, so ages are stable."""
+    """What `dreamtui.store.stm` sees as `datetime`: now() is the seed time, so ages are stable."""
 
     @classmethod
     def now(cls, tz=None):  # type: ignore[no-untyped-def, override]
@@ -48,11 +48,11 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
         n = next(counter)
         return uuid.UUID(int=((n * 2654435761) % 2**32) << 96 | n, version=4)
 
-    monkeypatch.setattr(dreamtui.stm.uuid, "uuid4", next_uuid)
-    monkeypatch.setattr(dreamtui.stm, "datetime", _FrozenDatetime)
+    monkeypatch.setattr(dreamtui.store.stm.uuid, "uuid4", next_uuid)
+    monkeypatch.setattr(dreamtui.store.stm, "datetime", _FrozenDatetime)
     # "ab12" for the first dream; a later dream in the same frozen second needs an id of its own.
     suffixes = (f"{0xab12 + i:04x}" for i in itertools.count())
-    monkeypatch.setattr(dreamtui.changeset.secrets, "token_hex", lambda n: next(suffixes)[: 2 * n])
+    monkeypatch.setattr(dreamtui.store.changesets.secrets, "token_hex", lambda n: next(suffixes)[: 2 * n])
 
 
 @pytest.fixture

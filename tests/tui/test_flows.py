@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from textual.widgets import Log, Static
 
-from dreamtui.changeset import ChangesetStore
-from dreamtui.ltm import LTMStore
-from dreamtui.stm import STMStore
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.store.ltm import LTMStore
+from dreamtui.store.stm import STMStore
 from dreamtui.tui.screens.confirm import ConfirmCommitScreen
 from dreamtui.tui.screens.dream import DreamScreen
 from dreamtui.tui.screens.error import ErrorScreen
 from dreamtui.tui.screens.flags import FlagsScreen
 from dreamtui.tui.widgets.memory_list import MemoryList
 from dreamtui.tui.widgets.proposal_list import ProposalList
-from dreamtui.workspace import Workspace
+from dreamtui.workspace.layout import Workspace
 
 from .conftest import NOW, SIZE, settle
 
@@ -298,7 +298,7 @@ async def test_restoring_an_archived_entry_in_the_memory_view(make_app, workspac
 
 
 async def test_a_dream_prepared_headless_is_reviewed_the_same_way(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
-    from dreamtui.dream import dream_async
+    from dreamtui.dream.runner import dream_async
 
     prepared = await dream_async(workspace, now=NOW)  # what a headless run leaves for the morning
     assert prepared is not None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Log
 
-from dreamtui.changeset import ChangesetStore
+from dreamtui.store.changesets import ChangesetStore
 from dreamtui.tui.app import create_app
 from dreamtui.tui.screens.dream import DreamScreen
 from dreamtui.tui.screens.error import ErrorScreen

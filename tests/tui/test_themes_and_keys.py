@@ -11,7 +11,7 @@ from dreamtui.errors import ConfigError, InputError
 from dreamtui.tui import keys
 from dreamtui.tui.app import create_app
 from dreamtui.tui.themes import REQUIRED_VARIABLES, load_themes, parse_theme
-from dreamtui.workspace import Workspace
+from dreamtui.workspace.layout import Workspace
 
 from .conftest import NOW, SIZE, settle
 

@@ -7,17 +7,17 @@ import json
 from collections.abc import Iterable
 import click
 
-from dreamtui.changeset import ChangesetStore
+from dreamtui.store.changesets import ChangesetStore
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
-from dreamtui.commit import CommitReport, abandon, commit
-from dreamtui.decide import all_matching, decide, undo_last
+from dreamtui.review.commit import CommitReport, abandon, commit
+from dreamtui.review.decide import all_matching, decide, undo_last
 from dreamtui.errors import InputError
 from dreamtui.headless import run_headless
-from dreamtui.journal import recover
+from dreamtui.store.journal import recover
 from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
 from dreamtui.safety import display_text
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
 
 _MARK = {None: "·", "accept": "✓", "pin": "📌", "archive": "⌫", "reject": "✗", "defer": "…"}
 

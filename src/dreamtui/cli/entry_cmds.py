@@ -12,10 +12,10 @@ from collections.abc import Callable
 import click
 
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
-from dreamtui.commit import commit_human_change
+from dreamtui.review.commit import commit_human_change
 from dreamtui.errors import InputError
-from dreamtui.ltm import LTMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.ltm import LTMStore
+from dreamtui.workspace.layout import Workspace
 
 
 def _entry_path(workspace: Workspace, ref: str, *, archived: bool) -> str:

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from dreamtui.cli.main import AppContext, main, pass_app
-from dreamtui.config import Config
+from dreamtui.workspace.config import Config
 from dreamtui.errors import EXIT_USAGE, InputError, WorkspaceError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory, iso_z
-from dreamtui.stm import BULK_CHUNK, STMStore, SubmitResult, bulk_rows, new_ids
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import BULK_CHUNK, STMStore, SubmitResult, bulk_rows, new_ids
+from dreamtui.workspace.layout import Workspace
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -476,16 +476,16 @@ def dream_counts(dreams_dir: Path) -> dict[str, Any]:
 
 def _recover(workspace: Workspace) -> None:
     """Finish or discard what a crashed commit left, so the counts shown are those of a workspace
-    either before or after that commit (see dreamtui.journal)."""
+    either before or after that commit (see dreamtui.store.journal)."""
     # A journal is a folder under journal_dir (journal.pending_journals). Usually there is none,
-    # and then the dream and commit machinery dreamtui.journal imports (~70 ms) is not loaded.
+    # and then the dream and commit machinery dreamtui.store.journal imports (~70 ms) is not loaded.
     try:
         with os.scandir(workspace.journal_dir) as items:
             if not any(item.is_dir() for item in items):
                 return
     except (FileNotFoundError, NotADirectoryError):
         return
-    from dreamtui.journal import recover
+    from dreamtui.store.journal import recover
 
     note = recover(workspace)
     if note:

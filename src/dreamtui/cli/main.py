@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import click
 
 from dreamtui.errors import EXIT_FAILED, EXIT_USAGE, DreamtuiError
-from dreamtui.workspace import Workspace, open_workspace
+from dreamtui.workspace.layout import Workspace, open_workspace
 
 
 @dataclass

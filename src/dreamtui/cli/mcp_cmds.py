@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from dreamtui import tokens
+from dreamtui.store import tokens
 from dreamtui.cli.main import AppContext, main, pass_app
 
 

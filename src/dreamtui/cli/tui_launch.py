@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dreamtui.workspace import Workspace
+from dreamtui.workspace.layout import Workspace
 
 
 def run_tui(workspace: Workspace, theme: str | None) -> None:

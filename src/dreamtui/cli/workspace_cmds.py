@@ -10,10 +10,10 @@ from pathlib import Path
 import click
 
 from dreamtui.cli.main import AppContext, fail, main, pass_app
-from dreamtui.config import CONFIG_NAME, render_config
+from dreamtui.workspace.config import CONFIG_NAME, render_config
 from dreamtui.errors import ConfigError
-from dreamtui.workspace import Workspace, open_workspace
-from dreamtui.workspace_init import git_init, init_workspace, sample_workspace_source, seed_stm
+from dreamtui.workspace.layout import Workspace, open_workspace
+from dreamtui.workspace.scaffold import git_init, init_workspace, sample_workspace_source, seed_stm
 
 
 @main.command("init")
@@ -51,7 +51,7 @@ def config_check(app: AppContext, as_json: bool) -> None:
             click.echo(f"  {exc.path}: {problem}", err=True)
         raise SystemExit(2) from None
     source = "Dreamer server config" if workspace.is_dreamer else CONFIG_NAME
-    from dreamtui.ltm import LTMStore
+    from dreamtui.store.ltm import LTMStore
 
     snapshot = LTMStore(workspace.memory_root).scan()
     for problem in snapshot.problems:

@@ -85,12 +85,12 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from dreamtui.config import Config
+from dreamtui.workspace.config import Config
 from dreamtui.errors import InputError, StoreError
 from dreamtui.intake.validate import prepare
 from dreamtui.model import NewMemory
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
 
 SOURCE = "claude-code"
 AGENT_ID = "claude-code"

@@ -5,7 +5,7 @@ every reply is a JSON envelope, `{"ok": true, "result": …}` or
 `{"ok": false, "error": "<code>", "message": …}`, so an agent can act on the code. Every
 submission passes `intake.validate` (limits, redaction, safety marks) before it reaches STM.
 
-Over HTTP every request must carry `Authorization: Bearer <token>` (see `dreamtui.tokens`); the
+Over HTTP every request must carry `Authorization: Bearer <token>` (see `dreamtui.store.tokens`); the
 SDK's own bearer middleware asks `WorkspaceTokenVerifier` on each request, so a revoked token
 stops working at once, and the token's name becomes the memories' agent id.
 """
@@ -30,12 +30,12 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from dreamtui import tokens
+from dreamtui.store import tokens
 from dreamtui.errors import InputError, StoreError
 from dreamtui.intake import validate
 from dreamtui.model import FEEDBACK_TYPES, NewMemory, iso_z
-from dreamtui.stm import STMStore, SubmitResult
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import STMStore, SubmitResult
+from dreamtui.workspace.layout import Workspace
 
 logger = logging.getLogger(__name__)
 

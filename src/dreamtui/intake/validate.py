@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from dreamtui import safety
-from dreamtui.config import Config
+from dreamtui.workspace.config import Config
 from dreamtui.errors import InputError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, NewMemory
 

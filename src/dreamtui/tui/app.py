@@ -23,7 +23,7 @@ from dreamtui.tui.screens.help import HelpScreen
 from dreamtui.tui.screens.queue import QueueScreen
 from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.themes import DEFAULT_THEME, load_themes
-from dreamtui.workspace import Workspace
+from dreamtui.workspace.layout import Workspace
 
 Clock = Callable[[], datetime]
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from dreamtui.bundle import find_markers
-from dreamtui.changeset import ChangesetStore, ChangesetSummary
+from dreamtui.review.bundle import find_markers
+from dreamtui.store.changesets import ChangesetStore, ChangesetSummary
 from dreamtui.errors import EntryError, InputError
-from dreamtui.ltm import ARCHIVE, LTMSnapshot, LTMStore, archive_path
+from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore, archive_path
 from dreamtui.model import (
     FEEDBACK_CONFIRMED,
     FEEDBACK_FLAGGED,
@@ -26,16 +26,16 @@ from dreamtui.model import (
     Memory,
     sha256_text,
 )
-from dreamtui.stm import MemoryFilter, STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import MemoryFilter, STMStore
+from dreamtui.workspace.layout import Workspace
 
 # The commit, dream and policy modules (engines, rapidfuzz, git) are imported by the methods that
 # use them, in a job's thread: the first screen must not wait ~0.5 s for what it does not show.
 if TYPE_CHECKING:
-    from dreamtui.apply import Plan
-    from dreamtui.commit import CommitReport
-    from dreamtui.decide import AllMatching
-    from dreamtui.engines.base import CancelToken, Event
+    from dreamtui.review.plan import Plan
+    from dreamtui.review.commit import CommitReport
+    from dreamtui.review.decide import AllMatching
+    from dreamtui.dream.engines.base import CancelToken, Event
 
 FEEDBACK_PAGE = 5000
 
@@ -132,7 +132,7 @@ class CommitPreview:
 
 def feedback_targets(memory: Memory) -> list[str]:
     """The slugs a feedback memory names (`target` for confirmations, `targets` for flags)."""
-    from dreamtui.policy import confirmation_target, flag_targets
+    from dreamtui.dream.policy import confirmation_target, flag_targets
 
     if memory.type == FEEDBACK_FLAGGED:
         return flag_targets(memory)
@@ -251,8 +251,8 @@ class Backend:
         A flag without targets is matched to an entry the way the dream matches it (policy);
         one that matches nothing is left for the dream, which discards it with a reason.
         """
-        from dreamtui.cluster import build_entry_index
-        from dreamtui.policy import flag_targets, match_flag
+        from dreamtui.dream.cluster import build_entry_index
+        from dreamtui.dream.policy import flag_targets, match_flag
 
         snapshot = self.snapshot()
         flt = MemoryFilter(state="pending", types=(FEEDBACK_FLAGGED,))
@@ -283,7 +283,7 @@ class Backend:
                      expect_sha256: str | None = None) -> str:
         """A person's pin / unpin / archive / edit / restore through the guarded commit path;
         its summary."""
-        from dreamtui.commit import commit_human_change
+        from dreamtui.review.commit import commit_human_change
 
         report = commit_human_change(self.workspace, path, new_text, op, reason, now=self.clock(),
                                      consume=consume, unconsume=unconsume,
@@ -294,8 +294,8 @@ class Backend:
     def triage(self, item: FlagItem, decision: str) -> tuple[str, TriageUndo]:
         """archive (the flag is right), pin (it is wrong) or weaken (keep it, with a caveat);
         the summary, and how to undo it."""
-        from dreamtui.policy import caveat
-        from dreamtui.proposals import EntryDraft
+        from dreamtui.dream.policy import caveat
+        from dreamtui.dream.proposals import EntryDraft
 
         entry = item.entry
         observed = "; ".join(" ".join(f.content.split())[:120] for f in item.flags)
@@ -340,31 +340,31 @@ class Backend:
         return DreamsState(summaries, self.changesets.load(chosen) if chosen else None)
 
     def engines(self) -> list[str]:
-        from dreamtui.engines.base import BUILTIN_ENGINES
+        from dreamtui.dream.engines.base import BUILTIN_ENGINES
 
         configured = self.workspace.config.dream.engine
         return [configured, *(name for name in BUILTIN_ENGINES if name != configured)]
 
     def run_dream(self, engine: str, cancel: CancelToken,
                   on_event: Callable[[Event, Changeset], None]) -> Changeset | None:
-        from dreamtui.dream import dream
+        from dreamtui.dream.runner import dream
 
         return dream(self.workspace, engine=engine, cancel=cancel, on_event=on_event, now=self.clock())
 
     def decide(self, dream_id: str, selection: Sequence[str] | AllMatching, decision: str) -> Changeset:
-        from dreamtui.decide import decide
+        from dreamtui.review.decide import decide
 
         return decide(self.workspace, dream_id, selection, decision, snapshot=self.snapshot(),
                       now=self.clock())
 
     def undo(self, dream_id: str) -> Changeset:
-        from dreamtui.decide import undo_last
+        from dreamtui.review.decide import undo_last
 
         return undo_last(self.workspace, dream_id, snapshot=self.snapshot(), now=self.clock())
 
     def preview_commit(self, dream_id: str) -> CommitPreview:
         """What committing would do, read fresh from disk: conflicts must show what is there now."""
-        from dreamtui.apply import plan_commit
+        from dreamtui.review.plan import plan_commit
 
         changeset = self.changesets.load(dream_id)
         snapshot = self.ltm.scan()
@@ -374,7 +374,7 @@ class Backend:
                              self.workspace.config.ltm.on_guard_violation)
 
     def commit(self, dream_id: str) -> CommitReport:
-        from dreamtui.commit import commit
+        from dreamtui.review.commit import commit
 
         report = commit(self.workspace, dream_id, now=self.clock())
         self.forget_cache()
@@ -383,7 +383,7 @@ class Backend:
     # -- history ----------------------------------------------------------------------------------
 
     def history(self, log_limit: int = 5000, commit_limit: int = 500) -> HistoryData:
-        from dreamtui.gitlog import is_repository, recent_commits
+        from dreamtui.store.git import is_repository, recent_commits
 
         commits = recent_commits(self.workspace, commit_limit)
         note = "" if commits else ("no commits yet" if is_repository(self.workspace)

@@ -8,7 +8,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from dreamtui.apply import summary_line
+from dreamtui.review.plan import summary_line
 from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview
 

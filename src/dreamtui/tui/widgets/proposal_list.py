@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from dreamtui.changeset import ChangesetSummary
+from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.model import Proposal
 from dreamtui.tui.diffing import diff_stat
 from dreamtui.tui.formatting import fit

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from dreamtui.errors import EntryError
-from dreamtui.fsutil import atomic_write_text
+from dreamtui.store.files import atomic_write_text
 from dreamtui.model import Entry, iso_z
 
 TOPICS = "topics"

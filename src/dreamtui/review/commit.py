@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamtui.apply import (
+from dreamtui.review.plan import (
     Conflict,
     Plan,
     plan_commit,
@@ -28,15 +28,15 @@ from dreamtui.apply import (
     refresh_context,
     summary_line,
 )
-from dreamtui.changeset import ChangesetStore, changeset_text
+from dreamtui.store.changesets import ChangesetStore, changeset_text
 from dreamtui.errors import CommitRefused, InputError
-from dreamtui.gitlog import TRAILER_DREAM, TRAILER_ENGINE
-from dreamtui.journal import JournalOutcome, JournalPlan, STMSteps, recover, run_journal
-from dreamtui.lock import WorkspaceLock, changeset_lock
-from dreamtui.ltm import LOG_PATH, LTMSnapshot, LTMStore
+from dreamtui.store.git import TRAILER_DREAM, TRAILER_ENGINE
+from dreamtui.store.journal import JournalOutcome, JournalPlan, STMSteps, recover, run_journal
+from dreamtui.store.lock import WorkspaceLock, changeset_lock
+from dreamtui.store.ltm import LOG_PATH, LTMSnapshot, LTMStore
 from dreamtui.model import Changeset, iso_z, utcnow
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
 
 
 @dataclass

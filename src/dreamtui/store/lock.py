@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dreamtui.changeset import ChangesetStore
+from dreamtui.store.changesets import ChangesetStore
 from dreamtui.errors import LockedError, WorkspaceError
 from dreamtui.model import iso_z, utcnow
-from dreamtui.workspace import Workspace
+from dreamtui.workspace.layout import Workspace
 
 _registry_guard = threading.Lock()
 

@@ -28,7 +28,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from dreamtui import safety
-from dreamtui.cluster import (
+from dreamtui.dream.cluster import (
     STOPWORDS,
     EntryIndex,
     Signature,
@@ -40,9 +40,9 @@ from dreamtui.cluster import (
     normalise,
     numbers,
 )
-from dreamtui.config import Config
+from dreamtui.workspace.config import Config
 from dreamtui.errors import EntryError
-from dreamtui.ltm import LTMSnapshot, archive_path, parse_entry
+from dreamtui.store.ltm import LTMSnapshot, archive_path, parse_entry
 from dreamtui.model import (
     FEEDBACK_CONFIRMED,
     FEEDBACK_FLAGGED,
@@ -53,7 +53,7 @@ from dreamtui.model import (
     Refusal,
     frontmatter_time,
 )
-from dreamtui.proposals import Drafts, EntryDraft, discard_proposal
+from dreamtui.dream.proposals import Drafts, EntryDraft, discard_proposal
 
 WELL_CONFIRMED = 2  # confirmations that make one flag a caveat rather than a reason to retire
 CORROBORATION = 2  # distinct agents or sessions whose flags, together, retire an entry

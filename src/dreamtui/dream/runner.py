@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
 
-from dreamtui.apply import context_proposal
-from dreamtui.changeset import ChangesetStore, new_dream_id
-from dreamtui.engines.base import (
+from dreamtui.review.plan import context_proposal
+from dreamtui.store.changesets import ChangesetStore, new_dream_id
+from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
     DreamInput,
@@ -32,12 +32,12 @@ from dreamtui.engines.base import (
     load_engine,
 )
 from dreamtui.errors import DreamError, DreamtuiError, StoreError
-from dreamtui.ltm import LTMSnapshot, LTMStore
+from dreamtui.store.ltm import LTMSnapshot, LTMStore
 from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z, utcnow
-from dreamtui.policy import Guard
-from dreamtui.proposals import discard_proposal
-from dreamtui.stm import Lease, STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.dream.policy import Guard
+from dreamtui.dream.proposals import discard_proposal
+from dreamtui.store.stm import Lease, STMStore
+from dreamtui.workspace.layout import Workspace
 
 REJECTIONS_TABLE = "dreamtui_rejections"
 # An open changeset may wait days for its review; its batch must stay claimed that long.

@@ -33,7 +33,7 @@ from importlib import resources
 from typing import Any, Literal, TypeVar
 
 from dreamtui import safety
-from dreamtui.cluster import (
+from dreamtui.dream.cluster import (
     Cluster,
     EntryIndex,
     build_entry_index,
@@ -43,8 +43,8 @@ from dreamtui.cluster import (
     normalise,
     similarity,
 )
-from dreamtui.config import Config
-from dreamtui.engines.base import (
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
     DreamInput,
@@ -55,12 +55,12 @@ from dreamtui.engines.base import (
     TextDelta,
     Usage,
 )
-from dreamtui.engines.heuristic import REJECTED_REASON, HeuristicEngine, cluster_tags, entry_probe
+from dreamtui.dream.engines.heuristic import REJECTED_REASON, HeuristicEngine, cluster_tags, entry_probe
 from dreamtui.errors import DreamError
-from dreamtui.ltm import entry_path
+from dreamtui.store.ltm import entry_path
 from dreamtui.model import Entry, Memory, Proposal, Refusal
-from dreamtui.policy import Replacement, apply_feedback
-from dreamtui.proposals import (
+from dreamtui.dream.policy import Replacement, apply_feedback
+from dreamtui.dream.proposals import (
     Drafts,
     EntryDraft,
     content_fingerprint,
@@ -113,7 +113,7 @@ def one_line(text: str, limit: int) -> str:
 @lru_cache(maxsize=4)
 def prompt_sections(version: str = PROMPT_VERSION) -> dict[str, str]:
     """The named sections of prompts/<version>.md (system, user, answer-tool, answer-json)."""
-    text = resources.files("dreamtui.engines").joinpath(f"prompts/{version}.md").read_text("utf-8")
+    text = resources.files("dreamtui.dream.engines").joinpath(f"prompts/{version}.md").read_text("utf-8")
     parts = _SECTION_RE.split(text)
     # parts = [preamble, name1, body1, name2, body2, ...]; the preamble is the file's comment.
     return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2])}
@@ -122,7 +122,7 @@ def prompt_sections(version: str = PROMPT_VERSION) -> dict[str, str]:
 @lru_cache(maxsize=1)
 def proposal_schema() -> dict[str, Any]:
     """The JSON schema of one model proposal (the tool's input schema)."""
-    text = resources.files("dreamtui.engines").joinpath(f"prompts/{SCHEMA_FILE}").read_text("utf-8")
+    text = resources.files("dreamtui.dream.engines").joinpath(f"prompts/{SCHEMA_FILE}").read_text("utf-8")
     schema = json.loads(text)
     schema.pop("$schema", None)  # APIs take the schema body, not the meta-schema reference
     return schema

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from dreamtui.config import CONFIG_NAME, DREAMER_CONFIG_NAME, Config, load_config
+from dreamtui.workspace.config import CONFIG_NAME, DREAMER_CONFIG_NAME, Config, load_config
 from dreamtui.errors import WorkspaceError
 
 ENV_WORKSPACE = "DREAMTUI_WORKSPACE"

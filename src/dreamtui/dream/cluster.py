@@ -25,7 +25,7 @@ from operator import itemgetter
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from dreamtui.ltm import LTMSnapshot
+from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.model import Entry, Memory
 
 # A token in more than this share of the documents says nothing about which ones are alike ...

@@ -8,14 +8,14 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-from dreamtui.bundle import render_bundle
-from dreamtui.config import CONFIG_NAME, DREAMER_CONFIG_NAME
+from dreamtui.review.bundle import render_bundle
+from dreamtui.workspace.config import CONFIG_NAME, DREAMER_CONFIG_NAME
 from dreamtui.errors import InputError, WorkspaceError
-from dreamtui.fsutil import atomic_write_text
+from dreamtui.store.files import atomic_write_text
 from dreamtui.intake.validate import from_json
-from dreamtui.ltm import LTMStore
-from dreamtui.stm import STMStore
-from dreamtui.workspace import STATE_DIR, Workspace, open_workspace
+from dreamtui.store.ltm import LTMStore
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import STATE_DIR, Workspace, open_workspace
 
 GITIGNORE = f"""# dreamtui: the queue database and local state stay out of git
 *.db
@@ -35,7 +35,7 @@ def init_workspace(directory: Path, *, git: bool = True) -> Workspace:
         raise WorkspaceError(f"{directory} exists and is not a folder")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        template = resources.files("dreamtui").joinpath("templates", CONFIG_NAME).read_text("utf-8")
+        template = resources.files("dreamtui.workspace").joinpath("templates", CONFIG_NAME).read_text("utf-8")
         atomic_write_text(directory / CONFIG_NAME, template)
         gitignore = directory / ".gitignore"
         if not gitignore.exists():

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import InputError
-from dreamtui.fsutil import atomic_write_text, fsync_dir
+from dreamtui.store.files import atomic_write_text, fsync_dir
 from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, utcnow
 
 DREAM_ID_PREFIX = "d-"

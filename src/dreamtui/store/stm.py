@@ -28,7 +28,7 @@ from dreamtui.model import FEEDBACK_TYPES, MEMORY_STATES, Memory, NewMemory
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from dreamtui.workspace import Workspace
+    from dreamtui.workspace.layout import Workspace
 
 # DESIGN 3.1 verbatim: a Dreamer server and dreamtui must create identical files.
 STM_MEMORIES_DDL = """CREATE TABLE stm_memories (

@@ -26,15 +26,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamtui.dream import remember_rejections
+from dreamtui.dream.runner import remember_rejections
 from dreamtui.errors import LockedError, WorkspaceError
-from dreamtui.fsutil import atomic_write_text, fsync_dir
-from dreamtui.gitlog import GitResult, commit_paths
-from dreamtui.lock import WorkspaceLock
+from dreamtui.store.files import atomic_write_text, fsync_dir
+from dreamtui.store.git import GitResult, commit_paths
+from dreamtui.store.lock import WorkspaceLock
 from dreamtui.model import iso_z, utcnow
 from dreamtui.safety import UnsafePathError, resolve_inside
-from dreamtui.stm import STMStore
-from dreamtui.workspace import Workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
 
 CRASH_ENV = "DREAMTUI_CRASH_AT"
 CRASH_POINTS = ("before-write", "journal-written", "marked", "mid-apply", "after-files",

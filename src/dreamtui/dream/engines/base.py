@@ -1,7 +1,7 @@
 """The engine interface every dream engine implements, and the events engines stream.
 
 Engines only *propose*: they get the claimed batch and an LTM snapshot and yield events. The dream
-runner (dreamtui.dream) validates every proposal, applies the feedback policy, writes the
+runner (dreamtui.dream.runner) validates every proposal, applies the feedback policy, writes the
 changeset and turns failures into a released batch — so no engine can skip those guarantees.
 Engines are async generators because the LLM clients stream asynchronously; the heuristic engine
 yields often enough that a cancellation is seen within one cluster's work.
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from dreamtui.config import Config
+from dreamtui.workspace.config import Config
 from dreamtui.errors import InputError
-from dreamtui.ltm import LTMSnapshot
+from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.model import Memory, Proposal, Refusal
 
 
@@ -98,9 +98,9 @@ class Engine(Protocol):
 
 
 BUILTIN_ENGINES = {
-    "heuristic": "dreamtui.engines.heuristic:HeuristicEngine",
-    "anthropic": "dreamtui.engines.anthropic:AnthropicEngine",
-    "ollama": "dreamtui.engines.ollama:OllamaEngine",
+    "heuristic": "dreamtui.dream.engines.heuristic:HeuristicEngine",
+    "anthropic": "dreamtui.dream.engines.anthropic:AnthropicEngine",
+    "ollama": "dreamtui.dream.engines.ollama:OllamaEngine",
 }
 
 

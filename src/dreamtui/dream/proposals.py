@@ -19,8 +19,8 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from dreamtui import safety
-from dreamtui.cluster import NEGATIONS, normalise, numbers
-from dreamtui.ltm import archive_path, render_entry
+from dreamtui.dream.cluster import NEGATIONS, normalise, numbers
+from dreamtui.store.ltm import archive_path, render_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, sha256_text
 
 PINNED_MARK = "pinned-entry"

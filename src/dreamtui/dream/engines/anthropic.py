@@ -19,9 +19,9 @@ from typing import Any
 import anthropic
 import httpx2
 
-from dreamtui.config import AnthropicConfig, Config
-from dreamtui.engines.base import CancelToken, DreamInput, Event, Refused, TextDelta, Usage
-from dreamtui.engines.llm_common import (
+from dreamtui.workspace.config import AnthropicConfig, Config
+from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, Refused, TextDelta, Usage
+from dreamtui.dream.engines.llm_common import (
     TOOL_NAME,
     BackendItem,
     ModelProposal,

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from dreamtui import safety
-from dreamtui.cluster import (
+from dreamtui.dream.cluster import (
     Cluster,
     EntryIndex,
     Signature,
@@ -28,12 +28,12 @@ from dreamtui.cluster import (
     may_match,
     normalise,
 )
-from dreamtui.config import Config
-from dreamtui.engines.base import CancelToken, DreamInput, Done, Event, Progress, ProposalReady
-from dreamtui.ltm import entry_path
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.base import CancelToken, DreamInput, Done, Event, Progress, ProposalReady
+from dreamtui.store.ltm import entry_path
 from dreamtui.model import Entry, Memory, Proposal
-from dreamtui.policy import Replacement, apply_feedback
-from dreamtui.proposals import (
+from dreamtui.dream.policy import Replacement, apply_feedback
+from dreamtui.dream.proposals import (
     Drafts,
     content_fingerprint,
     create_proposal,

@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import ollama
 
-from dreamtui.config import Config
-from dreamtui.engines.base import CancelToken, DreamInput, Event, TextDelta, Usage
-from dreamtui.engines.llm_common import (
+from dreamtui.workspace.config import Config
+from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, TextDelta, Usage
+from dreamtui.dream.engines.llm_common import (
     ArrayItemScanner,
     BackendItem,
     ModelProposal,

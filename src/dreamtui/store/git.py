@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dreamtui.workspace import Workspace
+from dreamtui.workspace.layout import Workspace
 
 TRAILER_DREAM = "Dream-Id"
 TRAILER_ENGINE = "Engine"

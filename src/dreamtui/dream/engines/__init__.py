@@ -1,0 +1,1 @@
+"""Dream engines: the offline heuristic one and the LLM ones, behind one event-stream contract."""

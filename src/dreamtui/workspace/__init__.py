@@ -1,0 +1,1 @@
+"""The workspace: its config, where its files live, and scaffolding a new one."""
