@@ -15,7 +15,7 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +25,19 @@ for folder in (SRC, BENCH_DIR):  # runnable from a checkout without installing t
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from generate import generate  # noqa: E402
-
-from dreamtui.review.plan import context_proposal, plan_commit  # noqa: E402
-from dreamtui.store.changesets import ChangesetStore, new_dream_id  # noqa: E402
+from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal  # noqa: E402
+from dreamtui.model import Changeset, Memory, Proposal, iso_z  # noqa: E402
 from dreamtui.review.commit import commit  # noqa: E402
 from dreamtui.review.decide import all_matching, decide  # noqa: E402
+from dreamtui.review.plan import context_proposal, plan_commit  # noqa: E402
+from dreamtui.store.changesets import ChangesetStore, new_dream_id  # noqa: E402
 from dreamtui.store.ltm import LTMStore  # noqa: E402
-from dreamtui.model import Changeset, Memory, Proposal, iso_z  # noqa: E402
-from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal  # noqa: E402
 from dreamtui.store.stm import STMStore  # noqa: E402
 from dreamtui.workspace.layout import Workspace, open_workspace  # noqa: E402
+from generate import generate  # noqa: E402
 
 TARGET_S = 3.0
-NOW = datetime(2026, 11, 29, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 3, 0, tzinfo=UTC)
 
 
 def _git_baseline(workspace: Workspace) -> None:

@@ -12,22 +12,21 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import generate  # noqa: E402
-
 from dreamtui.dream.runner import dream  # noqa: E402
 from dreamtui.workspace.layout import open_workspace  # noqa: E402
+from generate import generate  # noqa: E402
 
 PENDING = (2_500, 5_000, 10_000)
 ENTRIES = 5_000
 TARGET_S = 10.0
 TARGET_RATIO = 5.0
-NOW = datetime(2026, 11, 29, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 3, 0, tzinfo=UTC)
 
 
 def _one(pending: int, entries: int) -> dict[str, Any]:

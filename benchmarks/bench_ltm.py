@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from dreamtui.store.ltm import LTMStore, entry_path, render_entry, render_index
 DEFAULT_ENTRIES = 10_000
 SCAN_TARGET_S = 1.0
 _TAGS = ("testing", "database", "ci", "frontend", "deploy", "api", "auth", "docs")
-_START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
+_START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
 
 def _entry_text(number: int) -> tuple[str, str]:

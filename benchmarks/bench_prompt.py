@@ -13,25 +13,24 @@ from __future__ import annotations
 import random
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import FIXES, PLACES, START, SYMPTOMS, SYSTEMS, memory_records  # noqa: E402
-
-from dreamtui.workspace.config import Config  # noqa: E402
 from dreamtui.dream.engines.base import DreamInput  # noqa: E402
 from dreamtui.dream.engines.llm_common import build_prompt, estimate_tokens, naive_prompt  # noqa: E402
-from dreamtui.store.ltm import LTMSnapshot, entry_path, parse_entry, render_entry  # noqa: E402
 from dreamtui.model import Memory  # noqa: E402
+from dreamtui.store.ltm import LTMSnapshot, entry_path, parse_entry, render_entry  # noqa: E402
+from dreamtui.workspace.config import Config  # noqa: E402
+from generate import FIXES, PLACES, START, SYMPTOMS, SYSTEMS, memory_records  # noqa: E402
 
 MEMORIES = 1_000
 ENTRIES = 2_000
 TARGET_RATIO = 0.20
 UNBOUNDED = 10_000_000  # a token budget nothing reaches
-NOW = datetime(2026, 11, 29, 3, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 3, 0, tzinfo=UTC)
 
 
 def synthetic_entries(count: int, seed: int = 8) -> LTMSnapshot:

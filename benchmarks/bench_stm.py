@@ -32,12 +32,11 @@ for folder in (SRC, BENCH_DIR):  # runnable from a checkout without installing t
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from generate import generate, write_jsonl  # noqa: E402
-
-from dreamtui.workspace.config import Config  # noqa: E402
 from dreamtui.intake import validate  # noqa: E402
 from dreamtui.model import NewMemory  # noqa: E402
 from dreamtui.store.stm import BULK_CHUNK, CACHE_KIB, STMStore  # noqa: E402
+from dreamtui.workspace.config import Config  # noqa: E402
+from generate import generate, write_jsonl  # noqa: E402
 
 # The CLI as a user runs it; importing intake_cmds explicitly keeps this working whether or not
 # dreamtui.cli registers it yet.

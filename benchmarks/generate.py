@@ -15,7 +15,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ OPENERS = ["Noticed that", "Turns out", "Heads up:", "Confirmed again that", "FY
 AGENTS = ["claude-code-alice", "claude-code-bob", "codex-ci", "cursor-dana", "custom-bot",
           "claude-code-erin"]
 TYPES = ["observation", "failure", "code_snippet"]
-START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

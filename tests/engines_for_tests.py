@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from dreamtui.workspace.config import Config
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Failed, Progress, ProposalReady
 from dreamtui.dream.proposals import discard_proposal, make_proposal
+from dreamtui.workspace.config import Config
 
 PAUSE_S = 0.7  # longer than the runner's save interval, so a save happens mid-stream
 

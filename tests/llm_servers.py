@@ -19,21 +19,20 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from dreamtui.workspace.config import Config
 from dreamtui.dream.engines.base import DreamInput
 from dreamtui.dream.engines.llm_common import Prompt, build_prompt
-from dreamtui.store.ltm import LTMSnapshot, LTMStore, parse_entry
 from dreamtui.model import FEEDBACK_CONFIRMED, Memory, NewMemory
+from dreamtui.scaffold import init_workspace, regenerate_generated_files
+from dreamtui.store.ltm import LTMSnapshot, LTMStore, parse_entry
 from dreamtui.store.stm import STMStore
+from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
-from dreamtui.workspace.scaffold import init_workspace, regenerate_generated_files
 
 
 @dataclass
@@ -206,7 +205,7 @@ class AnthropicServer(ScriptedServer):
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode("utf-8")
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
 def anthropic_events(*, text: str = "", tool_inputs: Sequence[dict[str, Any] | str] = (),
@@ -307,8 +306,8 @@ def ollama_error(status: int, message: str, headers: dict[str, str] | None = Non
 
 # --- a small dream to script answers for -----------------------------------------------------
 
-NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=timezone.utc)
-T0 = datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=UTC)
+T0 = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
 
 
 def memory(mid: str, title: str, content: str, agent: str = "agent-a", minutes: int = 0,

@@ -21,15 +21,15 @@ from datetime import datetime
 from logging.handlers import RotatingFileHandler
 from typing import Any
 
-from dreamtui.store.changesets import ChangesetStore
+from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
+from dreamtui.dream.runner import dream
+from dreamtui.errors import EXIT_OK, DreamtuiError, InputError, LockedError
+from dreamtui.model import Changeset, Proposal, iso_z, utcnow
 from dreamtui.review.commit import CommitReport, commit
 from dreamtui.review.decide import decide
-from dreamtui.dream.runner import dream
-from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
-from dreamtui.errors import EXIT_OK, DreamtuiError, InputError, LockedError
+from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
 from dreamtui.store.lock import WorkspaceLock
-from dreamtui.model import Changeset, Proposal, iso_z, utcnow
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 

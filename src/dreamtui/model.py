@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 FEEDBACK_CONFIRMED = "context_confirmed"
@@ -28,12 +28,12 @@ ChangesetStatus = Literal["open", "committed", "abandoned"]
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def iso_z(moment: datetime) -> str:
     """The one timestamp format of files we write (LOG.md, frontmatter, changesets)."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def frontmatter_time(value: Any) -> float:
@@ -44,9 +44,9 @@ def frontmatter_time(value: Any) -> float:
         except ValueError:
             return 0.0
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp()
+        return datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp()
     return 0.0
 
 
@@ -197,7 +197,7 @@ class Proposal:
     @staticmethod
     def make_id(op: str, target: str, after: str | None) -> str:
         """Stable id: the same op on the same target with the same text is the same proposal."""
-        digest = hashlib.sha256(f"{op}\0{target}\0{after or ''}".encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(f"{op}\0{target}\0{after or ''}".encode()).hexdigest()
         return f"p-{digest[:12]}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,21 +11,21 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 import dreamtui.store.changesets
 import dreamtui.store.stm
+from dreamtui.scaffold import seed_stm
 from dreamtui.tui.app import DreamtuiApp, create_app
 from dreamtui.workspace.layout import Workspace, open_workspace
-from dreamtui.workspace.scaffold import seed_stm
 
 REPO = Path(__file__).parents[2]
 SAMPLE = REPO / "sample_workspace"
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
-SEEDED_AT = datetime(2026, 11, 29, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+SEEDED_AT = datetime(2026, 11, 29, 9, 30, tzinfo=UTC)
 SIZE = (120, 36)
 
 

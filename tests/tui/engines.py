@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from dreamtui.workspace.config import Config
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, TextDelta
+from dreamtui.workspace.config import Config
 
 
 class StreamingEngine:

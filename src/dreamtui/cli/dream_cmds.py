@@ -5,17 +5,18 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable
+
 import click
 
-from dreamtui.store.changesets import ChangesetStore
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
-from dreamtui.review.commit import CommitReport, abandon, commit
-from dreamtui.review.decide import all_matching, decide, undo_last
 from dreamtui.errors import InputError
 from dreamtui.headless import run_headless
-from dreamtui.store.journal import recover
 from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
+from dreamtui.review.commit import CommitReport, abandon, commit
+from dreamtui.review.decide import all_matching, decide, undo_last
 from dreamtui.safety import display_text
+from dreamtui.store.changesets import ChangesetStore
+from dreamtui.store.journal import recover
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 import click
 
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
-from dreamtui.review.commit import commit_human_change
 from dreamtui.errors import InputError
+from dreamtui.review.commit import commit_human_change
 from dreamtui.store.ltm import LTMStore
 from dreamtui.workspace.layout import Workspace
 

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import click
 
 from dreamtui.cli.main import AppContext, main, pass_app
-from dreamtui.intake.claude_code import (ImportOptions, ImportReport, default_project,
-                                         default_projects_dir, import_logs, project_slug)
+from dreamtui.intake.claude_code import (
+    ImportOptions,
+    ImportReport,
+    default_project,
+    default_projects_dir,
+    import_logs,
+    project_slug,
+)
 
 _RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -35,13 +41,13 @@ class SinceType(click.ParamType):
         relative = _RELATIVE.fullmatch(text)
         if relative:
             amount = timedelta(**{_UNITS[relative.group(2)]: int(relative.group(1))})
-            return datetime.now(timezone.utc) - amount
+            return datetime.now(UTC) - amount
         try:
             moment = datetime.fromisoformat(text)
         except ValueError:
             self.fail(f"{text!r} is not a moment: expected an age such as 7d, 12h, 30m, 2w, or a "
                       "date such as 2026-11-01 or 2026-11-01T09:00", param, ctx)
-        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @main.group("import")

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from dreamtui.cli.main import AppContext, main, pass_app
-from dreamtui.workspace.config import Config
 from dreamtui.errors import EXIT_USAGE, InputError, WorkspaceError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory, iso_z
 from dreamtui.store.stm import BULK_CHUNK, STMStore, SubmitResult, bulk_rows, new_ids
+from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
 
 if TYPE_CHECKING:

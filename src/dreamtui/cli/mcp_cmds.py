@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from dreamtui.store import tokens
 from dreamtui.cli.main import AppContext, main, pass_app
+from dreamtui.store import tokens
 
 
 def _log_to_stderr() -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 import click
 
 from dreamtui.cli.main import AppContext, fail, main, pass_app
-from dreamtui.workspace.config import CONFIG_NAME, render_config
 from dreamtui.errors import ConfigError
+from dreamtui.scaffold import git_init, init_workspace, sample_workspace_source, seed_stm
+from dreamtui.workspace.config import CONFIG_NAME, render_config
 from dreamtui.workspace.layout import Workspace, open_workspace
-from dreamtui.workspace.scaffold import git_init, init_workspace, sample_workspace_source, seed_stm
 
 
 @main.command("init")

@@ -1,1 +1,2 @@
-"""Stage 1, the dream: claim a batch, cluster it, run an engine, apply the feedback policy and guard, publish a changeset."""
+"""Stage 1, the dream: claim a batch, cluster it, run an engine, apply the feedback policy and
+the guard, and publish a changeset."""

@@ -25,8 +25,8 @@ from operator import itemgetter
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.model import Entry, Memory
+from dreamtui.store.ltm import LTMSnapshot
 
 # A token in more than this share of the documents says nothing about which ones are alike ...
 COMMON_TOKEN_SHARE = 0.05
@@ -448,7 +448,7 @@ def build_entry_index(snapshot: LTMSnapshot) -> EntryIndex:
     signatures = [Signature.of(entry_text(e), e.guidance) for e in entries]
     body_norms: list[str] = []
     body_numbers: list[frozenset[int]] = []
-    for entry, sig in zip(entries, signatures):
+    for entry, sig in zip(entries, signatures, strict=True):
         full = f"{entry.title}\n{entry.body}\n{' '.join(entry.tags)}"
         body_norms.append(normalise(full))
         body_numbers.append(numbers(full) | sig.numbers)

@@ -21,7 +21,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,8 @@ from dreamtui.dream.cluster import (
     normalise,
     numbers,
 )
-from dreamtui.workspace.config import Config
+from dreamtui.dream.proposals import Drafts, EntryDraft, discard_proposal
 from dreamtui.errors import EntryError
-from dreamtui.store.ltm import LTMSnapshot, archive_path, parse_entry
 from dreamtui.model import (
     FEEDBACK_CONFIRMED,
     FEEDBACK_FLAGGED,
@@ -53,7 +52,8 @@ from dreamtui.model import (
     Refusal,
     frontmatter_time,
 )
-from dreamtui.dream.proposals import Drafts, EntryDraft, discard_proposal
+from dreamtui.store.ltm import LTMSnapshot, archive_path, parse_entry
+from dreamtui.workspace.config import Config
 
 WELL_CONFIRMED = 2  # confirmations that make one flag a caveat rather than a reason to retire
 CORROBORATION = 2  # distinct agents or sessions whose flags, together, retire an entry
@@ -171,7 +171,7 @@ def verdict(entry: Entry, flags: Sequence[Memory], confirmations_now: int) -> Ve
 
 def caveat(flag: Memory) -> str:
     """The visible line a weakened entry carries: when, who, what was observed, what was quoted."""
-    day = flag.submitted_at.astimezone(timezone.utc).strftime("%Y-%m-%d")
+    day = flag.submitted_at.astimezone(UTC).strftime("%Y-%m-%d")
     quote = flag_quote(flag)
     quoted = f' Quoted: "{_one_line(quote, 120)}".' if quote else ""
     return f"> Caveat (flagged {day} by {flag.agent_id}): {_one_line(flag.content)}{quoted}"

@@ -10,15 +10,11 @@ queue and marks its changeset abandoned. A dream writes nothing to LTM or the co
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable
 from datetime import datetime
 
-from dreamtui.review.plan import context_proposal
-from dreamtui.store.changesets import ChangesetStore, new_dream_id
 from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
@@ -31,15 +27,17 @@ from dreamtui.dream.engines.base import (
     Usage,
     load_engine,
 )
-from dreamtui.errors import DreamError, DreamtuiError, StoreError
-from dreamtui.store.ltm import LTMSnapshot, LTMStore
-from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z, utcnow
 from dreamtui.dream.policy import Guard
 from dreamtui.dream.proposals import discard_proposal
+from dreamtui.errors import DreamError, DreamtuiError, StoreError
+from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z, utcnow
+from dreamtui.review.plan import context_proposal
+from dreamtui.store.changesets import ChangesetStore, new_dream_id
+from dreamtui.store.ltm import LTMSnapshot, LTMStore
+from dreamtui.store.rejections import rejected_fingerprints
 from dreamtui.store.stm import Lease, STMStore
 from dreamtui.workspace.layout import Workspace
 
-REJECTIONS_TABLE = "dreamtui_rejections"
 # An open changeset may wait days for its review; its batch must stay claimed that long.
 REVIEW_LEASE_MINUTES = 30 * 24 * 60
 SAVE_INTERVAL_S = 0.5
@@ -50,48 +48,6 @@ UNUSED_REASON = "no engine proposal used this memory"
 ID_ATTEMPTS = 64  # ids differ in 16 random bits: running out means something is wrong, not bad luck
 
 EventCallback = Callable[[Event, Changeset], None]
-
-
-# --- remembered rejections --------------------------------------------------------------------
-
-
-@contextmanager
-def _rejections_db(workspace: Workspace) -> Iterator[sqlite3.Connection]:
-    path = workspace.stm_path
-    timeout_ms = workspace.config.stm.busy_timeout_ms
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(path, timeout=timeout_ms / 1000, isolation_level=None)) as conn:
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {REJECTIONS_TABLE} (fingerprint TEXT PRIMARY KEY, "
-                         "proposal_id TEXT, dream_id TEXT, rejected_at TEXT)")
-            yield conn
-    except sqlite3.Error as exc:
-        raise StoreError(f"{path}: cannot use the {REJECTIONS_TABLE} table: {exc}") from None
-
-
-def rejected_fingerprints(workspace: Workspace) -> frozenset[str]:
-    """Proposal ids and content fingerprints a person rejected (see proposals.content_fingerprint)."""
-    with _rejections_db(workspace) as conn:
-        return frozenset(row[0] for row in conn.execute(f"SELECT fingerprint FROM {REJECTIONS_TABLE}"))
-
-
-def remember_rejections(workspace: Workspace, items: Iterable[tuple[str, str, str]],
-                        now: datetime | None = None) -> int:
-    """Record (fingerprint, proposal id, dream id) rows; a fingerprint seen before keeps its first row."""
-    stamp = iso_z(now or utcnow())
-    rows = [(fingerprint, proposal_id, dream_id, stamp) for fingerprint, proposal_id, dream_id in items]
-    with _rejections_db(workspace) as conn:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            before = conn.total_changes
-            conn.executemany(f"INSERT OR IGNORE INTO {REJECTIONS_TABLE} "
-                             "(fingerprint, proposal_id, dream_id, rejected_at) VALUES (?, ?, ?, ?)", rows)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return conn.total_changes - before
 
 
 # --- the runner --------------------------------------------------------------------------------

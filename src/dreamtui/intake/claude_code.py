@@ -81,15 +81,15 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from dreamtui.workspace.config import Config
 from dreamtui.errors import InputError, StoreError
 from dreamtui.intake.validate import prepare
 from dreamtui.model import NewMemory
 from dreamtui.store.stm import STMStore
+from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
 
 SOURCE = "claude-code"
@@ -368,7 +368,7 @@ class _Stream:
         """The agent calls a tool; words from an earlier message no longer explain it."""
         self.last_tool = call
         if isinstance(self.said, bytes):
-            if f'"{message_id}"'.encode("utf-8") not in self.said:
+            if f'"{message_id}"'.encode() not in self.said:
                 self.said = None
         elif self.said_in != message_id:
             self.said = None
@@ -754,7 +754,7 @@ def load_states(db_path: Path, tenant_id: str, busy_timeout_ms: int) -> dict[str
 def save_states(db_path: Path, tenant_id: str, busy_timeout_ms: int,
                 states: dict[str, FileState], now: datetime) -> None:
     conn = _connect(db_path, busy_timeout_ms, read_only=False)
-    stamp = now.astimezone(timezone.utc).replace(tzinfo=None).isoformat(" ", "microseconds")
+    stamp = now.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
     rows = [(tenant_id, SOURCE, path, s.offset, s.size, s.mtime_ns, s.anchor, s.last_id,
              json.dumps(s.context), stamp) for path, s in states.items()]
     try:
@@ -977,7 +977,7 @@ def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, Fil
 def import_logs(workspace: Workspace, options: ImportOptions, *,
                 now: datetime | None = None) -> ImportReport:
     """Read what is new in the project's logs, and submit its frictions (unless a dry run)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     # State rows are keyed by absolute path: the same log must not look new under another spelling.
     projects_dir = Path(os.path.expanduser(options.projects_dir)).resolve()
     options = replace(options, projects_dir=projects_dir)

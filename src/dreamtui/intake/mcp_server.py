@@ -30,10 +30,10 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from dreamtui.store import tokens
 from dreamtui.errors import InputError, StoreError
 from dreamtui.intake import validate
 from dreamtui.model import FEEDBACK_TYPES, NewMemory, iso_z
+from dreamtui.store import tokens
 from dreamtui.store.stm import STMStore, SubmitResult
 from dreamtui.workspace.layout import Workspace
 

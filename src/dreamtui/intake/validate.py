@@ -7,13 +7,13 @@ can store a raw key or skip the checks another path makes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from dreamtui import safety
-from dreamtui.workspace.config import Config
 from dreamtui.errors import InputError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, NewMemory
+from dreamtui.workspace.config import Config
 
 _KNOWN_FIELDS = frozenset({"type", "title", "content", "agent_id", "tags", "metadata",
                            "idempotency_key", "extra"})
@@ -83,7 +83,7 @@ def _slug(field: str, value: str) -> str:
 def confirmation(target: str, agent_id: str, note: str | None, now: datetime | None = None) -> NewMemory:
     """A `context_confirmed` memory; one per agent, target and UTC day (its idempotency key)."""
     slug = _slug("target", target)
-    day = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d")
+    day = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
     content = note.strip() if note and note.strip() else f"The guidance marked [mem: {slug}] helped."
     return NewMemory(type=FEEDBACK_CONFIRMED, title=f"confirmed {slug}", content=content,
                      agent_id=agent_id, metadata={"target": slug},

@@ -89,7 +89,7 @@ def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_B
         name, line = _section(entry), guidance_line(entry) + "\n"
         cost = len(line.encode("utf-8"))
         if name not in sections:
-            cost += len(f"\n## {name}\n\n".encode("utf-8"))
+            cost += len(f"\n## {name}\n\n".encode())
         if size + cost > byte_budget:
             left_out.append(entry.slug)
             continue

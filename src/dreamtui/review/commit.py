@@ -20,6 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dreamtui.errors import CommitRefused, InputError
+from dreamtui.model import Changeset, iso_z, utcnow
 from dreamtui.review.plan import (
     Conflict,
     Plan,
@@ -29,12 +31,10 @@ from dreamtui.review.plan import (
     summary_line,
 )
 from dreamtui.store.changesets import ChangesetStore, changeset_text
-from dreamtui.errors import CommitRefused, InputError
 from dreamtui.store.git import TRAILER_DREAM, TRAILER_ENGINE
 from dreamtui.store.journal import JournalOutcome, JournalPlan, STMSteps, recover, run_journal
 from dreamtui.store.lock import WorkspaceLock, changeset_lock
 from dreamtui.store.ltm import LOG_PATH, LTMSnapshot, LTMStore
-from dreamtui.model import Changeset, iso_z, utcnow
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 

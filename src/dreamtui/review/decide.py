@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from dreamtui.errors import InputError
+from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, utcnow
 from dreamtui.review.plan import refresh_context
 from dreamtui.store.changesets import ChangesetStore
-from dreamtui.errors import InputError
 from dreamtui.store.lock import changeset_lock
 from dreamtui.store.ltm import LTMSnapshot, LTMStore
-from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, utcnow
 from dreamtui.workspace.layout import Workspace
 
 # pin and archive only mean something for entries (docs/changeset-semantics.md, decisions table)

@@ -28,11 +28,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamtui.review.bundle import dangling_markers, render_bundle
 from dreamtui.errors import EntryError, InputError
-from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, parse_entry, render_entry, render_index
 from dreamtui.model import Changeset, Entry, Proposal, sha256_text
+from dreamtui.review.bundle import dangling_markers, render_bundle
 from dreamtui.safety import UnsafePathError, resolve_inside, scan
+from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, parse_entry, render_entry, render_index
 from dreamtui.workspace.layout import Workspace
 
 CONTEXT_TARGET = "context/AGENTS.md"

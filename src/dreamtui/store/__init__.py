@@ -1,1 +1,2 @@
-"""Storage, the bottom layer: the SQLite queue and its side tables, LTM files, changesets, the lock, the journal and git."""
+"""Storage, the bottom of the core: the SQLite queue and its side tables, LTM files, changesets,
+the workspace lock, the commit journal and git."""

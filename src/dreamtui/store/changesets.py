@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import InputError
-from dreamtui.store.files import atomic_write_text, fsync_dir
 from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, utcnow
+from dreamtui.store.files import atomic_write_text, fsync_dir
 
 DREAM_ID_PREFIX = "d-"
 STATUSES = ("open", "committed", "abandoned")

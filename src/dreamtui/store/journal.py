@@ -26,13 +26,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamtui.dream.runner import remember_rejections
 from dreamtui.errors import LockedError, WorkspaceError
+from dreamtui.model import iso_z, utcnow
+from dreamtui.safety import UnsafePathError, resolve_inside
 from dreamtui.store.files import atomic_write_text, fsync_dir
 from dreamtui.store.git import GitResult, commit_paths
 from dreamtui.store.lock import WorkspaceLock
-from dreamtui.model import iso_z, utcnow
-from dreamtui.safety import UnsafePathError, resolve_inside
+from dreamtui.store.rejections import remember_rejections
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 
@@ -255,17 +255,20 @@ def _apply_stm(workspace: Workspace, steps: dict[str, Any] | None) -> tuple[int,
     return consumed, released
 
 
-def _apply_rejections(workspace: Workspace, rejections: list[list[str]]) -> None:
+def _apply_rejections(workspace: Workspace, rejections: list[list[str]], decided_at: str) -> None:
     if not rejections:
         return
-    remember_rejections(workspace, [(fp, pid, did) for fp, pid, did in rejections])
+    # Stamped with the journal's own time, so a roll-forward at the next start records when the
+    # person rejected, not when the recovery ran.
+    when = datetime.fromisoformat(decided_at.replace("Z", "+00:00"))
+    remember_rejections(workspace, [(fp, pid, did) for fp, pid, did in rejections], when)
 
 
 def _finish(workspace: Workspace, folder: Path, manifest: dict[str, Any]) -> JournalOutcome:
     _apply_files(workspace, manifest)
     crash_point("after-files")
     consumed, released = _apply_stm(workspace, manifest.get("stm"))
-    _apply_rejections(workspace, manifest.get("rejections") or [])
+    _apply_rejections(workspace, manifest.get("rejections") or [], manifest["created_at"])
     git = None
     if manifest.get("git"):
         target = _Targets(workspace)

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dreamtui.store.changesets import ChangesetStore
 from dreamtui.errors import LockedError, WorkspaceError
 from dreamtui.model import iso_z, utcnow
+from dreamtui.store.changesets import ChangesetStore
 from dreamtui.workspace.layout import Workspace
 
 _registry_guard = threading.Lock()

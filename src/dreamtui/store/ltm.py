@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 import yaml
 
 from dreamtui.errors import EntryError
-from dreamtui.store.files import atomic_write_text
 from dreamtui.model import Entry, iso_z
+from dreamtui.store.files import atomic_write_text
 
 TOPICS = "topics"
 INCIDENTS = "incidents"
@@ -290,7 +290,7 @@ def _quote(text: str) -> str:
 
 def _utc(moment: datetime) -> datetime:
     # Naive datetimes in memory files mean UTC; astimezone() alone would read them as local time.
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 def _float(value: float) -> str:
@@ -337,7 +337,7 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     return bool(a == b)
@@ -384,7 +384,7 @@ def _source_layout(original: Entry) -> tuple[list[_Block], list[str]] | None:
     blocks, tail = segmented
     if len(blocks) != len(original.meta):
         return None  # duplicate keys or a split we misread: do not guess
-    for block, (key, value) in zip(blocks, original.meta.items()):
+    for block, (key, value) in zip(blocks, original.meta.items(), strict=False):
         try:
             parsed = yaml.load("".join(block.leading + block.lines), Loader=_Loader)
         except yaml.YAMLError:
@@ -472,7 +472,7 @@ def entry_path(slug: str, kind: str, when: datetime) -> str:
     if kind == "topic":
         return f"{TOPICS}/{slug}.md"
     if kind == "incident":
-        day = _utc(when).astimezone(timezone.utc)
+        day = _utc(when).astimezone(UTC)
         return f"{INCIDENTS}/{day:%Y-%m}/{day:%Y-%m-%d}-{slug}.md"
     raise EntryError(slug, None, f"type: {kind!r} must be one of {', '.join(ENTRY_KINDS)}")
 

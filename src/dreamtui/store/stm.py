@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import islice
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from dreamtui.errors import InputError, StoreError
 from dreamtui.model import FEEDBACK_TYPES, MEMORY_STATES, Memory, NewMemory
+from dreamtui.store import db
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -145,7 +146,7 @@ class MemoryFilter:
 def format_ts(moment: datetime) -> str:
     """Dreamer's text form; a naive datetime is taken to be UTC already."""
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment.isoformat(" ", "microseconds")
 
 
@@ -157,14 +158,14 @@ def parse_ts(value: Any, where: str) -> datetime:
         raise StoreError(f"{where}: {value!r} is not a timestamp "
                          "(expected 'YYYY-MM-DD HH:MM:SS.ffffff')") from None
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def _utc(now: datetime | None) -> datetime:
     if now is None:
-        return datetime.now(timezone.utc)
-    return now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+        return datetime.now(UTC)
+    return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
 
 
 _encode = json.JSONEncoder().encode  # what json.dumps uses, without its per-call setup
@@ -270,26 +271,8 @@ class STMStore:
     # -- connection and schema ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        if self.path.is_dir():
-            raise StoreError(f"{self.path}: is a folder, expected an SQLite database file")
+        conn = db.connect(self.path, self.busy_timeout_ms, what="the queue", check_same_thread=False)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot create its folder: {exc.strerror}") from None
-        try:
-            # isolation_level=None: we issue BEGIN IMMEDIATE ourselves; Python's implicit
-            # deferred BEGIN would take the write lock late and invite SQLITE_BUSY deadlocks.
-            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
-                                   isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open: {exc}") from None
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            # In WAL mode NORMAL cannot corrupt the file; it may only lose the last commits on
-            # power loss, and it is what makes one-transaction-per-submit fast.
-            conn.execute("PRAGMA synchronous = NORMAL")
             # Random uuid4 keys spread every bulk chunk over the whole primary-key index; with
             # SQLite's default 2 MB cache its pages are read back from the OS again and again.
             # This is only a ceiling: the cache grows as pages are used.
@@ -436,7 +419,7 @@ class STMStore:
         for chunk in _chunks(rows, BULK_CHUNK):
             # Strictly increasing stamps (one clock read per chunk, then +1 µs a row) keep the
             # queue, which is ordered by submitted_at, in input order.
-            start = _utc(now).astimezone(timezone.utc).replace(tzinfo=None)
+            start = _utc(now).astimezone(UTC).replace(tzinfo=None)
             if previous is not None and start <= previous:
                 start = previous + _ONE_MICROSECOND
             stamped = [row + (stamp,)

@@ -11,13 +11,13 @@ import hmac
 import re
 import secrets
 import sqlite3
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreamtui.errors import InputError, StoreError
+from dreamtui.errors import InputError
 from dreamtui.model import iso_z, utcnow
+from dreamtui.store import db
 
 TABLE = "dreamtui_tokens"
 TOKEN_PREFIX = "dtui_"
@@ -52,20 +52,9 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-@contextmanager
-def _connect(store_path: Path, busy_timeout_ms: int) -> Iterator[sqlite3.Connection]:
-    """A short-lived connection: WAL and a busy timeout let it share the file with the TUI,
-    dreams and the STM store in other processes."""
-    try:
-        store_path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(store_path, timeout=busy_timeout_ms / 1000,
-                                     isolation_level=None)) as conn:
-            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.executescript(_SCHEMA)
-            yield conn
-    except sqlite3.Error as exc:
-        raise StoreError(f"{store_path}: cannot use the token table: {exc}") from None
+def _connect(store_path: Path, busy_timeout_ms: int) -> AbstractContextManager[sqlite3.Connection]:
+    """A short-lived connection, shared with the TUI, dreams and the STM store in other processes."""
+    return db.connection(store_path, busy_timeout_ms, what="the token table", schema=_SCHEMA)
 
 
 def _check_name(name: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import import_module
 from typing import ClassVar, cast
 
@@ -29,7 +29,7 @@ Clock = Callable[[], datetime]
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _log_to_workspace(workspace: Workspace) -> logging.Handler | None:

@@ -13,10 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from dreamtui.review.bundle import find_markers
-from dreamtui.store.changesets import ChangesetStore, ChangesetSummary
 from dreamtui.errors import EntryError, InputError
-from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore, archive_path
 from dreamtui.model import (
     FEEDBACK_CONFIRMED,
     FEEDBACK_FLAGGED,
@@ -26,16 +23,19 @@ from dreamtui.model import (
     Memory,
     sha256_text,
 )
+from dreamtui.review.bundle import find_markers
+from dreamtui.store.changesets import ChangesetStore, ChangesetSummary
+from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore, archive_path
 from dreamtui.store.stm import MemoryFilter, STMStore
 from dreamtui.workspace.layout import Workspace
 
 # The commit, dream and policy modules (engines, rapidfuzz, git) are imported by the methods that
 # use them, in a job's thread: the first screen must not wait ~0.5 s for what it does not show.
 if TYPE_CHECKING:
-    from dreamtui.review.plan import Plan
+    from dreamtui.dream.engines.base import CancelToken, Event
     from dreamtui.review.commit import CommitReport
     from dreamtui.review.decide import AllMatching
-    from dreamtui.dream.engines.base import CancelToken, Event
+    from dreamtui.review.plan import Plan
 
 FEEDBACK_PAGE = 5000
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rich.cells import cell_len, set_cell_size
 
@@ -38,20 +38,20 @@ def stamp(moment: datetime | None) -> str:
     """Minute precision in UTC: what the stores keep, and stable across machines."""
     if moment is None:
         return ""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def parse_iso(value: object) -> datetime | None:
     """Frontmatter and changeset times come as datetimes or ISO strings ('…Z')."""
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
     if not isinstance(value, str) or not value:
         return None
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def type_short(memory_type: str) -> str:

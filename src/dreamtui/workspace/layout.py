@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from dreamtui.workspace.config import CONFIG_NAME, DREAMER_CONFIG_NAME, Config, load_config
 from dreamtui.errors import WorkspaceError
+from dreamtui.workspace.config import CONFIG_NAME, DREAMER_CONFIG_NAME, Config, load_config
 
 ENV_WORKSPACE = "DREAMTUI_WORKSPACE"
 STATE_DIR = ".dreamtui"

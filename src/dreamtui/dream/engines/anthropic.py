@@ -19,7 +19,6 @@ from typing import Any
 import anthropic
 import httpx2
 
-from dreamtui.workspace.config import AnthropicConfig, Config
 from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, Refused, TextDelta, Usage
 from dreamtui.dream.engines.llm_common import (
     TOOL_NAME,
@@ -35,6 +34,7 @@ from dreamtui.dream.engines.llm_common import (
 )
 from dreamtui.errors import DreamError
 from dreamtui.model import Refusal
+from dreamtui.workspace.config import AnthropicConfig, Config
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from dreamtui.workspace.config import Config
 from dreamtui.errors import InputError
-from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.model import Memory, Proposal, Refusal
+from dreamtui.store.ltm import LTMSnapshot
+from dreamtui.workspace.config import Config
 
 
 class CancelToken:

@@ -28,10 +28,7 @@ from dreamtui.dream.cluster import (
     may_match,
     normalise,
 )
-from dreamtui.workspace.config import Config
-from dreamtui.dream.engines.base import CancelToken, DreamInput, Done, Event, Progress, ProposalReady
-from dreamtui.store.ltm import entry_path
-from dreamtui.model import Entry, Memory, Proposal
+from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.policy import Replacement, apply_feedback
 from dreamtui.dream.proposals import (
     Drafts,
@@ -42,6 +39,9 @@ from dreamtui.dream.proposals import (
     new_paragraphs,
     source_ref,
 )
+from dreamtui.model import Entry, Memory, Proposal
+from dreamtui.store.ltm import entry_path
+from dreamtui.workspace.config import Config
 
 YIELD_EVERY = 50  # clusters between event-loop yields, so a cancel or a redraw is never far off
 TITLE_CHARS = 120

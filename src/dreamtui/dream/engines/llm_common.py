@@ -43,7 +43,6 @@ from dreamtui.dream.cluster import (
     normalise,
     similarity,
 )
-from dreamtui.workspace.config import Config
 from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
@@ -56,9 +55,6 @@ from dreamtui.dream.engines.base import (
     Usage,
 )
 from dreamtui.dream.engines.heuristic import REJECTED_REASON, HeuristicEngine, cluster_tags, entry_probe
-from dreamtui.errors import DreamError
-from dreamtui.store.ltm import entry_path
-from dreamtui.model import Entry, Memory, Proposal, Refusal
 from dreamtui.dream.policy import Replacement, apply_feedback
 from dreamtui.dream.proposals import (
     Drafts,
@@ -68,6 +64,10 @@ from dreamtui.dream.proposals import (
     discard_proposal,
     source_ref,
 )
+from dreamtui.errors import DreamError
+from dreamtui.model import Entry, Memory, Proposal, Refusal
+from dreamtui.store.ltm import entry_path
+from dreamtui.workspace.config import Config
 
 PROMPT_VERSION = "dream-v1"
 SCHEMA_FILE = "proposal-v1.schema.json"
@@ -116,7 +116,7 @@ def prompt_sections(version: str = PROMPT_VERSION) -> dict[str, str]:
     text = resources.files("dreamtui.dream.engines").joinpath(f"prompts/{version}.md").read_text("utf-8")
     parts = _SECTION_RE.split(text)
     # parts = [preamble, name1, body1, name2, body2, ...]; the preamble is the file's comment.
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2])}
+    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=False)}
 
 
 @lru_cache(maxsize=1)

@@ -20,7 +20,6 @@ from typing import Any
 import httpx
 import ollama
 
-from dreamtui.workspace.config import Config
 from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, TextDelta, Usage
 from dreamtui.dream.engines.llm_common import (
     ArrayItemScanner,
@@ -37,6 +36,7 @@ from dreamtui.dream.engines.llm_common import (
     with_fallback,
 )
 from dreamtui.errors import DreamError
+from dreamtui.workspace.config import Config
 
 RETRY_STATUSES = (429, 503)
 OUTPUT_TOKENS = 8192  # room for the answer in the context window we ask for

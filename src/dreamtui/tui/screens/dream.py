@@ -17,11 +17,11 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Log, Static
 
-from dreamtui.review.commit import CommitReport
-from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, Progress, Refused, TextDelta
 from dreamtui.errors import DreamError
 from dreamtui.model import Changeset, Memory, Proposal
+from dreamtui.review.commit import CommitReport
+from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions
 from dreamtui.safety import display_text
 from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview, DreamsState

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.model import Proposal
+from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.tui.diffing import diff_stat
 from dreamtui.tui.formatting import fit
 from dreamtui.tui.widgets.virtual_list import VirtualList

@@ -187,7 +187,7 @@ class VirtualList(ScrollView, can_focus=True):
                 continue
             self._inflight.add(page)
             generation, offset, size = self._generation, page * self.page_size, self.page_size
-            run_job(self, lambda o=offset: loader(o, size),
+            run_job(self, lambda o=offset, s=size: loader(o, s),
                     lambda rows, g=generation, p=page: PageLoaded(g, p, rows),
                     what="loading rows", group="pages")
 

@@ -1,0 +1,153 @@
+"""Near-duplicate clustering: the labelled fixture, the guards, the token index, entry matching."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from dreamtui.dream.cluster import (
+    MAX_CANDIDATES,
+    build_entry_index,
+    candidate_pairs,
+    cluster_memories,
+    identifiers,
+    match_entry,
+    normalise,
+    numbers,
+)
+from dreamtui.model import Memory
+from dreamtui.store.ltm import LTMSnapshot, parse_entry
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "clusters.json"
+T0 = datetime(2026, 11, 29, 8, 0, tzinfo=UTC)
+THRESHOLD = 88  # config.dream.similarity's default
+
+
+def memory(mid: str, title: str, content: str, agent: str = "agent-a", minutes: int = 0) -> Memory:
+    return Memory(id=mid, tenant_id="default", agent_id=agent, type="observation", title=title,
+                  content=content, tags=(), metadata={}, submitted_at=T0 + timedelta(minutes=minutes))
+
+
+def fixture_pairs(kind: str) -> list[tuple[Memory, Memory]]:
+    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return [(memory(f"{kind}-{i}-a", a["title"], a["content"]),
+             memory(f"{kind}-{i}-b", b["title"], b["content"], agent="agent-b"))
+            for i, (a, b) in enumerate(data[kind])]
+
+
+def merged(a: Memory, b: Memory) -> bool:
+    return len(cluster_memories([a, b], THRESHOLD)) == 1
+
+
+def test_fixture_is_big_enough() -> None:
+    assert len(fixture_pairs("must_merge")) >= 25
+    assert len(fixture_pairs("must_not_merge")) >= 25
+
+
+def test_labelled_pairs_precision_and_recall() -> None:
+    must = fixture_pairs("must_merge")
+    must_not = fixture_pairs("must_not_merge")
+    true_merges = sum(merged(a, b) for a, b in must)
+    false_merges = [(a.content, b.content) for a, b in must_not if merged(a, b)]
+    precision = true_merges / max(1, true_merges + len(false_merges))
+    recall = true_merges / len(must)
+    print(f"\nmerges: precision {precision:.2%}, recall {recall:.2%} "
+          f"({true_merges}/{len(must)} must-merge, {len(false_merges)}/{len(must_not)} look-alikes merged)")
+    assert false_merges == []
+    assert recall >= 0.90
+
+
+def test_look_alikes_stay_apart_in_one_big_batch() -> None:
+    """All fixture memories in one batch: no chain of merges may join a look-alike pair."""
+    must_not = fixture_pairs("must_not_merge")
+    batch = [m for pair in fixture_pairs("must_merge") + must_not for m in pair]
+    cluster_of = {m.id: n for n, c in enumerate(cluster_memories(batch, THRESHOLD)) for m in c.members}
+    joined = [(a.content, b.content) for a, b in must_not if cluster_of[a.id] == cluster_of[b.id]]
+    assert joined == []
+
+
+def test_ports_and_versions_never_merge_even_with_identical_wording() -> None:
+    a = memory("a", "CI Postgres", "CI Postgres uses port 5432")
+    b = memory("b", "CI Postgres", "CI Postgres uses port 5433")
+    c = memory("c", "Node", "The build needs Node 18")
+    d = memory("d", "Node", "The build needs Node 20")
+    assert len(cluster_memories([a, b, c, d], 50)) == 4
+
+
+def test_chains_cannot_join_a_substitution() -> None:
+    """A~B and B~C must not put A and C together when A and C name different identifiers."""
+    a = memory("a", "Test settings", "Set PGHOST for the integration tests before running them locally.")
+    b = memory("b", "Test settings",
+               "Set the variable for the integration tests before running them locally.")
+    c = memory("c", "Test settings", "Set PGPORT for the integration tests before running them locally.")
+    clusters = cluster_memories([a, b, c], THRESHOLD)
+    together = [c_ for c_ in clusters if {"a", "c"} <= {m.id for m in c_.members}]
+    assert together == []
+
+
+def test_clusters_keep_input_order_and_pick_a_representative() -> None:
+    first = memory("m1", "Reset the test database", "Run make db-reset before the integration tests.")
+    other = memory("m2", "Unrelated", "The docs are built with mkdocs and published on merge.", minutes=1)
+    repeat = memory("m3", "Reset test database",
+                    "Run make db-reset before the integration tests; they assume an empty schema.", minutes=2)
+    clusters = cluster_memories([first, other, repeat], THRESHOLD)
+    assert [[m.id for m in c.members] for c in clusters] == [["m1", "m3"], ["m2"]]
+    assert clusters[0].representative.id in ("m1", "m3")
+    assert clusters[0].agents == {"agent-a"}
+
+
+def test_normalise_numbers_identifiers() -> None:
+    assert normalise("Don't  run `make db-reset`!") == "dont run make db reset"
+    assert numbers("Node v18.2.0 on port 5432, port 5432") == frozenset({18, 2, 0, 5432})
+    ids = identifiers("Set PGPORT in .env.example, run pytest -x and see Postgres docs.")
+    assert ("pgport",) in ids and ("env", "example") in ids and ("x",) in ids and ("postgres",) in ids
+    assert ("set",) not in ids  # a sentence's first word is not a proper name
+
+
+def test_candidate_generation_is_bounded() -> None:
+    """Every document shares tokens with every other: candidates stay capped per document."""
+    tokens = [["alpha", "beta", "gamma", f"t{i}"] for i in range(500)]
+    pairs = candidate_pairs(tokens)
+    assert len(pairs) <= 500 * MAX_CANDIDATES
+    assert all(i < j for i, j in pairs)
+
+
+def entry_text(slug: str, title: str, guidance: str, tags: str = "[ci]") -> str:
+    return (f"---\ntitle: {title}\nslug: {slug}\ntype: topic\ntags: {tags}\n"
+            f"created_at: 2026-11-01T00:00:00Z\n---\n{guidance}\n")
+
+
+def snapshot_of(*entries: tuple[str, str]) -> LTMSnapshot:
+    snapshot = LTMSnapshot()
+    for path, text in entries:
+        snapshot.entries[path] = parse_entry(text, path)
+    return snapshot
+
+
+def test_match_entry_finds_the_entry_a_memory_repeats() -> None:
+    snapshot = snapshot_of(
+        ("topics/ci-postgres-port.md", entry_text("ci-postgres-port", "CI Postgres port",
+                                                  "In CI the Postgres service listens on port 5433.")),
+        ("topics/docs.md", entry_text("docs", "Docs build", "Docs are built with mkdocs.", "[docs]")),
+        ("archive/topics/old.md", entry_text("old", "CI Postgres port", "In CI Postgres listens on 5433.")),
+    )
+    index = build_entry_index(snapshot)
+    assert [e.path for e in index.entries] == ["topics/ci-postgres-port.md", "topics/docs.md"]
+    found = match_entry("CI Postgres port.\nIn CI the Postgres service listens on port 5433. ci", index)
+    assert found is not None and found[0].slug == "ci-postgres-port" and found[1] >= THRESHOLD
+    look_alike = "CI Postgres port.\nIn CI the Postgres service listens on port 5432. ci"
+    assert match_entry(look_alike, index) is None
+    assert match_entry("Something else entirely about deploy keys.", index) is None
+
+
+@pytest.mark.parametrize("text", [
+    "CI MySQL port.\nIn CI the MySQL service listens on port 5433. ci",
+    "CI Postgres port.\nIn CI the Postgres service never listens on port 5433. ci",
+])
+def test_match_entry_applies_the_guards(text: str) -> None:
+    snapshot = snapshot_of(("topics/ci-postgres-port.md", entry_text(
+        "ci-postgres-port", "CI Postgres port", "In CI the Postgres service listens on port 5433.")))
+    assert match_entry(text, build_entry_index(snapshot)) is None

@@ -1,0 +1,101 @@
+"""Tokens for the MCP server over HTTP: shown once, stored hashed, revocable, names unique."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dreamtui.errors import InputError
+from dreamtui.store import tokens
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "stm.db"
+
+
+def test_create_returns_a_token_that_verifies_to_its_name(db: Path) -> None:
+    token = tokens.create_token(db, "claude")
+    assert token.startswith(tokens.TOKEN_PREFIX) and len(token) > 40
+    assert tokens.verify(db, token) == "claude"
+    assert tokens.verify(db, token + "x") is None
+    assert tokens.verify(db, "") is None
+
+
+def test_only_the_hash_is_stored(db: Path) -> None:
+    token = tokens.create_token(db, "claude")
+    with sqlite3.connect(db) as conn:
+        dump = "\n".join(conn.iterdump())
+    assert token not in dump
+    assert tokens._hash(token) in dump
+
+
+def test_live_names_are_unique(db: Path) -> None:
+    tokens.create_token(db, "claude")
+    with pytest.raises(InputError, match="name: a live token named 'claude' already exists"):
+        tokens.create_token(db, "claude")
+
+
+def test_revoked_token_no_longer_verifies_and_its_name_can_be_reused(db: Path) -> None:
+    old = tokens.create_token(db, "codex")
+    info = tokens.revoke_token(db, "codex")
+    assert info.name == "codex" and info.revoked_at is not None
+    assert tokens.verify(db, old) is None
+    new = tokens.create_token(db, "codex")
+    assert tokens.verify(db, new) == "codex"
+    listed = tokens.list_tokens(db)
+    assert [(t.name, t.live) for t in listed] == [("codex", False), ("codex", True)]
+
+
+def test_revoking_an_unknown_name_names_the_field(db: Path) -> None:
+    with pytest.raises(InputError, match="name: no live token named 'ghost'"):
+        tokens.revoke_token(db, "ghost")
+
+
+@pytest.mark.parametrize("name", ["", "has space", "-dash-first", "x" * 65, "naïve"])
+def test_bad_names_are_refused(db: Path, name: str) -> None:
+    with pytest.raises(InputError, match="name: "):
+        tokens.create_token(db, name)
+
+
+def test_table_lives_beside_the_stm_tables_in_wal_mode(db: Path) -> None:
+    tokens.create_token(db, "a")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tokens.TABLE in names
+
+
+def _cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    code = "from dreamtui.cli.main import main; import dreamtui.cli.mcp_cmds; main()"
+    return subprocess.run([sys.executable, "-c", code, "--workspace", str(workspace), *args],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")})
+
+
+def test_token_cli_create_list_revoke(tmp_path: Path) -> None:
+    (tmp_path / "dreamtui.yaml").write_text("version: 1\n", encoding="utf-8")
+    created = _cli(tmp_path, "token", "create", "claude")
+    assert created.returncode == 0, created.stderr
+    token = created.stdout.strip()
+    assert tokens.verify(tmp_path / "stm.db", token) == "claude"
+    assert "cannot be shown again" in created.stderr
+
+    listed = _cli(tmp_path, "token", "list")
+    assert listed.returncode == 0 and "claude" in listed.stdout and "live" in listed.stdout
+    assert token not in listed.stdout
+
+    revoked = _cli(tmp_path, "token", "revoke", "claude")
+    assert revoked.returncode == 0, revoked.stderr
+    assert tokens.verify(tmp_path / "stm.db", token) is None
+    assert "revoked" in _cli(tmp_path, "token", "list").stdout
+
+    again = _cli(tmp_path, "token", "revoke", "claude")
+    assert again.returncode == 2
+    assert again.stderr.startswith("dreamtui: name: no live token named 'claude'")
+    assert "Traceback" not in again.stderr
