@@ -15,8 +15,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from dreamtui.entry.codec import render_entry
 from dreamtui.review.bundle import render_bundle
-from dreamtui.store.ltm import LTMStore, entry_path, render_entry, render_index
+from dreamtui.store.ltm import LTMStore, entry_path, render_index
 
 DEFAULT_ENTRIES = 10_000
 SCAN_TARGET_S = 1.0

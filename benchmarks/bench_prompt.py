@@ -20,9 +20,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dreamtui.dream.engines.base import DreamInput  # noqa: E402
-from dreamtui.dream.engines.llm_common import build_prompt, estimate_tokens, naive_prompt  # noqa: E402
+from dreamtui.dream.engines.llm.prompt import build_prompt, estimate_tokens, naive_prompt  # noqa: E402
+from dreamtui.entry.codec import parse_entry, render_entry  # noqa: E402
 from dreamtui.model import Memory  # noqa: E402
-from dreamtui.store.ltm import LTMSnapshot, entry_path, parse_entry, render_entry  # noqa: E402
+from dreamtui.store.ltm import LTMSnapshot, entry_path  # noqa: E402
 from dreamtui.workspace.config import Config  # noqa: E402
 from generate import FIXES, PLACES, START, SYMPTOMS, SYSTEMS, memory_records  # noqa: E402
 

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.dream.engines.base import DreamInput
-from dreamtui.dream.engines.llm_common import Prompt, build_prompt
+from dreamtui.dream.engines.llm.prompt import Prompt, build_prompt
+from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_CONFIRMED, Memory, NewMemory
 from dreamtui.scaffold import init_workspace, regenerate_generated_files
-from dreamtui.store.ltm import LTMSnapshot, LTMStore, parse_entry
+from dreamtui.store.ltm import LTMSnapshot, LTMStore
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace

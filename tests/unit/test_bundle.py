@@ -6,6 +6,7 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.model import Entry
 from dreamtui.review.bundle import (
     DEFAULT_BYTE_BUDGET,
@@ -15,7 +16,6 @@ from dreamtui.review.bundle import (
     find_markers,
     render_bundle,
 )
-from dreamtui.store.ltm import parse_entry, render_entry
 
 UTC = UTC
 

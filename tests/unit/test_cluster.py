@@ -18,8 +18,9 @@ from dreamtui.dream.cluster import (
     normalise,
     numbers,
 )
+from dreamtui.entry.codec import parse_entry
 from dreamtui.model import Memory
-from dreamtui.store.ltm import LTMSnapshot, parse_entry
+from dreamtui.store.ltm import LTMSnapshot
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "clusters.json"
 T0 = datetime(2026, 11, 29, 8, 0, tzinfo=UTC)

@@ -15,6 +15,7 @@ import git
 import pytest
 import yaml
 
+from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.errors import CommitRefused, InputError
 from dreamtui.model import Changeset, NewMemory, Proposal, sha256_text
 from dreamtui.review.commit import abandon, commit, commit_human_change
@@ -23,7 +24,7 @@ from dreamtui.review.plan import CONTEXT_TARGET, context_proposal, plan_commit
 from dreamtui.scaffold import init_workspace
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.git import recent_commits
-from dreamtui.store.ltm import LTMStore, parse_entry, render_entry
+from dreamtui.store.ltm import LTMStore
 from dreamtui.store.rejections import rejected_fingerprints
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace

@@ -24,9 +24,11 @@ from dreamtui.dream.engines.base import (
     TextDelta,
     Usage,
 )
-from dreamtui.dream.engines.llm_common import SECRET_MARK, ModelUnreachable, build_prompt
+from dreamtui.dream.engines.llm.answer import SECRET_MARK
+from dreamtui.dream.engines.llm.prompt import build_prompt
+from dreamtui.dream.engines.llm.streaming import ModelUnreachable
+from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import DreamError
-from dreamtui.store.ltm import parse_entry
 from dreamtui.workspace.config import Config
 from tests.llm_servers import (
     ALEMBIC,

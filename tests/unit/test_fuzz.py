@@ -19,12 +19,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import ConfigError, EntryError, InputError
 from dreamtui.intake import claude_code, validate
 from dreamtui.model import Changeset, Entry, NewMemory
 from dreamtui.review import bundle
 from dreamtui.store.changesets import changeset_from_dict
-from dreamtui.store.ltm import parse_entry, render_index
+from dreamtui.store.ltm import render_index
 from dreamtui.workspace import config
 from dreamtui.workspace.config import Config, load_config, parse_config
 

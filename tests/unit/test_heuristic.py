@@ -11,8 +11,9 @@ from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Pr
 from dreamtui.dream.engines.heuristic import HeuristicEngine
 from dreamtui.dream.policy import enforce
 from dreamtui.dream.proposals import content_fingerprint
+from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory, Proposal
-from dreamtui.store.ltm import LTMSnapshot, parse_entry
+from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.workspace.config import Config
 
 NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=UTC)

@@ -1,4 +1,5 @@
-"""The markdown LTM store: parsing, byte-preserving rewrites, INDEX.md, LOG.md, scanning.
+"""The entry codec and the markdown LTM store: parsing, byte-preserving rewrites, INDEX.md, LOG.md,
+scanning.
 
 Run `PYTHONPATH=src python tests/test_ltm.py` to regenerate the sample workspace's INDEX.md and
 AGENTS.md after editing its entries.
@@ -15,19 +16,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.errors import EntryError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, Entry
 from dreamtui.review.bundle import dangling_markers, render_bundle
-from dreamtui.store.ltm import (
-    LTMSnapshot,
-    LTMStore,
-    archive_path,
-    entry_path,
-    log_line,
-    parse_entry,
-    render_entry,
-    render_index,
-)
+from dreamtui.store.ltm import LTMSnapshot, LTMStore, archive_path, entry_path, log_line, render_index
 from dreamtui.workspace.config import load_config
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"

@@ -18,8 +18,9 @@ from dreamtui.dream.policy import (
     verdict,
 )
 from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal, make_proposal
+from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, Memory, Proposal
-from dreamtui.store.ltm import LTMSnapshot, parse_entry, render_entry
+from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.workspace.config import Config
 
 NOW = datetime(2026, 11, 29, 3, 0, tzinfo=UTC)

@@ -41,6 +41,7 @@ from dreamtui.dream.cluster import (
     numbers,
 )
 from dreamtui.dream.proposals import Drafts, EntryDraft, discard_proposal
+from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import EntryError
 from dreamtui.model import (
     FEEDBACK_CONFIRMED,
@@ -52,7 +53,7 @@ from dreamtui.model import (
     Refusal,
     frontmatter_time,
 )
-from dreamtui.store.ltm import LTMSnapshot, archive_path, parse_entry
+from dreamtui.store.ltm import LTMSnapshot, archive_path
 from dreamtui.workspace.config import Config
 
 WELL_CONFIRMED = 2  # confirmations that make one flag a caveat rather than a reason to retire

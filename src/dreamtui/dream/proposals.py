@@ -20,8 +20,9 @@ from rapidfuzz import fuzz
 
 from dreamtui import safety
 from dreamtui.dream.cluster import NEGATIONS, normalise, numbers
+from dreamtui.entry.codec import render_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, sha256_text
-from dreamtui.store.ltm import archive_path, render_entry
+from dreamtui.store.ltm import archive_path
 
 PINNED_MARK = "pinned-entry"
 FINGERPRINT_PREFIX = "c-"

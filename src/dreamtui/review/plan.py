@@ -26,13 +26,14 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+from dreamtui.entry.codec import parse_entry, render_entry
+from dreamtui.entry.edits import retire_text, unretired_text, with_meta
 from dreamtui.errors import EntryError, InputError
 from dreamtui.model import Changeset, Entry, Proposal, sha256_text
 from dreamtui.review.bundle import dangling_markers, render_bundle
 from dreamtui.safety import UnsafePathError, resolve_inside, scan
-from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, parse_entry, render_entry, render_index
+from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
 from dreamtui.workspace.layout import Workspace
 
 CONTEXT_TARGET = "context/AGENTS.md"
@@ -86,34 +87,6 @@ def rejection_fingerprints(proposal: Proposal) -> list[str]:
     content fingerprints of its memories (details.fingerprints) so the same lesson resubmitted
     later is recognised too."""
     return [proposal.id, *[str(f) for f in proposal.details.get("fingerprints") or []]]
-
-
-# -- entry text helpers -----------------------------------------------------------------------
-
-
-def _with_meta(text: str, path: str, changes: dict[str, Any]) -> str:
-    """`text` with frontmatter keys set, every untouched line kept byte for byte."""
-    entry = parse_entry(text, path)
-    meta = dict(entry.meta)
-    meta.update(changes)
-    return render_entry(meta, entry.body, original=entry)
-
-
-RETIREMENT_KEYS = ("retired_at", "retired_reason", "superseded_by")
-
-
-def retire_text(text: str, path: str, now: datetime, reason: str, superseded_by: str | None) -> str:
-    """The text an entry stands with under archive/ (DESIGN 3.2's retirement keys)."""
-    keys: dict[str, Any] = {"retired_at": now, "retired_reason": reason}
-    if superseded_by:
-        keys["superseded_by"] = superseded_by
-    return _with_meta(text, path, keys)
-
-
-def unretired_text(entry: Entry) -> str:
-    """An archived entry's text without its retirement keys, every other line kept byte for byte."""
-    meta = {key: value for key, value in entry.meta.items() if key not in RETIREMENT_KEYS}
-    return render_entry(meta, entry.body, original=entry)
 
 
 # -- simulating decisions -----------------------------------------------------------------------
@@ -245,7 +218,7 @@ def _apply_create(state: _State, p: Proposal, decision: str) -> str:
         state.put(dest, retire_text(p.after, dest, state.now, "filed directly under archive/ at review",
                                     None))
         return "archived"
-    text = _with_meta(p.after, target, {"importance": "pinned"}) if decision == "pin" else p.after
+    text = with_meta(p.after, target, {"importance": "pinned"}) if decision == "pin" else p.after
     state.put(target, text)
     return "pinned" if decision == "pin" else "created"
 
@@ -261,7 +234,7 @@ def _apply_change(state: _State, p: Proposal, decision: str) -> str:
         return "archived"
     if p.after is None:
         raise _Held(f"an {p.op} proposal without text")
-    text = _with_meta(p.after, p.target, {"importance": "pinned"}) if decision == "pin" else p.after
+    text = with_meta(p.after, p.target, {"importance": "pinned"}) if decision == "pin" else p.after
     state.put(p.target, text)
     return "pinned" if decision == "pin" else _ACCEPT_EFFECT[p.op]
 
@@ -269,7 +242,7 @@ def _apply_change(state: _State, p: Proposal, decision: str) -> str:
 def _apply_archive(state: _State, p: Proposal, decision: str) -> str:
     current = _check_base(state, p)
     if decision == "pin":  # the flags were wrong: keep the entry and protect it
-        state.put(p.target, _with_meta(current, p.target, {"importance": "pinned"}))
+        state.put(p.target, with_meta(current, p.target, {"importance": "pinned"}))
         return "pinned"
     dest = _free_archive_slot(state, str(p.details.get("archive_path") or archive_path(p.target)))
     text = p.after if p.after is not None else retire_text(
