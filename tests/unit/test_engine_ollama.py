@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from dreamtui.dream.engines import llm_common
 from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
@@ -24,7 +23,10 @@ from dreamtui.dream.engines.base import (
     TextDelta,
     Usage,
 )
-from dreamtui.dream.engines.llm_common import ModelUnreachable, answer_schema, build_prompt
+from dreamtui.dream.engines.llm import streaming
+from dreamtui.dream.engines.llm.answer import answer_schema
+from dreamtui.dream.engines.llm.prompt import build_prompt
+from dreamtui.dream.engines.llm.streaming import ModelUnreachable
 from dreamtui.dream.engines.ollama import OllamaEngine
 from dreamtui.errors import DreamError
 from dreamtui.workspace.config import Config
@@ -49,7 +51,7 @@ MODEL = "qwen-test"
 
 @pytest.fixture(autouse=True)
 def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm_common, "BACKOFF_BASE_S", 0.01)
+    monkeypatch.setattr(streaming, "BACKOFF_BASE_S", 0.01)
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
 
 

@@ -13,25 +13,29 @@ from typing import Any
 
 import pytest
 
-from dreamtui.dream.engines import llm_common
+from dreamtui.dream.cluster import build_entry_index
 from dreamtui.dream.engines.base import CancelToken, Done, ProposalReady, Refused
-from dreamtui.dream.engines.llm_common import (
+from dreamtui.dream.engines.llm import streaming
+from dreamtui.dream.engines.llm.answer import (
     MODEL_OPS,
-    ArrayItemScanner,
     ProposalMaker,
-    StreamCancelled,
     answer_schema,
-    build_prompt,
-    estimate_tokens,
-    naive_prompt,
-    next_or_cancel,
-    prompt_sections,
     proposal_schema,
     replace_guidance,
+)
+from dreamtui.dream.engines.llm.incremental_json import ArrayItemScanner
+from dreamtui.dream.engines.llm.prompt import build_prompt, estimate_tokens, naive_prompt, prompt_sections
+from dreamtui.dream.engines.llm.run import with_fallback
+from dreamtui.dream.engines.llm.streaming import (
+    RETRY_AFTER_MAX_S,
+    ModelUnreachable,
+    StreamCancelled,
+    next_or_cancel,
     retry_delay,
 )
 from dreamtui.dream.proposals import content_fingerprint
-from dreamtui.model import FEEDBACK_FLAGGED
+from dreamtui.errors import DreamError
+from dreamtui.model import FEEDBACK_FLAGGED, Refusal
 from dreamtui.workspace.config import Config
 from tests.llm_servers import (
     ALEMBIC,
@@ -106,7 +110,7 @@ def test_token_budget_leaves_clusters_out_and_says_so() -> None:
 
 
 def test_a_budget_too_small_for_any_cluster_fails_clearly() -> None:
-    with pytest.raises(llm_common.DreamError,
+    with pytest.raises(DreamError,
                        match=r"not even one cluster fits dream\.token_budget \(100 tokens\)"):
         build_prompt(sample_input(), "tool", budget=100)
 
@@ -170,10 +174,10 @@ def test_scanner_key_with_escapes_and_unfinished_text() -> None:
 
 
 def test_retry_delay_honours_retry_after_seconds_and_dates(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm_common, "BACKOFF_BASE_S", 0.5)
+    monkeypatch.setattr(streaming, "BACKOFF_BASE_S", 0.5)
     assert retry_delay(0, "2") == 2.0
     assert retry_delay(3, "0") == 0.0
-    assert retry_delay(0, "99999") == llm_common.RETRY_AFTER_MAX_S
+    assert retry_delay(0, "99999") == RETRY_AFTER_MAX_S
     later = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
     assert 25 <= retry_delay(0, later) <= 30
     assert [retry_delay(n, None) for n in range(6)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]
@@ -203,7 +207,7 @@ async def test_next_or_cancel_returns_promptly_while_a_read_blocks() -> None:
 def maker_for(batch: list[Any] | None = None, rejected: frozenset[str] = frozenset()) -> ProposalMaker:
     data = sample_input(batch=batch, rejected=rejected)
     prompt = build_prompt(data, "tool")
-    return ProposalMaker(data, prompt, llm_common.build_entry_index(data.snapshot))
+    return ProposalMaker(data, prompt, build_entry_index(data.snapshot))
 
 
 def test_update_with_new_guidance_rewrites_the_first_paragraph() -> None:
@@ -284,18 +288,18 @@ async def test_fallback_only_before_anything_was_proposed() -> None:
     data = sample_input(config)
 
     async def unreachable_after_a_proposal() -> AsyncIterator[Any]:
-        yield Refused(llm_common.Refusal("?", "?", "x"))
-        raise llm_common.ModelUnreachable("ollama: cannot connect")
+        yield Refused(Refusal("?", "?", "x"))
+        raise ModelUnreachable("ollama: cannot connect")
 
-    with pytest.raises(llm_common.ModelUnreachable):
-        async for _ in llm_common.with_fallback(unreachable_after_a_proposal(), data, CancelToken(), config):
+    with pytest.raises(ModelUnreachable):
+        async for _ in with_fallback(unreachable_after_a_proposal(), data, CancelToken(), config):
             pass
 
     async def unreachable_at_once() -> AsyncIterator[Any]:
-        raise llm_common.ModelUnreachable("ollama: cannot connect")
+        raise ModelUnreachable("ollama: cannot connect")
         yield  # an async generator
 
-    fallback = llm_common.with_fallback(unreachable_at_once(), data, CancelToken(), config)
+    fallback = with_fallback(unreachable_at_once(), data, CancelToken(), config)
     events = [e async for e in fallback]
     assert isinstance(events[-1], Done) and events[-1].stats["fallback_reason"] == "ollama: cannot connect"
     assert ("reinforce", "topics/node-version.md") in [

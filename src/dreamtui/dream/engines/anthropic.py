@@ -20,18 +20,10 @@ import anthropic
 import httpx2
 
 from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, Refused, TextDelta, Usage
-from dreamtui.dream.engines.llm_common import (
-    TOOL_NAME,
-    BackendItem,
-    ModelProposal,
-    ModelUnreachable,
-    Prompt,
-    next_or_cancel,
-    one_line,
-    proposal_schema,
-    run_llm_dream,
-    with_fallback,
-)
+from dreamtui.dream.engines.llm.answer import TOOL_NAME, ModelProposal, proposal_schema
+from dreamtui.dream.engines.llm.prompt import Prompt, one_line
+from dreamtui.dream.engines.llm.run import BackendItem, run_llm_dream, with_fallback
+from dreamtui.dream.engines.llm.streaming import ModelUnreachable, next_or_cancel
 from dreamtui.errors import DreamError
 from dreamtui.model import Refusal
 from dreamtui.workspace.config import AnthropicConfig, Config

@@ -21,20 +21,11 @@ import httpx
 import ollama
 
 from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, TextDelta, Usage
-from dreamtui.dream.engines.llm_common import (
-    ArrayItemScanner,
-    BackendItem,
-    ModelProposal,
-    ModelUnreachable,
-    Prompt,
-    answer_schema,
-    next_or_cancel,
-    one_line,
-    retry_delay,
-    run_llm_dream,
-    sleep_or_cancel,
-    with_fallback,
-)
+from dreamtui.dream.engines.llm.answer import ModelProposal, answer_schema
+from dreamtui.dream.engines.llm.incremental_json import ArrayItemScanner
+from dreamtui.dream.engines.llm.prompt import Prompt, one_line
+from dreamtui.dream.engines.llm.run import BackendItem, run_llm_dream, with_fallback
+from dreamtui.dream.engines.llm.streaming import ModelUnreachable, next_or_cancel, retry_delay, sleep_or_cancel
 from dreamtui.errors import DreamError
 from dreamtui.workspace.config import Config
 
