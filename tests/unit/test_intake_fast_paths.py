@@ -8,8 +8,9 @@ import uuid
 from datetime import datetime, timedelta
 from itertools import pairwise
 
-from dreamtui import safety
 from dreamtui.model import NewMemory
+from dreamtui.safety import secrets
+from dreamtui.safety.marks import scan, scan_many
 from dreamtui.store.stm import _json, _stamps, bulk_rows, format_ts, new_ids
 
 FRAGMENTS = [
@@ -36,21 +37,21 @@ def texts(count: int, seed: int = 11) -> list[str]:
 def test_may_hold_secret_is_a_substring_test() -> None:
     def plain(text: str) -> bool:
         low = text.lower()
-        if any(literal in low for literal in safety._VENDOR_LITERALS):
+        if any(literal in low for literal in secrets._VENDOR_LITERALS):
             return True
-        return (any(word in low for word in safety._KEYED_WORDS)
-                and safety._KEYED_TRIGGER_RE.search(text) is not None)
+        return (any(word in low for word in secrets._KEYED_WORDS)
+                and secrets._KEYED_TRIGGER_RE.search(text) is not None)
 
     sample = texts(20_000)
-    assert [safety.may_hold_secret(t) for t in sample] == [plain(t) for t in sample]
+    assert [secrets.may_hold_secret(t) for t in sample] == [plain(t) for t in sample]
     assert 0 < sum(map(plain, sample)) < len(sample)
 
 
 def test_scan_many_is_the_union_of_scans() -> None:
     sample = texts(6_000, seed=12)
     for first, second in pairwise(sample):
-        union = tuple(sorted({*safety.scan(first), *safety.scan(second)}))
-        assert safety.scan_many((first, second)) == union, (first, second)
+        union = tuple(sorted({*scan(first), *scan(second)}))
+        assert scan_many((first, second)) == union, (first, second)
 
 
 def test_json_columns_match_json_dumps() -> None:

@@ -1,4 +1,4 @@
-"""Unit and property tests for `dreamtui.safety`.
+"""Unit and property tests for `dreamtui.safety`: secrets, marks, slugs and paths.
 
 Fake vendor keys are assembled from split literals so secret scanners do not flag this file.
 """
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamtui.safety import (
+from dreamtui.safety.marks import (
     MARK_BIDI,
     MARK_CONCEALMENT,
     MARK_EXFILTRATION,
@@ -23,17 +23,11 @@ from dreamtui.safety import (
     MARK_REPETITIVE,
     MARK_ROLE_DELIMITER,
     MARK_TAG_CHARS,
-    SLUG_RE,
-    Redaction,
-    UnsafePathError,
     display_text,
-    redact,
-    redact_obj,
-    resolve_inside,
     scan,
-    slugify,
-    validate_slug,
 )
+from dreamtui.safety.paths import SLUG_RE, UnsafePathError, resolve_inside, slugify, validate_slug
+from dreamtui.safety.secrets import Redaction, redact, redact_obj
 
 GHP = "gh" "p_" "fljoQoaF1LlqsajAIxNKu8iS2G8NPRVdD53X"
 AKIA = "AK" "IA" "UJZDE8GXD6NCF10E"
@@ -430,5 +424,6 @@ def test_scan_and_display_never_raise(text: str) -> None:
 
 def test_safety_does_not_import_textual() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
-    code = "import sys, dreamtui.safety; assert 'textual' not in sys.modules"
+    code = ("import sys, dreamtui.safety.marks, dreamtui.safety.paths, dreamtui.safety.secrets; "
+            "assert 'textual' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)

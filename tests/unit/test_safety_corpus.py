@@ -9,16 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from dreamtui.safety import (
-    MARK_BIDI,
-    MARK_INJECTION,
-    MARK_INVISIBLE,
-    MARK_REPETITIVE,
-    MARK_TAG_CHARS,
-    Redaction,
-    redact,
-    scan,
-)
+from dreamtui.safety.marks import MARK_BIDI, MARK_INJECTION, MARK_INVISIBLE, MARK_REPETITIVE, MARK_TAG_CHARS, scan
+from dreamtui.safety.secrets import Redaction, redact
 
 # --------------------------------------------------------------------------------------------------
 # Fake key material

@@ -14,7 +14,7 @@ from dreamtui.headless import run_headless
 from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
 from dreamtui.review.commit import CommitReport, abandon, commit
 from dreamtui.review.decide import all_matching, decide, undo_last
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
 from dreamtui.store.stm import STMStore

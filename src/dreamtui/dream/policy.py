@@ -27,7 +27,6 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from dreamtui import safety
 from dreamtui.dream.cluster import (
     STOPWORDS,
     EntryIndex,
@@ -53,6 +52,7 @@ from dreamtui.model import (
     Refusal,
     frontmatter_time,
 )
+from dreamtui.safety.paths import UnsafePathError, resolve_inside, validate_slug
 from dreamtui.store.ltm import LTMSnapshot, archive_path
 from dreamtui.workspace.config import Config
 
@@ -378,7 +378,7 @@ def _check_slug(slug: str | None) -> str:
     _check(slug is not None, "missing slug")
     assert slug is not None
     try:
-        return safety.validate_slug(slug)
+        return validate_slug(slug)
     except ValueError as exc:
         raise _Refuse(str(exc)) from None
 
@@ -425,8 +425,8 @@ class Guard:
 
     def _outside(self, relative: str) -> str | None:
         try:
-            safety.resolve_inside(self.root, relative)
-        except safety.UnsafePathError as exc:
+            resolve_inside(self.root, relative)
+        except UnsafePathError as exc:
             return f"target outside the memory root: {exc}"
         return None
 

@@ -18,10 +18,10 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from dreamtui import safety
 from dreamtui.dream.cluster import NEGATIONS, normalise, numbers
 from dreamtui.entry.codec import render_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, sha256_text
+from dreamtui.safety.marks import scan
 from dreamtui.store.ltm import archive_path
 
 PINNED_MARK = "pinned-entry"
@@ -59,7 +59,7 @@ def safety_marks(memories: Iterable[Memory], *texts: str) -> list[str]:
         marks.update(memory.safety)
     for text in texts:
         if text:
-            marks.update(safety.scan(text))
+            marks.update(scan(text))
     return sorted(marks)
 
 

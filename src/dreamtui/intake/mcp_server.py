@@ -117,7 +117,7 @@ def _describe(submitted: SubmitResult) -> dict[str, Any]:
 
 
 def _naming(argument: str, build: Callable[[], NewMemory]) -> NewMemory:
-    """`safety.validate_slug` raises a bare ValueError; name the argument the bad slug came in."""
+    """`validate_slug` raises a bare ValueError; name the argument the bad slug came in."""
     try:
         return build()
     except ValueError as exc:

@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from dreamtui import safety
 from dreamtui.errors import InputError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, NewMemory
+from dreamtui.safety.marks import scan_many
+from dreamtui.safety.paths import validate_slug
+from dreamtui.safety.secrets import may_hold_secret, redact, redact_obj
 from dreamtui.workspace.config import Config
 
 _KNOWN_FIELDS = frozenset({"type", "title", "content", "agent_id", "tags", "metadata",
@@ -57,15 +59,15 @@ def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequenc
     extra = dict(extra_in)
     kinds: tuple[str, ...] = ()
     # One cheap pre-check over everything; the full patterns run only where it fires.
-    if safety.may_hold_secret(f"{title}\n{content}\n{metadata!r}"):
-        clean_title, clean_content = safety.redact(title), safety.redact(content)
-        metadata, metadata_kinds = safety.redact_obj(metadata)
+    if may_hold_secret(f"{title}\n{content}\n{metadata!r}"):
+        clean_title, clean_content = redact(title), redact(content)
+        metadata, metadata_kinds = redact_obj(metadata)
         title, content = clean_title.text, clean_content.text
         kinds = tuple(dict.fromkeys((*clean_title.kinds, *clean_content.kinds, *metadata_kinds)))
     if kinds:
         extra["redacted"] = sorted(set(extra.get("redacted", ())) | set(kinds))
     # Marks are computed on what we store, so a redaction cannot hide a mark and vice versa.
-    marks = safety.scan_many((title, content))
+    marks = scan_many((title, content))
     if marks:
         extra["safety"] = sorted(set(extra.get("safety", ())) | set(marks))
     return NewMemory(type=type_, title=title, content=content, agent_id=agent_id,
@@ -75,7 +77,7 @@ def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequenc
 
 def _slug(field: str, value: str) -> str:
     try:
-        return safety.validate_slug(value.strip())
+        return validate_slug(value.strip())
     except ValueError as exc:
         raise InputError(f"{field}: {exc}") from None
 

@@ -32,7 +32,8 @@ from dreamtui.entry.edits import retire_text, unretired_text, with_meta
 from dreamtui.errors import EntryError, InputError
 from dreamtui.model import Changeset, Entry, Proposal, sha256_text
 from dreamtui.review.bundle import dangling_markers, render_bundle
-from dreamtui.safety import UnsafePathError, resolve_inside, scan
+from dreamtui.safety.marks import scan
+from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
 from dreamtui.workspace.layout import Workspace
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from dreamtui.errors import LockedError, WorkspaceError
 from dreamtui.model import iso_z, utcnow
-from dreamtui.safety import UnsafePathError, resolve_inside
+from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.files import atomic_write_text, fsync_dir
 from dreamtui.store.git import GitResult, commit_paths
 from dreamtui.store.lock import WorkspaceLock

@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from dreamtui import safety
 from dreamtui.dream.cluster import (
     Cluster,
     EntryIndex,
@@ -40,6 +39,7 @@ from dreamtui.dream.proposals import (
     source_ref,
 )
 from dreamtui.model import Entry, Memory, Proposal
+from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
 from dreamtui.workspace.config import Config
 
@@ -140,7 +140,7 @@ class _Dream:
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
 
     def _slug_and_path(self, title: str, kind: str, when: datetime) -> tuple[str, str]:
-        base = safety.slugify(title)
+        base = slugify(title)
         number = self.next_suffix.get(base, 1)
         while True:
             slug = base if number == 1 else f"{base}-{number}"

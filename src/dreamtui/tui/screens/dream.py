@@ -22,7 +22,7 @@ from dreamtui.errors import DreamError
 from dreamtui.model import Changeset, Memory, Proposal
 from dreamtui.review.commit import CommitReport
 from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview, DreamsState
 from dreamtui.tui.formatting import fit, short_id

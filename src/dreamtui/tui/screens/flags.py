@@ -16,7 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.tui import keys
 from dreamtui.tui.backend import FlagItem, TriageUndo
 from dreamtui.tui.jobs import JobFailed, run_job

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.tui import keys
 from dreamtui.tui.backend import HistoryData
 from dreamtui.tui.formatting import age, parse_iso

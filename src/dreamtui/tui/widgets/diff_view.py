@@ -8,7 +8,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.tui.diffing import DiffLine, diff_lines
 from dreamtui.tui.widgets.render import text_strip
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from rich.text import Text
 
 from dreamtui.model import Entry, Memory, iso_z
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.tui.formatting import ago, fit, parse_iso, short_id, stamp
 
 _META_SHOWN = ("type", "tags", "importance", "created_at", "updated_at", "confirmations",

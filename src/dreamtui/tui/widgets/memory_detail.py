@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from dreamtui.model import Memory
-from dreamtui.safety import display_text
+from dreamtui.safety.marks import display_text
 from dreamtui.tui.formatting import ago, stamp
 
 

@@ -18,7 +18,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from dreamtui import safety
 from dreamtui.dream.cluster import EntryIndex, normalise
 from dreamtui.dream.engines.base import DreamInput, Event, ProposalReady, Refused
 from dreamtui.dream.engines.heuristic import REJECTED_REASON
@@ -26,6 +25,8 @@ from dreamtui.dream.engines.llm.prompt import PROMPTS_PACKAGE, TITLE_CHARS, Prom
 from dreamtui.dream.policy import Replacement, apply_feedback
 from dreamtui.dream.proposals import Drafts, EntryDraft, create_proposal, discard_proposal, source_ref
 from dreamtui.model import Entry, Memory, Proposal, Refusal
+from dreamtui.safety.paths import validate_slug
+from dreamtui.safety.secrets import redact_obj
 from dreamtui.store.ltm import entry_path
 
 SCHEMA_FILE = "proposal-v1.schema.json"
@@ -143,7 +144,7 @@ class ProposalMaker:
 
     def _refusal(self, raw: Any, reason: str) -> Refusal:
         data = raw if isinstance(raw, dict) else {"answer": raw}
-        clean, _kinds = safety.redact_obj(data)
+        clean, _kinds = redact_obj(data)
         op = clean.get("op") if isinstance(clean.get("op"), str) else "?"
         slug = clean.get("slug") if isinstance(clean.get("slug"), str) else ""
         target = slug or ", ".join(str(e) for e in clean.get("evidence") or [] if isinstance(e, str))
@@ -152,7 +153,7 @@ class ProposalMaker:
     def _check(self, raw: Any) -> _Checked:
         if not isinstance(raw, dict):
             raise _Refuse(f"expected a JSON object, got {type(raw).__name__}")
-        clean, kinds = safety.redact_obj(raw)  # the model may echo a secret it inferred or was fed
+        clean, kinds = redact_obj(raw)  # the model may echo a secret it inferred or was fed
         op = clean.get("op")
         if op not in MODEL_OPS:
             raise _Refuse(f"unknown op {op!r} (a model may propose {', '.join(MODEL_OPS)})")
@@ -178,7 +179,7 @@ class ProposalMaker:
     def _slug(self, raw: dict[str, Any]) -> str:
         slug = raw.get("slug")
         try:
-            return safety.validate_slug(slug if isinstance(slug, str) else "")
+            return validate_slug(slug if isinstance(slug, str) else "")
         except ValueError as exc:
             raise _Refuse(f"bad slug: {exc}") from None
 

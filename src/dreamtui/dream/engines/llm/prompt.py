@@ -23,7 +23,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-from dreamtui import safety
 from dreamtui.dream.cluster import (
     Cluster,
     EntryIndex,
@@ -39,6 +38,7 @@ from dreamtui.dream.engines.heuristic import cluster_tags, entry_probe
 from dreamtui.dream.proposals import content_fingerprint
 from dreamtui.errors import DreamError
 from dreamtui.model import Entry, Memory
+from dreamtui.safety.secrets import redact
 
 PROMPTS_PACKAGE = "dreamtui.dream.engines.llm"  # its prompts/ folder holds the prompt and the schema
 PROMPT_VERSION = "dream-v1"
@@ -88,7 +88,7 @@ def prompt_sections(version: str = PROMPT_VERSION) -> dict[str, str]:
 
 def _untrusted(text: str) -> str:
     """Memory text as it may appear inside the data fence: secrets redacted, fence word defused."""
-    return _FENCE_WORD_RE.sub("untrusted data", safety.redact(text).text)
+    return _FENCE_WORD_RE.sub("untrusted data", redact(text).text)
 
 
 def _order(memory: Memory) -> tuple[datetime, str]:

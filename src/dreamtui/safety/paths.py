@@ -1,0 +1,96 @@
+"""Slugs and paths: the one slug rule, turning titles into slugs, and paths kept inside a root.
+
+A slug names an entry's file and its `[mem: <slug>]` marker in AGENTS.md, so it must be one line
+of lowercase words; a relative path from untrusted text must never lead outside the workspace.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+__all__ = ["SLUG_MAX_LEN", "SLUG_RE", "UnsafePathError", "resolve_inside", "slugify", "validate_slug"]
+
+
+SLUG_MAX_LEN = 200
+# `\Z`, not `$`: `$` also matches before a trailing newline, which would let "slug\n" through.
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+
+
+class UnsafePathError(ValueError):
+    """A path that could escape the workspace; the message names the value and the reason."""
+
+
+def validate_slug(slug: str) -> str:
+    """Return `slug` unchanged if it is a valid entry slug, else raise ValueError saying why."""
+    if not isinstance(slug, str):
+        raise ValueError(f"slug must be a string, got {type(slug).__name__}: {slug!r}")
+    if not slug:
+        raise ValueError("slug is empty")
+    if len(slug) > SLUG_MAX_LEN:
+        raise ValueError(
+            f"slug {slug[:40]!r}... is {len(slug)} characters; at most {SLUG_MAX_LEN} allowed"
+        )
+    if not SLUG_RE.match(slug):
+        raise ValueError(
+            f"slug {slug!r} is invalid: use lowercase a-z, digits and single hyphens between them"
+        )
+    return slug
+
+
+# Letters NFKD does not decompose into ASCII but that have an obvious ASCII spelling.
+_ASCII_FOLD = str.maketrans(
+    {
+        "ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o", "ł": "l",
+        "Ł": "l", "đ": "d", "Đ": "d", "þ": "th", "Þ": "th", "ð": "d", "ı": "i",
+        "'": None, "’": None,  # "don't" -> "dont", not "don-t"
+    }
+)
+
+
+def slugify(text: str, max_len: int = 60) -> str:
+    """Turn a title into a valid slug (ASCII-folded, lowercase, hyphenated); never empty."""
+    if max_len < 1:
+        raise ValueError(f"max_len must be at least 1, got {max_len}")
+    limit = min(max_len, SLUG_MAX_LEN)
+    folded = unicodedata.normalize("NFKD", text.translate(_ASCII_FOLD))
+    ascii_text = folded.encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    if len(slug) > limit:
+        cut = slug[:limit]
+        # Cut at a word boundary when there is one, so the slug does not end mid-word.
+        if slug[limit] != "-" and "-" in cut:
+            cut = cut.rsplit("-", 1)[0]
+        slug = cut.strip("-")
+    return slug or "memory"[:limit]
+
+
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE_RE = re.compile(r"^[A-Za-z]:")
+
+
+def resolve_inside(root: Path, relative: str) -> Path:
+    """Resolve `root/relative` (following symlinks) and refuse anything that lands outside root."""
+    if not isinstance(relative, str):
+        raise UnsafePathError(f"path must be a string, got {type(relative).__name__}: {relative!r}")
+    if not relative:
+        raise UnsafePathError("path is empty")
+    if _CONTROL_RE.search(relative):
+        raise UnsafePathError(f"path {relative!r} contains a NUL or control character")
+    if "\\" in relative:
+        raise UnsafePathError(f"path {relative!r} contains a backslash; use '/' separators")
+    if relative.startswith("/") or _DRIVE_RE.match(relative):
+        raise UnsafePathError(f"path {relative!r} is absolute; it must be relative to {root}")
+    if ".." in relative.split("/"):
+        raise UnsafePathError(f"path {relative!r} contains a '..' component")
+    base = root.resolve()
+    try:
+        resolved = (base / relative).resolve(strict=False)
+    except RuntimeError as exc:  # Python 3.11 reports symlink loops this way
+        raise UnsafePathError(f"path {relative!r} runs into a symlink loop") from exc
+    if not resolved.is_relative_to(base):
+        raise UnsafePathError(
+            f"path {relative!r} resolves to {resolved}, outside {base} (via a symlink)"
+        )
+    return resolved
