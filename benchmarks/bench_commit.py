@@ -86,7 +86,7 @@ def _prepare(root: Path, count: int) -> tuple[Workspace, str]:
     with STMStore.for_workspace(workspace) as store:
         lease = store.claim(limit=count, lease_minutes=24 * 60)
     assert lease is not None and len(lease.memories) == count
-    changeset = Changeset(id=new_dream_id(NOW), engine="bench", created_at=iso_z(NOW),
+    changeset = Changeset(id=new_dream_id(NOW, workspace.ids), engine="bench", created_at=iso_z(NOW),
                           lease_id=lease.id, batch=[m.id for m in lease.memories],
                           proposals=_proposals(lease.memories, workspace), complete=True)
     context = context_proposal(changeset, LTMStore(workspace.memory_root).scan(), workspace, NOW)

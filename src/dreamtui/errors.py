@@ -12,6 +12,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1  # a dream failed; its batch was released
 EXIT_USAGE = 2  # usage or config error
 EXIT_REFUSED = 3  # commit refused by guard rails or conflicts
+EXIT_LOCKED = 4  # another process holds the workspace lock; nothing was done, try again later
 
 
 class DreamtuiError(Exception):
@@ -52,9 +53,14 @@ class StoreError(DreamtuiError):
 
 
 class LockedError(DreamtuiError):
-    """The workspace lock is held by another live process."""
+    """The workspace lock is held by another live process.
 
-    exit_code = EXIT_OK
+    Its own exit code, not 0: a script that runs `dreamtui commit` must not believe a commit
+    happened. Only the headless gate decides that a busy workspace is a skip (exit 0), because a
+    cron dream that finds another dream running has nothing to do.
+    """
+
+    exit_code = EXIT_LOCKED
 
 
 class DreamError(DreamtuiError):

@@ -24,7 +24,7 @@ from typing import Any
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
 from dreamtui.dream.runner import dream
 from dreamtui.errors import EXIT_OK, DreamtuiError, InputError, LockedError
-from dreamtui.model import Changeset, Proposal, iso_z, utcnow
+from dreamtui.model import Changeset, Proposal, iso_z
 from dreamtui.review.commit import CommitReport, commit
 from dreamtui.review.decide import decide
 from dreamtui.store.changesets import ChangesetStore
@@ -221,7 +221,7 @@ def run_headless(workspace: Workspace, *, engine: str | None = None, force: bool
                  auto_apply: str | None = None, json_out: bool = False,
                  now: datetime | None = None) -> HeadlessResult:
     """Gates → lock → dream → (auto-apply → commit). Never raises a DreamtuiError: see exit_code."""
-    moment = now or utcnow()
+    moment = now or workspace.clock()
     with _logging(workspace, quiet=json_out) as logger:
         try:
             policy = _check_policy(auto_apply or workspace.config.headless.auto_apply)

@@ -301,7 +301,7 @@ def review_one(s: Stress, dream_id: str) -> None:
         report = json.loads(proc.stdout)
         if report["status"] == "committed":
             s.tally.add(commits=1)
-    elif proc.returncode == 0 and "workspace locked" in proc.stderr:
+    elif proc.returncode == 4 and "workspace locked" in proc.stderr:
         pass  # a dream holds the lock: this dream is taken up again on the next round
     elif proc.returncode == 3:
         # Files changed since this dream read them (another dream committed first): a person

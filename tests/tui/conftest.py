@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import dreamtui.store.changesets
-import dreamtui.store.stm
+from dreamtui.clock import RandomIds
 from dreamtui.scaffold import seed_stm
 from dreamtui.tui.app import DreamtuiApp, create_app
 from dreamtui.workspace.layout import Workspace, open_workspace
@@ -29,37 +28,35 @@ SEEDED_AT = datetime(2026, 11, 29, 9, 30, tzinfo=UTC)
 SIZE = (120, 36)
 
 
-class _FrozenDatetime(datetime):
-    """What `dreamtui.store.stm` sees as `datetime`: now() is the seed time, so ages are stable."""
+class FixedIds(RandomIds):
+    """Counting uuid4 ids and dream-id suffixes: the same on every run."""
 
-    @classmethod
-    def now(cls, tz=None):  # type: ignore[no-untyped-def, override]
-        return SEEDED_AT if tz is not None else SEEDED_AT.replace(tzinfo=None)
+    def __init__(self) -> None:
+        self._counter = itertools.count(1)
+        # "ab12" for the first dream; a later dream in the same frozen second needs an id of its own.
+        self._suffixes = (f"{0xab12 + i:04x}" for i in itertools.count())
+
+    def uuid4(self) -> str:
+        # Distinct leading digits, as real ids have: lists show only the first eight.
+        n = next(self._counter)
+        return str(uuid.UUID(int=((n * 2654435761) % 2**32) << 96 | n, version=4))
+
+    def token_hex(self, nbytes: int) -> str:
+        return next(self._suffixes)[: 2 * nbytes]
 
 
 @pytest.fixture
 def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
-    counter = itertools.count(1)
-
-    def next_uuid() -> uuid.UUID:
-        # Distinct leading digits, as real ids have: lists show only the first eight.
-        n = next(counter)
-        return uuid.UUID(int=((n * 2654435761) % 2**32) << 96 | n, version=4)
-
-    monkeypatch.setattr(dreamtui.store.stm.uuid, "uuid4", next_uuid)
-    monkeypatch.setattr(dreamtui.store.stm, "datetime", _FrozenDatetime)
-    # "ab12" for the first dream; a later dream in the same frozen second needs an id of its own.
-    suffixes = (f"{0xab12 + i:04x}" for i in itertools.count())
-    monkeypatch.setattr(dreamtui.store.changesets.secrets, "token_hex", lambda n: next(suffixes)[: 2 * n])
 
 
 @pytest.fixture
 def workspace(tmp_path: Path, frozen: None) -> Workspace:
     root = tmp_path / "acme-shop"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__init__.py", "__pycache__", "*.db*"))
-    opened = open_workspace(root)
+    # The workspace's clock is the seed time (so ages are stable) and its ids count.
+    opened = open_workspace(root, clock=lambda: SEEDED_AT, ids=FixedIds())
     seed_stm(opened, root / "stm_seed.jsonl")
     return opened
 

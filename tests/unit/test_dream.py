@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from dreamtui.clock import RandomIds
 from dreamtui.dream.engines.base import CancelToken, Event, ProposalReady
 from dreamtui.dream.proposals import content_fingerprint
 from dreamtui.dream.runner import (
@@ -246,19 +248,21 @@ def test_rejections_are_remembered_and_honoured(workspace: Workspace) -> None:
         [("discard", "previously rejected")]
 
 
-def test_a_dream_never_takes_over_another_dreams_record(workspace: Workspace,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import dreamtui.dream.runner
-
+def test_a_dream_never_takes_over_another_dreams_record(workspace: Workspace) -> None:
     submit(workspace, PORT)
     first = dream(workspace, now=NOW)
     assert first is not None
     before = ChangesetStore(workspace.dreams_dir).path_for(first.id).read_bytes()
-    # The next dream draws the same id first (same second, same random part), then another.
-    ids = iter([first.id, "d-20261129-120000-cd34"])
-    monkeypatch.setattr(dreamtui.dream.runner, "new_dream_id", lambda now=None: next(ids))
+    # The next dream draws the same id first (same second, same random part), then another:
+    # the workspace's id source is the seam.
+    suffixes = iter([first.id.rsplit("-", 1)[1], "cd34"])
+
+    class Replaying(RandomIds):
+        def token_hex(self, nbytes: int) -> str:
+            return next(suffixes)
+
     submit(workspace, DB_RESET)
-    second = dream(workspace, now=NOW)
-    assert second is not None and second.id == "d-20261129-120000-cd34"
+    second = dream(dataclasses.replace(workspace, ids=Replaying()), now=NOW)
+    assert second is not None and second.id == first.id.rsplit("-", 1)[0] + "-cd34"
     assert ChangesetStore(workspace.dreams_dir).path_for(first.id).read_bytes() == before
     assert second.lease_id != first.lease_id

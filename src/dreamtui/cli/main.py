@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from dreamtui.errors import EXIT_FAILED, EXIT_USAGE, DreamtuiError
+from dreamtui.errors import EXIT_FAILED, EXIT_USAGE, DreamtuiError, LockedError
 from dreamtui.workspace.layout import Workspace, open_workspace
 
 
@@ -64,6 +64,8 @@ class DreamtuiGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except LockedError as exc:
+            fail(f"{exc}; nothing was done, try again when it is released", exc.exit_code)
         except DreamtuiError as exc:
             fail(str(exc), exc.exit_code)
         except OSError as exc:
@@ -92,6 +94,7 @@ Exit codes:
   1  the dream failed (its batch was returned to the queue, nothing written)
   2  usage or config error
   3  commit refused (guard rails or conflicts; nothing written)
+  4  the workspace is busy: another process holds its lock (nothing done; try again)
 """
 
 

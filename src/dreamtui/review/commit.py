@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import CommitRefused, InputError
-from dreamtui.model import Changeset, iso_z, utcnow
+from dreamtui.model import Changeset, iso_z
 from dreamtui.review.plan import (
     Conflict,
     Plan,
@@ -72,27 +72,40 @@ class CommitReport:
 # -- refusing ---------------------------------------------------------------------------------
 
 
-def _check_committable(changeset: Changeset) -> None:
+def not_committable(changeset: Changeset) -> str | None:
+    """Why this dream cannot be committed at all (a usage error), or None."""
     if changeset.status != "open":
-        raise InputError(f"dream {changeset.id} is {changeset.status}; only an open dream can be "
-                         "committed")
+        return f"dream {changeset.id} is {changeset.status}; only an open dream can be committed"
     if not changeset.complete:
-        raise InputError(f"dream {changeset.id} is incomplete (still running, or its engine "
-                         f"failed); abandon it with `dreamtui abandon {changeset.id}`")
+        return (f"dream {changeset.id} is incomplete (still running, or its engine failed); "
+                f"abandon it with `dreamtui abandon {changeset.id}`")
     if all(p.decision in (None, "defer") for p in changeset.proposals):
-        raise InputError(f"dream {changeset.id}: no proposal is decided yet; decide some first "
-                         f"(`dreamtui decide {changeset.id} …`) or abandon it")
+        return (f"dream {changeset.id}: no proposal is decided yet; decide some first "
+                f"(`dreamtui decide {changeset.id} …`) or abandon it")
+    return None
 
 
-def _refuse(plan: Plan, workspace: Workspace) -> None:
-    """CommitRefused before anything is written, or the warnings a `warn` setting lets through."""
+def refusals(plan: Plan, on_guard_violation: str) -> list[str]:
+    """Why the planned commit would be refused before anything is written; empty when it may go."""
     problems = list(plan.refusals)
-    if plan.violations and workspace.config.ltm.on_guard_violation == "fail":
+    if plan.violations and on_guard_violation == "fail":
         problems += [v.message for v in plan.violations]
     if not any(outcome in ("applied", "rejected") for outcome in plan.outcomes.values()) \
             and plan.conflicts:
         problems += [f"{c.proposal_id} {c.op} {c.target}: {c.reason}" for c in plan.conflicts]
         problems.insert(0, "every decided proposal conflicts with the files as they are now")
+    return problems
+
+
+def commit_blockers(changeset: Changeset, plan: Plan, on_guard_violation: str) -> list[str]:
+    """Everything that stops this commit: the one rule `dreamtui commit` and the confirm screen share."""
+    usage = not_committable(changeset)
+    return ([usage] if usage else []) + refusals(plan, on_guard_violation)
+
+
+def _refuse(plan: Plan, workspace: Workspace) -> None:
+    """CommitRefused before anything is written, or the warnings a `warn` setting lets through."""
+    problems = refusals(plan, workspace.config.ltm.on_guard_violation)
     if problems:
         raise CommitRefused("commit refused, nothing written:\n  " + "\n  ".join(problems))
     plan.warnings += [f"guard rail (on_guard_violation: warn): {v.message}" for v in plan.violations]
@@ -203,12 +216,14 @@ def _report(dream_id: str | None, plan: Plan, outcome: JournalOutcome, status: s
 def commit(workspace: Workspace, dream_id: str, *, now: datetime | None = None,
            auto: bool = False) -> CommitReport:
     """Apply the dream's decisions. CommitRefused (exit 3) when guard rails or refusals say no."""
-    moment = now or utcnow()
+    moment = now or workspace.clock()
     with WorkspaceLock(workspace, f"commit {dream_id}").acquire():
         recovered = recover(workspace)
         with changeset_lock(workspace, dream_id):
             changeset = ChangesetStore(workspace.dreams_dir).load(dream_id)
-            _check_committable(changeset)
+            usage = not_committable(changeset)
+            if usage:
+                raise InputError(usage)
             snapshot = LTMStore(workspace.memory_root).scan()
             plan = plan_commit(changeset, snapshot, workspace, moment, auto=auto)
             _refuse(plan, workspace)
@@ -261,7 +276,7 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
     `unconsume` returns such memories to the queue when that decision is undone.
     `expect_sha256`: refuse (InputError) unless the entry at `path` is still exactly that text.
     """
-    moment = now or utcnow()
+    moment = now or workspace.clock()
     if not reason.strip():
         raise InputError("reason: say in a few words why (it goes into LOG.md and the git message)")
     with WorkspaceLock(workspace, f"{op} {path}").acquire():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from dreamtui.errors import InputError
-from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, utcnow
+from dreamtui.model import DECISIONS, OPS, Changeset, Proposal
 from dreamtui.review.plan import refresh_context
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.lock import changeset_lock
@@ -136,7 +136,7 @@ def decide(workspace: Workspace, dream_id: str, selection: Sequence[str] | AllMa
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
         if others:
-            refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or utcnow())
+            refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
         for proposal in _context_choice(changeset, selection, chosen, decision):
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
@@ -162,6 +162,6 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
             proposal = known.get(str(item.get("proposal")))
             if proposal is not None:  # a context proposal may have been replaced since
                 proposal.decision = item.get("from")
-        refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or utcnow())
+        refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
         store.save(changeset)
     return changeset

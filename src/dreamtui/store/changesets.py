@@ -8,24 +8,23 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import tempfile
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dreamtui.clock import IdSource
 from dreamtui.errors import InputError
-from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, utcnow
+from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal
 from dreamtui.store.files import atomic_write_text, fsync_dir
 
 DREAM_ID_PREFIX = "d-"
 STATUSES = ("open", "committed", "abandoned")
 
 
-def new_dream_id(now: datetime | None = None) -> str:
-    moment = now or utcnow()
-    return f"{DREAM_ID_PREFIX}{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+def new_dream_id(now: datetime, ids: IdSource) -> str:
+    return f"{DREAM_ID_PREFIX}{now.strftime('%Y%m%d-%H%M%S')}-{ids.token_hex(2)}"
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import LockedError, WorkspaceError
-from dreamtui.model import iso_z, utcnow
+from dreamtui.model import iso_z
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.files import atomic_write_text, fsync_dir
 from dreamtui.store.git import GitResult, commit_paths
@@ -123,7 +123,7 @@ def _manifest(workspace: Workspace, journal_id: str, plan: JournalPlan) -> dict[
         "version": FORMAT_VERSION,
         "id": journal_id,
         "label": plan.label,
-        "created_at": iso_z(utcnow()),
+        "created_at": iso_z(workspace.clock()),
         "writes": [{"path": _store_path(workspace, p), "text": t} for p, t in plan.writes.items()],
         "removals": [_store_path(workspace, p) for p in plan.removals],
         "stm": None if plan.stm is None else {
@@ -155,7 +155,7 @@ def _writing(path: Path) -> Iterator[None]:
 def run_journal(workspace: Workspace, plan: JournalPlan) -> JournalOutcome:
     """Journal `plan`, mark it committed, apply it, then remove the journal. Caller holds the lock."""
     crash_point("before-write")
-    journal_id = f"j-{utcnow():%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+    journal_id = f"j-{workspace.clock():%Y%m%d-%H%M%S}-{workspace.ids.token_hex(3)}"
     folder = workspace.journal_dir / journal_id
     manifest = _manifest(workspace, journal_id, plan)
     try:

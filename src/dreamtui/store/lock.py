@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import LockedError, WorkspaceError
-from dreamtui.model import iso_z, utcnow
+from dreamtui.model import iso_z
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.workspace.layout import Workspace
 
@@ -78,6 +78,7 @@ class WorkspaceLock:
     def __init__(self, workspace: Workspace, operation: str = "") -> None:
         self.path = _lock_file(workspace.lock_path)
         self.operation = operation
+        self._clock = workspace.clock
 
     @contextmanager
     def acquire(self, wait: bool = False) -> Iterator[WorkspaceLock]:
@@ -138,7 +139,7 @@ class WorkspaceLock:
 
     def _write_body(self, fd: int) -> None:
         # A body left by a dead holder is simply overwritten: the kernel already freed its lock.
-        body = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": iso_z(utcnow()),
+        body = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": iso_z(self._clock()),
                 "operation": self.operation}
         data = json.dumps(body).encode("utf-8")
         os.ftruncate(fd, 0)

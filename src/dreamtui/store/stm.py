@@ -12,7 +12,6 @@ import json
 import os
 import sqlite3
 import threading
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from dreamtui.clock import RANDOM_IDS, Clock, IdSource, system_clock
 from dreamtui.errors import InputError, StoreError
 from dreamtui.model import FEEDBACK_TYPES, MEMORY_STATES, Memory, NewMemory
 from dreamtui.store import db
@@ -162,10 +162,8 @@ def parse_ts(value: Any, where: str) -> datetime:
     return moment.astimezone(UTC)
 
 
-def _utc(now: datetime | None) -> datetime:
-    if now is None:
-        return datetime.now(UTC)
-    return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 _encode = json.JSONEncoder().encode  # what json.dumps uses, without its per-call setup
@@ -192,7 +190,7 @@ _VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 
 def new_ids(count: int) -> list[str]:
-    """`count` random uuid4 strings as `str(uuid.uuid4())` writes them, from one urandom read.
+    """`count` random uuid4 strings as `self._ids.uuid4()` writes them, from one urandom read.
 
     The version nibble is set to 4 and the variant's two top bits to 10, as uuid4 does; the
     other 122 bits stay random. A fifth of the cost of uuid4() per id, which matters where ids
@@ -250,10 +248,13 @@ def _like_pattern(token: str) -> str:
 class STMStore:
     """One connection to an STM file. Safe to share between threads (calls are serialised)."""
 
-    def __init__(self, path: Path, *, tenant_id: str = "default", busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, path: Path, *, tenant_id: str = "default", busy_timeout_ms: int = 5000,
+                 clock: Clock = system_clock, ids: IdSource = RANDOM_IDS) -> None:
         self.path = Path(path)
         self.tenant_id = tenant_id
         self.busy_timeout_ms = busy_timeout_ms
+        self._clock = clock
+        self._ids = ids
         self._lock = threading.RLock()
         self._conn = self._connect()
         try:
@@ -266,7 +267,10 @@ class STMStore:
     def for_workspace(cls, workspace: Workspace) -> STMStore:
         settings = workspace.config.stm
         return cls(workspace.stm_path, tenant_id=settings.tenant_id,
-                   busy_timeout_ms=settings.busy_timeout_ms)
+                   busy_timeout_ms=settings.busy_timeout_ms, clock=workspace.clock, ids=workspace.ids)
+
+    def _now(self, now: datetime | None) -> datetime:
+        return _aware(now) if now is not None else self._clock()
 
     # -- connection and schema ---------------------------------------------------------------
 
@@ -382,7 +386,7 @@ class STMStore:
             extra=extra_obj if isinstance(extra_obj, dict) else {})
 
     def _new_row(self, memory: NewMemory, submitted_at: str) -> tuple[Any, ...]:
-        return (str(uuid.uuid4()), self.tenant_id, memory.agent_id, memory.type, memory.title,
+        return (self._ids.uuid4(), self.tenant_id, memory.agent_id, memory.type, memory.title,
                 memory.content, _json(memory.tags), _json(memory.metadata), submitted_at, None,
                 None, memory.idempotency_key, _json(memory.extra))
 
@@ -395,7 +399,7 @@ class STMStore:
 
     def submit(self, memory: NewMemory, *, now: datetime | None = None) -> SubmitResult:
         """Store one memory; the same idempotency key returns the row stored first."""
-        row = self._new_row(memory, format_ts(_utc(now)))
+        row = self._new_row(memory, format_ts(self._now(now)))
         with self._transaction("submitting a memory") as conn:
             if memory.idempotency_key is not None:
                 existing = self._by_key(conn, memory.idempotency_key)
@@ -406,9 +410,9 @@ class STMStore:
 
     def submit_many(self, memories: Iterable[NewMemory], *, now: datetime | None = None) -> BulkResult:
         """Store memories in chunked transactions; rows whose idempotency key exists are skipped."""
-        # One uuid.uuid4() per memory, like submit(): the ids callers and tests may pin.
+        # One id per memory from the store's id source, like submit(): the ids tests may pin.
         rows = (row for chunk in _chunks(memories, BULK_CHUNK)
-                for row in bulk_rows(chunk, self.tenant_id, [str(uuid.uuid4()) for _ in chunk]))
+                for row in bulk_rows(chunk, self.tenant_id, [self._ids.uuid4() for _ in chunk]))
         return self.insert_rows(rows, now=now)
 
     def insert_rows(self, rows: Iterable[tuple[Any, ...]], *,
@@ -419,7 +423,7 @@ class STMStore:
         for chunk in _chunks(rows, BULK_CHUNK):
             # Strictly increasing stamps (one clock read per chunk, then +1 µs a row) keep the
             # queue, which is ordered by submitted_at, in input order.
-            start = _utc(now).astimezone(UTC).replace(tzinfo=None)
+            start = self._now(now).astimezone(UTC).replace(tzinfo=None)
             if previous is not None and start <= previous:
                 start = previous + _ONE_MICROSECOND
             stamped = [row + (stamp,)
@@ -486,9 +490,9 @@ class STMStore:
             raise InputError(f"limit: expected at least 1, got {limit}")
         if lease_minutes < 1:
             raise InputError(f"lease_minutes: expected at least 1, got {lease_minutes}")
-        moment = _utc(now)
+        moment = self._now(now)
         expires = moment + timedelta(minutes=lease_minutes)
-        lease_id = str(uuid.uuid4())
+        lease_id = self._ids.uuid4()
         type_sql, type_args = self._types_clause(types)
         with self._transaction("claiming memories") as conn:
             self._reclaim(conn, moment)
@@ -533,7 +537,7 @@ class STMStore:
 
     def consume(self, lease_id: str, ids: Sequence[str], *, now: datetime | None = None) -> int:
         """Mark consumed the given memories that this lease still holds."""
-        stamp = format_ts(_utc(now))
+        stamp = format_ts(self._now(now))
         with self._transaction("consuming memories") as conn:
             return self._update_ids(
                 conn, "SET consumed_at = ? WHERE consumed_by_lease = ? AND consumed_at IS NULL",
@@ -542,7 +546,7 @@ class STMStore:
     def consume_pending(self, ids: Sequence[str], *, now: datetime | None = None) -> int:
         """Mark consumed the given memories that are still pending (a person decided on them
         outside a dream, e.g. flags triaged by hand); a memory a dream holds is left to it."""
-        stamp = format_ts(_utc(now))
+        stamp = format_ts(self._now(now))
         with self._transaction("consuming memories") as conn:
             return self._update_ids(
                 conn, "SET consumed_at = ? WHERE consumed_by_lease IS NULL AND consumed_at IS NULL",
@@ -567,11 +571,11 @@ class STMStore:
         with self._reading("reading a lease") as conn:
             row = conn.execute("SELECT expires_at FROM dream_leases WHERE id = ?",
                                (lease_id,)).fetchone()
-        return row is not None and parse_ts(row[0], f"lease {lease_id}") > _utc(now)
+        return row is not None and parse_ts(row[0], f"lease {lease_id}") > self._now(now)
 
     def extend_lease(self, lease_id: str, minutes: int, now: datetime | None = None) -> None:
         """Push the lease's expiry to `minutes` from now (a heartbeat for a long dream)."""
-        expires = format_ts(_utc(now) + timedelta(minutes=minutes))
+        expires = format_ts(self._now(now) + timedelta(minutes=minutes))
         with self._transaction("extending a lease") as conn:
             updated = conn.execute("UPDATE dream_leases SET expires_at = ? WHERE id = ?",
                                    (expires, lease_id)).rowcount
@@ -582,7 +586,7 @@ class STMStore:
     def reclaim_expired(self, now: datetime | None = None) -> int:
         """Return to pending what expired leases (or vanished ones) still hold; delete those leases."""
         with self._transaction("reclaiming expired leases") as conn:
-            return self._reclaim(conn, _utc(now))
+            return self._reclaim(conn, self._now(now))
 
     def _reclaim(self, conn: sqlite3.Connection, moment: datetime) -> int:
         stamp = format_ts(moment)
@@ -693,7 +697,7 @@ class STMStore:
         """Delete memories consumed more than `older_than_days` ago; pending ones are never touched."""
         if older_than_days < 0:
             raise InputError(f"older-than: expected a number of days >= 0, got {older_than_days}")
-        cutoff = format_ts(_utc(now) - timedelta(days=older_than_days))
+        cutoff = format_ts(self._now(now) - timedelta(days=older_than_days))
         with self._transaction("purging consumed memories") as conn:
             return conn.execute("DELETE FROM stm_memories WHERE tenant_id = ? "
                                 "AND consumed_at IS NOT NULL AND consumed_at < ?",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from dreamtui.clock import RANDOM_IDS, Clock, IdSource, system_clock
 from dreamtui.errors import WorkspaceError
 from dreamtui.workspace.config import CONFIG_NAME, DREAMER_CONFIG_NAME, Config, load_config
 
@@ -21,6 +22,9 @@ class Workspace:
     root: Path
     config_path: Path
     config: Config
+    # The seams for time and randomness (see dreamtui.clock): tests pass fixed ones.
+    clock: Clock = field(default=system_clock, compare=False, repr=False)
+    ids: IdSource = field(default=RANDOM_IDS, compare=False, repr=False)
 
     def _resolve(self, configured: str) -> Path:
         path = Path(os.path.expanduser(configured))
@@ -103,8 +107,10 @@ def find_workspace_root(explicit: str | Path | None = None, cwd: Path | None = N
 
 
 def open_workspace(explicit: str | Path | None = None, cwd: Path | None = None,
-                   environ: dict[str, str] | None = None) -> Workspace:
+                   environ: dict[str, str] | None = None, *, clock: Clock = system_clock,
+                   ids: IdSource = RANDOM_IDS) -> Workspace:
     root = find_workspace_root(explicit, cwd, environ)
     config_path = _config_in(root)
     assert config_path is not None  # find_workspace_root checked it
-    return Workspace(root=root, config_path=config_path, config=load_config(config_path, environ))
+    return Workspace(root=root, config_path=config_path, config=load_config(config_path, environ),
+                     clock=clock, ids=ids)
