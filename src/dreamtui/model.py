@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
+from dreamtui.vocabulary import Decision, Op, words
+
 FEEDBACK_CONFIRMED = "context_confirmed"
 FEEDBACK_FLAGGED = "context_flagged"
 FEEDBACK_TYPES: tuple[str, ...] = (FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED)
@@ -18,16 +20,15 @@ DEFAULT_MEMORY_TYPES: tuple[str, ...] = ("observation", "failure", "code_snippet
 MemoryState = Literal["pending", "claimed", "consumed"]
 MEMORY_STATES: tuple[str, ...] = ("pending", "claimed", "consumed")
 
-Op = Literal["create", "update", "reinforce", "weaken", "archive", "discard", "context"]
-OPS: tuple[str, ...] = ("create", "update", "reinforce", "weaken", "archive", "discard", "context")
+OPS: tuple[str, ...] = words(Op)
 
-Decision = Literal["accept", "pin", "archive", "reject", "defer"]
-DECISIONS: tuple[str, ...] = ("accept", "pin", "archive", "reject", "defer")
+DECISIONS: tuple[str, ...] = words(Decision)
 
 ChangesetStatus = Literal["open", "committed", "abandoned"]
 
 
 def utcnow() -> datetime:
+    """The system clock; code that has a Workspace asks `workspace.clock()` instead."""
     return datetime.now(UTC)
 
 
@@ -102,6 +103,28 @@ class Memory:
     def safety(self) -> tuple[str, ...]:
         """Safety marks recorded at intake (see safety.scan), kept in `extra`."""
         return tuple(self.extra.get("safety", ()))
+
+
+# A feedback memory's metadata: what a confirmation (FEEDBACK_CONFIRMED) or a flag
+# (FEEDBACK_FLAGGED) is about. Read by the policy, the TUI and the review layer alike.
+
+
+def confirmation_target(memory: Memory) -> str:
+    """The slug a confirmation confirms ("" when it names none)."""
+    return str(memory.metadata.get("target") or "").strip()
+
+
+def flag_targets(memory: Memory) -> list[str]:
+    """The slugs a flag names: one string or a list, blanks dropped."""
+    targets = memory.metadata.get("targets") or []
+    if isinstance(targets, str):
+        targets = [targets]
+    return [str(t).strip() for t in targets if str(t).strip()]
+
+
+def flag_quote(memory: Memory) -> str:
+    """The entry text a flag quotes ("" when it quotes none)."""
+    return str(memory.metadata.get("quote") or "").strip()
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,8 @@ from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
 from dreamtui.store.stm import STMStore
+from dreamtui.vocabulary import decision_glyph
 from dreamtui.workspace.layout import Workspace
-
-_MARK = {None: "·", "accept": "✓", "pin": "📌", "archive": "⌫", "reject": "✗", "defer": "…"}
 
 
 def _workspace(app: AppContext) -> Workspace:
@@ -141,7 +140,7 @@ def _evidence_lines(proposal: Proposal, memories: dict[str, Memory]) -> list[str
 
 
 def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory]) -> None:
-    mark = _MARK.get(proposal.decision, "?")
+    mark = decision_glyph(proposal.decision)
     decision = proposal.decision or "undecided"
     click.echo(click.style(f"[{number}] {mark} {proposal.id}  {proposal.op} {proposal.target}  "
                            f"({decision}, confidence {proposal.confidence:.2f})", bold=True))

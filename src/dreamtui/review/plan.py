@@ -35,14 +35,10 @@ from dreamtui.review.bundle import dangling_markers, render_bundle
 from dreamtui.safety.marks import scan
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
+from dreamtui.vocabulary import Decision, Effect, HumanOp, Op, words
 from dreamtui.workspace.layout import Workspace
 
 CONTEXT_TARGET = "context/AGENTS.md"
-APPLYING = ("accept", "pin", "archive")  # decisions that change LTM (or write the bundle)
-EFFECT_ORDER = ("created", "updated", "reinforced", "weakened", "archived", "restored", "pinned",
-                "discarded", "rejected", "deferred", "undecided", "held_back")
-_ACCEPT_EFFECT = {"create": "created", "update": "updated", "reinforce": "reinforced",
-                  "weaken": "weakened", "archive": "archived", "discard": "discarded"}
 
 
 @dataclass(frozen=True)
@@ -237,7 +233,7 @@ def _apply_change(state: _State, p: Proposal, decision: str) -> str:
         raise _Held(f"an {p.op} proposal without text")
     text = with_meta(p.after, p.target, {"importance": "pinned"}) if decision == "pin" else p.after
     state.put(p.target, text)
-    return "pinned" if decision == "pin" else _ACCEPT_EFFECT[p.op]
+    return Effect.PINNED if decision == Decision.PIN else Op(p.op).accepted
 
 
 def _apply_archive(state: _State, p: Proposal, decision: str) -> str:
@@ -301,11 +297,6 @@ def _log_detail(p: Proposal, effect: str) -> str:
     if effect == "discarded":
         return str(details.get("reason") or p.rationale)
     return f"rejected {p.op}: {p.rationale}"
-
-
-_LOG_OP = {"created": "create", "updated": "update", "reinforced": "reinforce",
-           "weakened": "weaken", "archived": "archive", "pinned": "pin", "discarded": "discard",
-           "rejected": "reject"}
 
 
 # -- guard rails --------------------------------------------------------------------------------
@@ -449,7 +440,7 @@ def _decide_one(plan: Plan, state: _State, changeset: Changeset, p: Proposal,
     plan.outcomes[p.id] = "applied"
     applied.append((p, effect))
     _count(plan, effect)
-    plan.log_lines.append(log_line(state.now, _LOG_OP[effect], p.target, _log_detail(p, effect),
+    plan.log_lines.append(log_line(state.now, Effect(effect).log_op, p.target, _log_detail(p, effect),
                                    changeset.id))
 
 
@@ -500,7 +491,7 @@ def _read_index(workspace: Workspace) -> str | None:
 
 def summary_line(counts: dict[str, int], bundle: bool) -> str:
     """"3 created, 2 updated, 1 archived, bundle updated" — for commit messages and reports."""
-    parts = [f"{counts[k]} {k.replace('_', ' ')}" for k in EFFECT_ORDER if counts.get(k)]
+    parts = [f"{counts[k]} {k.words}" for k in Effect if counts.get(k)]
     if bundle:
         parts.append("bundle updated")
     return ", ".join(parts) or "no changes"
@@ -522,7 +513,7 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
     counted = 0
     for p in others:
         decision = "accept" if fresh else p.decision
-        if decision not in APPLYING or p.op == "discard":
+        if decision is None or not Decision(decision).applies or p.op == Op.DISCARD:
             continue
         try:
             _apply(state, p, decision)
@@ -569,10 +560,7 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
 
 # -- a person's own change from the Memory view --------------------------------------------------
 
-# weaken is an edit that adds a caveat; it is its own op so LOG.md says what the person did.
-# restore brings an archived entry back to its live path (undoing an archive by hand).
-HUMAN_OPS = ("edit", "weaken", "pin", "unpin", "archive", "restore")
-_HUMAN_EFFECT = {"archive": "archived", "pin": "pinned", "restore": "restored"}  # else "updated"
+HUMAN_OPS = words(HumanOp)
 
 
 def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
@@ -596,7 +584,7 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     except _Held as held:
         raise InputError(f"{path}: {held}") from None
     plan = Plan(writes=state.writes, moves=state.moves, entries_after=state.entries)
-    plan.counts = {_HUMAN_EFFECT.get(op, "updated"): 1}
+    plan.counts = {HumanOp(op).effect: 1}
     plan.log_lines.append(log_line(now, op, path, reason, None))
     live = [e for e in state.entries.values() if not e.archived]
     bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)

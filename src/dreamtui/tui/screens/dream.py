@@ -33,10 +33,9 @@ from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.diff_view import DiffView
 from dreamtui.tui.widgets.proposal_list import DreamList, ProposalList
 from dreamtui.tui.widgets.virtual_list import VirtualList
+from dreamtui.vocabulary import Decision
 
 POST_INTERVAL_S = 0.05
-DECIDED_AS = {"accept": "accepted", "pin": "pinned", "archive": "archived", "reject": "rejected",
-              "defer": "deferred"}
 
 
 # -- messages (posted by jobs; handlers own the state) ----------------------------------------------
@@ -114,7 +113,7 @@ def proposal_head(proposal: Proposal, evidence: list[Memory] | None) -> Text:
     text = Text()
     text.append(f"{proposal.op} {proposal.target}", "bold")
     if proposal.decision:
-        text.append(f"  [{DECIDED_AS[proposal.decision]}]", "bold")
+        text.append(f"  [{Decision(proposal.decision).past}]", "bold")
     text.append(f"\n{display_text(proposal.rationale)} · conf {proposal.confidence:.2f}", "dim")
     if proposal.evidence:
         text.append(f"\nevidence ({len(proposal.evidence)}, o to open): ", "dim")
@@ -347,7 +346,7 @@ class DreamScreen(ViewScreen):
         if changeset is None or proposal is None:
             return
         if decision not in allowed_decisions(proposal):
-            self.notify(f"a {proposal.op} proposal cannot be {DECIDED_AS[decision]}", severity="warning")
+            self.notify(f"a {proposal.op} proposal cannot be {Decision(decision).past}", severity="warning")
             return
         proposal.decision = decision  # shown at once; the saved changeset replaces it
         self._save(changeset.id, [proposal.id], decision)

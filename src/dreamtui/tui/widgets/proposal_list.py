@@ -9,8 +9,7 @@ from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.tui.diffing import diff_stat
 from dreamtui.tui.formatting import fit
 from dreamtui.tui.widgets.virtual_list import VirtualList
-
-DECISION_GLYPH = {None: "·", "accept": "✓", "pin": "◆", "archive": "▣", "reject": "✗", "defer": "↷"}
+from dreamtui.vocabulary import decision_glyph
 
 
 def proposal_label(proposal: Proposal) -> str:
@@ -51,7 +50,7 @@ class ProposalList(VirtualList):
         style = self.part
         decision = row.decision or "undecided"
         text = Text(no_wrap=True)
-        text.append(f"{DECISION_GLYPH.get(row.decision, '?')} ", style(f"proposal-list--{decision}"))
+        text.append(f"{decision_glyph(row.decision)} ", style(f"proposal-list--{decision}"))
         text.append(f"{row.op:<9} ", style("proposal-list--op"))
         marks = (" ⚠" if row.safety else "") + (" asks you" if row.details.get("asks_human") else "")
         text.append(fit(proposal_label(row), max(4, width - 12 - len(marks))))

@@ -1,0 +1,124 @@
+"""The words of a review, once: what a proposal does (Op), what a person decided (Decision), what
+a commit did (Effect), and what a person did by hand (HumanOp).
+
+Each is a `StrEnum`, so a member *is* its string: changesets, LOG.md and JSON keep the plain words,
+and code compares with either. The past tense, the LOG.md word and the glyph of each live here
+and nowhere else.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Effect(StrEnum):
+    """What a commit did to one proposal's target; the order is the order of summaries."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    REINFORCED = "reinforced"
+    WEAKENED = "weakened"
+    ARCHIVED = "archived"
+    RESTORED = "restored"
+    PINNED = "pinned"
+    DISCARDED = "discarded"
+    REJECTED = "rejected"
+    DEFERRED = "deferred"
+    UNDECIDED = "undecided"
+    HELD_BACK = "held_back"
+
+    @property
+    def log_op(self) -> str:
+        """The verb LOG.md records for this effect ("created" → "create")."""
+        return _LOG_OP[self]
+
+    @property
+    def words(self) -> str:
+        """As a person reads it in a summary ("held back")."""
+        return self.value.replace("_", " ")
+
+
+# Only the effects a dream's commit writes to LOG.md; a person's own change logs its HumanOp.
+_LOG_OP = {Effect.CREATED: "create", Effect.UPDATED: "update", Effect.REINFORCED: "reinforce",
+           Effect.WEAKENED: "weaken", Effect.ARCHIVED: "archive", Effect.PINNED: "pin",
+           Effect.DISCARDED: "discard", Effect.REJECTED: "reject"}
+
+
+class Op(StrEnum):
+    """What a proposal does. `context` regenerates the bundle (AGENTS.md)."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    REINFORCE = "reinforce"
+    WEAKEN = "weaken"
+    ARCHIVE = "archive"
+    DISCARD = "discard"
+    CONTEXT = "context"
+
+    @property
+    def accepted(self) -> Effect:
+        """What accepting a proposal of this op does to its target (not asked of `context`,
+        whose effect is the bundle's rewrite)."""
+        return _ACCEPTED[self]
+
+
+_ACCEPTED = {Op.CREATE: Effect.CREATED, Op.UPDATE: Effect.UPDATED, Op.REINFORCE: Effect.REINFORCED,
+             Op.WEAKEN: Effect.WEAKENED, Op.ARCHIVE: Effect.ARCHIVED, Op.DISCARD: Effect.DISCARDED}
+
+
+class Decision(StrEnum):
+    """What a person (or the headless policy) decided about a proposal."""
+
+    ACCEPT = "accept"
+    PIN = "pin"
+    ARCHIVE = "archive"
+    REJECT = "reject"
+    DEFER = "defer"
+
+    @property
+    def past(self) -> str:
+        """"accepted", "pinned", … — how the review and its messages say it."""
+        return _PAST[self]
+
+    @property
+    def glyph(self) -> str:
+        """The one-character mark lists show, in the workbench and `review show` alike."""
+        return _GLYPH[self]
+
+    @property
+    def applies(self) -> bool:
+        """Whether the decision changes LTM (or writes the bundle) when committed."""
+        return self in (Decision.ACCEPT, Decision.PIN, Decision.ARCHIVE)
+
+
+_PAST = {Decision.ACCEPT: "accepted", Decision.PIN: "pinned", Decision.ARCHIVE: "archived",
+         Decision.REJECT: "rejected", Decision.DEFER: "deferred"}
+_GLYPH = {Decision.ACCEPT: "✓", Decision.PIN: "◆", Decision.ARCHIVE: "▣", Decision.REJECT: "✗",
+          Decision.DEFER: "↷"}
+UNDECIDED_GLYPH = "·"
+
+
+def decision_glyph(decision: str | None) -> str:
+    """The glyph of a proposal's decision, `·` while it is undecided."""
+    return Decision(decision).glyph if decision else UNDECIDED_GLYPH
+
+
+class HumanOp(StrEnum):
+    """A person's own change to one entry, outside a dream (Memory view, `dreamtui entry`)."""
+
+    EDIT = "edit"
+    WEAKEN = "weaken"  # an edit that adds a caveat: its own op, so LOG.md says what the person did
+    PIN = "pin"
+    UNPIN = "unpin"
+    ARCHIVE = "archive"
+    RESTORE = "restore"  # an archived entry back to its live path
+
+    @property
+    def effect(self) -> Effect:
+        return {HumanOp.ARCHIVE: Effect.ARCHIVED, HumanOp.PIN: Effect.PINNED,
+                HumanOp.RESTORE: Effect.RESTORED}.get(self, Effect.UPDATED)
+
+
+def words(enum: type[StrEnum]) -> tuple[str, ...]:
+    """Every word of one vocabulary, in order: for choices and 'expected one of' messages."""
+    return tuple(member.value for member in enum)
