@@ -293,6 +293,19 @@ def test_scan_skips_malformed_files_and_loads_the_rest(tmp_path: Path) -> None:
     assert problems["incidents/2026-11/2026-11-02-nofence.md"].line == 1
 
 
+def test_slug_with_a_trailing_newline_is_a_bad_entry_not_a_split_marker(tmp_path: Path) -> None:
+    """`$` matched before a final newline, so "ci-ports\\n" loaded and split its AGENTS.md marker."""
+    write(tmp_path, "topics/good.md", entry_text("good"))
+    write(tmp_path, "topics/ci-ports.md", '---\ntitle: CI ports\nslug: "ci-ports\\n"\n---\nUse port 5433.\n')
+    snapshot = LTMStore(tmp_path).scan()
+    assert list(snapshot.entries) == ["topics/good.md"]
+    [problem] = snapshot.problems
+    assert (problem.path, problem.line) == ("topics/ci-ports.md", 3)
+    assert problem.reason.startswith("slug: 'ci-ports\\n'") and "\n" not in str(problem)
+    bundle = render_bundle(snapshot.live()).text
+    assert "[mem: good]" in bundle and "ci-ports" not in bundle
+
+
 def test_duplicate_live_slugs_keep_the_first_path(tmp_path: Path) -> None:
     write(tmp_path, "topics/a.md", entry_text("same", "First"))
     write(tmp_path, "topics/b.md", entry_text("same", "Second"))

@@ -26,7 +26,7 @@ from dreamtui.safety.marks import (
     display_text,
     scan,
 )
-from dreamtui.safety.paths import SLUG_RE, UnsafePathError, resolve_inside, slugify, validate_slug
+from dreamtui.safety.paths import SLUG_RE, UnsafePathError, is_slug, resolve_inside, slugify, validate_slug
 from dreamtui.safety.secrets import Redaction, redact, redact_obj
 
 GHP = "gh" "p_" "fljoQoaF1LlqsajAIxNKu8iS2G8NPRVdD53X"
@@ -266,7 +266,7 @@ def test_display_text_makes_hidden_characters_visible() -> None:
 @pytest.mark.parametrize("slug", ["a", "pytest-flags", "v2-api", "0", "a" * 200])
 def test_validate_slug_accepts(slug: str) -> None:
     assert validate_slug(slug) == slug
-    assert SLUG_RE.match(slug)
+    assert SLUG_RE.match(slug) and is_slug(slug)
 
 
 @pytest.mark.parametrize(
@@ -288,7 +288,7 @@ def test_validate_slug_accepts(slug: str) -> None:
 def test_validate_slug_refuses_with_reason(slug: str, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         validate_slug(slug)
-    assert not (SLUG_RE.match(slug) and len(slug) <= 200)
+    assert not is_slug(slug)
 
 
 @pytest.mark.parametrize(

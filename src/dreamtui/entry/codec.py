@@ -20,9 +20,7 @@ import yaml
 
 from dreamtui.errors import EntryError
 from dreamtui.model import Entry, iso_z
-
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-SLUG_MAX = 200
+from dreamtui.safety.paths import SLUG_MAX_LEN, SLUG_PATTERN, is_slug
 
 # The C loader parses frontmatter several times faster; listing 10,000 entries depends on it.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -59,13 +57,16 @@ _VALUE_CACHE = 1 << 16
 # --- parsing ---------------------------------------------------------------------------------
 
 
-def validate_slug(slug: Any, where: str) -> str:
-    """The slug itself, or EntryError naming `where` when it breaks the slug rule."""
+def check_slug(slug: Any, where: str) -> str:
+    """The slug itself, or EntryError naming `where` when it breaks the slug rule (`is_slug`).
+
+    Worded for a file's frontmatter; `validate_slug` words the same rule for an argument.
+    """
     if not isinstance(slug, str) or not slug:
         raise EntryError(where, None, "slug: required, lowercase words joined by '-'")
-    if len(slug) > SLUG_MAX or not SLUG_RE.match(slug):
-        raise EntryError(where, None, f"slug: {slug[:60]!r} must match {SLUG_RE.pattern} "
-                                      f"and be at most {SLUG_MAX} characters")
+    if not is_slug(slug):
+        raise EntryError(where, None, f"slug: {slug[:60]!r} must match {SLUG_PATTERN} "
+                                      f"and be at most {SLUG_MAX_LEN} characters")
     return slug
 
 
@@ -232,7 +233,7 @@ def parse_entry(text: str, path: str) -> Entry:
     if "slug" not in meta:
         raise EntryError(path, 2, "missing slug: add `slug: <lowercase-words>` to the frontmatter")
     try:
-        validate_slug(meta["slug"], path)
+        check_slug(meta["slug"], path)
     except EntryError as exc:
         raise EntryError(path, _key_line(document.frontmatter, "slug"), exc.reason) from None
     title = meta.get("title")

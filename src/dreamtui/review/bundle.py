@@ -19,12 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dreamtui.model import Entry, frontmatter_time
+from dreamtui.safety.paths import SLUG_PATTERN
 
 DEFAULT_BYTE_BUDGET = 24 * 1024
 DEFAULT_TITLE = "Agent context"
 GENERAL = "General"
 
-MARKER_RE = re.compile(r"\[mem: ([a-z0-9]+(?:-[a-z0-9]+)*)\]")
+MARKER_RE = re.compile(rf"\[mem: ({SLUG_PATTERN})\]")
 # Looser than MARKER_RE on purpose: "[MEM:x]" or "[ mem : x ]" would fool a reader, if not a regex.
 _MARKER_LIKE_RE = re.compile(r"\[(\s*mem\s*:[^\]\n]*)\]", re.IGNORECASE)
 _MARKER_OPEN_RE = re.compile(r"\[(\s*mem\s*:)", re.IGNORECASE)

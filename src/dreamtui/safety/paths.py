@@ -10,12 +10,28 @@ import re
 import unicodedata
 from pathlib import Path
 
-__all__ = ["SLUG_MAX_LEN", "SLUG_RE", "UnsafePathError", "resolve_inside", "slugify", "validate_slug"]
+__all__ = [
+    "SLUG_MAX_LEN",
+    "SLUG_PATTERN",
+    "SLUG_RE",
+    "UnsafePathError",
+    "is_slug",
+    "resolve_inside",
+    "slugify",
+    "validate_slug",
+]
 
 
 SLUG_MAX_LEN = 200
+# The grammar alone, unanchored, so a search for `[mem: <slug>]` markers inside text uses it too.
+SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # `\Z`, not `$`: `$` also matches before a trailing newline, which would let "slug\n" through.
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+SLUG_RE = re.compile(rf"^{SLUG_PATTERN}\Z")
+
+
+def is_slug(value: object) -> bool:
+    """The slug rule: a string of lowercase words joined by single hyphens, at most SLUG_MAX_LEN long."""
+    return isinstance(value, str) and len(value) <= SLUG_MAX_LEN and SLUG_RE.match(value) is not None
 
 
 class UnsafePathError(ValueError):
@@ -32,7 +48,7 @@ def validate_slug(slug: str) -> str:
         raise ValueError(
             f"slug {slug[:40]!r}... is {len(slug)} characters; at most {SLUG_MAX_LEN} allowed"
         )
-    if not SLUG_RE.match(slug):
+    if not is_slug(slug):
         raise ValueError(
             f"slug {slug!r} is invalid: use lowercase a-z, digits and single hyphens between them"
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamtui.entry.codec import as_utc, key_line, parse_entry, validate_slug
+from dreamtui.entry.codec import as_utc, check_slug, key_line, parse_entry
 from dreamtui.errors import EntryError
 from dreamtui.model import Entry, iso_z
 from dreamtui.store.files import atomic_write_text
@@ -37,7 +37,7 @@ _LOG_CHUNK = 64 * 1024
 
 def entry_path(slug: str, kind: str, when: datetime) -> str:
     """Where a live entry lives: topics/<slug>.md or incidents/YYYY-MM/YYYY-MM-DD-<slug>.md."""
-    validate_slug(slug, f"new {kind} entry")
+    check_slug(slug, f"new {kind} entry")
     if kind == "topic":
         return f"{TOPICS}/{slug}.md"
     if kind == "incident":
