@@ -9,7 +9,7 @@ from typing import Any
 
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.engines.heuristic import HeuristicEngine
-from dreamtui.dream.policy import enforce
+from dreamtui.dream.guard import enforce
 from dreamtui.dream.proposals import content_fingerprint
 from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory, Proposal

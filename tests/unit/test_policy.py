@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from dreamtui.dream.cluster import build_entry_index
+from dreamtui.dream.guard import enforce
 from dreamtui.dream.policy import (
     Replacement,
-    enforce,
     feedback_proposals,
     match_flag,
     verdict,

@@ -2,7 +2,7 @@
 
 It claims a batch, runs an engine, and records what the engine proposes in a changeset that is
 on disk from the first moment: a crash, a closed terminal or a cron timeout loses nothing. Every
-proposal passes `policy.enforce` (refusals are kept, visibly), every batch memory ends up as
+proposal passes `guard.enforce` (refusals are kept, visibly), every batch memory ends up as
 evidence of some proposal, and a dream that fails or is cancelled gives its batch back to the
 queue and marks its changeset abandoned. A dream writes nothing to LTM or the context.
 """
@@ -27,7 +27,7 @@ from dreamtui.dream.engines.base import (
     Usage,
     load_engine,
 )
-from dreamtui.dream.policy import Guard
+from dreamtui.dream.guard import Guard
 from dreamtui.dream.proposals import discard_proposal
 from dreamtui.errors import DreamError, DreamtuiError, StoreError
 from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z, utcnow

@@ -132,7 +132,7 @@ class CommitPreview:
 
 def feedback_targets(memory: Memory) -> list[str]:
     """The slugs a feedback memory names (`target` for confirmations, `targets` for flags)."""
-    from dreamtui.dream.policy import confirmation_target, flag_targets
+    from dreamtui.model import confirmation_target, flag_targets
 
     if memory.type == FEEDBACK_FLAGGED:
         return flag_targets(memory)
