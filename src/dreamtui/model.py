@@ -51,6 +51,15 @@ def frontmatter_time(value: Any) -> float:
     return 0.0
 
 
+def frontmatter_int(value: Any, default: int = 0) -> int:
+    """A counter from hand-editable text (confirmations, flags, occurrences); unreadable or absent
+    counts as `default`, so one bad value never stops a dream or a listing."""
+    try:
+        return int(value or default)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: `confirmations: .inf`
+        return default
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -163,11 +172,11 @@ class Entry:
 
     @property
     def confirmations(self) -> int:
-        return _as_int(self.meta.get("confirmations"))
+        return frontmatter_int(self.meta.get("confirmations"))
 
     @property
     def flags(self) -> int:
-        return _as_int(self.meta.get("flags"))
+        return frontmatter_int(self.meta.get("flags"))
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -189,13 +198,6 @@ class Entry:
     @property
     def sha256(self) -> str:
         return sha256_text(self.raw)
-
-
-def _as_int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: `confirmations: .inf`
-        return 0
 
 
 @dataclass

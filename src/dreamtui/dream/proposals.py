@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 
 from dreamtui.dream.cluster import NEGATIONS, normalise, numbers
 from dreamtui.entry.codec import render_entry
-from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, sha256_text
+from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, frontmatter_int, sha256_text
 from dreamtui.safety.marks import scan
 from dreamtui.store.ltm import archive_path
 
@@ -245,7 +245,7 @@ class EntryDraft:
     def confirm(self, memories: Sequence[Memory], when: datetime, rationale: str, confidence: float,
                 *, cite: bool = False) -> None:
         """Each memory is one confirmation; `cite` also lists them as sources (repeats do)."""
-        self.meta["confirmations"] = _count(self.meta.get("confirmations")) + len(memories)
+        self.meta["confirmations"] = frontmatter_int(self.meta.get("confirmations")) + len(memories)
         self.meta["last_confirmed"] = when
         self.details["confirmations"] = self.details.get("confirmations", 0) + len(memories)
         if cite:
@@ -255,7 +255,7 @@ class EntryDraft:
     def flag(self, memories: Sequence[Memory], caveats: Sequence[str], now: datetime, rationale: str,
              confidence: float, *, asks_human: bool = False) -> None:
         """Record flags: counter, last_flagged and visible caveat lines under the guidance."""
-        self.meta["flags"] = _count(self.meta.get("flags")) + len(memories)
+        self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + len(memories)
         self.meta["last_flagged"] = now
         self.meta["updated_at"] = now
         for caveat in reversed(caveats):
@@ -270,8 +270,8 @@ class EntryDraft:
     def retire(self, memories: Sequence[Memory], now: datetime, reason: str,
                superseded_by: str | None, confidence: float) -> None:
         """Archive the entry; the after-text is what will stand at archive/<path>."""
-        self.meta["flags"] = _count(self.meta.get("flags")) + sum(1 for m in memories
-                                                                  if m.type == FEEDBACK_FLAGGED)
+        flagged = sum(1 for m in memories if m.type == FEEDBACK_FLAGGED)
+        self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + flagged
         self.meta["retired_at"] = now
         self.meta["retired_reason"] = reason
         if superseded_by:
@@ -292,13 +292,6 @@ class EntryDraft:
                              memories=self.memories, confidence=self.confidence[op],
                              scan_text="\n".join(self.new_text), extra_marks=self.marks,
                              details=self.details)
-
-
-def _count(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 class Drafts:
