@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dreamtui.intake.claude_code import ImportOptions, import_logs, project_slug
+from dreamtui.intake.claude_code.discovery import project_slug
+from dreamtui.intake.claude_code.importer import ImportOptions, import_logs
 from dreamtui.workspace.layout import open_workspace
 
 PROJECT = "/home/bench/webapp"

@@ -19,18 +19,10 @@ from click.testing import CliRunner
 import dreamtui.cli.import_cmds  # noqa: F401  (attaches `import` to `main`)
 from dreamtui.cli.main import main
 from dreamtui.errors import InputError
-from dreamtui.intake.claude_code import (
-    ImportOptions,
-    LogFile,
-    belongs,
-    classify_tool_error,
-    clean_user_text,
-    correction_rule,
-    find_logs,
-    import_logs,
-    project_slug,
-    read_log,
-)
+from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs, project_slug
+from dreamtui.intake.claude_code.importer import ImportOptions, import_logs
+from dreamtui.intake.claude_code.parser import read_log
+from dreamtui.intake.claude_code.rules import classify_tool_error, clean_user_text, correction_rule
 from dreamtui.model import Memory, NewMemory
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace

@@ -21,7 +21,11 @@ from hypothesis import strategies as st
 
 from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import ConfigError, EntryError, InputError
-from dreamtui.intake import claude_code, validate
+from dreamtui.intake import validate
+from dreamtui.intake.claude_code.discovery import LogFile
+from dreamtui.intake.claude_code.memories import build_memories
+from dreamtui.intake.claude_code.parser import read_log
+from dreamtui.intake.claude_code.rules import KIND_TYPES, classify_tool_error, clean_user_text, correction_rule
 from dreamtui.model import Changeset, Entry, NewMemory
 from dreamtui.review import bundle
 from dreamtui.store.changesets import changeset_from_dict
@@ -277,7 +281,7 @@ log_lines = st.lists(
 def test_session_log_reader_on_arbitrary_lines(tried: Callable[[str], None]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "session-1.jsonl"
-        log = claude_code.LogFile.at(path, exact_slug=True)
+        log = LogFile.at(path, exact_slug=True)
 
         @settings(FUZZ, max_examples=100)  # two file reads an example: the slowest target
         @given(log_lines, st.booleans())
@@ -285,15 +289,15 @@ def test_session_log_reader_on_arbitrary_lines(tried: Callable[[str], None]) -> 
             tried("claude_code.read_log + build_memories")
             data = b"\n".join(lines) + (b"\n" if finished else b"")
             path.write_bytes(data)
-            read = claude_code.read_log(log, "session-1.jsonl")
+            read = read_log(log, "session-1.jsonl")
             assert read.stats.malformed <= read.stats.lines_read <= data.count(b"\n")
             assert read.offset <= len(data)
             # the context carried to the next import must read back too
-            again = claude_code.read_log(log, "session-1.jsonl", start=read.offset,
-                                         context=json.loads(json.dumps(read.context)))
+            again = read_log(log, "session-1.jsonl", start=read.offset,
+                             context=json.loads(json.dumps(read.context)))
             assert again.frictions == []
             try:
-                memories = claude_code.build_memories(read.frictions, CONFIG)
+                memories = build_memories(read.frictions, CONFIG)
             except InputError:
                 return  # a friction whose text the intake gate refuses: named, not a crash
             assert all(isinstance(m, NewMemory) for m in memories)
@@ -306,11 +310,11 @@ def test_friction_rules_on_arbitrary_text(tried: Callable[[str], None]) -> None:
     @given(st.text(max_size=200) | TOOL_ERRORS | USER_TEXTS)
     def run(text: str) -> None:
         tried("claude_code friction rules")
-        kind, reason = claude_code.classify_tool_error(text)
-        assert kind in claude_code.KIND_TYPES and (reason is None or isinstance(reason, str))
-        rule = claude_code.correction_rule(text)
+        kind, reason = classify_tool_error(text)
+        assert kind in KIND_TYPES and (reason is None or isinstance(reason, str))
+        rule = correction_rule(text)
         assert rule in (None, "no", "dont", "imperative", "wrong", "instead")
-        claude_code.clean_user_text(text)
+        clean_user_text(text)
 
     run()
 

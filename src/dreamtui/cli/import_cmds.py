@@ -2,7 +2,7 @@
 
 `dreamtui import claude-code` mines the project's Claude Code session logs for friction
 (rejections, interruptions, denials, hook blocks, tool errors, corrections); see
-`dreamtui.intake.claude_code` for the rules.
+`dreamtui.intake.claude_code.rules` for the rules.
 """
 
 from __future__ import annotations
@@ -15,14 +15,8 @@ from pathlib import Path
 import click
 
 from dreamtui.cli.main import AppContext, main, pass_app
-from dreamtui.intake.claude_code import (
-    ImportOptions,
-    ImportReport,
-    default_project,
-    default_projects_dir,
-    import_logs,
-    project_slug,
-)
+from dreamtui.intake.claude_code.discovery import default_project, default_projects_dir, project_slug
+from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
 
 _RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}

@@ -1,0 +1,142 @@
+"""The incremental import: which of a project's logs to read, from where, and submitting what
+they yield.
+
+Per log file, `dreamtui.store.import_state` keeps the byte offset read up to, the size and mtime,
+the identity of the last record consumed, and the parser's context (recent tool calls, the last
+action), so an appended log is read from where it stopped and a tool result still names its
+tool. An unchanged log (same size and mtime) is not opened. A log that shrank, or whose last
+consumed line changed, is read whole again; idempotency keys keep that from duplicating
+memories. Logs written to within `live_minutes` are live sessions and are skipped unless asked
+for.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dreamtui.errors import InputError
+from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs
+from dreamtui.intake.claude_code.frictions import Friction
+from dreamtui.intake.claude_code.memories import SOURCE, build_memories, merge_repeats
+from dreamtui.intake.claude_code.parser import ReadStats, line_identity, read_log
+from dreamtui.model import NewMemory
+from dreamtui.store.import_state import FileState, load_states, save_states
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    projects_dir: Path
+    project: str
+    since: datetime | None = None
+    include_live: bool = False
+    live_minutes: int = 10
+    dry_run: bool = False
+
+
+@dataclass
+class ImportReport:
+    logs: int = 0
+    read: int = 0
+    unchanged: int = 0
+    live: int = 0
+    too_old: int = 0
+    other_project: int = 0
+    stats: ReadStats = field(default_factory=ReadStats)
+    frictions: int = 0
+    memories: list[NewMemory] = field(default_factory=list)
+    inserted: int = 0
+    duplicates: int = 0
+    recounted: int = 0  # pending memories whose occurrence count this import raised
+
+
+def _anchor_holds(path: Path, state: FileState) -> bool:
+    """Is the last line we consumed still where we left it? (Otherwise the log was rewritten.)"""
+    if state.last_id is None:
+        return state.offset == 0
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(state.anchor)
+            line = handle.read(state.offset - state.anchor)
+    except OSError:
+        return False
+    return line.endswith(b"\n") and line_identity(line) == state.last_id
+
+
+def resume_point(path: Path, state: FileState | None, stat: os.stat_result) -> FileState | None:
+    """The state to resume reading from; None when the log is unchanged and need not be opened."""
+    fresh = FileState(0, 0, 0, 0, None, {})
+    if state is None:
+        return fresh
+    if stat.st_size == state.size and stat.st_mtime_ns == state.mtime_ns:
+        return None
+    if stat.st_size < state.offset or not _anchor_holds(path, state):
+        return fresh
+    return state
+
+
+def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, FileState],
+              report: ImportReport, now: datetime) -> Iterator[tuple[LogFile, os.stat_result]]:
+    live_after = now.timestamp() - options.live_minutes * 60
+    since = options.since.timestamp() if options.since else None
+    for log in logs:
+        try:
+            stat = log.path.stat()
+        except OSError:
+            continue  # vanished since the folder was listed
+        if since is not None and stat.st_mtime < since:
+            report.too_old += 1
+        elif stat.st_mtime >= live_after and not options.include_live:
+            report.live += 1
+        elif str(log.path) not in states and not belongs(log, options.project):
+            report.other_project += 1
+        else:
+            yield log, stat
+
+
+def import_logs(workspace: Workspace, options: ImportOptions, *,
+                now: datetime | None = None) -> ImportReport:
+    """Read what is new in the project's logs, and submit its frictions (unless a dry run)."""
+    now = now or datetime.now(UTC)
+    # State rows are keyed by absolute path: the same log must not look new under another spelling.
+    projects_dir = Path(os.path.expanduser(options.projects_dir)).resolve()
+    options = replace(options, projects_dir=projects_dir)
+    if not projects_dir.is_dir():
+        raise InputError(f"--projects-dir {projects_dir}: not a folder (Claude Code keeps "
+                         "session logs in ~/.claude/projects; see claude_code.projects_dir)")
+    states = load_states(workspace, SOURCE)
+    logs = find_logs(options.projects_dir, options.project)
+    report = ImportReport(logs=len(logs))
+    frictions: list[Friction] = []
+    updated: dict[str, FileState] = {}
+    for log, stat in _selected(logs, options, states, report, now):
+        start = resume_point(log.path, states.get(str(log.path)), stat)
+        if start is None:
+            report.unchanged += 1
+            continue
+        outcome = read_log(log, str(log.path.relative_to(options.projects_dir)), start.offset,
+                           start.context, start.anchor, start.last_id)
+        report.read += 1
+        report.stats.add(outcome.stats)
+        frictions.extend(outcome.frictions)
+        updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
+                                           outcome.anchor, outcome.last_id, outcome.context)
+    report.frictions = len(frictions)
+    report.memories = build_memories(frictions, workspace.config)
+    if options.dry_run:
+        return report
+    with STMStore.for_workspace(workspace) as store:
+        result = store.submit_many(report.memories, now=now)
+        if result.duplicates:
+            report.recounted = merge_repeats(store, report.memories,
+                                             workspace.config.stm.max_content_bytes)
+    report.inserted, report.duplicates = result.inserted, result.duplicates
+    # Saved after the submit: a crash in between re-reads these logs, and keys absorb the repeat.
+    if updated:
+        save_states(workspace, SOURCE, updated, now)
+    return report
