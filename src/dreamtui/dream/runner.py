@@ -30,9 +30,11 @@ from dreamtui.dream.engines.base import (
 from dreamtui.dream.guard import Guard
 from dreamtui.dream.proposals import discard_proposal
 from dreamtui.errors import DreamError, DreamtuiError, StoreError
-from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z, utcnow
+from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z
+from dreamtui.review.bundle import read_bundle
 from dreamtui.review.plan import context_proposal
 from dreamtui.store.changesets import ChangesetStore, new_dream_id
+from dreamtui.store.lock import WorkspaceLock
 from dreamtui.store.ltm import LTMSnapshot, LTMStore
 from dreamtui.store.rejections import rejected_fingerprints
 from dreamtui.store.stm import Lease, STMStore
@@ -57,15 +59,6 @@ class _Cancelled(Exception):
     """Internal: the cancel token was set."""
 
 
-def _read_bundle(workspace: Workspace) -> str:
-    try:
-        return workspace.agents_md.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DreamError(f"cannot read {workspace.agents_md}: {exc}") from None
-
-
 class _Run:
     """One dream from claimed batch to saved changeset."""
 
@@ -82,7 +75,7 @@ class _Run:
         self.store = ChangesetStore(workspace.dreams_dir)
         self.batch_ids = frozenset(m.id for m in lease.memories)
         self.unseen: list[str] = []  # batch memories the engine reported it never saw
-        self.changeset = Changeset(id=new_dream_id(now), engine=engine.name, created_at=iso_z(now),
+        self.changeset = Changeset(id=new_dream_id(now, workspace.ids), engine=engine.name, created_at=iso_z(now),
                                    lease_id=lease.id, batch=[m.id for m in lease.memories])
         self.seen_ids: set[str] = set()
         self.targets: set[str] = set()
@@ -108,7 +101,7 @@ class _Run:
                 self.store.create(self.changeset)
                 break
             except FileExistsError:
-                self.changeset.id = new_dream_id(self.now)
+                self.changeset.id = new_dream_id(self.now, self.workspace.ids)
         else:
             raise DreamError(f"no free dream id in {self.store.dreams_dir} after {ID_ATTEMPTS} tries")
         self.saved(began)
@@ -191,7 +184,7 @@ class _Run:
                            memory_root=self.workspace.memory_root)
         dream_input = DreamInput(batch=list(self.lease.memories), snapshot=snapshot, config=self.config,
                                  now=self.now, rejected=rejected_fingerprints(self.workspace),
-                                 bundle_text=_read_bundle(self.workspace))
+                                 bundle_text=read_bundle(self.workspace.agents_md))
         self.workspace.ensure_state_dirs()
         self.publish()
         engine_started = time.monotonic()
@@ -285,10 +278,12 @@ async def dream_async(workspace: Workspace, *, engine: str | None = None, cancel
     and asyncio.CancelledError propagates, as asyncio.timeout and worker frameworks expect.
     """
     config = workspace.config
-    moment = now or utcnow()
+    moment = now or workspace.clock()
     chosen = load_engine(engine or config.dream.engine, config)  # before claiming: a typo claims nothing
     token = cancel or CancelToken()
-    with STMStore.for_workspace(workspace) as stm:
+    # Whoever calls — cron, the workbench, a script — one process at a time dreams, commits or
+    # recovers (the headless runner already holds the lock; it is re-entrant for its thread).
+    with WorkspaceLock(workspace, "dream").acquire(), STMStore.for_workspace(workspace) as stm:
         lease = stm.claim(limit=limit or config.stm.batch_size, lease_minutes=config.stm.lease_minutes)
         if lease is None:
             return None

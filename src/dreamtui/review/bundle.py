@@ -1,4 +1,4 @@
-"""The context bundle (DESIGN 3.3): AGENTS.md rendered from live LTM entries, and its markers.
+"""The context bundle: AGENTS.md rendered from live LTM entries, and its markers.
 
 Only this renderer writes `[mem: <slug>]` markers; marker-like text inside an entry is
 neutralised, so every marker in a bundle was put there for an entry that exists.
@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
+from dreamtui.errors import WorkspaceError
 from dreamtui.model import Entry, frontmatter_time
 from dreamtui.safety.paths import SLUG_PATTERN
 
@@ -111,3 +113,17 @@ def dangling_markers(text: str, live_slugs: Iterable[str]) -> list[str]:
     """Marker slugs that name no live entry, each once, in order of first appearance."""
     live = set(live_slugs)
     return list(dict.fromkeys(slug for slug in find_markers(text) if slug not in live))
+
+
+def read_bundle(path: Path) -> str:
+    """The bundle as it is on disk, for every reader (dream, commit plan, workbench).
+
+    Missing is empty. Bytes that are not UTF-8 are shown as U+FFFD rather than refused: the file
+    is generated, so the next commit replaces it, and its diff shows a person exactly what goes.
+    """
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        raise WorkspaceError(f"cannot read {path}: {exc.strerror}") from None

@@ -31,7 +31,7 @@ from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.entry.edits import retire_text, unretired_text, with_meta
 from dreamtui.errors import EntryError, InputError
 from dreamtui.model import Changeset, Entry, Proposal, sha256_text
-from dreamtui.review.bundle import dangling_markers, render_bundle
+from dreamtui.review.bundle import dangling_markers, read_bundle, render_bundle
 from dreamtui.safety.marks import scan
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
@@ -337,13 +337,6 @@ def _guard(plan: Plan, applied: list[tuple[Proposal, str]], state: _State, auto:
 # -- the bundle ---------------------------------------------------------------------------------
 
 
-def _read_bundle(workspace: Workspace) -> str:
-    try:
-        return workspace.agents_md.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
-        return ""
-
-
 def added_lines(before: str, after: str) -> list[str]:
     old = set(before.splitlines())
     return [line for line in after.splitlines() if line not in old]
@@ -351,7 +344,7 @@ def added_lines(before: str, after: str) -> list[str]:
 
 def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool) -> None:
     workspace = state.workspace
-    current = _read_bundle(workspace)
+    current = read_bundle(workspace.agents_md)
     live = [e for e in state.entries.values() if not e.archived]
     decision = context.decision if context is not None else None
     if decision == "accept":
@@ -520,7 +513,7 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
         except _Held:
             continue
         counted += 1
-    before = _read_bundle(workspace) if bundle_now is None else bundle_now
+    before = read_bundle(workspace.agents_md) if bundle_now is None else bundle_now
     bundle = render_bundle([e for e in state.entries.values() if not e.archived],
                            byte_budget=workspace.config.context.byte_budget)
     if bundle.text == before:
@@ -589,7 +582,7 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     live = [e for e in state.entries.values() if not e.archived]
     bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
     plan.bundle_left_out = list(bundle.left_out)
-    if bundle.text != _read_bundle(workspace):
+    if bundle.text != read_bundle(workspace.agents_md):
         plan.bundle = bundle.text
     index = render_index(state.entries.values())
     if index != _read_index(workspace):
