@@ -1,7 +1,7 @@
 """The entry codec and the markdown LTM store: parsing, byte-preserving rewrites, INDEX.md, LOG.md,
 scanning.
 
-Run `PYTHONPATH=src python tests/test_ltm.py` to regenerate the sample workspace's INDEX.md and
+Run `PYTHONPATH=src python tests/unit/test_ltm.py` to regenerate the sample workspace's INDEX.md and
 AGENTS.md after editing its entries.
 """
 

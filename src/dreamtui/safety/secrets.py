@@ -378,13 +378,13 @@ def _redact_pass(text: str, tokens: list[_Token]) -> tuple[str, list[_Token]] | 
     out: list[str] = []
     moved: list[_Token] = []
     cursor = length = 0
-    for start, end, kind in sorted(tokens + found):
+    for start, end, token_kind in sorted(tokens + found):
         out.append(text[cursor:start])
         length += start - cursor
         # Tokens already present stay byte for byte; new spans become visible markers.
-        piece = text[start:end] if (start, end, kind) in kept else f"[REDACTED:{kind}]"
+        piece = text[start:end] if (start, end, token_kind) in kept else f"[REDACTED:{token_kind}]"
         out.append(piece)
-        moved.append((length, length + len(piece), kind))
+        moved.append((length, length + len(piece), token_kind))
         length += len(piece)
         cursor = end
     out.append(text[cursor:])
