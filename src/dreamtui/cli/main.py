@@ -43,6 +43,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("submit", "confirm", "flag", "status", "purge"), "dreamtui.cli.intake_cmds"),
     "import": "dreamtui.cli.import_cmds",
     "entry": "dreamtui.cli.entry_cmds",
+    "flags": "dreamtui.cli.flags_cmds",
     **dict.fromkeys(("dream", "review", "decide", "undo", "commit", "abandon"),
                     "dreamtui.cli.dream_cmds"),
     **dict.fromkeys(("mcp", "token"), "dreamtui.cli.mcp_cmds"),

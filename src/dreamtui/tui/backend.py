@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from dreamtui.errors import EntryError, InputError
+from dreamtui.errors import EntryError
 from dreamtui.model import (
     FEEDBACK_CONFIRMED,
     FEEDBACK_FLAGGED,
@@ -21,11 +21,10 @@ from dreamtui.model import (
     Changeset,
     Entry,
     Memory,
-    sha256_text,
 )
 from dreamtui.review.bundle import find_markers
 from dreamtui.store.changesets import ChangesetStore, ChangesetSummary
-from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore, archive_path
+from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore
 from dreamtui.store.stm import MemoryFilter, STMStore
 from dreamtui.workspace.layout import Workspace
 
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from dreamtui.review.commit import CommitReport
     from dreamtui.review.decide import AllMatching
     from dreamtui.review.plan import Plan
+    from dreamtui.review.triage import FlagGroup, Undone, UndoRecord, Verdict
 
 FEEDBACK_PAGE = 5000
 
@@ -87,24 +87,20 @@ class HistoryData:
 
 @dataclass(frozen=True)
 class FlagItem:
-    """One flagged entry to triage: the pending flags against it and what speaks for it."""
+    """One flagged entry to triage (the core's group: the entry and its pending flags, oldest
+    first) and what speaks for it."""
 
-    entry: Entry
-    flags: list[Memory]  # pending context_flagged memories, oldest first
+    group: FlagGroup
     confirmations: list[Memory]  # context_confirmed memories naming it, newest first
     bundle_lines: list[tuple[int, str]]
 
+    @property
+    def entry(self) -> Entry:
+        return self.group.entry
 
-@dataclass(frozen=True)
-class TriageUndo:
-    """What it takes to undo one triage: the entry as it was, where it is now and as what text,
-    and the flags the triage settled (they go back to the queue)."""
-
-    decision: str
-    before: Entry
-    now_path: str
-    now_sha256: str
-    flag_ids: tuple[str, ...]
+    @property
+    def flags(self) -> list[Memory]:
+        return self.group.flags
 
 
 @dataclass(frozen=True)
@@ -246,37 +242,20 @@ class Backend:
     # -- flags and human decisions ------------------------------------------------------------
 
     def flag_items(self) -> list[FlagItem]:
-        """Live entries with pending flags, in the order the flags came in (oldest first).
-
-        A flag without targets is matched to an entry the way the dream matches it (policy);
-        one that matches nothing is left for the dream, which discards it with a reason.
-        """
-        from dreamtui.dream.cluster import build_entry_index
-        from dreamtui.dream.policy import flag_targets, match_flag
+        """Live entries with pending flags, in the order the flags came in (oldest first); a flag
+        that names no live entry is left for the dream, which discards it with a reason."""
+        from dreamtui.dream.triage_rules import POLICY_RULES
+        from dreamtui.review.triage import pending
 
         snapshot = self.snapshot()
-        flt = MemoryFilter(state="pending", types=(FEEDBACK_FLAGGED,))
-        flags: list[Memory] = []
-        while page := self.stm.page(flt, offset=len(flags), limit=FEEDBACK_PAGE, newest_first=False):
-            flags.extend(page)
-        by_path: dict[str, list[Memory]] = {}
-        index = None
-        for flag in flags:
-            targets = flag_targets(flag)
-            if targets:
-                entries = [e for e in (snapshot.by_slug(t) for t in dict.fromkeys(targets)) if e]
-            else:
-                index = index or build_entry_index(snapshot)
-                entries = [e for e in [match_flag(flag, index)[0]] if e is not None]
-            for entry in entries:
-                by_path.setdefault(entry.path, []).append(flag)
+        groups = pending(self.workspace, POLICY_RULES, snapshot=snapshot, stm=self.stm).groups
         feedback = self._feedback_index()
         bundle = self._bundle_lines()
-        return [FlagItem(entry=snapshot.entries[path], flags=items,
-                         confirmations=[m for m in feedback.get(snapshot.entries[path].slug, ())
+        return [FlagItem(group=group,
+                         confirmations=[m for m in feedback.get(group.entry.slug, ())
                                         if m.type == FEEDBACK_CONFIRMED],
-                         bundle_lines=bundle.get(snapshot.entries[path].slug, []))
-                for path, items in by_path.items()]
+                         bundle_lines=bundle.get(group.entry.slug, []))
+                for group in groups]
 
     def human_change(self, path: str, new_text: str | None, op: str, reason: str,
                      consume: Sequence[str] = (), unconsume: Sequence[str] = (),
@@ -291,44 +270,25 @@ class Backend:
         self.forget_cache()
         return report.summary
 
-    def triage(self, item: FlagItem, decision: str) -> tuple[str, TriageUndo]:
-        """archive (the flag is right), pin (it is wrong) or weaken (keep it, with a caveat);
-        the summary, and how to undo it."""
-        from dreamtui.dream.policy import caveat
-        from dreamtui.dream.proposals import EntryDraft
+    def triage(self, item: FlagItem, decision: str) -> Verdict:
+        """archive (the flag is right), pin (it is wrong) or weaken (keep it, with a caveat)."""
+        from dreamtui.dream.triage_rules import POLICY_RULES
+        from dreamtui.review.triage import give
 
-        entry = item.entry
-        observed = "; ".join(" ".join(f.content.split())[:120] for f in item.flags)
-        # The triaged flags are settled by this decision: consumed in the same journal.
-        settled = [f.id for f in item.flags]
-        if decision == "weaken":
-            # The same caveat lines and counters a dream's weaken proposal writes (policy, proposals).
-            draft = EntryDraft(entry)
-            now = self.clock()
-            draft.flag(item.flags, [caveat(f) for f in item.flags], now, "flag triage", 1.0)
-            after = draft.to_proposal().after
-            summary = self.human_change(entry.path, after, "weaken",
-                                        f"flag triage: weakened — {observed}", settled)
-        elif decision == "archive":
-            summary = self.human_change(entry.path, None, "archive",
-                                        f"flag triage: the flag is right — {observed}", settled)
-        elif decision == "pin":
-            summary = self.human_change(entry.path, None, "pin",
-                                        f"flag triage: the flag is wrong — {observed}", settled)
-        else:
-            raise InputError(f"triage decision {decision!r}: expected archive, pin or weaken")
-        now_path = archive_path(entry.path) if decision == "archive" else entry.path
-        written = (self.workspace.memory_root / now_path).read_text(encoding="utf-8")
-        return summary, TriageUndo(decision, entry, now_path, sha256_text(written),
-                                   tuple(settled))
+        try:
+            return give(self.workspace, item.group, decision, POLICY_RULES, now=self.clock())
+        finally:
+            self.forget_cache()  # a refusal too: the entry changed on disk since the cached scan
 
-    def undo_triage(self, undo: TriageUndo) -> str:
-        """The entry back as it was before the triage, its flags pending again; refused (InputError)
-        when the entry changed since."""
-        reason = f"undo of flag triage ({undo.decision} {undo.before.path})"
-        op = "restore" if undo.decision == "archive" else "edit"
-        return self.human_change(undo.now_path, undo.before.raw, op, reason,
-                                 unconsume=undo.flag_ids, expect_sha256=undo.now_sha256)
+    def undo_triage(self, record: UndoRecord) -> Undone:
+        """The entry back as it was before the verdict, its flags pending again; refused
+        (InputError) when the entry changed since."""
+        from dreamtui.review.triage import undo
+
+        try:
+            return undo(self.workspace, record.id, now=self.clock())
+        finally:
+            self.forget_cache()
 
     # -- dreams -----------------------------------------------------------------------------------
 

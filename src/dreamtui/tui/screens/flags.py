@@ -1,14 +1,16 @@
 """3 Flags — keyboard triage of flagged entries, one key per verdict, `[3/10]` as it goes.
 
-Each verdict is a human decision through the core's guarded commit path: archive (the flag is
-right), pin (the flag is wrong; protect the entry) or weaken (keep it, with the dream's caveat).
-`u` undoes the verdicts given since the app started, newest first, through the same path: the entry gets its
-old text back (from archive/ too) and its flags wait in the queue again.
+A view over the core's flag triage (review/triage.py), which decides what is pending and what
+each verdict does: archive (the flag is right), pin (the flag is wrong; protect the entry) or
+weaken (keep it, with the dream's caveat). `u` undoes the verdicts given since the app started,
+newest first: the entry gets its old text back (from archive/ too) and its flags wait in the
+queue again.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,12 +20,13 @@ from textual.widgets import Static
 
 from dreamtui.safety.marks import display_text
 from dreamtui.tui import keys
-from dreamtui.tui.backend import FlagItem, TriageUndo
+from dreamtui.tui.backend import FlagItem
 from dreamtui.tui.jobs import JobFailed, run_job
 from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.entry_view import feedback_text
 
-VERDICT_DONE = {"archive": "archived", "pin": "pinned", "weaken": "weakened"}
+if TYPE_CHECKING:
+    from dreamtui.review.triage import Undone, UndoRecord, Verdict
 
 
 class FlagsLoaded(Message):
@@ -33,18 +36,16 @@ class FlagsLoaded(Message):
 
 
 class Triaged(Message):
-    def __init__(self, item: FlagItem, decision: str, outcome: tuple[str, TriageUndo]) -> None:
+    def __init__(self, item: FlagItem, verdict: Verdict) -> None:
         super().__init__()
         self.item = item
-        self.decision = decision
-        self.summary, self.undo = outcome
+        self.verdict = verdict
 
 
 class TriageUndone(Message):
-    def __init__(self, undo: TriageUndo, summary: str) -> None:
+    def __init__(self, undone: Undone) -> None:
         super().__init__()
-        self.undo = undo
-        self.summary = summary
+        self.undone = undone
 
 
 def entry_side(item: FlagItem, now: datetime) -> Text:
@@ -85,7 +86,7 @@ class FlagsScreen(ViewScreen):
         self.position = 0
         self.decided = 0
         self.busy = False
-        self.undos: list[TriageUndo] = []  # verdicts since the app started, oldest first
+        self.undos: list[UndoRecord] = []  # verdicts since the app started, oldest first
 
     def compose_view(self) -> ComposeResult:
         with Horizontal(classes="status-line"):
@@ -151,7 +152,7 @@ class FlagsScreen(ViewScreen):
         if item is None or self.busy:
             return
         self.busy = True
-        run_job(self, lambda: Triaged(item, decision, self.backend.triage(item, decision)),
+        run_job(self, lambda: Triaged(item, self.backend.triage(item, decision)),
                 lambda done: done, what=f"triaging {item.entry.path}", group="triage")
 
     def action_undo(self) -> None:
@@ -161,27 +162,28 @@ class FlagsScreen(ViewScreen):
             self.notify("nothing to undo: no verdict given since the app started")
             return
         self.busy = True
-        undo = self.undos[-1]
-        run_job(self, lambda: TriageUndone(undo, self.backend.undo_triage(undo)), lambda done: done,
-                what=f"undoing the triage of {undo.before.path}", group="triage")
+        record = self.undos[-1]
+        run_job(self, lambda: TriageUndone(self.backend.undo_triage(record)), lambda done: done,
+                what=f"undoing the triage of {record.path}", group="triage")
 
     def on_triage_undone(self, message: TriageUndone) -> None:
         self.busy = False
-        self.undos.remove(message.undo)
+        record = message.undone.record
+        self.undos = [r for r in self.undos if r.id != record.id]
         self.decided -= 1
-        self.notify(f"undone: {message.undo.before.path} is as it was, its flags pending again",
-                    markup=False)
+        self.notify(f"undone: {record.path} is as it was, its flags pending again", markup=False)
         self.dreamtui.workspace_changed()  # reloads: the entry is offered again
 
     def on_triaged(self, message: Triaged) -> None:
         self.busy = False
-        self.undos.append(message.undo)
+        verdict = message.verdict
+        if verdict.record is not None:
+            self.undos.append(verdict.record)
         self.decided += 1
         self.items = [i for i in self.items if i.entry.path != message.item.entry.path]
         # The next item slides under the cursor: triage moves on by itself.
         self.position = min(self.position, max(0, len(self.items) - 1))
-        self.notify(f"{VERDICT_DONE[message.decision]} {message.item.entry.path}: {message.summary}",
-                    markup=False)
+        self.notify(f"{verdict.done} {message.item.entry.path}: {verdict.summary}", markup=False)
         self._show()
         self.dreamtui.workspace_changed()
 
