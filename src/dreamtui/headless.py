@@ -219,8 +219,13 @@ def _check_policy(policy: str) -> str:
 
 def run_headless(workspace: Workspace, *, engine: str | None = None, force: bool = False,
                  auto_apply: str | None = None, json_out: bool = False,
-                 now: datetime | None = None) -> HeadlessResult:
-    """Gates → lock → dream → (auto-apply → commit). Never raises a DreamtuiError: see exit_code."""
+                 now: datetime | None = None, busy_is_skip: bool = True) -> HeadlessResult:
+    """Gates → lock → dream → (auto-apply → commit). Never raises a DreamtuiError: see exit_code.
+
+    A workspace locked by another process is a skip (exit 0) for cron, where another dream
+    running means there is nothing to do; with `busy_is_skip=False` (a person asked for this
+    dream) it is the lock's own exit code.
+    """
     moment = now or workspace.clock()
     with _logging(workspace, quiet=json_out) as logger:
         try:
@@ -236,9 +241,15 @@ def run_headless(workspace: Workspace, *, engine: str | None = None, force: bool
                         _gate_hours(workspace, store, moment)
                         _gate_pending(workspace, store)
                 result = _dream_once(workspace, engine, policy, moment, logger)
-        except (_Skip, LockedError) as skip:
-            text = str(skip) if isinstance(skip, _Skip) else f"skipped: {skip}"
-            result = HeadlessResult(EXIT_OK, text, {"skipped": text})
+        except LockedError as busy:
+            if busy_is_skip:
+                text = f"skipped: {busy}"
+                result = HeadlessResult(EXIT_OK, text, {"skipped": text})
+            else:
+                text = f"{busy}; nothing was done, try again when it is released"
+                result = HeadlessResult(busy.exit_code, text, {"error": text})
+        except _Skip as skip:
+            result = HeadlessResult(EXIT_OK, str(skip), {"skipped": str(skip)})
         except DreamtuiError as exc:
             result = HeadlessResult(exc.exit_code, str(exc), {"error": str(exc)})
         level = logging.INFO if result.exit_code == EXIT_OK else logging.ERROR

@@ -49,6 +49,11 @@ def _env() -> dict[str, str]:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Workspace:
     ws = init_workspace(tmp_path / "ws", git=False)
+    (ws.memory_root / "topics").mkdir(exist_ok=True)
+    (ws.memory_root / "topics" / "node-version.md").write_text(
+        "---\ntitle: Node version\nslug: node-version\ntype: topic\ntags: [tooling]\n"
+        "created_at: 2026-11-01T00:00:00Z\nupdated_at: 2026-11-01T00:00:00Z\n---\n"
+        "npm ci needs Node 20.\n", encoding="utf-8")
     with STMStore.for_workspace(ws) as store:
         for title, content in LESSONS:
             store.submit(NewMemory(type="observation", title=title, content=content, agent_id="a1"))
@@ -90,7 +95,8 @@ def test_refused_commands_on_a_locked_workspace_exit_non_zero_and_say_nothing_wa
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        for args in (("commit", changeset.id), ("abandon", changeset.id), ("dream",)):
+        for args in (("commit", changeset.id), ("abandon", changeset.id), ("dream",),
+                     ("entry", "pin", "node-version")):
             result = _cli(workspace, *args)
             assert result.returncode == EXIT_LOCKED, (args, result.stderr)
             assert "workspace locked by pid" in result.stderr

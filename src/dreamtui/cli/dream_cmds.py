@@ -57,7 +57,7 @@ def dream_cmd(ctx: click.Context, app: AppContext, as_json: bool, engine: str | 
     """
     workspace = app.workspace
     result = run_headless(workspace, engine=engine, force=force or not app.headless,
-                          auto_apply=auto_apply, json_out=as_json)
+                          auto_apply=auto_apply, json_out=as_json, busy_is_skip=app.headless)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2, ensure_ascii=False))
     else:

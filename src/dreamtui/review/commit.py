@@ -247,19 +247,22 @@ def abandon(workspace: Workspace, dream_id: str) -> int:
     The record says "abandoned" before the lease ends, so a crash in between can only leave a
     lease that expires on its own — never an open dream whose memories are no longer held.
     """
-    with changeset_lock(workspace, dream_id):
-        store = ChangesetStore(workspace.dreams_dir)
-        changeset = store.load(dream_id)
-        if changeset.status != "open":
-            raise InputError(f"dream {dream_id} is already {changeset.status}")
-        changeset.status = "abandoned"
-        store.save(changeset)
-    if changeset.lease_id is None:
-        return 0
-    with STMStore.for_workspace(workspace) as stm:
-        released = stm.release(changeset.lease_id)
-        stm.end_lease(changeset.lease_id)
-    return released
+    # The workspace lock, as a commit takes it: the batch goes back to the queue, which a running
+    # dream may be claiming from.
+    with WorkspaceLock(workspace, f"abandon {dream_id}").acquire():
+        with changeset_lock(workspace, dream_id):
+            store = ChangesetStore(workspace.dreams_dir)
+            changeset = store.load(dream_id)
+            if changeset.status != "open":
+                raise InputError(f"dream {dream_id} is already {changeset.status}")
+            changeset.status = "abandoned"
+            store.save(changeset)
+        if changeset.lease_id is None:
+            return 0
+        with STMStore.for_workspace(workspace) as stm:
+            released = stm.release(changeset.lease_id)
+            stm.end_lease(changeset.lease_id)
+        return released
 
 
 def commit_human_change(workspace: Workspace, path: str, new_text: str | None, op: str,
