@@ -149,7 +149,7 @@ def _auto_apply(workspace: Workspace, changeset: Changeset, now: datetime,
     changeset = decide(workspace, changeset.id, safe, "accept", now=now)
     context = next((p for p in changeset.proposals if p.op == "context"), None)
     bundle = context is not None and not context.safety and context.decision is None
-    if bundle:
+    if context is not None and bundle:
         decide(workspace, changeset.id, [context.id], "accept", now=now)
     logger.info("auto-apply: accepted %d safe proposal(s)%s", len(safe),
                 " and the bundle that follows" if bundle else "")

@@ -22,7 +22,7 @@ _RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
-class SinceType(click.ParamType):
+class SinceType(click.ParamType[datetime, object]):
     """A moment: `7d`, `12h`, `30m`, `2w` ago, or an ISO date or date-time (UTC unless stated)."""
 
     name = "WHEN"

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from pathlib import Path
@@ -263,7 +263,7 @@ def _blocks(stream: BinaryIO, limit: int) -> Iterator[_Lines]:
 
 
 def _prepared_blocks(intake: _Intake, blocks: Iterator[_Lines]
-                     ) -> Iterator[tuple[list[tuple[Any, ...]], list[_Event]]]:
+                     ) -> Generator[tuple[list[tuple[Any, ...]], list[_Event]], None, None]:
     """Every block's rows and events, in input order.
 
     The first block is handled here, so a small input never starts a process. After it, blocks

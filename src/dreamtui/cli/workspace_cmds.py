@@ -54,8 +54,8 @@ def config_check(app: AppContext, as_json: bool) -> None:
     from dreamtui.store.ltm import LTMStore
 
     snapshot = LTMStore(workspace.memory_root).scan()
-    for problem in snapshot.problems:
-        click.echo(f"entry problem: {problem} (skipped: not in INDEX.md or AGENTS.md)", err=True)
+    for bad in snapshot.problems:
+        click.echo(f"entry problem: {bad} (skipped: not in INDEX.md or AGENTS.md)", err=True)
     if as_json:
         click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))
         raise SystemExit(2 if snapshot.problems else 0)

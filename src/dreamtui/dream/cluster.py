@@ -46,7 +46,7 @@ REPRESENTATIVE_SAMPLE = 25  # members compared when picking a big cluster's repr
 _APOSTROPHES_RE = re.compile(r"['’`]")
 _WORD_RE = re.compile(r"[^\W_]+")
 # ASCII text, nearly all of it, is normalised by one C-level translate; other text by the regex.
-_ASCII_FOLD = {ord(c): " " for c in string.punctuation}
+_ASCII_FOLD: dict[int, str | None] = {ord(c): " " for c in string.punctuation}
 _ASCII_FOLD.update({ord("'"): None, ord("`"): None})
 _DIGITS_RE = re.compile(r"\d+")
 _WRAPPING = "()[]{}<>,;:!?\"'`*"

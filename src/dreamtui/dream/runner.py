@@ -225,7 +225,8 @@ class _Run:
         Discarding them as unused would let a person consume them unread; they wait for a later
         dream instead, and the changeset says which ones they were.
         """
-        named = self.engine_stats.get("left_out") or []
+        reported = self.engine_stats.get("left_out")
+        named = reported if isinstance(reported, list) else []
         self.unseen = [i for i in named if isinstance(i, str) and i in self.batch_ids and i not in used]
         if not self.unseen:
             return

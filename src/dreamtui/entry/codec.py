@@ -57,6 +57,12 @@ _VALUE_CACHE = 1 << 16
 # --- parsing ---------------------------------------------------------------------------------
 
 
+
+def _implicit_tag(text: str) -> str:
+    """The tag YAML would give this plain scalar (str, int, bool, timestamp …)."""
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    return tag
+
 def check_slug(slug: Any, where: str) -> str:
     """The slug itself, or EntryError naming `where` when it breaks the slug rule (`is_slug`).
 
@@ -124,7 +130,7 @@ def _scalar(text: str, flow: bool) -> Any:
     try:
         if _ISO_Z_RE.match(text):
             return datetime.fromisoformat(text)  # what YAML's timestamp constructor makes, faster
-        tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+        tag = _implicit_tag(text)
         if tag == _STR_TAG:
             return text
         construct = _FAST_TAGS.get(tag)
@@ -261,7 +267,7 @@ def _plain_ok(text: str, *, flow: bool, key: bool = False) -> bool:
         return False
     if (flow and not _FLOW_BAD.isdisjoint(text)) or (key and ":" in text):
         return False
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+    return _implicit_tag(text) == _STR_TAG
 
 
 def _quote(text: str) -> str:

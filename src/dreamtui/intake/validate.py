@@ -106,6 +106,13 @@ def flag(observation: str, targets: list[str] | None, quote: str | None, agent_i
                      agent_id=agent_id, metadata=metadata)
 
 
+def _required_string(record: dict[str, Any], name: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str):
+        raise InputError(f"{name}: required, a string")
+    return value
+
+
 def from_json(record: Any, config: Config, default_agent: str = "cli") -> NewMemory:
     """One JSONL/MCP record → a prepared memory; every problem names the field."""
     if not isinstance(record, dict):
@@ -114,10 +121,7 @@ def from_json(record: Any, config: Config, default_agent: str = "cli") -> NewMem
         unknown = sorted(set(record) - _KNOWN_FIELDS)
         raise InputError(f"unknown field(s) {', '.join(unknown)} (known: {_KNOWN_LIST})")
     get = record.get
-    type_, title, content = get("type"), get("title"), get("content")
-    for name, value in (("type", type_), ("title", title), ("content", content)):
-        if not isinstance(value, str):
-            raise InputError(f"{name}: required, a string")
+    type_, title, content = (_required_string(record, name) for name in ("type", "title", "content"))
     tags = get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError("tags: expected a list of strings")

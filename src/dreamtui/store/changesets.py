@@ -6,6 +6,7 @@ so loading validates every field and names what is wrong instead of failing late
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import tempfile
@@ -96,7 +97,7 @@ class ChangesetStore:
                 proposals=len(changeset.proposals), undecided=changeset.undecided, path=path))
         return sorted(summaries, key=lambda s: (s.created_at, s.id), reverse=True)
 
-    def open_changesets(self) -> list[ChangesetSummary]:
+    def open_changesets(self) -> builtins.list[ChangesetSummary]:
         return [s for s in self.list() if s.status == "open"]
 
 

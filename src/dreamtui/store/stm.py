@@ -688,8 +688,8 @@ class STMStore:
     def count(self, flt: MemoryFilter = MemoryFilter()) -> int:
         where, args = self._where(flt)
         with self._reading("counting memories") as conn:
-            return conn.execute(f"SELECT COUNT(*) FROM stm_memories WHERE {where}",
-                                args).fetchone()[0]
+            return int(conn.execute(f"SELECT COUNT(*) FROM stm_memories WHERE {where}",
+                                    args).fetchone()[0])
 
     # -- housekeeping ----------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -92,7 +92,7 @@ Event = Progress | TextDelta | ProposalReady | Refused | Usage | Done | Failed
 class Engine(Protocol):
     name: str
 
-    def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
+    def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncGenerator[Event, None]:
         """Yield events; end with `Done` (or raise `DreamError`, or yield `Failed`)."""
         ...
 
@@ -116,11 +116,12 @@ def load_engine(name: str, config: Config) -> Engine:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise InputError(f"engine {name!r}: cannot import {module_name}: {exc}") from None
-    cls = getattr(module, class_name, None)
-    if cls is None or not inspect.isclass(cls):
+    found = getattr(module, class_name, None)
+    if found is None or not inspect.isclass(found):
         raise InputError(f"engine {name!r}: {module_name} has no class {class_name}")
+    cls: Any = found  # checked against the Engine protocol once built
     try:
-        engine = cls(config)
+        engine: Engine = cls(config)
     except TypeError as exc:
         raise InputError(f"engine {name!r}: {class_name}(config) failed: {exc} "
                          "(an engine's constructor takes the Config)") from None

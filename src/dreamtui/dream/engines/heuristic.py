@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -198,7 +198,7 @@ class HeuristicEngine:
     def __init__(self, config: Config) -> None:
         self.config = config
 
-    async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
+    async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncGenerator[Event, None]:
         started = time.perf_counter()
         batch = sorted(dream_input.batch, key=_order)
         memories = {m.id: m for m in batch}

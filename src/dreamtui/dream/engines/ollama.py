@@ -130,7 +130,7 @@ class OllamaEngine:
             for item in reader.finish():
                 yield item
         finally:
-            await client.close()
+            await client.close()  # type: ignore[no-untyped-call]  # ollama's AsyncClient.close has no hints
 
     def _request(self, prompt: Prompt) -> dict[str, Any]:
         return {

@@ -40,7 +40,7 @@ SECRET_MARK = "secret-in-model-output"
 def proposal_schema() -> dict[str, Any]:
     """The JSON schema of one model proposal (the tool's input schema)."""
     text = resources.files(PROMPTS_PACKAGE).joinpath(f"prompts/{SCHEMA_FILE}").read_text("utf-8")
-    schema = json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
     schema.pop("$schema", None)  # APIs take the schema body, not the meta-schema reference
     return schema
 

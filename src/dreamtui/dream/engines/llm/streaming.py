@@ -63,10 +63,10 @@ def retry_delay(attempt: int, retry_after: str | None) -> float:
             seconds = float(retry_after)
         except ValueError:
             parsed = email.utils.parsedate_tz(retry_after)
-            seconds = email.utils.mktime_tz(parsed) - time.time() if parsed else -1.0
+            seconds = float(email.utils.mktime_tz(parsed)) - time.time() if parsed else -1.0
         if seconds >= 0:
             return min(seconds, RETRY_AFTER_MAX_S)
-    return min(BACKOFF_BASE_S * 2 ** attempt, BACKOFF_MAX_S)
+    return min(BACKOFF_BASE_S * 2.0 ** attempt, BACKOFF_MAX_S)
 
 
 class ModelUnreachable(DreamError):
