@@ -22,7 +22,7 @@ from dreamtui.model import (
     Entry,
     Memory,
 )
-from dreamtui.review.bundle import find_markers
+from dreamtui.review.bundle import find_markers, read_bundle
 from dreamtui.store.changesets import ChangesetStore, ChangesetSummary
 from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore
 from dreamtui.store.stm import MemoryFilter, STMStore
@@ -117,13 +117,10 @@ class CommitPreview:
 
     @property
     def blocking(self) -> list[str]:
-        """Why the commit would be refused (mirrors the core's refusal), empty when it can go."""
-        problems = list(self.plan.refusals)
-        if self.on_violation == "fail":
-            problems += [v.message for v in self.plan.violations]
-        if all(p.decision in (None, "defer") for p in self.changeset.proposals):
-            problems.append("no proposal is decided yet")
-        return problems
+        """Why the commit would be refused, empty when it can go: the core's own rule."""
+        from dreamtui.review.commit import commit_blockers
+
+        return commit_blockers(self.changeset, self.plan, self.on_violation)
 
 
 def feedback_targets(memory: Memory) -> list[str]:
@@ -200,10 +197,7 @@ class Backend:
                        feedback=self._feedback_index())
 
     def _bundle_lines(self) -> dict[str, list[tuple[int, str]]]:
-        try:
-            text = self.workspace.agents_md.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
+        text = read_bundle(self.workspace.agents_md)
         lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
         for number, line in enumerate(text.splitlines(), start=1):
             for slug in dict.fromkeys(find_markers(line)):
