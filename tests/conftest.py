@@ -1,17 +1,50 @@
-"""Fixtures shared by test modules of the core."""
+"""Fixtures shared by every test module, and the Hypothesis profiles.
+
+The fixtures wrap the builders of tests/factories.py (a module's own conftest may replace one,
+as tests/tui/conftest.py does with `workspace`).
+
+Hypothesis runs the `dev` profile unless told otherwise: few examples, so the developer loop
+stays fast. `ci` tries many more; it is chosen by CI=true (what CI services set) or by naming a
+profile in HYPOTHESIS_PROFILE. Neither has a deadline: on a shared machine a slow example is
+noise, not a finding.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from dreamtui.workspace.layout import Workspace
+from tests.factories import minimal_workspace, new_workspace, sample_workspace
+
+settings.register_profile("dev", max_examples=30, deadline=None)
+settings.register_profile("ci", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev"))
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     """The smallest workspace: an empty dreamtui.yaml (defaults apply) and the LTM/context folders."""
-    root = tmp_path / "ws"
-    (root / "workspace" / "memory").mkdir(parents=True)
-    (root / "workspace" / "context").mkdir(parents=True)
-    (root / "dreamtui.yaml").write_text("")
-    return root
+    return minimal_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    """A workspace as `dreamtui init --no-git` makes it."""
+    return new_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Workspace:
+    """A copy of sample_workspace/ in its own git repository, its queue empty."""
+    return sample_workspace(tmp_path / "acme-shop")
+
+
+@pytest.fixture
+def seeded_sample(tmp_path: Path) -> Workspace:
+    """A copy of sample_workspace/ in its own git repository, its queue filled from stm_seed.jsonl."""
+    return sample_workspace(tmp_path / "acme-shop", seed=True)

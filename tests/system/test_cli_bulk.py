@@ -28,6 +28,7 @@ def good(number: int, **extra: object) -> bytes:
                        "content": f"body {number}", **extra}).encode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [0, 2], ids=["one-process", "worker-processes"])
 def test_large_jsonl_reports_exact_bad_lines_and_keeps_order(ws: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch,

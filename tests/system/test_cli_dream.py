@@ -4,32 +4,12 @@ dream → review show → decide → commit → LOG.md, INDEX.md, AGENTS.md and 
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import git
-import pytest
 from click.testing import CliRunner, Result
 
 from dreamtui.cli import main
-from dreamtui.scaffold import seed_stm
-from dreamtui.workspace.layout import Workspace, open_workspace
-
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    root = tmp_path / "acme"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__init__.py", "__pycache__",
-                                                                "*.db*", ".dreamtui"))
-    repo = git.Repo.init(root)
-    repo.git.add(all=True)
-    actor = git.Actor("test", "test@localhost")
-    repo.index.commit("sample", author=actor, committer=actor)
-    ws = open_workspace(root)
-    assert seed_stm(ws, root / "stm_seed.jsonl") > 10
-    return ws
+from dreamtui.workspace.layout import Workspace
 
 
 def run(ws: Workspace, *args: str) -> Result:
@@ -42,8 +22,8 @@ def dream(ws: Workspace) -> dict:
     return json.loads(result.stdout)
 
 
-def test_dream_review_decide_commit_end_to_end(workspace: Workspace) -> None:
-    ws = workspace
+def test_dream_review_decide_commit_end_to_end(seeded_sample: Workspace) -> None:
+    ws = seeded_sample
     summary = dream(ws)
     dream_id = summary["dream_id"]
     assert dream_id.startswith("d-") and summary["exit_code"] == 0 and summary["engine"] == "heuristic"
@@ -99,8 +79,8 @@ def test_dream_review_decide_commit_end_to_end(workspace: Workspace) -> None:
     assert again.exit_code == 2 and "is committed" in again.output
 
 
-def test_json_commit_report_and_undo(workspace: Workspace) -> None:
-    ws = workspace
+def test_json_commit_report_and_undo(seeded_sample: Workspace) -> None:
+    ws = seeded_sample
     dream_id = dream(ws)["dream_id"]
     assert run(ws, "decide", dream_id, "--all", "accept", "--op", "reinforce").exit_code == 0
     undone = run(ws, "undo", dream_id)
@@ -112,8 +92,8 @@ def test_json_commit_report_and_undo(workspace: Workspace) -> None:
     assert data["git_sha"] == git.Repo(ws.root).head.commit.hexsha
 
 
-def test_a_refused_commit_exits_three_and_writes_nothing(workspace: Workspace) -> None:
-    ws = workspace
+def test_a_refused_commit_exits_three_and_writes_nothing(seeded_sample: Workspace) -> None:
+    ws = seeded_sample
     dream_id = dream(ws)["dream_id"]
     proposals = json.loads((ws.dreams_dir / f"{dream_id}.json").read_text())["proposals"]
     archive = next(p for p in proposals if p["op"] == "archive")
@@ -129,8 +109,8 @@ def test_a_refused_commit_exits_three_and_writes_nothing(workspace: Workspace) -
     assert (ws.memory_root / "topics/ci-ports.md").exists()
 
 
-def test_abandon_and_gates_and_usage_errors(workspace: Workspace) -> None:
-    ws = workspace
+def test_abandon_and_gates_and_usage_errors(seeded_sample: Workspace) -> None:
+    ws = seeded_sample
     dream_id = dream(ws)["dream_id"]
     abandoned = run(ws, "abandon", dream_id)
     assert abandoned.exit_code == 0 and "memories back to the queue" in abandoned.stdout
@@ -144,10 +124,10 @@ def test_abandon_and_gates_and_usage_errors(workspace: Workspace) -> None:
     assert run(ws, "decide", dream_id, "accept").exit_code == 2  # neither ids nor --all
 
 
-def test_config_error_exits_two(workspace: Workspace) -> None:
-    config = workspace.config_path
+def test_config_error_exits_two(sample: Workspace) -> None:
+    config = sample.config_path
     config.write_text(config.read_text().replace("on_guard_violation: fail", "on_guard_violation: maybe"))
-    result = run(workspace, "--headless", "dream")
+    result = run(sample, "--headless", "dream")
     assert result.exit_code == 2 and "on_guard_violation" in result.output
 
 

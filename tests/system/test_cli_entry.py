@@ -2,57 +2,42 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import git
 import pytest
 from click.testing import CliRunner, Result
 
 from dreamtui.cli.main import main
-from dreamtui.scaffold import git_init
 from dreamtui.store.ltm import LTMStore
-from dreamtui.workspace.layout import Workspace, open_workspace
-
-SAMPLE = Path(__file__).parents[2] / "sample_workspace"
+from dreamtui.workspace.layout import Workspace
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    root = tmp_path / "acme-shop"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns("__init__.py", "__pycache__", "*.db*"))
-    opened = open_workspace(root)
-    git_init(opened)
-    return opened
+def run(sample: Workspace, *args: str) -> Result:
+    return CliRunner().invoke(main, ["-w", str(sample.root), "entry", *args])
 
 
-def run(workspace: Workspace, *args: str) -> Result:
-    return CliRunner().invoke(main, ["-w", str(workspace.root), "entry", *args])
+def last_log(sample: Workspace) -> str:
+    return LTMStore(sample.memory_root).log_lines(limit=1)[0]
 
 
-def last_log(workspace: Workspace) -> str:
-    return LTMStore(workspace.memory_root).log_lines(limit=1)[0]
-
-
-def test_pin_unpin_archive_and_restore_by_slug(workspace: Workspace) -> None:
-    root = workspace.memory_root
+def test_pin_unpin_archive_and_restore_by_slug(sample: Workspace) -> None:
+    root = sample.memory_root
     before = (root / "topics/vite-proxy.md").read_text()
-    result = run(workspace, "pin", "vite-proxy", "--reason", "the proxy setup is settled")
+    result = run(sample, "pin", "vite-proxy", "--reason", "the proxy setup is settled")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("pin topics/vite-proxy.md: 1 pinned")
     assert "importance: pinned" in (root / "topics/vite-proxy.md").read_text()
-    assert last_log(workspace).endswith("pin topics/vite-proxy.md (the proxy setup is settled) [human]")
-    assert run(workspace, "unpin", "topics/vite-proxy.md").exit_code == 0
+    assert last_log(sample).endswith("pin topics/vite-proxy.md (the proxy setup is settled) [human]")
+    assert run(sample, "unpin", "topics/vite-proxy.md").exit_code == 0
     assert (root / "topics/vite-proxy.md").read_text() == before
-    assert run(workspace, "archive", "vite-proxy").exit_code == 0
+    assert run(sample, "archive", "vite-proxy").exit_code == 0
     assert not (root / "topics/vite-proxy.md").exists()
-    assert "[mem: vite-proxy]" not in workspace.agents_md.read_text()
-    result = run(workspace, "restore", "vite-proxy")
+    assert "[mem: vite-proxy]" not in sample.agents_md.read_text()
+    result = run(sample, "restore", "vite-proxy")
     assert result.exit_code == 0, result.output
     assert (root / "topics/vite-proxy.md").read_text() == before  # the retirement keys are gone
-    assert "[mem: vite-proxy]" in workspace.agents_md.read_text()
-    assert last_log(workspace).endswith("(restore from the command line) [human]")
-    messages = [c.message for c in git.Repo(workspace.root).iter_commits(max_count=4)]
+    assert "[mem: vite-proxy]" in sample.agents_md.read_text()
+    assert last_log(sample).endswith("(restore from the command line) [human]")
+    messages = [c.message for c in git.Repo(sample.root).iter_commits(max_count=4)]
     assert [m.split()[1] for m in messages] == ["restore", "archive", "unpin", "pin"]
 
 
@@ -61,18 +46,18 @@ def test_pin_unpin_archive_and_restore_by_slug(workspace: Workspace) -> None:
     (("restore", "vite-proxy"), "vite-proxy: no archived entry has this slug or path"),
     (("archive", "use-yarn"), "use-yarn: no live entry has this slug"),
 ])
-def test_a_wrong_reference_is_a_usage_error_and_changes_nothing(workspace: Workspace,
+def test_a_wrong_reference_is_a_usage_error_and_changes_nothing(sample: Workspace,
                                                                 args: tuple[str, ...], words: str) -> None:
-    head = git.Repo(workspace.root).head.commit.hexsha
-    result = run(workspace, *args)
+    head = git.Repo(sample.root).head.commit.hexsha
+    result = run(sample, *args)
     assert result.exit_code == 2 and words in result.output
     assert "Traceback" not in result.output
-    assert git.Repo(workspace.root).head.commit.hexsha == head
+    assert git.Repo(sample.root).head.commit.hexsha == head
 
 
-def test_restore_refuses_when_the_live_path_is_taken_again(workspace: Workspace) -> None:
-    live = workspace.memory_root / "topics/use-yarn.md"
+def test_restore_refuses_when_the_live_path_is_taken_again(sample: Workspace) -> None:
+    live = sample.memory_root / "topics/use-yarn.md"
     live.write_text("---\ntitle: Yarn again\nslug: yarn-again\n---\nUse yarn.\n")
-    result = run(workspace, "restore", "archive/topics/use-yarn.md")
+    result = run(sample, "restore", "archive/topics/use-yarn.md")
     assert result.exit_code == 2 and "exists again" in result.output
-    assert (workspace.memory_root / "archive/topics/use-yarn.md").exists()
+    assert (sample.memory_root / "archive/topics/use-yarn.md").exists()

@@ -14,6 +14,7 @@ import dreamtui.cli.intake_cmds  # noqa: F401  (registers the commands on `main`
 from dreamtui.cli.main import main
 from dreamtui.model import NewMemory
 from dreamtui.store.stm import MemoryFilter, STMStore
+from tests.factories import entry_text, write_entry
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 RUN_CLI = "from dreamtui.cli.main import main; import dreamtui.cli.intake_cmds; main()"
@@ -205,15 +206,6 @@ def test_flag(ws: Path) -> None:
 
 # -- status ----------------------------------------------------------------------------------------
 
-def write_entry(root: Path, relative: str, extra: str = "") -> None:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    slug = path.stem
-    path.write_text(f"---\ntitle: {slug}\nslug: {slug}\ntype: topic\ntags: [x]\n"
-                    f"created_at: 2026-11-02T09:14:00Z\nupdated_at: 2026-11-02T09:14:00Z\n"
-                    f"{extra}---\nGuidance for {slug}.\n\nflags: 9 in the body does not count\n")
-
-
 def write_dream(ws: Path, name: str, status: str, decisions: list[str | None]) -> None:
     dreams = ws / ".dreamtui" / "dreams"
     dreams.mkdir(parents=True, exist_ok=True)
@@ -225,11 +217,13 @@ def write_dream(ws: Path, name: str, status: str, decisions: list[str | None]) -
 @pytest.fixture
 def busy_ws(ws: Path) -> Path:
     memory = ws / "workspace" / "memory"
-    write_entry(memory, "topics/test-db-reset.md", "importance: pinned\nconfirmations: 4\n")
-    write_entry(memory, "topics/ci-ports.md", "flags: 2\n")
-    write_entry(memory, "topics/node-version.md", "flags: 0\n")
-    write_entry(memory, "incidents/2026-11/2026-11-02-outage.md")
-    write_entry(memory, "archive/topics/old-port.md", "importance: pinned\n")
+    for path, meta in (("topics/test-db-reset.md", {"importance": "pinned", "confirmations": 4}),
+                       ("topics/ci-ports.md", {"flags": 2}), ("topics/node-version.md", {"flags": 0}),
+                       ("incidents/2026-11/2026-11-02-outage.md", {}),
+                       ("archive/topics/old-port.md", {"importance": "pinned"})):
+        slug = Path(path).stem
+        write_entry(memory, path, entry_text(slug, body=f"Guidance for {slug}.\n\nflags: 9 in the body does not count",
+                                             tags=("x",), **meta))
     (memory / "archive" / "LOG.md").write_text("- 2026-11-29T03:00:12Z archive topics/old-port.md\n")
     (memory / "INDEX.md").write_text("# LTM Index\n")
     write_dream(ws, "d-20261129-030012-ab12", "open", [None, "accept", "defer"])

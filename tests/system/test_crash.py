@@ -24,7 +24,7 @@ from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import CRASH_ENV, CRASH_POINTS, pending_journals, recover
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import open_workspace
-from tests.unit.test_commit import DREAM_ID, NOW, Scenario, basic, tree_hashes
+from tests.factories import DREAM_ID, NOW, Scenario, basic, tree_hashes
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMIT = textwrap.dedent("""
@@ -63,6 +63,7 @@ def test_every_crash_point_is_exercised() -> None:
     assert len(CRASH_POINTS) >= 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", CRASH_POINTS)
 def test_sigkill_then_recover_is_all_or_nothing(point: str, prepared: dict[str, object],
                                                 tmp_path: Path) -> None:

@@ -32,30 +32,26 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from dreamtui.store import tokens
 
+pytestmark = pytest.mark.slow  # each test starts the MCP server as a subprocess
+
 SRC = str(Path(__file__).parents[2] / "src")
 ENTRY = "from dreamtui.cli.main import main; import dreamtui.cli.mcp_cmds; main()"
 TIMEOUT = 60
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"
 
 
-@pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "dreamtui.yaml").write_text("version: 1\n", encoding="utf-8")
-    return tmp_path
-
-
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": SRC}
 
 
-def _stdio(workspace: Path, *args: str) -> StdioServerParameters:
+def _stdio(ws: Path, *args: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable,
-                                 args=["-c", ENTRY, "--workspace", str(workspace), "mcp", *args],
+                                 args=["-c", ENTRY, "--workspace", str(ws), "mcp", *args],
                                  env={"PYTHONPATH": SRC})
 
 
-def _rows(workspace: Path) -> list[dict[str, Any]]:
-    with sqlite3.connect(workspace / "stm.db") as conn:
+def _rows(ws: Path) -> list[dict[str, Any]]:
+    with sqlite3.connect(ws / "stm.db") as conn:
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM stm_memories ORDER BY submitted_at").fetchall()
     return [{**dict(row), **{k: json.loads(row[k]) for k in ("tags", "metadata", "extra")}}
@@ -73,9 +69,9 @@ async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, An
 # -- stdio ---------------------------------------------------------------------------------------
 
 
-async def test_stdio_tools_store_memories_and_feedback(workspace: Path) -> None:
+async def test_stdio_tools_store_memories_and_feedback(ws: Path) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with Client(_stdio(workspace, "--agent", "claude")) as client:
+        async with Client(_stdio(ws, "--agent", "claude")) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert set(listed) == {"submit_memory", "confirm_context", "flag_context"}
             guidance = listed["submit_memory"].description
@@ -106,7 +102,7 @@ async def test_stdio_tools_store_memories_and_feedback(workspace: Path) -> None:
                 "quote": "listens on 5432"})
             assert flagged["ok"] and flagged["result"]["type"] == "context_flagged"
 
-    rows = _rows(workspace)
+    rows = _rows(ws)
     assert [row["type"] for row in rows] == ["failure", "context_confirmed", "context_flagged"]
     assert {row["agent_id"] for row in rows} == {"claude"}
     memory, confirmation, flag = rows
@@ -135,9 +131,9 @@ BAD_CALLS = [
 ]
 
 
-async def test_stdio_bad_arguments_get_coded_refusals_and_store_nothing(workspace: Path) -> None:
+async def test_stdio_bad_arguments_get_coded_refusals_and_store_nothing(ws: Path) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with Client(_stdio(workspace)) as client:
+        async with Client(_stdio(ws)) as client:
             for tool, args, code, named in BAD_CALLS:
                 envelope = await _call(client, tool, args)
                 assert envelope["ok"] is False, (tool, args)
@@ -145,16 +141,16 @@ async def test_stdio_bad_arguments_get_coded_refusals_and_store_nothing(workspac
                 assert named in envelope["message"], (tool, args, envelope)
             # The server survived every refusal and still works.
             assert (await _call(client, "confirm_context", {"target": "still-up"}))["ok"]
-    assert [row["agent_id"] for row in _rows(workspace)] == ["mcp"]
+    assert [row["agent_id"] for row in _rows(ws)] == ["mcp"]
 
 
-async def test_stdio_shares_the_database_with_other_writers(workspace: Path) -> None:
-    (workspace / "dreamtui.yaml").write_text("stm:\n  busy_timeout_ms: 1000\n", encoding="utf-8")
+async def test_stdio_shares_the_database_with_other_writers(ws: Path) -> None:
+    (ws / "dreamtui.yaml").write_text("stm:\n  busy_timeout_ms: 1000\n", encoding="utf-8")
     with anyio.fail_after(TIMEOUT):
-        async with Client(_stdio(workspace)) as client:
+        async with Client(_stdio(ws)) as client:
             assert (await _call(client, "confirm_context", {"target": "first"}))["ok"]
             # Another process (a dream, the TUI) holds the write lock briefly: the call waits.
-            holder = sqlite3.connect(workspace / "stm.db", isolation_level=None)
+            holder = sqlite3.connect(ws / "stm.db", isolation_level=None)
             holder.execute("BEGIN IMMEDIATE")
 
             async def release_soon() -> None:
@@ -171,7 +167,7 @@ async def test_stdio_shares_the_database_with_other_writers(workspace: Path) -> 
             holder.close()
             assert stuck["error"] == "unavailable" and "locked" in stuck["message"]
             assert (await _call(client, "confirm_context", {"target": "fourth"}))["ok"]
-    assert [row["metadata"]["target"] for row in _rows(workspace)] == ["first", "second", "fourth"]
+    assert [row["metadata"]["target"] for row in _rows(ws)] == ["first", "second", "fourth"]
 
 
 def _refused(exc: BaseException) -> bool:
@@ -188,8 +184,8 @@ def _jsonrpc(message_id: int | None, method: str, params: dict[str, Any]) -> str
     return json.dumps(message) + "\n"
 
 
-def test_stdio_stdout_carries_nothing_but_protocol(workspace: Path) -> None:
-    process = subprocess.Popen([sys.executable, "-c", ENTRY, "--workspace", str(workspace), "mcp"],
+def test_stdio_stdout_carries_nothing_but_protocol(ws: Path) -> None:
+    process = subprocess.Popen([sys.executable, "-c", ENTRY, "--workspace", str(ws), "mcp"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=_env())
     lines: queue.Queue[str] = queue.Queue()
@@ -270,14 +266,14 @@ class HttpServer:
 
 
 @pytest.fixture()
-def http_server(workspace: Path) -> Iterator[HttpServer]:
+def http_server(ws: Path) -> Iterator[HttpServer]:
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-c", ENTRY, "--workspace", str(workspace), "mcp", "--http", "--port", str(port)],
+        [sys.executable, "-c", ENTRY, "--workspace", str(ws), "mcp", "--http", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
     try:
         _wait_for_port(process, port)
-        yield HttpServer(workspace, process, port)
+        yield HttpServer(ws, process, port)
     finally:
         process.send_signal(signal.SIGINT)
         try:

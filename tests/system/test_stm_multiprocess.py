@@ -6,8 +6,12 @@ import multiprocessing
 from pathlib import Path
 from threading import Barrier
 
+import pytest
+
 from dreamtui.model import NewMemory
 from dreamtui.store.stm import STMStore
+
+pytestmark = pytest.mark.slow  # worker processes claiming at once
 
 MEMORIES = 2000
 WORKERS = 5

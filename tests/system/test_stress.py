@@ -1,4 +1,4 @@
-"""Many processes on one workspace for a bounded time; afterwards nothing is lost or doubled.
+"""Many processes on one workspace for a fixed amount of work; afterwards nothing is lost or doubled.
 
 Against ONE git workspace, at the same time: two CLI submitters (`submit --jsonl -` batches and
 single `submit`, every memory with an idempotency key, some keys re-sent), one agent over the
@@ -11,7 +11,10 @@ the workspace lock, the interval each process held it and each dream ran (CLOCK_
 one clock for every process on the machine), so "never two dreams at once" is checked on the
 lock holders themselves rather than on wall-clock guesses.
 
-DREAMTUI_STRESS_SECONDS sets how long the load runs (default 20).
+The load is counted, not timed, so it is the same on a fast machine and a slow one:
+DREAMTUI_STRESS_ITERATIONS sets the rounds of each CLI submitter (default 15: about 20 s here; a
+round is a JSONL batch and a single submit), the MCP agent submits five times as often, and the
+dream, review and reader loops run until the last submitter is done.
 """
 
 from __future__ import annotations
@@ -48,9 +51,13 @@ from dreamtui.store.ltm import LTMStore, render_index
 from dreamtui.store.stm import MemoryFilter, STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace
 
+pytestmark = pytest.mark.slow  # a fixed load of about 20 s of subprocesses
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-SECONDS = float(os.environ.get("DREAMTUI_STRESS_SECONDS", "20"))
+ROUNDS = int(os.environ.get("DREAMTUI_STRESS_ITERATIONS", "15"))
+MCP_SUBMITS = 5 * ROUNDS  # at an agent's pace this lasts about as long as the CLI submitters' rounds
 CALL_TIMEOUT = 180  # one CLI call; generous, because other suites load this machine too
+HUNG_AFTER = CALL_TIMEOUT + 20 * ROUNDS  # seconds; a worker still busy then hangs (a round takes ~1.5 s)
 TOPICS = (
     "Run make db-reset before the integration tests",
     "CI Postgres listens on port 5433 not 5432",
@@ -141,16 +148,17 @@ class Tally:
 
 
 class Stress:
-    def __init__(self, root: Path, intervals: Path, deadline: float) -> None:
+    def __init__(self, root: Path, intervals: Path) -> None:
         self.root = root
         self.intervals = intervals
-        self.deadline = deadline
+        self.submitters: list[threading.Thread] = []
         self.tally = Tally()
         self.env = {k: v for k, v in os.environ.items() if k != "DREAMTUI_WORKSPACE"}
         self.env.update(PYTHONPATH=SRC, STRESS_INTERVALS=str(intervals))
 
     def running(self) -> bool:
-        return time.monotonic() < self.deadline
+        """Whether memories are still arriving: the dream, review and reader loops go on until not."""
+        return any(thread.is_alive() for thread in self.submitters)
 
     def cli(self, *args: str, stdin: str | None = None,
             wrapped: bool = False) -> subprocess.CompletedProcess[str]:
@@ -177,9 +185,10 @@ def _record(name: str, n: int) -> dict[str, Any]:
 
 
 def cli_submitter(s: Stress, name: str) -> None:
-    """JSONL batches of three (re-sending one earlier key now and then), then one single submit."""
+    """ROUNDS rounds: a JSONL batch of three (re-sending one earlier key now and then), then one
+    single submit."""
     n = 0
-    while s.running():
+    for _ in range(ROUNDS):
         batch = [_record(name, n + i) for i in range(3)]
         resend = [_record(name, n - 2)] if (n // 4) % 2 else []  # a key of the previous batch
         n += 3
@@ -203,7 +212,8 @@ def cli_submitter(s: Stress, name: str) -> None:
 
 
 def mcp_submitter(s: Stress) -> None:
-    """An agent over stdio: new memories, a re-sent key now and then, confirmations of live slugs."""
+    """An agent over stdio: MCP_SUBMITS new memories, a re-sent key now and then, confirmations of
+    live slugs."""
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "dreamtui", "--workspace", str(s.root), "mcp",
                                          "--agent", "mcp-agent"], env=s.env)
@@ -216,11 +226,10 @@ def mcp_submitter(s: Stress) -> None:
         return envelope["result"]
 
     async def run() -> None:
-        n = 0
         first_ids: dict[str, str] = {}
-        with anyio.fail_after(SECONDS + CALL_TIMEOUT):
+        with anyio.fail_after(HUNG_AFTER):
             async with Client(params) as client:
-                while s.running():
+                for n in range(MCP_SUBMITS):
                     record = _record("mcp", n)
                     record.pop("agent_id")
                     result = await call(client, "submit_memory", record)
@@ -239,7 +248,6 @@ def mcp_submitter(s: Stress) -> None:
                             confirmed = await call(client, "confirm_context",
                                                    {"target": slugs[n % len(slugs)]})
                             s.tally.add(mcp_ids={confirmed["id"]}, submits={"mcp-confirm": 1})
-                    n += 1
                     await anyio.sleep(0.25)  # an agent's pace: the CLI submitters share the cores
 
     try:
@@ -408,16 +416,17 @@ def test_processes_share_one_workspace_without_losing_or_doubling_anything(
     assert workspace.config.headless.min_pending == 1 and workspace.config.headless.min_hours == 0
 
     started = time.monotonic()
-    s = Stress(root, tmp_path / "intervals.log", started + SECONDS)
+    s = Stress(root, tmp_path / "intervals.log")
     workers: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
         (cli_submitter, (s, "cli-a")), (cli_submitter, (s, "cli-b")), (mcp_submitter, (s,)),
         (dream_loop, (s,)), (dream_loop, (s,)), (review_loop, (s,)),
         (reader, (s, workspace.stm_path))]
     threads = [threading.Thread(target=target, args=args, daemon=True) for target, args in workers]
+    s.submitters = threads[:3]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=SECONDS + 2 * CALL_TIMEOUT)
+        thread.join(timeout=max(0.0, started + HUNG_AFTER + CALL_TIMEOUT - time.monotonic()))
     assert not any(thread.is_alive() for thread in threads), "a worker hung"
     elapsed = time.monotonic() - started
     tally = s.tally
@@ -490,7 +499,7 @@ def test_processes_share_one_workspace_without_losing_or_doubling_anything(
     git_commits = sum(1 for c in repo.iter_commits() if "Dream-Id:" in c.message)
 
     figures = {
-        "seconds": round(elapsed, 1),
+        "rounds": ROUNDS, "seconds": round(elapsed, 1),
         "submitted": len(rows), "submit_calls": dict(tally.submits),
         "duplicates_resent": tally.duplicates,
         "consumed": states["consumed"], "claimed": states["claimed"], "pending": states["pending"],

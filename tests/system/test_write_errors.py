@@ -31,7 +31,9 @@ from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import pending_journals, recover
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace
-from tests.unit.test_commit import DREAM_ID, NOW, basic
+from tests.factories import DREAM_ID, NOW, basic
+
+pytestmark = pytest.mark.slow  # a dozen full commits, one per failing write
 
 TARGETS: dict[str, tuple[Any, str]] = {
     "files.atomic_write_bytes": (files, "atomic_write_bytes"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,18 +17,11 @@ from dreamtui.dream.cluster import (
     normalise,
     numbers,
 )
-from dreamtui.entry.codec import parse_entry
 from dreamtui.model import Memory
-from dreamtui.store.ltm import LTMSnapshot
+from tests.factories import entry_text, memory, snapshot_of
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "clusters.json"
-T0 = datetime(2026, 11, 29, 8, 0, tzinfo=UTC)
 THRESHOLD = 88  # config.dream.similarity's default
-
-
-def memory(mid: str, title: str, content: str, agent: str = "agent-a", minutes: int = 0) -> Memory:
-    return Memory(id=mid, tenant_id="default", agent_id=agent, type="observation", title=title,
-                  content=content, tags=(), metadata={}, submitted_at=T0 + timedelta(minutes=minutes))
 
 
 def fixture_pairs(kind: str) -> list[tuple[Memory, Memory]]:
@@ -116,23 +108,11 @@ def test_candidate_generation_is_bounded() -> None:
     assert all(i < j for i, j in pairs)
 
 
-def entry_text(slug: str, title: str, guidance: str, tags: str = "[ci]") -> str:
-    return (f"---\ntitle: {title}\nslug: {slug}\ntype: topic\ntags: {tags}\n"
-            f"created_at: 2026-11-01T00:00:00Z\n---\n{guidance}\n")
-
-
-def snapshot_of(*entries: tuple[str, str]) -> LTMSnapshot:
-    snapshot = LTMSnapshot()
-    for path, text in entries:
-        snapshot.entries[path] = parse_entry(text, path)
-    return snapshot
-
-
 def test_match_entry_finds_the_entry_a_memory_repeats() -> None:
     snapshot = snapshot_of(
         ("topics/ci-postgres-port.md", entry_text("ci-postgres-port", "CI Postgres port",
                                                   "In CI the Postgres service listens on port 5433.")),
-        ("topics/docs.md", entry_text("docs", "Docs build", "Docs are built with mkdocs.", "[docs]")),
+        ("topics/docs.md", entry_text("docs", "Docs build", "Docs are built with mkdocs.", tags=("docs",))),
         ("archive/topics/old.md", entry_text("old", "CI Postgres port", "In CI Postgres listens on 5433.")),
     )
     index = build_entry_index(snapshot)

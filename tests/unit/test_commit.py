@@ -1,211 +1,29 @@
 """Commit: decisions → files, LOG.md, INDEX.md, bundle, queue and git; conflicts and guard rails.
 
-Changesets here are built by hand (`Scenario`), so every test controls exactly what is proposed.
-`Scenario` is reused by test_crash.py and the benchmark.
+Changesets here are built by hand (`Scenario` in tests/factories.py), so every test controls
+exactly what is proposed.
 """
 
 from __future__ import annotations
 
-import hashlib
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import git
 import pytest
-import yaml
 
-from dreamtui.entry.codec import parse_entry, render_entry
+from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import CommitRefused, InputError
-from dreamtui.model import Changeset, NewMemory, Proposal, sha256_text
+from dreamtui.model import NewMemory, sha256_text
 from dreamtui.review.commit import abandon, commit, commit_human_change
 from dreamtui.review.decide import all_matching, decide, undo_last
-from dreamtui.review.plan import CONTEXT_TARGET, context_proposal, plan_commit
+from dreamtui.review.plan import CONTEXT_TARGET, plan_commit
 from dreamtui.scaffold import init_workspace
-from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.git import recent_commits
 from dreamtui.store.ltm import LTMStore
 from dreamtui.store.rejections import rejected_fingerprints
 from dreamtui.store.stm import STMStore
-from dreamtui.workspace.layout import Workspace, open_workspace
-
-NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=UTC)
-DREAM_ID = "d-20261129-030012-ab12"
-
-
-def tree_hashes(root: Path) -> dict[str, str]:
-    """SHA-256 of every workspace file a commit may touch (not git's, the queue's or local state)."""
-    skip = (".git", ".dreamtui")
-    hashes = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if path.is_file() and rel.parts[0] not in skip and not rel.name.startswith("stm.db"):
-            hashes[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return hashes
-
-
-class Scenario:
-    """A workspace with entries, a claimed batch and a hand-built changeset."""
-
-    def __init__(self, root: Path, *, git_repo: bool = True, **config: Any) -> None:
-        workspace = init_workspace(root, git=False)
-        if config:
-            data = yaml.safe_load(workspace.config_path.read_text()) or {}
-            for dotted, value in config.items():
-                section, key = dotted.split("__")
-                data.setdefault(section, {})[key] = value
-            workspace.config_path.write_text(yaml.safe_dump(data))
-        self.ws: Workspace = open_workspace(root)
-        self.git_repo = git_repo
-        self.lease_id: str | None = None
-        self.batch: list[str] = []
-
-    # -- entries ---------------------------------------------------------------------------
-
-    def entry(self, slug: str, guidance: str, *, tags: tuple[str, ...] = ("testing",),
-              **meta: Any) -> str:
-        path = f"topics/{slug}.md"
-        full = {"title": guidance[:60], "slug": slug, "type": "topic", "tags": list(tags),
-                "created_at": NOW - timedelta(days=30), "updated_at": NOW - timedelta(days=30),
-                "sources": [], **meta}
-        target = self.ws.memory_root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render_entry(full, f"{guidance}\n\nDetails follow.\n"), encoding="utf-8")
-        return path
-
-    def text(self, path: str) -> str:
-        return (self.ws.memory_root / path).read_text(encoding="utf-8")
-
-    def settle(self) -> None:
-        """INDEX.md and the bundle as a previous commit would have left them; git baseline."""
-        store = LTMStore(self.ws.memory_root)
-        snapshot = store.scan()
-        store.write_index(snapshot)
-        from dreamtui.review.bundle import render_bundle
-
-        self.ws.agents_md.write_text(render_bundle(snapshot.live()).text, encoding="utf-8")
-        if self.git_repo:
-            repo = git.Repo.init(self.ws.root)
-            repo.git.add(all=True)
-            actor = git.Actor("test", "test@localhost")
-            repo.index.commit("baseline", author=actor, committer=actor)
-
-    # -- the queue ---------------------------------------------------------------------------
-
-    def submit(self, count: int, content: str = "lesson number {i}") -> None:
-        with STMStore.for_workspace(self.ws) as store:
-            store.submit_many([NewMemory(type="observation", title=f"memory {i}",
-                                         content=content.format(i=i), agent_id=f"agent-{i % 2}")
-                               for i in range(count)], now=NOW - timedelta(hours=1))
-
-    def memories(self, count: int) -> list[str]:
-        """`count` new memories, claimed under one lease as a dream would."""
-        self.submit(count)
-        with STMStore.for_workspace(self.ws) as store:
-            lease = store.claim(limit=count, lease_minutes=24 * 60, now=NOW)
-        assert lease is not None
-        self.lease_id = lease.id
-        self.batch = [m.id for m in lease.memories]
-        return self.batch
-
-    def states(self) -> dict[str, str]:
-        with STMStore.for_workspace(self.ws) as store:
-            return {m.id: m.state for m in store.get_many(self.batch)}
-
-    # -- proposals ---------------------------------------------------------------------------
-
-    def create(self, slug: str, guidance: str, evidence: list[str], **meta: Any) -> Proposal:
-        path = f"topics/{slug}.md"
-        full = {"title": guidance[:60], "slug": slug, "type": "topic", "tags": ["testing"],
-                "created_at": NOW, "updated_at": NOW,
-                "sources": [f"stm:{m}" for m in evidence], **meta}
-        after = render_entry(full, f"{guidance}\n")
-        return Proposal(id=Proposal.make_id("create", path, after), op="create", target=path,
-                        slug=slug, base_sha256=None, before=None, after=after,
-                        rationale="new lesson", evidence=evidence, details={"kind": "topic"})
-
-    def _change(self, op: str, path: str, changes: dict[str, Any], evidence: list[str],
-                body_suffix: str = "", **details: Any) -> Proposal:
-        before = self.text(path)
-        entry = parse_entry(before, path)
-        meta = {**entry.meta, **changes}
-        after = render_entry(meta, entry.body + body_suffix, original=entry)
-        return Proposal(id=Proposal.make_id(op, path, after), op=op, target=path, slug=entry.slug,
-                        base_sha256=sha256_text(before), before=before, after=after,
-                        rationale=f"{op} it", evidence=evidence, details=details)
-
-    def reinforce(self, path: str, evidence: list[str]) -> Proposal:
-        entry = parse_entry(self.text(path), path)
-        return self._change("reinforce", path, {"confirmations": entry.confirmations + len(evidence),
-                                                "last_confirmed": NOW}, evidence,
-                            confirmations=len(evidence))
-
-    def update(self, path: str, paragraph: str, evidence: list[str]) -> Proposal:
-        return self._change("update", path, {"updated_at": NOW}, evidence, f"\n{paragraph}\n",
-                            added_sources=[f"stm:{m}" for m in evidence])
-
-    def weaken(self, path: str, evidence: list[str], asks_human: bool = False) -> Proposal:
-        details: dict[str, Any] = {"flags": 1}
-        if asks_human:
-            details["asks_human"] = True
-        return self._change("weaken", path, {"flags": 1, "last_flagged": NOW}, evidence,
-                            "\nCaveat: flagged once.\n", **details)
-
-    def archive(self, path: str, evidence: list[str], reason: str = "flags were right",
-                superseded_by: str | None = None) -> Proposal:
-        changes: dict[str, Any] = {"retired_at": NOW, "retired_reason": reason}
-        if superseded_by:
-            changes["superseded_by"] = superseded_by
-        return self._change("archive", path, changes, evidence, archive_path=f"archive/{path}",
-                            reason=reason, superseded_by=superseded_by)
-
-    def discard(self, memory_id: str, reason: str = "duplicate of an entry",
-                exact: bool = False) -> Proposal:
-        target = f"stm:{memory_id}"
-        return Proposal(id=Proposal.make_id("discard", target, None), op="discard", target=target,
-                        slug=None, base_sha256=None, before=None, after=None, rationale=reason,
-                        evidence=[memory_id],
-                        details={"reason": reason, **({"exact_duplicate": True} if exact else {})})
-
-    def changeset(self, proposals: list[Proposal], *, with_context: bool = True,
-                  engine: str = "heuristic") -> Changeset:
-        changeset = Changeset(id=DREAM_ID, engine=engine, created_at=NOW.isoformat(),
-                              lease_id=self.lease_id, batch=list(self.batch),
-                              proposals=list(proposals), complete=True)
-        if with_context:
-            snapshot = LTMStore(self.ws.memory_root).scan()
-            context = context_proposal(changeset, snapshot, self.ws, NOW)
-            if context is not None:
-                changeset.proposals.append(context)
-        ChangesetStore(self.ws.dreams_dir).save(changeset)
-        return changeset
-
-    def load(self) -> Changeset:
-        return ChangesetStore(self.ws.dreams_dir).load(DREAM_ID)
-
-    def decide_all(self, decision: str = "accept") -> None:
-        decide(self.ws, DREAM_ID, all_matching(), decision, now=NOW)
-
-    def log_lines(self) -> list[str]:
-        return LTMStore(self.ws.memory_root).log_lines(newest_first=False)
-
-
-def basic(tmp_path: Path, **config: Any) -> tuple[Scenario, dict[str, Proposal]]:
-    """Two entries, five memories and one proposal of each kind."""
-    s = Scenario(tmp_path / "ws", **config)
-    db = s.entry("test-db-reset", "Run make db-reset before integration tests.", confirmations=2)
-    ports = s.entry("ci-ports", "CI Postgres listens on 5432.")
-    s.settle()
-    m = s.memories(5)
-    proposals = {
-        "create": s.create("alembic-first", "Apply alembic migrations before seeding.", [m[0]]),
-        "reinforce": s.reinforce(db, [m[1], m[2]]),
-        "archive": s.archive(ports, [m[3]], superseded_by="alembic-first"),
-        "discard": s.discard(m[4], exact=True),
-    }
-    s.changeset(list(proposals.values()))
-    return s, proposals
-
+from tests.factories import DREAM_ID, NOW, Scenario, basic, tree_hashes
 
 # -- the happy path ---------------------------------------------------------------------------------
 
@@ -635,7 +453,6 @@ def test_human_edit_that_does_not_parse_names_the_file(tmp_path: Path) -> None:
 
 def test_a_commit_warns_about_entries_it_had_to_skip(tmp_path: Path) -> None:
     from dreamtui.review.commit import commit_human_change
-    from dreamtui.scaffold import init_workspace
     from dreamtui.store.ltm import LTMStore
 
     workspace = init_workspace(tmp_path / "ws", git=False)

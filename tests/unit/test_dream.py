@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import timedelta
 
 import pytest
 
@@ -22,14 +21,13 @@ from dreamtui.errors import DreamError, InputError
 from dreamtui.model import Changeset, NewMemory, utcnow
 from dreamtui.review.commit import commit
 from dreamtui.review.decide import all_matching, decide
-from dreamtui.scaffold import init_workspace
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.ltm import LTMStore
 from dreamtui.store.rejections import rejected_fingerprints, remember_rejections
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
+from tests.factories import NOW, submit
 
-NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=UTC)
 ENGINES = "tests.engines_for_tests"
 
 PORT = NewMemory(type="failure", title="CI Postgres service port", agent_id="agent-a", tags=("ci",),
@@ -42,16 +40,6 @@ DB_RESET = NewMemory(type="observation", title="Reset the test database", agent_
                      tags=("testing",), content="Run make db-reset before pytest tests/integration.")
 CONFIRM_NOTHING = NewMemory(type="context_confirmed", title="confirmed gone", agent_id="agent-a",
                             content="It helped.", metadata={"target": "gone"})
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    return init_workspace(tmp_path / "ws", git=False)
-
-
-def submit(workspace: Workspace, *memories: NewMemory) -> list[str]:
-    with STMStore.for_workspace(workspace) as store:
-        return [store.submit(m).memory.id for m in memories]
 
 
 def states(workspace: Workspace) -> dict[str, int]:

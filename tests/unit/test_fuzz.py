@@ -3,8 +3,8 @@
 Each parser must turn any input into its result or its own error type (which the CLI shows as
 a message), never another exception (which would be a traceback). Inputs are arbitrary values
 and mutations of valid documents, so the search reaches past the first validation step.
-Settings are derandomized, so a CI run tries the same examples every time; each test prints how
-many it tried.
+Settings are derandomized, so a run tries the same examples every time (how many: the Hypothesis
+profile, see tests/conftest.py); each test prints how many it tried.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from dreamtui.store.ltm import render_index
 from dreamtui.workspace import config
 from dreamtui.workspace.config import Config, load_config, parse_config
 
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+# How many examples comes from the Hypothesis profile (tests/conftest.py: `dev` few, `ci` many).
+FUZZ = settings(derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CONFIG = Config()
 
@@ -283,7 +284,8 @@ def test_session_log_reader_on_arbitrary_lines(tried: Callable[[str], None]) -> 
         path = Path(folder) / "session-1.jsonl"
         log = LogFile.at(path, exact_slug=True)
 
-        @settings(FUZZ, max_examples=100)  # two file reads an example: the slowest target
+        # Two file reads an example, the slowest target: two thirds of the profile's examples.
+        @settings(FUZZ, max_examples=max(1, FUZZ.max_examples * 2 // 3))
         @given(log_lines, st.booleans())
         def run(lines: list[bytes], finished: bool) -> None:
             tried("claude_code.read_log + build_memories")

@@ -14,6 +14,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.proposals import EntryDraft, create_proposal, discard_proposal
 from dreamtui.headless import LAST_DREAM_KEY, is_safe, run_headless
@@ -254,6 +256,7 @@ RUN = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_two_runs_at_once_exactly_one_dreams(tmp_path: Path) -> None:
     s = _scenario(tmp_path)
     s.submit(3)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,29 +15,9 @@ from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory, Proposal
 from dreamtui.store.ltm import LTMSnapshot
 from dreamtui.workspace.config import Config
+from tests.factories import NOW, entry_text, memory, snapshot_of
 
-NOW = datetime(2026, 11, 29, 3, 0, 12, tzinfo=UTC)
-T0 = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
-
-
-def mem(mid: str, title: str, content: str, agent: str = "agent-a", minutes: int = 0,
-        type: str = "observation", tags: tuple[str, ...] = ("ci",), **metadata: Any) -> Memory:
-    return Memory(id=mid, tenant_id="default", agent_id=agent, type=type, title=title, content=content,
-                  tags=tags, metadata=metadata, submitted_at=T0 + timedelta(minutes=minutes))
-
-
-def entry(slug: str, title: str, body: str, path: str | None = None, **meta: Any) -> tuple[str, str]:
-    lines = [f"title: {title}", f"slug: {slug}", "type: topic", "tags: [ci]",
-             "created_at: 2026-11-01T09:00:00Z", "updated_at: 2026-11-01T09:00:00Z",
-             "sources: [stm:old-1]", *(f"{k}: {v}" for k, v in meta.items())]
-    return path or f"topics/{slug}.md", "---\n" + "\n".join(lines) + f"\n---\n{body}\n"
-
-
-def snapshot_of(*entries: tuple[str, str]) -> LTMSnapshot:
-    snapshot = LTMSnapshot()
-    for path, text in entries:
-        snapshot.entries[path] = parse_entry(text, path)
-    return snapshot
+mem = partial(memory, tags=("ci",))  # this module's memories are CI lessons unless they say otherwise
 
 
 def dream_input(batch: list[Memory], snapshot: LTMSnapshot | None = None,
@@ -68,6 +48,13 @@ PORT_B = mem("b1", "CI postgres port",
 DB_RESET = mem("c1", "Reset the test database",
                "Run make db-reset before pytest tests/integration. The suite assumes an empty schema.",
                minutes=5, tags=("testing",))
+
+
+def port_entry(**meta: Any) -> tuple[str, str]:
+    """The live entry PORT_A and PORT_B repeat, at its path."""
+    return ("topics/ci-postgres-service-port.md",
+            entry_text("ci-postgres-service-port", "CI Postgres service port",
+                       "In CI the Postgres service is exposed on port 5433, not the default.", **meta))
 
 
 def test_a_cluster_across_agents_becomes_one_topic() -> None:
@@ -120,9 +107,7 @@ def test_look_alike_ports_stay_separate_entries() -> None:
 
 
 def test_a_repeat_of_a_live_entry_reinforces_and_cites_it() -> None:
-    snap = snapshot_of(entry("ci-postgres-service-port", "CI Postgres service port",
-                             "In CI the Postgres service is exposed on port 5433, not the default.",
-                             confirmations=2))
+    snap = snapshot_of(port_entry(confirmations=2))
     found = proposals(dream_input([PORT_B], snap))
     assert [(p.op, p.target) for p in found] == [("reinforce", "topics/ci-postgres-service-port.md")]
     after = parse_entry(found[0].after or "", found[0].target)
@@ -132,8 +117,7 @@ def test_a_repeat_of_a_live_entry_reinforces_and_cites_it() -> None:
 
 
 def test_new_facts_update_the_matching_entry() -> None:
-    snap = snapshot_of(entry("ci-postgres-service-port", "CI Postgres service port",
-                             "In CI the Postgres service is exposed on port 5433, not the default."))
+    snap = snapshot_of(port_entry())
     more = mem("b3", "CI Postgres service port",
                "In CI the Postgres service is exposed on port 5433, not the default. "
                "The service container takes a few seconds to accept connections.", agent="agent-b")
@@ -146,9 +130,7 @@ def test_new_facts_update_the_matching_entry() -> None:
 
 
 def test_new_facts_for_a_pinned_entry_ask_the_human() -> None:
-    snap = snapshot_of(entry("ci-postgres-service-port", "CI Postgres service port",
-                             "In CI the Postgres service is exposed on port 5433, not the default.",
-                             importance="pinned"))
+    snap = snapshot_of(port_entry(importance="pinned"))
     more = mem("b4", "CI Postgres service port", "In CI the Postgres service is exposed on port 5433, "
                "not the default. Use the service name as host.", agent="agent-b")
     found = proposals(dream_input([more], snap))
@@ -157,8 +139,8 @@ def test_new_facts_for_a_pinned_entry_ask_the_human() -> None:
 
 
 def test_feedback_and_replacement_meet_in_one_archive() -> None:
-    snap = snapshot_of(entry("ci-ports", "CI service ports",
-                             "CI Postgres listens on 5432 and Redis on 6379."))
+    snap = snapshot_of(("topics/ci-ports.md", entry_text("ci-ports", "CI service ports",
+                                                         "CI Postgres listens on 5432 and Redis on 6379.")))
     flag = mem("f1", "flagged ci-ports",
                "Context says 5432 but CI maps 5433; connections to 5432 are refused.",
                type=FEEDBACK_FLAGGED, targets=["ci-ports"], quote="listens on 5432", minutes=20)

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from dreamtui.errors import WorkspaceError
-from dreamtui.scaffold import init_workspace
 from dreamtui.store.journal import (
     MANIFEST,
     MARKER,
@@ -26,11 +25,6 @@ from dreamtui.store.journal import (
 from dreamtui.workspace.layout import Workspace
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    return init_workspace(tmp_path / "ws", git=False)
 
 
 def _plan(workspace: Workspace) -> JournalPlan:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from dreamtui.errors import LockedError
-from dreamtui.scaffold import init_workspace
 from dreamtui.store.lock import WorkspaceLock, changeset_lock, lock_holder
 from dreamtui.workspace.layout import Workspace
 
@@ -30,11 +29,6 @@ HOLDER = textwrap.dedent("""
         print("held", flush=True)
         time.sleep(60)
 """)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    return init_workspace(tmp_path / "ws", git=False)
 
 
 def _hold_in_subprocess(workspace: Workspace) -> subprocess.Popen[str]:

@@ -8,21 +8,16 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from dreamtui.errors import InputError, StoreError
-from dreamtui.model import NewMemory
 from dreamtui.store.stm import DESIGN_SCHEMA, MemoryFilter, STMStore
+from tests.factories import new_memory
 from tests.fixtures.dreamer_stm import DREAMER_DDL, DREAMER_ROWS, LEASE_ID, build_dreamer_db
 
 T0 = datetime(2026, 11, 29, 8, 0, 0, tzinfo=UTC)
 TS_RE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$")
-
-
-def mem(title: str, type_: str = "observation", content: str | None = None, **kw: Any) -> NewMemory:
-    return NewMemory(type=type_, title=title, content=content or f"content of {title}", **kw)
 
 
 @pytest.fixture
@@ -94,10 +89,10 @@ def test_reads_a_dreamer_database_without_altering_its_tables(tmp_path: Path) ->
 def test_rows_written_are_in_dreamers_format(tmp_path: Path) -> None:
     path = build_dreamer_db(tmp_path / "dreamer.db")
     with STMStore(path) as store:
-        result = store.submit(mem("Apply alembic migrations", tags=("db", "é"),
+        result = store.submit(new_memory("Apply alembic migrations", tags=("db", "é"),
                                   metadata={"session": "s-1"}, idempotency_key="k-1"),
                               now=datetime(2026, 11, 29, 8, 0, 0))
-        store.submit_many([mem("bulk one"), mem("bulk two")], now=T0)
+        store.submit_many([new_memory("bulk one"), new_memory("bulk two")], now=T0)
     rows = raw_rows(path, "SELECT id, tenant_id, tags, metadata, submitted_at, consumed_at, "
                           "consumed_by_lease, extra FROM stm_memories WHERE id = ?",
                     (result.memory.id,))
@@ -125,7 +120,7 @@ def test_dreamer_lease_is_respected_and_reclaimed_when_expired(tmp_path: Path) -
 def test_existing_idempotency_key_in_dreamer_db(tmp_path: Path) -> None:
     path = build_dreamer_db(tmp_path / "dreamer.db")
     with STMStore(path) as store:
-        result = store.submit(mem("again", idempotency_key="sess-1:0"))
+        result = store.submit(new_memory("again", idempotency_key="sess-1:0"))
         assert not result.created
         assert result.memory.id == DREAMER_ROWS[0][0]
 
@@ -144,7 +139,7 @@ def test_not_a_database_raises_store_error(tmp_path: Path) -> None:
 def test_corrupted_pages_raise_store_error(tmp_path: Path) -> None:
     path = tmp_path / "stm.db"
     with STMStore(path) as store:
-        store.submit_many(mem(f"m{i}", content="x" * 300) for i in range(2000))
+        store.submit_many(new_memory(f"m{i}", content="x" * 300) for i in range(2000))
     with path.open("r+b") as handle:
         handle.seek(4096 * 3)
         handle.write(bytes(range(256)) * 16 * 20)
@@ -190,7 +185,7 @@ def test_locked_database_gives_store_error(tmp_path: Path) -> None:
     try:
         with STMStore(path, busy_timeout_ms=50) as store, \
                 pytest.raises(StoreError, match="locked by another process for 50 ms"):
-            store.submit(mem("blocked"))
+            store.submit(new_memory("blocked"))
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -199,8 +194,8 @@ def test_locked_database_gives_store_error(tmp_path: Path) -> None:
 # -- submitting ----------------------------------------------------------------------------------
 
 def test_submit_and_idempotency(store: STMStore) -> None:
-    first = store.submit(mem("one", idempotency_key="k"), now=T0)
-    second = store.submit(mem("two", idempotency_key="k"), now=T0 + timedelta(hours=1))
+    first = store.submit(new_memory("one", idempotency_key="k"), now=T0)
+    second = store.submit(new_memory("two", idempotency_key="k"), now=T0 + timedelta(hours=1))
     assert first.created and not second.created
     assert second.memory == first.memory
     assert store.get(first.memory.id) == first.memory
@@ -208,16 +203,16 @@ def test_submit_and_idempotency(store: STMStore) -> None:
 
 
 def test_submit_many_counts_duplicates(store: STMStore) -> None:
-    store.submit(mem("existing", idempotency_key="a"))
-    batch = [mem("a again", idempotency_key="a"), mem("b", idempotency_key="b"),
-             mem("b twice", idempotency_key="b"), mem("no key"), mem("no key")]
+    store.submit(new_memory("existing", idempotency_key="a"))
+    batch = [new_memory("a again", idempotency_key="a"), new_memory("b", idempotency_key="b"),
+             new_memory("b twice", idempotency_key="b"), new_memory("no key"), new_memory("no key")]
     assert store.submit_many(batch).__dict__ == {"inserted": 3, "duplicates": 2}
     assert store.count() == 4
 
 
 def test_submit_many_keeps_input_order_across_chunks(store: STMStore) -> None:
     titles = [f"m{i:05d}" for i in range(12_000)]
-    result = store.submit_many((mem(t) for t in titles), now=T0)
+    result = store.submit_many((new_memory(t) for t in titles), now=T0)
     assert result.inserted == 12_000
     oldest = store.page(limit=12_000, newest_first=False)
     assert [m.title for m in oldest] == titles
@@ -226,7 +221,7 @@ def test_submit_many_keeps_input_order_across_chunks(store: STMStore) -> None:
 
 
 def test_get_many_in_order_and_skipping_missing(store: STMStore) -> None:
-    store.submit_many(mem(f"m{i}") for i in range(1200))
+    store.submit_many(new_memory(f"m{i}") for i in range(1200))
     ids = [m.id for m in store.page(limit=1200)]
     wanted = [ids[1100], "missing", ids[3], ids[700], ids[3]]
     assert [m.id for m in store.get_many(wanted)] == [ids[1100], ids[3], ids[700], ids[3]]
@@ -236,7 +231,7 @@ def test_get_many_in_order_and_skipping_missing(store: STMStore) -> None:
 # -- leases --------------------------------------------------------------------------------------
 
 def test_claim_takes_oldest_first_and_none_when_empty(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(5)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(5)], now=T0)
     lease = store.claim(limit=3, lease_minutes=30, now=T0)
     assert lease is not None
     assert [m.title for m in lease.memories] == ["m0", "m1", "m2"]
@@ -255,7 +250,7 @@ def test_claim_nothing_leaves_no_lease_row(store: STMStore) -> None:
 
 
 def test_claim_by_type(store: STMStore) -> None:
-    store.submit_many([mem("f", "failure"), mem("o"), mem("c", "context_confirmed")], now=T0)
+    store.submit_many([new_memory("f", "failure"), new_memory("o"), new_memory("c", "context_confirmed")], now=T0)
     lease = store.claim(limit=10, lease_minutes=5, types=["failure", "context_confirmed"], now=T0)
     assert lease is not None and sorted(m.title for m in lease.memories) == ["c", "f"]
     assert store.pending_by_type() == {"observation": 1}
@@ -269,7 +264,7 @@ def test_claim_rejects_bad_limits(store: STMStore) -> None:
 
 
 def test_release_some_then_all_deletes_lease(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(4)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(4)], now=T0)
     lease = store.claim(limit=4, lease_minutes=30, now=T0)
     assert lease is not None
     ids = [m.id for m in lease.memories]
@@ -282,7 +277,7 @@ def test_release_some_then_all_deletes_lease(store: STMStore) -> None:
 
 
 def test_consume_only_what_the_lease_holds(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(4)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(4)], now=T0)
     first = store.claim(limit=2, lease_minutes=30, now=T0)
     second = store.claim(limit=2, lease_minutes=30, now=T0)
     assert first is not None and second is not None
@@ -300,7 +295,7 @@ def test_consume_only_what_the_lease_holds(store: STMStore) -> None:
 
 
 def test_release_after_consume_deletes_lease_and_keeps_consumed(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(3)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(3)], now=T0)
     lease = store.claim(limit=3, lease_minutes=30, now=T0)
     assert lease is not None
     ids = [m.id for m in lease.memories]
@@ -311,7 +306,7 @@ def test_release_after_consume_deletes_lease_and_keeps_consumed(store: STMStore)
 
 
 def test_expired_lease_is_reclaimed_by_next_claim(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(3)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(3)], now=T0)
     lease = store.claim(limit=3, lease_minutes=10, now=T0)
     assert lease is not None
     later = T0 + timedelta(minutes=11)
@@ -322,7 +317,7 @@ def test_expired_lease_is_reclaimed_by_next_claim(store: STMStore) -> None:
 
 
 def test_reclaim_expired_and_extend(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(4)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(4)], now=T0)
     short = store.claim(limit=2, lease_minutes=5, now=T0)
     long = store.claim(limit=2, lease_minutes=5, now=T0)
     assert short is not None and long is not None
@@ -336,7 +331,7 @@ def test_reclaim_expired_and_extend(store: STMStore) -> None:
 
 
 def test_claim_whose_lease_row_vanished_is_reclaimed(store: STMStore) -> None:
-    store.submit_many([mem("m")], now=T0)
+    store.submit_many([new_memory("m")], now=T0)
     lease = store.claim(limit=1, lease_minutes=60, now=T0)
     assert lease is not None
     store._conn.execute("DELETE FROM dream_leases")
@@ -349,11 +344,11 @@ def test_claim_whose_lease_row_vanished_is_reclaimed(store: STMStore) -> None:
 @pytest.fixture
 def filled(store: STMStore) -> STMStore:
     store.submit_many([
-        mem("CI Postgres port", "failure", content="Port 5433 in CI", agent_id="agent-a"),
-        mem("Apply alembic migrations", content="Run alembic upgrade head", agent_id="agent-b"),
-        mem("100% coverage", content="The gate wants 100% line coverage", agent_id="agent-b"),
-        mem("confirmed x", "context_confirmed", content="helped", agent_id="agent-a"),
-        mem("flagged y", "context_flagged", content="postgres port was wrong", agent_id="agent-c"),
+        new_memory("CI Postgres port", "failure", content="Port 5433 in CI", agent_id="agent-a"),
+        new_memory("Apply alembic migrations", content="Run alembic upgrade head", agent_id="agent-b"),
+        new_memory("100% coverage", content="The gate wants 100% line coverage", agent_id="agent-b"),
+        new_memory("confirmed x", "context_confirmed", content="helped", agent_id="agent-a"),
+        new_memory("flagged y", "context_flagged", content="postgres port was wrong", agent_id="agent-c"),
     ], now=T0)
     return store
 
@@ -396,7 +391,7 @@ def test_page_filters_compose(filled: STMStore) -> None:
 
 
 def test_page_offset_and_limit(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i:03d}") for i in range(250)], now=T0)
+    store.submit_many([new_memory(f"m{i:03d}") for i in range(250)], now=T0)
     first = store.page(limit=100)
     assert titles(first)[:2] == ["m249", "m248"]
     second = store.page(offset=100, limit=100)
@@ -410,7 +405,7 @@ def test_page_offset_and_limit(store: STMStore) -> None:
 # -- housekeeping --------------------------------------------------------------------------------
 
 def test_purge_only_old_consumed(store: STMStore) -> None:
-    store.submit_many([mem(f"m{i}") for i in range(4)], now=T0)
+    store.submit_many([new_memory(f"m{i}") for i in range(4)], now=T0)
     lease = store.claim(limit=3, lease_minutes=60, now=T0)
     assert lease is not None
     ids = [m.id for m in lease.memories]
@@ -431,7 +426,7 @@ def test_meta_roundtrip_and_tenant_scope(tmp_path: Path) -> None:
         store.set_meta("last_dream_at", "2026-11-29T03:00:00Z")
         store.set_meta("last_dream_at", "2026-11-30T03:00:00Z")
         assert store.get_meta("last_dream_at") == "2026-11-30T03:00:00Z"
-        store.submit(mem("tenant default"))
+        store.submit(new_memory("tenant default"))
     with STMStore(path, tenant_id="team-b") as other:
         assert other.get_meta("last_dream_at") is None
         assert other.count() == 0 and other.claim(limit=5, lease_minutes=5) is None
@@ -442,7 +437,7 @@ def test_usable_from_other_threads(store: STMStore) -> None:
 
     def work() -> None:
         try:
-            store.submit_many(mem(f"t{i}") for i in range(50))
+            store.submit_many(new_memory(f"t{i}") for i in range(50))
         except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
             errors.append(exc)
 

@@ -78,24 +78,24 @@ def _cli(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")})
 
 
-def test_token_cli_create_list_revoke(tmp_path: Path) -> None:
-    (tmp_path / "dreamtui.yaml").write_text("version: 1\n", encoding="utf-8")
-    created = _cli(tmp_path, "token", "create", "claude")
+@pytest.mark.slow
+def test_token_cli_create_list_revoke(ws: Path) -> None:
+    created = _cli(ws, "token", "create", "claude")
     assert created.returncode == 0, created.stderr
     token = created.stdout.strip()
-    assert tokens.verify(tmp_path / "stm.db", token) == "claude"
+    assert tokens.verify(ws / "stm.db", token) == "claude"
     assert "cannot be shown again" in created.stderr
 
-    listed = _cli(tmp_path, "token", "list")
+    listed = _cli(ws, "token", "list")
     assert listed.returncode == 0 and "claude" in listed.stdout and "live" in listed.stdout
     assert token not in listed.stdout
 
-    revoked = _cli(tmp_path, "token", "revoke", "claude")
+    revoked = _cli(ws, "token", "revoke", "claude")
     assert revoked.returncode == 0, revoked.stderr
-    assert tokens.verify(tmp_path / "stm.db", token) is None
-    assert "revoked" in _cli(tmp_path, "token", "list").stdout
+    assert tokens.verify(ws / "stm.db", token) is None
+    assert "revoked" in _cli(ws, "token", "list").stdout
 
-    again = _cli(tmp_path, "token", "revoke", "claude")
+    again = _cli(ws, "token", "revoke", "claude")
     assert again.returncode == 2
     assert again.stderr.startswith("dreamtui: name: no live token named 'claude'")
     assert "Traceback" not in again.stderr
