@@ -1,7 +1,8 @@
 """`dreamtui mcp` driven by the real `mcp` client library, over stdio and over streamable HTTP.
 
 The server always runs as a subprocess started the way an agent's MCP config starts it, and every
-wait is bounded, so a hung server fails the test instead of hanging the suite.
+wait is bounded, so a hung server fails the test instead of hanging the suite. Each test takes
+about a second; all but the main stdio path are marked slow.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from dreamtui.store import tokens
-
-pytestmark = pytest.mark.slow  # each test starts the MCP server as a subprocess
 
 SRC = str(Path(__file__).parents[2] / "src")
 ENTRY = "from dreamtui.cli.main import main; import dreamtui.cli.mcp_cmds; main()"
@@ -131,6 +130,7 @@ BAD_CALLS = [
 ]
 
 
+@pytest.mark.slow  # starts the MCP server as a subprocess
 async def test_stdio_bad_arguments_get_coded_refusals_and_store_nothing(ws: Path) -> None:
     with anyio.fail_after(TIMEOUT):
         async with Client(_stdio(ws)) as client:
@@ -144,6 +144,7 @@ async def test_stdio_bad_arguments_get_coded_refusals_and_store_nothing(ws: Path
     assert [row["agent_id"] for row in _rows(ws)] == ["mcp"]
 
 
+@pytest.mark.slow  # starts the MCP server as a subprocess
 async def test_stdio_shares_the_database_with_other_writers(ws: Path) -> None:
     (ws / "dreamtui.yaml").write_text("stm:\n  busy_timeout_ms: 1000\n", encoding="utf-8")
     with anyio.fail_after(TIMEOUT):
@@ -184,6 +185,7 @@ def _jsonrpc(message_id: int | None, method: str, params: dict[str, Any]) -> str
     return json.dumps(message) + "\n"
 
 
+@pytest.mark.slow  # starts the MCP server as a subprocess
 def test_stdio_stdout_carries_nothing_but_protocol(ws: Path) -> None:
     process = subprocess.Popen([sys.executable, "-c", ENTRY, "--workspace", str(ws), "mcp"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -285,6 +287,7 @@ def http_server(ws: Path) -> Iterator[HttpServer]:
     assert stdout == ""  # logs, uvicorn's included, go to stderr
 
 
+@pytest.mark.slow  # starts the MCP server as a subprocess
 async def test_http_tools_use_the_token_name_as_agent(http_server: HttpServer) -> None:
     token = tokens.create_token(http_server.workspace / "stm.db", "codex")
     with anyio.fail_after(TIMEOUT):
@@ -302,6 +305,7 @@ async def test_http_tools_use_the_token_name_as_agent(http_server: HttpServer) -
         ("observation", "codex"), ("context_confirmed", "codex"), ("context_flagged", "codex")]
 
 
+@pytest.mark.slow  # starts the MCP server as a subprocess
 async def test_http_refuses_missing_wrong_and_revoked_tokens(http_server: HttpServer) -> None:
     db = http_server.workspace / "stm.db"
     token = tokens.create_token(db, "claude")
