@@ -20,9 +20,11 @@ class StreamingEngine:
     async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
         yield Progress(0, len(dream_input.batch), "reading the batch")
         yield TextDelta("Writing entry: ")
-        for _ in range(2000):  # 20 s at most, so a broken test cannot hang the suite
+        # A word every 50 ms, as a model writes: between words the app is idle, so the test's key
+        # presses do not wait out Pilot's idle timeout. 20 s at most, so a broken test cannot hang.
+        for _ in range(400):
             if cancel.cancelled:
                 break
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)
             yield TextDelta("ok ")
         yield Done({})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from dreamtui.tui.widgets.memory_list import MemoryList
 from dreamtui.tui.widgets.proposal_list import ProposalList
 from dreamtui.workspace.layout import Workspace
 
-from .conftest import NOW, SIZE, settle
+from .conftest import NOW, SIZE, settle, type_text
 
 
 def static_text(app: object, selector: str) -> str:
@@ -33,8 +34,8 @@ async def test_filtering_the_queue(make_app) -> None:  # type: ignore[no-untyped
         await settle(app, pilot)
         queue = app.screen.query_one(MemoryList)
         assert queue.total == 40
-        await pilot.press("slash", *"alembic")
-        await pilot.pause(0.4)
+        await pilot.press("slash")
+        await type_text(pilot, "alembic")
         await settle(app, pilot)
         assert 0 < queue.total < 40
         assert all("alembic" in f"{m.title} {m.content}".lower() for m in queue._pages[0])
@@ -131,24 +132,45 @@ async def test_undo_refuses_when_the_entry_changed_since(make_app, workspace: Wo
     assert path.read_text().endswith("Edited by hand after the triage.\n")
 
 
-async def _run_dream(app, pilot) -> DreamScreen:  # type: ignore[no-untyped-def]
-    await pilot.press("4")
-    await settle(app, pilot)
-    await pilot.press("d")
-    await settle(app, pilot)
-    await pilot.press("enter")  # the configured engine (heuristic) is offered first
-    for _ in range(50):
-        await settle(app, pilot)
-        screen = app.screen
-        if isinstance(screen, DreamScreen) and screen.run is None and screen.changeset is not None:
-            return screen
-    raise AssertionError("the dream did not finish")
-
-
-async def test_reviewing_and_committing_a_dream_with_mixed_decisions(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+async def test_a_dream_started_in_the_view_shows_its_proposals(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _run_dream(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        await pilot.press("d")
+        await settle(app, pilot)
+        await pilot.press("enter")  # the configured engine (heuristic) is offered first
+        screen = app.screen
+        assert isinstance(screen, DreamScreen)
+        for _ in range(50):
+            await settle(app, pilot)
+            if screen.run is None and screen.changeset is not None:
+                break
+        changeset = screen.changeset
+        assert changeset is not None and changeset.complete and changeset.proposals
+        saved = ChangesetStore(workspace.dreams_dir).load(changeset.id)
+        shown = screen.query_one(ProposalList)
+        assert [shown.row_at(i).id for i in range(shown.total)] == [p.id for p in saved.proposals]
+        assert static_text(app, "#dream-status") == (f"Dream — {changeset.id} · heuristic · "
+                                                      f"{len(saved.proposals)} proposals · 0 decided")
+        assert not screen.query_one("#dream-stream", Log).display
+
+
+async def _open_dream(app, pilot) -> DreamScreen:  # type: ignore[no-untyped-def]
+    """The Dream view on the workspace's open dream (`dreamed_workspace`)."""
+    await pilot.press("4")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, DreamScreen) and screen.changeset is not None
+    return screen
+
+
+async def test_reviewing_and_committing_a_dream_with_mixed_decisions(  # type: ignore[no-untyped-def]
+        make_dreamed_app, dreamed_workspace: Workspace) -> None:
+    workspace = dreamed_workspace
+    app = make_dreamed_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_dream(app, pilot)
         changeset = screen.changeset
         assert changeset is not None and changeset.complete and changeset.proposals
         first, second = changeset.proposals[0], changeset.proposals[1]
@@ -182,10 +204,11 @@ async def test_reviewing_and_committing_a_dream_with_mixed_decisions(make_app, w
         assert "decisions in LOG.md" in static_text(app, "#history-status")
 
 
-async def test_undoing_a_decision(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
-    app = make_app()
+async def test_undoing_a_decision(make_dreamed_app, dreamed_workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    workspace = dreamed_workspace
+    app = make_dreamed_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _run_dream(app, pilot)
+        screen = await _open_dream(app, pilot)
         assert screen.changeset is not None
         dream_id, first = screen.changeset.id, screen.changeset.proposals[0].id
         await pilot.press("y")
@@ -206,10 +229,9 @@ async def test_cancelling_a_dream_returns_its_batch(make_app, workspace: Workspa
         await settle(app, pilot)
         await pilot.press("enter")
         stream = app.screen.query_one("#dream-stream", Log)
-        for _ in range(100):
+        deadline = time.monotonic() + 30  # the engine writes a word every 50 ms; a busy machine is slower
+        while "ok ok" not in "".join(stream.lines) and time.monotonic() < deadline:
             await pilot.pause(0.02)
-            if "ok ok" in "".join(stream.lines):
-                break
         assert stream.display and "".join(stream.lines).startswith("· reading the batch")
         assert "Writing entry: ok ok" in "".join(stream.lines)  # the model's text grows on screen
         with STMStore.for_workspace(workspace) as stm:
@@ -278,12 +300,8 @@ async def test_restoring_an_archived_entry_in_the_memory_view(make_app, workspac
         await pilot.press("r")  # a live entry: a warning, nothing changes
         await settle(app, pilot)
         assert not (root / "topics/use-yarn.md").exists()
-        await pilot.press("A")  # show archived entries too
+        await pilot.press("A", "G")  # show archived entries too: they come after the live ones
         await settle(app, pilot)
-        for _ in range(30):
-            if app.screen.current is not None and app.screen.current.path == "archive/topics/use-yarn.md":
-                break
-            await pilot.press("j")
         assert app.screen.current.path == "archive/topics/use-yarn.md"
         await pilot.press("r", "y")  # restore, and yes at the question
         await settle(app, pilot)

@@ -3,50 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from dreamtui.tui.app import DreamtuiApp
-from dreamtui.tui.screens.dream import DreamScreen
 
-from .conftest import SIZE, settle
+from .conftest import SIZE, settle, type_text
 
 Steps = Callable[[Pilot], Awaitable[None]]
 
 
-def keys(*pressed: str, wait: float = 0.0) -> Steps:
+@dataclass(frozen=True)
+class Typed:
+    """Text typed into the focused input, in one event."""
+
+    text: str
+
+
+def keys(*pressed: str | Typed) -> Steps:
     async def run(pilot: Pilot) -> None:
         app = pilot.app
         for input_box in app.query(Input):
             input_box.cursor_blink = False
         await settle(app, pilot)  # type: ignore[arg-type]
         for key in pressed:
-            await pilot.press(key)
-            await settle(app, pilot)  # type: ignore[arg-type]
-        if wait:
-            await pilot.pause(wait)
+            if isinstance(key, Typed):
+                await type_text(pilot, key.text)
+            else:
+                await pilot.press(key)
             await settle(app, pilot)  # type: ignore[arg-type]
         for input_box in app.screen.query(Input):
             input_box.cursor_blink = False
         # Toasts time out on the wall clock; one still showing or not would make shots differ.
         app.clear_notifications()
         await pilot.pause()
-    return run
-
-
-def dreamed(*then: str) -> Steps:
-    """Run the heuristic dream on the sample batch, wait for it, then press `then`."""
-
-    async def run(pilot: Pilot) -> None:
-        app = pilot.app
-        await keys("4", "d", "enter")(pilot)
-        for _ in range(50):
-            await settle(app, pilot)  # type: ignore[arg-type]
-            screen = app.screen
-            if isinstance(screen, DreamScreen) and screen.run is None and screen.changeset is not None:
-                break
-        await keys(*then)(pilot)
     return run
 
 
@@ -59,7 +51,7 @@ def test_queue(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_queue_filtered(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), keys("slash", *"alembic", wait=0.4))
+    assert shot(snap_compare, make_app(), keys("slash", Typed("alembic")))
 
 
 def test_queue_flag_detail_and_type_filter(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
@@ -71,7 +63,7 @@ def test_memory(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_memory_provenance_of_a_confirmed_entry(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), keys("2", "slash", *"test-db", "enter", wait=0.3))
+    assert shot(snap_compare, make_app(), keys("2", "slash", Typed("test-db"), "enter"))
 
 
 def test_flags(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
@@ -86,24 +78,24 @@ def test_engine_picker(snap_compare, make_app) -> None:  # type: ignore[no-untyp
     assert shot(snap_compare, make_app(), keys("4", "d"))
 
 
-def test_dream_review(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), dreamed("y", "n"))
+def test_dream_review(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_dreamed_app(), keys("4", "y", "n"))
 
 
-def test_dream_update_diff(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), dreamed("G", "k"))
+def test_dream_update_diff(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_dreamed_app(), keys("4", "G", "k"))
 
 
-def test_dream_bundle_diff(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), dreamed("G"))
+def test_dream_bundle_diff(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_dreamed_app(), keys("4", "G"))
 
 
-def test_commit_confirmation(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), dreamed("y", "n", "b", "y", "c"))
+def test_commit_confirmation(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_dreamed_app(), keys("4", "y", "n", "b", "y", "c"))
 
 
-def test_history_after_commit(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app(), dreamed("y", "n", "c", "enter", "5"))
+def test_history_after_commit(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_dreamed_app(), keys("4", "y", "n", "c", "enter", "5"))
 
 
 def test_help_queue(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
@@ -114,8 +106,8 @@ def test_help_dream(snap_compare, make_app) -> None:  # type: ignore[no-untyped-
     assert shot(snap_compare, make_app(), keys("4", "question_mark"))
 
 
-def test_light_theme(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_app("dreamtui-light"), dreamed("G", "k"))
+def test_light_theme(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
+    assert shot(snap_compare, make_dreamed_app("dreamtui-light"), keys("4", "G", "k"))
 
 
 def test_contrast_theme(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]

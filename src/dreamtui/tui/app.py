@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from importlib import import_module
-from typing import ClassVar, cast
+from typing import Any, cast
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -22,7 +21,7 @@ from dreamtui.tui.screens.error import ErrorScreen
 from dreamtui.tui.screens.help import HelpScreen
 from dreamtui.tui.screens.queue import QueueScreen
 from dreamtui.tui.screens.view import ViewScreen
-from dreamtui.tui.themes import DEFAULT_THEME, load_themes
+from dreamtui.tui.themes import DEFAULT_THEME, load_themes, load_user_themes, user_theme_folder
 from dreamtui.workspace.layout import Workspace
 
 Clock = Callable[[], datetime]
@@ -44,12 +43,12 @@ def _log_to_workspace(workspace: Workspace) -> logging.Handler | None:
     return handler
 
 
-def _view(module: str, name: str) -> Callable[[], Screen]:
+def _view(module: str, name: str) -> Callable[[], Screen[None]]:
     """A view imported when first shown: the first screen (the Queue) must not wait for the
     others, which pull in the dream, commit and policy modules."""
 
-    def make() -> Screen:
-        return cast("type[Screen]", getattr(import_module(f"dreamtui.tui.screens.{module}"), name))()
+    def make() -> Screen[None]:
+        return cast("type[Screen[None]]", getattr(import_module(f"dreamtui.tui.screens.{module}"), name))()
 
     return make
 
@@ -57,16 +56,18 @@ def _view(module: str, name: str) -> Callable[[], Screen]:
 class DreamtuiApp(App[None]):
     TITLE = "dreamtui"
     CSS_PATH = "app.tcss"
-    BINDINGS: ClassVar[list[Binding]] = keys.bindings(keys.GLOBAL)
+    BINDINGS = keys.bindings(keys.GLOBAL)
     COMMANDS = App.COMMANDS | {DreamtuiCommands}
     MODES = {"queue": QueueScreen, "memory": _view("memory", "MemoryScreen"),
              "flags": _view("flags", "FlagsScreen"), "dream": _view("dream", "DreamScreen"),
              "history": _view("history", "HistoryScreen")}
     DEFAULT_MODE = "queue"
 
-    def __init__(self, workspace: Workspace, *, theme: str, themes: dict[str, Theme], clock: Clock) -> None:
+    def __init__(self, workspace: Workspace, *, theme: str, themes: dict[str, Theme], clock: Clock,
+                 theme_problems: Sequence[str] = ()) -> None:
         # Set before App.__init__, which already builds the stylesheet from the theme variables.
         self.dreamtui_themes = themes
+        self.theme_problems = list(theme_problems)  # the person's theme files that were skipped
         super().__init__()
         self.workspace = workspace
         self.clock = clock
@@ -86,8 +87,8 @@ class DreamtuiApp(App[None]):
 
     def on_mount(self) -> None:
         self._log_handler = _log_to_workspace(self.workspace)
-        for problem in keys.keymap_problems(self.keymap):
-            self.notify(problem, severity="warning", timeout=8)
+        for problem in [*self.theme_problems, *keys.keymap_problems(self.keymap)]:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
 
     def on_unmount(self) -> None:
         self.backend.close()
@@ -95,7 +96,7 @@ class DreamtuiApp(App[None]):
             log.removeHandler(self._log_handler)
             self._log_handler.close()
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # dreamtui's provider offers its own themes; Textual's theme picker would list every theme.
         return (command for command in super().get_system_commands(screen) if command.title != "Theme")
 
@@ -140,10 +141,15 @@ class DreamtuiApp(App[None]):
 
 
 def create_app(workspace: Workspace, theme: str | None = None, *, clock: Clock | None = None) -> DreamtuiApp:
-    """The workbench for `workspace`: theme from --theme, else the config; `clock` for tests."""
+    """The workbench for `workspace`: theme from --theme, else the config; `clock` for tests.
+
+    The person's own themes (themes.user_theme_folder) join the shipped ones."""
     name = theme or workspace.config.ui.theme
-    known = load_themes()
+    shipped = load_themes()
+    mine = load_user_themes(user_theme_folder(), shipped)
+    known = shipped | mine.themes
     if name not in known:
         source = "--theme" if theme else f"{workspace.config_path}: ui.theme"
-        raise InputError(f"{source}: unknown theme {name!r} (choose one of {', '.join(sorted(known))})")
-    return DreamtuiApp(workspace, theme=name, themes=known, clock=clock or _utc_now)
+        raise InputError(f"{source}: unknown theme {name!r} (choose one of {', '.join(sorted(known))})"
+                         + "".join(f"; {problem}" for problem in mine.problems))
+    return DreamtuiApp(workspace, theme=name, themes=known, clock=clock or _utc_now, theme_problems=mine.problems)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from textual.dom import DOMNode
@@ -22,14 +23,13 @@ log = logging.getLogger("dreamtui.tui")
 LOG_NAME = "tui.log"  # in the workspace's .dreamtui/logs/
 
 
+@dataclass
 class JobFailed(Message):
     """A job raised; `what` says what was being done, `message` is fit for a person."""
 
-    def __init__(self, what: str, message: str, group: str = "") -> None:
-        super().__init__()
-        self.what = what
-        self.message = message
-        self.group = group  # the job's group, so the node that started it can undo its own state
+    what: str
+    message: str
+    group: str = ""  # the job's group, so the node that started it can undo its own state
 
 
 def run_job(node: DOMNode, work: Callable[[], T], done: Callable[[T], Message], *, what: str,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ ALL_GROUPS: tuple[tuple[Action, ...], ...] = (GLOBAL, LIST, *VIEW_ACTIONS.values
 REGISTRY: dict[str, Action] = {action.id: action for group in ALL_GROUPS for action in group}
 
 
-def bindings(actions: Iterable[Action]) -> list[Binding]:
+def bindings(actions: Iterable[Action]) -> list[BindingType]:
     return [action.binding() for action in actions]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
@@ -13,39 +14,34 @@ from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview
 
 
-def preview_text(preview: CommitPreview) -> Text:
+def preview_text(preview: CommitPreview) -> Content:
+    """What the commit would do; its colours are the theme's ($error, $warning, $success)."""
     plan = preview.plan
-    text = Text()
-    text.append("changes   ", "bold")
-    text.append(summary_line(plan.counts, plan.bundle is not None) + "\n")
-    text.append("memories  ", "bold")
-    text.append(f"{len(plan.consume)} consumed · {len(plan.release) + len(plan.open_memories)} "
-                "return to the queue\n")
-    text.append("log       ", "bold")
-    text.append(f"{len(plan.log_lines)} line(s) appended to LOG.md\n")
-    text.append("\nguard rails  ", "bold")
+    parts: list[str | tuple[str, str]] = [
+        ("changes   ", "bold"), summary_line(plan.counts, plan.bundle is not None) + "\n",
+        ("memories  ", "bold"), f"{len(plan.consume)} consumed · {len(plan.release) + len(plan.open_memories)} "
+                                "return to the queue\n",
+        ("log       ", "bold"), f"{len(plan.log_lines)} line(s) appended to LOG.md\n",
+        ("\nguard rails  ", "bold"),
+    ]
     if plan.violations:
         verdict = "refused" if preview.on_violation == "fail" else "warn only (on_guard_violation: warn)"
-        text.append(f"✗ {len(plan.violations)} violation(s), {verdict}\n", "bold red")
-        for violation in plan.violations:
-            text.append(f"  · {violation.message}\n")
+        parts.append((f"✗ {len(plan.violations)} violation(s), {verdict}\n", "bold $error"))
+        parts += [f"  · {violation.message}\n" for violation in plan.violations]
     else:
-        text.append("✓ within the rails\n", "green")
-    text.append("conflicts    ", "bold")
+        parts.append(("✓ within the rails\n", "$success"))
+    parts.append(("conflicts    ", "bold"))
     if plan.conflicts:
-        text.append(f"{len(plan.conflicts)} held back (changed since the dream read them)\n", "yellow")
-        for conflict in plan.conflicts:
-            text.append(f"  · {conflict.op} {conflict.target}: {conflict.reason}\n")
+        parts.append((f"{len(plan.conflicts)} held back (changed since the dream read them)\n", "$warning"))
+        parts += [f"  · {conflict.op} {conflict.target}: {conflict.reason}\n" for conflict in plan.conflicts]
     else:
-        text.append("none\n")
-    for refusal in plan.refusals:
-        text.append(f"✗ {refusal}\n", "bold red")
-    for warning in plan.warnings:
-        text.append(f"! {warning}\n", "yellow")
+        parts.append("none\n")
+    parts += [(f"✗ {refusal}\n", "bold $error") for refusal in plan.refusals]
+    parts += [(f"! {warning}\n", "$warning") for warning in plan.warnings]
     if preview.blocking:
-        text.append("\nThis commit would be refused: ", "bold red")
-        text.append("; ".join(preview.blocking) + ".\n")
-    return text
+        parts += [("\nThis commit would be refused: ", "bold $error"), "; ".join(preview.blocking) + ".\n"]
+    # Plain parts, never markup: conflict reasons and messages quote file contents.
+    return Content.assemble(*parts)
 
 
 class ConfirmCommitScreen(ModalScreen[bool]):

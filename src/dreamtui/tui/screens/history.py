@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -21,13 +23,12 @@ from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.virtual_list import VirtualList
 
 
+@dataclass
 class HistoryLoaded(Message):
-    def __init__(self, data: HistoryData) -> None:
-        super().__init__()
-        self.data = data
+    data: HistoryData
 
 
-class LogList(VirtualList):
+class LogList(VirtualList[str]):
     COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {"log-list--time", "log-list--human"}
     DEFAULT_CSS = """
     LogList {
@@ -45,7 +46,7 @@ class LogList(VirtualList):
         return text
 
 
-class CommitList(VirtualList):
+class CommitList(VirtualList[dict[str, Any]]):
     COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {"commit-list--sha"}
     DEFAULT_CSS = """
     CommitList > .commit-list--sha { color: $diff-hunk; }
@@ -94,11 +95,11 @@ class HistoryScreen(ViewScreen):
             f"{len(data.log):,} decisions in LOG.md · {len(data.commits):,} git commits"
             + (f" · {data.git_note}" if data.git_note else "")))
 
-    def on_virtual_list_cursor_moved(self, message: VirtualList.CursorMoved) -> None:
-        if isinstance(message.source, CommitList):
-            row = message.row
-            self.query_one("#history-commit-message", Static).update(
-                Text(display_text(str(row.get("message", "")).strip())) if row else "")
+    @on(VirtualList.CursorMoved, "#history-commits")
+    def _commit_highlighted(self, message: VirtualList.CursorMoved[dict[str, Any]]) -> None:
+        row = message.row
+        self.query_one("#history-commit-message", Static).update(
+            Text(display_text(str(row.get("message", "")).strip())) if row else "")
 
     def action_switch_pane(self) -> None:
         target = self.query_one(CommitList) if self.query_one(LogList).has_focus else self.query_one(LogList)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from dreamtui.errors import DreamtuiError
@@ -26,32 +26,22 @@ from dreamtui.tui.widgets.entry_list import EntryList
 from dreamtui.tui.widgets.entry_view import entry_text, provenance_text
 from dreamtui.tui.widgets.virtual_list import VirtualList
 
-FILTER_DELAY = 0.15
 
-
+@dataclass
 class EntriesLoaded(Message):
-    def __init__(self, data: LTMData) -> None:
-        super().__init__()
-        self.data = data
+    data: LTMData
 
 
+@dataclass
 class SourcesLoaded(Message):
-    def __init__(self, sources: Sources) -> None:
-        super().__init__()
-        self.sources = sources
+    sources: Sources
 
 
-@dataclass(frozen=True)
-class HumanChangeDone:
+@dataclass
+class HumanChanged(Message):
     path: str
     op: str
     summary: str
-
-
-class HumanChanged(Message):
-    def __init__(self, done: HumanChangeDone) -> None:
-        super().__init__()
-        self.done = done
 
 
 def matches(entry: Entry, words: list[str]) -> bool:
@@ -62,6 +52,7 @@ def matches(entry: Entry, words: list[str]) -> bool:
 class MemoryScreen(ViewScreen):
     VIEW = "memory"
     BINDINGS = keys.bindings(keys.MEMORY)
+    FILTER_DELAY = 0.15  # filtering in memory: a shorter pause than the Queue's SQL query
 
     def __init__(self) -> None:
         super().__init__()
@@ -70,7 +61,6 @@ class MemoryScreen(ViewScreen):
         self.show_archived = False
         self.filter_words: list[str] = []
         self.sources: Sources | None = None
-        self._filter_timer: Timer | None = None
 
     def compose_view(self) -> ComposeResult:
         with Horizontal(classes="status-line"):
@@ -112,12 +102,12 @@ class MemoryScreen(ViewScreen):
 
     @property
     def current(self) -> Entry | None:
-        row = self.query_one(EntryList).current
-        return row if isinstance(row, Entry) else None
+        return self.query_one(EntryList).current
 
-    def on_virtual_list_cursor_moved(self, message: VirtualList.CursorMoved) -> None:
+    @on(VirtualList.CursorMoved, "#memory-list")
+    def _entry_highlighted(self, message: VirtualList.CursorMoved[Entry]) -> None:
         entry = message.row
-        if not isinstance(entry, Entry):
+        if entry is None:
             self.query_one("#memory-entry-text", Static).update("")
             self.query_one("#memory-provenance-text", Static).update("")
             return
@@ -156,18 +146,18 @@ class MemoryScreen(ViewScreen):
     def action_filter(self) -> None:
         self.query_one("#memory-filter", Input).focus()
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
+    @on(Input.Changed, "#memory-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
         words = event.value.casefold().split()
 
         def apply() -> None:
             self.filter_words = words
             self._refilter()
 
-        self._filter_timer = self.set_timer(FILTER_DELAY, apply)
+        self.after_typing(apply)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    @on(Input.Submitted, "#memory-filter")
+    def _filter_done(self) -> None:
         self.query_one(EntryList).focus()
 
     def action_back_to_list(self) -> None:
@@ -190,14 +180,11 @@ class MemoryScreen(ViewScreen):
         return entry
 
     def _change(self, entry: Entry, new_text: str | None, op: str, reason: str) -> None:
-        def work() -> HumanChangeDone:
-            report = self.backend.human_change(entry.path, new_text, op, reason)
-            return HumanChangeDone(entry.path, op, report)
-
-        run_job(self, work, HumanChanged, what=f"{op} {entry.path}", group="human")
+        run_job(self, lambda: self.backend.human_change(entry.path, new_text, op, reason),
+                lambda summary: HumanChanged(entry.path, op, summary), what=f"{op} {entry.path}", group="human")
 
     def on_human_changed(self, message: HumanChanged) -> None:
-        self.notify(f"{message.done.op} {message.done.path}: {message.done.summary}", markup=False)
+        self.notify(f"{message.op} {message.path}: {message.summary}", markup=False)
         self.dreamtui.workspace_changed()
 
     def action_pin(self) -> None:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.timer import Timer
+from textual.reactive import var
 from textual.widgets import Input, Static
 
-from dreamtui.model import FEEDBACK_TYPES
+from dreamtui.model import FEEDBACK_TYPES, Memory
 from dreamtui.tui import keys
 from dreamtui.tui.backend import QueueQuery, QueueResult
 from dreamtui.tui.jobs import run_job
@@ -20,32 +21,30 @@ from dreamtui.tui.widgets.memory_list import MemoryList
 from dreamtui.tui.widgets.virtual_list import VirtualList
 
 PAGE_SIZE = 200
-FILTER_DELAY = 0.2  # seconds of typing pause before the query runs
 STATES: tuple[str | None, ...] = (None, "pending", "claimed", "consumed")
 
 
+@dataclass
 class QueueLoaded(Message):
-    def __init__(self, result: QueueResult) -> None:
-        super().__init__()
-        self.result = result
+    result: QueueResult
 
 
+@dataclass
 class CountsLoaded(Message):
-    def __init__(self, counts: dict[str, int]) -> None:
-        super().__init__()
-        self.counts = counts
+    counts: dict[str, int]
 
 
 class QueueScreen(ViewScreen):
     VIEW = "queue"
     BINDINGS = keys.bindings(keys.QUEUE)
 
+    # The status line follows these; set after every load, since it also describes the query.
+    counts: var[dict[str, int] | None] = var(None, init=False, always_update=True)
+    shown: var[int | None] = var(None, init=False, always_update=True)
+
     def __init__(self) -> None:
         super().__init__()
         self.query_state = QueueQuery()
-        self.counts: dict[str, int] | None = None
-        self.shown: int | None = None
-        self._filter_timer: Timer | None = None
 
     def compose_view(self) -> ComposeResult:
         with Horizontal(id="queue-status", classes="status-line"):
@@ -82,13 +81,17 @@ class QueueScreen(ViewScreen):
         self.memory_list.show_pages(result.total, lambda offset, limit: self.backend.queue_page(query, offset, limit),
                                     result.first_page)
         self.shown = result.total
-        self._update_status()
 
     def on_counts_loaded(self, message: CountsLoaded) -> None:
         self.counts = message.counts
-        self._update_status()
 
-    def _update_status(self) -> None:
+    def watch_counts(self) -> None:
+        self._show_status()
+
+    def watch_shown(self) -> None:
+        self._show_status()
+
+    def _show_status(self) -> None:
         counts = self.counts
         totals = (f"STM  {counts['pending']:,} pending · {counts['claimed']:,} claimed · "
                   f"{counts['consumed']:,} consumed" if counts else "STM  counting…")
@@ -106,7 +109,8 @@ class QueueScreen(ViewScreen):
         self.memory_list.move_cursor(0)
         self._load_rows()
 
-    def on_virtual_list_cursor_moved(self, message: VirtualList.CursorMoved) -> None:
+    @on(VirtualList.CursorMoved, "#queue-list")
+    def _memory_highlighted(self, message: VirtualList.CursorMoved[Memory]) -> None:
         self.query_one(MemoryDetail).show(message.row, self.dreamtui.clock(),
                                           placeholder="" if not message.source.total else "loading…")
 
@@ -115,15 +119,14 @@ class QueueScreen(ViewScreen):
     def action_filter(self) -> None:
         self.query_one("#queue-filter", Input).focus()
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
+    @on(Input.Changed, "#queue-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
         text = event.value.strip() or None
-        self._filter_timer = self.set_timer(
-            FILTER_DELAY, lambda: self._requery(replace(self.query_state,
-                                                         filter=replace(self.query_state.filter, text=text))))
+        self.after_typing(lambda: self._requery(replace(self.query_state,
+                                                        filter=replace(self.query_state.filter, text=text))))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    @on(Input.Submitted, "#queue-filter")
+    def _filter_done(self) -> None:
         self.memory_list.focus()
 
     def action_back_to_list(self) -> None:

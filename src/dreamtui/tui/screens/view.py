@@ -1,11 +1,14 @@
-"""What the five views share: the view bar, the footer, and reloading after a commit."""
+"""What the five views share: the view bar, the footer, reloading after a commit, and the
+typing pause of a filter box."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
 
 from dreamtui.tui.widgets.view_bar import ViewBar
@@ -17,10 +20,13 @@ if TYPE_CHECKING:
 
 class ViewScreen(Screen[None]):
     VIEW: ClassVar[str]
+    # Seconds of typing pause before a filter applies; the tests set 0, so nothing waits.
+    FILTER_DELAY: ClassVar[float] = 0.2
 
     def __init__(self) -> None:
         super().__init__()
         self.loaded_version = -1
+        self._filter_timer: Timer | None = None
 
     @property
     def dreamtui(self) -> DreamtuiApp:
@@ -53,3 +59,13 @@ class ViewScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self.is_mounted and self.loaded_version not in (-1, self.dreamtui.data_version):
             self.load()
+
+    def after_typing(self, apply: Callable[[], None]) -> None:
+        """Run `apply` once typing has paused for FILTER_DELAY (a newer keystroke starts over)."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        if self.FILTER_DELAY > 0:
+            self._filter_timer = self.set_timer(self.FILTER_DELAY, apply)
+        else:
+            apply()  # Textual's timers take no zero delay

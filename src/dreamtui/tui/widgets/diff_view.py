@@ -90,17 +90,17 @@ class DiffView(ScrollView, can_focus=True):
         console = self.app.console
         strips: list[Strip] = []
         if not self._lines:
-            strips.append(self._render(Text(self._empty_text, style=self._style("diff--empty")), width, base))
+            strips.append(self._strip(Text(self._empty_text, style=self._style("diff--empty")), width, base))
         for line in self._lines:
             text = self._line_text(line)
             # Each wrapped part keeps the line's style, so a changed line's background spans
             # the whole width, padding included.
-            strips.extend(self._render(part, width, base) for part in text.wrap(console, width, overflow="fold"))
+            strips.extend(self._strip(part, width, base) for part in text.wrap(console, width, overflow="fold"))
         self._strips = strips
         self._strips_width = width
         self.virtual_size = Size(width, len(strips))
 
-    def _render(self, text: Text, width: int, base: Style) -> Strip:
+    def _strip(self, text: Text, width: int, base: Style) -> Strip:
         return text_strip(text, width, self.app.console, base)
 
     def render_line(self, y: int) -> Strip:

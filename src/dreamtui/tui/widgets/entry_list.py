@@ -9,7 +9,7 @@ from dreamtui.tui.formatting import fit
 from dreamtui.tui.widgets.virtual_list import VirtualList
 
 
-class EntryList(VirtualList):
+class EntryList(VirtualList[Entry]):
     COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {
         "entry-list--pinned", "entry-list--flagged", "entry-list--confirmed", "entry-list--archived",
     }

@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -41,7 +42,7 @@ class MemoryDetail(VerticalScroll):
     MemoryDetail { background: $surface; padding: 0 1; }
     """
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="memory-detail-body")
 
     def show(self, memory: Memory | None, now: datetime, *, placeholder: str = "…") -> None:

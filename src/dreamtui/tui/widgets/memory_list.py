@@ -15,7 +15,7 @@ from dreamtui.tui.widgets.virtual_list import VirtualList
 STATE_GLYPH = {"pending": "●", "claimed": "◐", "consumed": "○"}
 
 
-class MemoryList(VirtualList):
+class MemoryList(VirtualList[Memory]):
     COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {
         "memory-list--pending", "memory-list--claimed", "memory-list--consumed",
         "memory-list--safety", "memory-list--type", "memory-list--feedback", "memory-list--meta",

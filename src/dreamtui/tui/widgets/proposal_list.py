@@ -27,7 +27,7 @@ def proposal_label(proposal: Proposal) -> str:
     return label
 
 
-class ProposalList(VirtualList):
+class ProposalList(VirtualList[Proposal]):
     COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {
         "proposal-list--accept", "proposal-list--pin", "proposal-list--archive",
         "proposal-list--reject", "proposal-list--defer", "proposal-list--undecided",
@@ -59,7 +59,7 @@ class ProposalList(VirtualList):
         return text
 
 
-class DreamList(VirtualList):
+class DreamList(VirtualList[ChangesetSummary]):
     """Open dreams (including those a headless run prepared), newest first."""
 
     COMPONENT_CLASSES = VirtualList.COMPONENT_CLASSES | {"dream-list--meta"}

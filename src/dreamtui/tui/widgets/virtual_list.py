@@ -1,15 +1,19 @@
-"""A line-API list that renders only the visible rows (Toolong style).
+"""A line-API list that renders only the visible rows (Toolong style), generic over its row type.
 
 Rows come either from an in-memory sequence or from a loader that fetches pages by offset. Pages
 are fetched in thread workers into an LRU cache; `render_line` reads only the cache and draws a
-placeholder row for a page still on its way, so moving the cursor never waits on I/O.
+placeholder row for a page still on its way, so moving the cursor never waits on I/O. A subclass
+names its row type (`VirtualList[Memory]`) and draws one row in `render_row`, so owners get typed
+rows back from `current`, `row_at` and `CursorMoved` without checking what they hold.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
+from typing import Generic, TypeVar
 
 from rich.style import Style
 from rich.text import Text
@@ -23,19 +27,20 @@ from dreamtui.tui import keys
 from dreamtui.tui.jobs import JobFailed, run_job
 from dreamtui.tui.widgets.render import text_strip
 
-Loader = Callable[[int, int], Sequence[Any]]  # (offset, limit) -> rows; runs in a thread
+RowT = TypeVar("RowT")
+MovedRowT = TypeVar("MovedRowT")  # CursorMoved's own: a nested class cannot reuse its owner's
+Loader = Callable[[int, int], Sequence[RowT]]  # (offset, limit) -> rows; runs in a thread
 MAX_INFLIGHT = 3  # page fetches at once; the store serialises them anyway
 
 
-class PageLoaded(Message):
-    def __init__(self, generation: int, page: int, rows: Sequence[Any]) -> None:
-        super().__init__()
-        self.generation = generation
-        self.page = page
-        self.rows = rows
+@dataclass
+class PageLoaded(Generic[RowT], Message):
+    generation: int
+    page: int
+    rows: Sequence[RowT]
 
 
-class VirtualList(ScrollView, can_focus=True):
+class VirtualList(Generic[RowT], ScrollView, can_focus=True):
     """Subclasses implement `render_row`; owners call `show_rows` or `show_pages`."""
 
     BINDINGS = keys.bindings(keys.LIST)
@@ -58,17 +63,16 @@ class VirtualList(ScrollView, can_focus=True):
     }
     """
 
-    class CursorMoved(Message):
+    @dataclass
+    class CursorMoved(Generic[MovedRowT], Message):
         """The cursor is on `row` (None while its page is loading, or when the list is empty)."""
 
-        def __init__(self, source: VirtualList, index: int, row: Any | None) -> None:
-            super().__init__()
-            self.source = source
-            self.index = index
-            self.row = row
+        source: VirtualList[MovedRowT]
+        index: int
+        row: MovedRowT | None
 
         @property
-        def control(self) -> VirtualList:
+        def control(self) -> VirtualList[MovedRowT]:
             return self.source
 
     def __init__(self, *, page_size: int = 200, max_pages: int = 64, empty_text: str = "nothing here",
@@ -79,9 +83,9 @@ class VirtualList(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self.cursor = 0
         self._total = 0
-        self._rows: Sequence[Any] | None = ()
-        self._loader: Loader | None = None
-        self._pages: OrderedDict[int, Sequence[Any]] = OrderedDict()
+        self._rows: Sequence[RowT] | None = ()
+        self._loader: Loader[RowT] | None = None
+        self._pages: OrderedDict[int, Sequence[RowT]] = OrderedDict()
         self._inflight: set[int] = set()
         self._generation = 0
         self._failed = False
@@ -93,14 +97,14 @@ class VirtualList(ScrollView, can_focus=True):
     def total(self) -> int:
         return self._total
 
-    def show_rows(self, rows: Sequence[Any], *, cursor: int | None = None) -> None:
+    def show_rows(self, rows: Sequence[RowT], *, cursor: int | None = None) -> None:
         """Show an in-memory sequence (rendered lazily, so 10,000 rows cost nothing up front)."""
         self._reset(len(rows), cursor)
         self._rows = rows
         self._loader = None
         self._announce()
 
-    def show_pages(self, total: int, loader: Loader, first_page: Sequence[Any] = (),
+    def show_pages(self, total: int, loader: Loader[RowT], first_page: Sequence[RowT] = (),
                    *, cursor: int | None = None) -> None:
         """Show `total` rows fetched by `loader`; `first_page` (offset 0) spares one round trip."""
         self._reset(total, cursor)
@@ -110,7 +114,7 @@ class VirtualList(ScrollView, can_focus=True):
             self._pages[0] = first_page
         self._announce()
 
-    def row_at(self, index: int) -> Any | None:
+    def row_at(self, index: int) -> RowT | None:
         """The row if it is at hand; otherwise None, and its page is requested."""
         if not 0 <= index < self._total:
             return None
@@ -125,7 +129,7 @@ class VirtualList(ScrollView, can_focus=True):
         return rows[slot] if slot < len(rows) else None
 
     @property
-    def current(self) -> Any | None:
+    def current(self) -> RowT | None:
         return self.row_at(self.cursor)
 
     def move_cursor(self, index: int) -> None:
@@ -186,12 +190,10 @@ class VirtualList(ScrollView, can_focus=True):
             if page in self._pages or page in self._inflight:
                 continue
             self._inflight.add(page)
-            generation, offset, size = self._generation, page * self.page_size, self.page_size
-            run_job(self, lambda o=offset, s=size: loader(o, s),
-                    lambda rows, g=generation, p=page: PageLoaded(g, p, rows),
-                    what="loading rows", group="pages")
+            run_job(self, partial(loader, page * self.page_size, self.page_size),
+                    partial(PageLoaded, self._generation, page), what="loading rows", group="pages")
 
-    def on_page_loaded(self, message: PageLoaded) -> None:
+    def on_page_loaded(self, message: PageLoaded[RowT]) -> None:
         message.stop()
         if message.generation != self._generation:
             return  # the filter changed while this page was on its way
@@ -214,7 +216,7 @@ class VirtualList(ScrollView, can_focus=True):
         """A component's own style only: row parts must not repaint the cursor's background."""
         return self.get_component_rich_style(component, partial=True)
 
-    def render_row(self, row: Any, index: int, width: int) -> Text:
+    def render_row(self, row: RowT, index: int, width: int) -> Text:
         """One row as styled text; subclasses pick columns and colours."""
         raise NotImplementedError
 
