@@ -1,4 +1,4 @@
-"""The cron runner (DESIGN 6): gates, one dream, the auto-apply policy, logs and exit codes.
+"""The cron runner (docs/architecture.md §1.7): gates, one dream, the auto-apply policy, logs and exit codes.
 
 Gates run cheapest first — enabled, workspace lock free, hours since the last dream, pending
 memories (feedback not counted) — and a gate that says no is a normal outcome: exit 0 with a
@@ -142,12 +142,12 @@ def is_safe(proposal: Proposal) -> bool:
 
 def _auto_apply(workspace: Workspace, changeset: Changeset, now: datetime,
                 logger: logging.Logger) -> CommitReport | None:
-    safe = [p.id for p in changeset.proposals if p.op != "context" and is_safe(p)]
+    safe = [p.id for p in changeset.proposals if is_safe(p)]
     if not safe:
         logger.info("auto-apply: no safe proposal; everything waits for review")
         return None
     changeset = decide(workspace, changeset.id, safe, "accept", now=now)
-    context = next((p for p in changeset.proposals if p.op == "context"), None)
+    context = changeset.bundle
     bundle = context is not None and not context.safety and context.decision is None
     if context is not None and bundle:
         decide(workspace, changeset.id, [context.id], "accept", now=now)
@@ -174,11 +174,11 @@ def _log_event(logger: logging.Logger, event: Event) -> None:
 
 def _summary(changeset: Changeset, report: CommitReport | None) -> dict[str, Any]:
     waiting = 0 if report is not None and report.status == "committed" else sum(
-        1 for p in changeset.proposals if p.decision in (None, "defer"))
+        1 for p in changeset.reviewable if p.decision in (None, "defer"))
     return {
         "dream_id": changeset.id,
         "engine": changeset.engine,
-        "proposals": dict(Counter(p.op for p in changeset.proposals)),
+        "proposals": dict(Counter(p.op for p in changeset.reviewable)),
         "refused": len(changeset.refused),
         "usage": dict(changeset.usage),
         "left_out": list(changeset.left_out),
@@ -198,12 +198,12 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
         return HeadlessResult(EXIT_OK, "nothing pending: no dream needed", {"dream_id": None})
     with STMStore.for_workspace(workspace) as store:
         store.set_meta(LAST_DREAM_KEY, now.isoformat())
-    logger.info("dream %s: %d proposal(s)", changeset.id, len(changeset.proposals))
+    logger.info("dream %s: %d proposal(s)", changeset.id, len(changeset.reviewable))
     report = _auto_apply(workspace, changeset, now, logger) if policy == "safe" else None
     if report is not None:
         changeset = ChangesetStore(workspace.dreams_dir).load(changeset.id)
     summary = _summary(changeset, report)
-    message = f"dream {changeset.id}: {len(changeset.proposals)} proposal(s)"
+    message = f"dream {changeset.id}: {len(changeset.reviewable)} proposal(s)"
     if report is not None:
         message += f"; auto-applied: {report.summary}"
     if summary["waiting"]:

@@ -80,7 +80,7 @@ class NewMemory:
 
 @dataclass(frozen=True)
 class Memory:
-    """One row of `stm_memories` (DESIGN 3.1)."""
+    """One row of `stm_memories` (docs/architecture.md §3.2)."""
 
     id: str
     tenant_id: str
@@ -202,7 +202,7 @@ class Entry:
 
 @dataclass
 class Proposal:
-    """One reviewable change (DESIGN 3.4). Mutable only in `decision`."""
+    """One reviewable change (docs/architecture.md §3.4). Mutable only in `decision`."""
 
     id: str
     op: str
@@ -258,7 +258,12 @@ class Refusal:
 
 @dataclass
 class Changeset:
-    """A dream's durable record (DESIGN 3.4)."""
+    """A dream's durable record (docs/architecture.md §3.4).
+
+    `proposals` are the changes to LTM entries (and the memories they consume); `bundle` is the
+    AGENTS.md diff that follows from them, recomputed as they are decided. On disk the bundle
+    proposal is the last line of the one `proposals` list.
+    """
 
     id: str
     engine: str
@@ -268,20 +273,26 @@ class Changeset:
     batch: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     proposals: list[Proposal] = field(default_factory=list)
+    bundle: Proposal | None = None
     refused: list[Refusal] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
     complete: bool = False  # false while the engine is still producing, or when it failed
 
+    @property
+    def reviewable(self) -> list[Proposal]:
+        """Everything a person decides, in review order: the entry proposals, then the bundle."""
+        return [*self.proposals, self.bundle] if self.bundle is not None else list(self.proposals)
+
     def proposal(self, proposal_id: str) -> Proposal:
-        for proposal in self.proposals:
+        for proposal in self.reviewable:
             if proposal.id == proposal_id:
                 return proposal
         raise KeyError(proposal_id)
 
     @property
     def undecided(self) -> int:
-        return sum(1 for p in self.proposals if p.decision in (None, "defer"))
+        return sum(1 for p in self.reviewable if p.decision in (None, "defer"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -295,6 +306,6 @@ class Changeset:
             "stats": dict(self.stats),
             "usage": dict(self.usage),
             "left_out": list(self.left_out),
-            "proposals": [p.to_dict() for p in self.proposals],
+            "proposals": [p.to_dict() for p in self.reviewable],
             "refused": [r.to_dict() for r in self.refused],
         }

@@ -26,7 +26,7 @@ GITIGNORE = f"""# dreamtui: the queue database and local state stay out of git
 
 
 def init_workspace(directory: Path, *, git: bool = True) -> Workspace:
-    """Write the layout of DESIGN 3; refuses to touch an existing workspace."""
+    """Write the layout of docs/architecture.md §3.1; refuses to touch an existing workspace."""
     directory = directory.expanduser().resolve()
     for name in (CONFIG_NAME, DREAMER_CONFIG_NAME):
         if (directory / name).exists():

@@ -89,7 +89,7 @@ def build_bases(root: Path) -> Bases:
                                     content="Run make db-reset before integration tests."))
     changeset = dream(workspace)
     assert changeset is not None
-    proposal = {p.op: p.id for p in changeset.proposals}
+    proposal = {p.op: p.id for p in changeset.reviewable}
     assert {"discard", "create", "reinforce", "context"} <= set(proposal)
     return Bases(plain.root, workspace.root, changeset.id, proposal)
 

@@ -71,7 +71,7 @@ async def test_the_models_words_stream_into_the_dream_view(tmp_path: Path, froze
             assert not isinstance(app.screen, ErrorScreen)
             changeset = screen.changeset
             assert changeset is not None and changeset.engine == "anthropic" and changeset.complete
-            assert {"create", "context"} <= {p.op for p in changeset.proposals}
+            assert {"create", "context"} <= {p.op for p in changeset.reviewable}
             assert changeset.usage["input_tokens"] == 1200
             assert ChangesetStore(workspace.dreams_dir).load(changeset.id).proposals
     [request] = server.requests

@@ -33,8 +33,8 @@ def test_a_bundle_that_is_not_utf8_is_shown_in_the_diff_and_replaced_by_the_comm
                                content="the CI compose file publishes Postgres on 5433", agent_id="a1"))
     changeset = dream(workspace)
     assert changeset is not None  # the dream does not fail over a generated file
-    [context] = [p for p in changeset.proposals if p.op == "context"]
-    assert context.before is not None and "caf\ufffd au lait" in context.before
+    context = changeset.bundle
+    assert context is not None and context.before is not None and "caf\ufffd au lait" in context.before
     decide(workspace, changeset.id, all_matching(), "accept")
     commit(workspace, changeset.id)
     written = workspace.agents_md.read_text(encoding="utf-8")

@@ -63,8 +63,9 @@ def test_a_dream_records_a_complete_changeset_and_keeps_its_batch(workspace: Wor
     assert changeset is not None and changeset.complete and changeset.status == "open"
     assert saved(workspace, changeset) == json.loads(json.dumps(changeset.to_dict()))
     assert sorted(changeset.batch) == sorted(ids)
-    ops = [p.op for p in changeset.proposals]
+    ops = [p.op for p in changeset.reviewable]
     assert ops.count("create") == 2 and ops.count("discard") == 1 and ops[-1] == "context"
+    assert changeset.bundle is not None and changeset.bundle.op == "context"
     assert changeset.stats["batch_size"] == 4 and changeset.stats["ops"]["create"] == 2
     used = {i for p in changeset.proposals for i in p.evidence}
     assert used == set(ids)  # every memory is evidence of some proposal

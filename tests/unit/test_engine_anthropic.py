@@ -399,7 +399,7 @@ def test_runner_records_proposals_usage_and_refusals(tmp_path: Path) -> None:
                                               output_tokens=120, cache_read=0, cache_creation=700))
         changeset = dream(workspace)
     assert changeset is not None and changeset.complete and changeset.engine == "anthropic"
-    ops = sorted(p.op for p in changeset.proposals)
+    ops = sorted(p.op for p in changeset.reviewable)
     assert "create" in ops and "update" in ops and "context" in ops
     assert changeset.usage == {"input_tokens": 900, "output_tokens": 120, "cache_read_input_tokens": 0,
                                "cache_creation_input_tokens": 700}

@@ -178,7 +178,7 @@ def test_default_policy_leaves_everything_for_review_and_records_the_time(tmp_pa
     assert result.exit_code == 0
     summary = result.summary
     assert summary["proposals"]["reinforce"] == 1 and summary["proposals"]["create"] == 2
-    assert summary["waiting"] == len(ChangesetStore(s.ws.dreams_dir).load(summary["dream_id"]).proposals)
+    assert summary["waiting"] == len(ChangesetStore(s.ws.dreams_dir).load(summary["dream_id"]).reviewable)
     assert summary["commit"] is None and summary["exit_code"] == 0
     with STMStore.for_workspace(s.ws) as store:
         assert store.get_meta(LAST_DREAM_KEY) is not None
@@ -202,7 +202,7 @@ def test_safe_policy_commits_only_safe_kinds_and_leaves_the_rest_open(tmp_path: 
     assert commit["status"] == "open"
     changeset = ChangesetStore(s.ws.dreams_dir).load(result.summary["dream_id"])
     assert changeset.status == "open"
-    waiting = [p for p in changeset.proposals if p.op != "context"]
+    waiting = changeset.proposals  # the entry proposals; the bundle is its own field
     assert {p.op for p in waiting} == {"create"}
     assert any(p.safety for p in waiting)
     assert not any(is_safe(p) for p in waiting)

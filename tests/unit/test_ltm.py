@@ -26,7 +26,7 @@ from dreamtui.workspace.config import load_config
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_workspace"
 UTC = UTC
 
-DESIGN_EXAMPLE = """\
+EXAMPLE_ENTRY = """\
 ---
 title: Reset the test database before integration tests
 slug: test-db-reset
@@ -86,7 +86,7 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
 
 
 def test_parse_design_example() -> None:
-    entry = parse_entry(DESIGN_EXAMPLE, "topics/test-db-reset.md")
+    entry = parse_entry(EXAMPLE_ENTRY, "topics/test-db-reset.md")
     assert entry.slug == "test-db-reset"
     assert entry.tags == ("testing", "database")
     assert entry.meta["created_at"] == datetime(2026, 11, 2, 9, 14, tzinfo=UTC)
@@ -95,7 +95,7 @@ def test_parse_design_example() -> None:
     assert entry.body.startswith("Run `make db-reset`")
 
 
-@pytest.mark.parametrize("text", [DESIGN_EXAMPLE, ODD_ENTRY, DESIGN_EXAMPLE.replace("\n", "\r\n"),
+@pytest.mark.parametrize("text", [EXAMPLE_ENTRY, ODD_ENTRY, EXAMPLE_ENTRY.replace("\n", "\r\n"),
                                   entry_text(body="no final newline")])
 def test_untouched_entry_renders_byte_for_byte(text: str) -> None:
     entry = parse_entry(text, "topics/x.md")
@@ -109,12 +109,12 @@ def json_roundtrip_copy(meta: dict) -> dict:
 
 
 def test_changed_key_rewritten_in_place_keeping_its_comment() -> None:
-    entry = parse_entry(DESIGN_EXAMPLE, "topics/test-db-reset.md")
+    entry = parse_entry(EXAMPLE_ENTRY, "topics/test-db-reset.md")
     meta = dict(entry.meta)
     meta["confirmations"] = 6
     meta["last_confirmed"] = datetime(2026, 11, 29, 3, 0, 12, tzinfo=UTC)
     text = render_entry(meta, entry.body, entry)
-    old, new = DESIGN_EXAMPLE.splitlines(), text.splitlines()
+    old, new = EXAMPLE_ENTRY.splitlines(), text.splitlines()
     changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
     assert len(old) == len(new)
     assert changed == [
@@ -149,7 +149,7 @@ def test_layout_that_cannot_be_split_is_rewritten_plainly() -> None:
 
 
 def test_crlf_entry_keeps_crlf_on_rewrite() -> None:
-    text = DESIGN_EXAMPLE.replace("\n", "\r\n")
+    text = EXAMPLE_ENTRY.replace("\n", "\r\n")
     entry = parse_entry(text, "topics/t.md")
     meta = dict(entry.meta, confirmations=5)
     out = render_entry(meta, entry.body, entry)
@@ -397,9 +397,9 @@ def test_read_missing_entry(tmp_path: Path) -> None:
 
 
 def test_read_returns_exact_text(tmp_path: Path) -> None:
-    write(tmp_path, "topics/x.md", DESIGN_EXAMPLE.replace("\n", "\r\n"))
+    write(tmp_path, "topics/x.md", EXAMPLE_ENTRY.replace("\n", "\r\n"))
     entry = LTMStore(tmp_path).read("topics/x.md")
-    assert entry.raw == DESIGN_EXAMPLE.replace("\n", "\r\n")
+    assert entry.raw == EXAMPLE_ENTRY.replace("\n", "\r\n")
 
 
 def test_entry_and_archive_paths() -> None:
@@ -569,7 +569,7 @@ def regenerate_sample() -> None:
 def test_sample_workspace_generated_files_are_current() -> None:
     config = load_config(SAMPLE / "dreamtui.yaml")
     index, agents = _sample_generated()
-    hint = "regenerate with `PYTHONPATH=src python tests/test_ltm.py`"
+    hint = "regenerate with `PYTHONPATH=src python tests/unit/test_ltm.py`"
     assert (SAMPLE / config.ltm.root / "INDEX.md").read_text(encoding="utf-8") == index, hint
     assert (SAMPLE / config.context.root / "AGENTS.md").read_text(encoding="utf-8") == agents, hint
 

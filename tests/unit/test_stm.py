@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dreamtui.errors import InputError, StoreError
-from dreamtui.store.stm import DESIGN_SCHEMA, MemoryFilter, STMStore
+from dreamtui.store.stm import DREAMER_SCHEMA, MemoryFilter, STMStore
 from tests.factories import new_memory
 from tests.fixtures.dreamer_stm import DREAMER_DDL, DREAMER_ROWS, LEASE_ID, build_dreamer_db
 
@@ -37,12 +37,12 @@ def raw_rows(path: Path, sql: str, args: tuple = ()) -> list[tuple]:
 # -- schema --------------------------------------------------------------------------------------
 
 def test_schema_text_is_designs(tmp_path: Path) -> None:
-    assert tuple(ddl for _, ddl in DESIGN_SCHEMA) == DREAMER_DDL
+    assert tuple(ddl for _, ddl in DREAMER_SCHEMA) == DREAMER_DDL
     STMStore(tmp_path / "stm.db").close()
     stored = dict(raw_rows(tmp_path / "stm.db", "SELECT name, sql FROM sqlite_master"))
-    for name, ddl in DESIGN_SCHEMA:
+    for name, ddl in DREAMER_SCHEMA:
         assert stored[name] == ddl
-    own = set(stored) - {name for name, _ in DESIGN_SCHEMA}
+    own = set(stored) - {name for name, _ in DREAMER_SCHEMA}
     assert all(name.startswith(("dreamtui_", "sqlite_autoindex_dreamtui_", "sqlite_autoindex_stm_",
                                 "sqlite_autoindex_dream_leases"))
                for name in own), own

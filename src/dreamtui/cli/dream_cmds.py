@@ -160,7 +160,7 @@ def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory])
 
 
 def _memories(workspace: Workspace, changeset: Changeset) -> dict[str, Memory]:
-    ids = [m for p in changeset.proposals for m in p.evidence]
+    ids = [m for p in changeset.proposals for m in p.evidence]  # the bundle cites no memory
     if not ids or not workspace.stm_path.exists():
         return {}
     with STMStore.for_workspace(workspace) as store:
@@ -175,14 +175,14 @@ def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None
     """Every proposal of DREAM: rationale, evidence, safety marks and a unified diff."""
     workspace = _workspace(app)
     changeset = _store(workspace).load(dream_id)
-    proposals = changeset.proposals
+    proposals = changeset.reviewable
     if proposal_id is not None:
         try:
             proposals = [changeset.proposal(proposal_id)]
         except KeyError:
             raise InputError(f"dream {dream_id} has no proposal {proposal_id}") from None
     click.echo(click.style(f"{changeset.id} · {changeset.engine} · {changeset.status} · "
-                           f"{len(changeset.proposals)} proposals · {changeset.undecided} undecided",
+                           f"{len(changeset.reviewable)} proposals · {changeset.undecided} undecided",
                            bold=True))
     if changeset.usage:
         click.echo("usage: " + ", ".join(f"{k} {v}" for k, v in changeset.usage.items()))
@@ -201,11 +201,11 @@ def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None
 
 
 def _after_decide(changeset: Changeset) -> None:
-    context = next((p for p in changeset.proposals if p.op == "context"), None)
+    context = changeset.bundle
     if context is not None:
         click.echo(f"context {context.id}: {context.decision or 'undecided'} "
                    f"({context.rationale})")
-    flagged = [p for p in changeset.proposals if p.decision is None and p.safety]
+    flagged = [p for p in changeset.reviewable if p.decision is None and p.safety]
     if flagged:
         click.echo(click.style(f"{len(flagged)} undecided proposal(s) carry safety marks and are "
                                "never decided in bulk; name them one by one: "
@@ -234,9 +234,9 @@ def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], de
         raise InputError("--op only goes with --all")
     workspace = _workspace(app)
     selection = all_matching(op) if all_ else list(proposal_ids)
-    before = {p.id: p.decision for p in _store(workspace).load(dream_id).proposals}
+    before = {p.id: p.decision for p in _store(workspace).load(dream_id).reviewable}
     changeset = decide(workspace, dream_id, selection, decision)
-    changed = [p for p in changeset.proposals if p.id in before and before[p.id] != p.decision]
+    changed = [p for p in changeset.reviewable if p.id in before and before[p.id] != p.decision]
     for proposal in changed:
         click.echo(f"{proposal.id} {proposal.decision}  ({proposal.op} {proposal.target})")
     _after_decide(changeset)

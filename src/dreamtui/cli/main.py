@@ -37,7 +37,7 @@ class AppContext:
 # Which module attaches each top-level command. Importing every module up front costs about half
 # a second (pydantic models, the commit and dream machinery, the MCP SDK), more than a quick
 # `dreamtui status` or a hook may spend in total, so a module loads when one of its commands is
-# looked up. tests/test_cli_bulk.py keeps this map equal to what the modules register.
+# looked up. tests/system/test_cli_bulk.py keeps this map equal to what the modules register.
 COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("init", "config", "demo"), "dreamtui.cli.workspace_cmds"),
     **dict.fromkeys(("submit", "confirm", "flag", "status", "purge"), "dreamtui.cli.intake_cmds"),

@@ -212,7 +212,7 @@ class _Run:
                 self.changeset.proposals.append(discard_proposal(memory, UNUSED_REASON, confidence=0.5))
         context = context_proposal(self.changeset, snapshot, self.workspace, self.now)
         if context is not None:
-            self.changeset.proposals.append(context)
+            self.changeset.bundle = context
             self.changeset.left_out = [str(s) for s in context.details.get("left_out") or []]
         self.changeset.stats = self.stats(engine_seconds)
         self.changeset.complete = True
@@ -235,11 +235,11 @@ class _Run:
         self.changeset.batch = [i for i in self.changeset.batch if i not in unseen]
 
     def stats(self, engine_seconds: float) -> dict[str, object]:
-        ops = Counter(p.op for p in self.changeset.proposals)
+        ops = Counter(p.op for p in self.changeset.reviewable)
         return {
             "batch_size": len(self.lease.memories),
             "feedback": sum(1 for m in self.lease.memories if m.is_feedback),
-            "proposals": len(self.changeset.proposals),
+            "proposals": len(self.changeset.reviewable),
             "ops": {op: ops[op] for op in sorted(ops)},
             "refused": len(self.changeset.refused),
             "engine_seconds": round(engine_seconds, 3),

@@ -1,4 +1,4 @@
-"""Commit (DESIGN 5): a changeset's decisions → journal → files, log, index, bundle, queue, git.
+"""Commit (docs/architecture.md §1.5, §4.2): a changeset's decisions → journal → files, log, index, bundle, queue, git.
 
 Everything happens under the workspace lock and after `recover`, and every file (the changeset
 record included) is written through one journal, so a crash leaves the whole commit or none of
@@ -79,7 +79,7 @@ def not_committable(changeset: Changeset) -> str | None:
     if not changeset.complete:
         return (f"dream {changeset.id} is incomplete (still running, or its engine failed); "
                 f"abandon it with `dreamtui abandon {changeset.id}`")
-    if all(p.decision in (None, "defer") for p in changeset.proposals):
+    if all(p.decision in (None, "defer") for p in changeset.reviewable):
         return (f"dream {changeset.id}: no proposal is decided yet; decide some first "
                 f"(`dreamtui decide {changeset.id} …`) or abandon it")
     return None
@@ -149,7 +149,7 @@ def _next_changeset(changeset: Changeset, plan: Plan, workspace: Workspace, now:
     """The record after the commit: closed, or (auto) open with only what is still undecided."""
     applied = [{"proposal": p.id, "op": p.op, "target": p.target, "decision": p.decision,
                 "committed_at": iso_z(now)}
-               for p in changeset.proposals if plan.outcomes.get(p.id) in ("applied", "rejected")]
+               for p in changeset.reviewable if plan.outcomes.get(p.id) in ("applied", "rejected")]
     stats = dict(changeset.stats)
     stats["committed"] = [*stats.get("committed", []), *applied]
     stats["conflicts"] = [{"proposal": c.proposal_id, "reason": c.reason} for c in plan.conflicts]
@@ -161,7 +161,8 @@ def _next_changeset(changeset: Changeset, plan: Plan, workspace: Workspace, now:
     if not keep_open:
         following.status = "committed"
         return following
-    following.proposals = [p for p in remaining if p.op != "context"]
+    following.proposals = remaining
+    following.bundle = None  # recomputed below, against the bundle this commit writes
     following.batch = list(plan.open_memories)
     # Diff the next bundle against the one this commit writes (None: the file stays as it is).
     refresh_context(following, LTMSnapshot(entries=plan.entries_after), workspace, now,

@@ -69,7 +69,7 @@ def _open_changeset(store: ChangesetStore, dream_id: str) -> Changeset:
 def _select(changeset: Changeset, selection: Sequence[str] | AllMatching,
             decision: str) -> list[Proposal]:
     if isinstance(selection, AllMatching):
-        return [p for p in changeset.proposals
+        return [p for p in changeset.reviewable
                 if p.decision is None and not p.safety
                 and (selection.op is None or p.op == selection.op)
                 and decision in allowed_decisions(p)]
@@ -93,10 +93,10 @@ def _context_choice(changeset: Changeset, selection: Sequence[str] | AllMatching
     the refresh kept it — a replaced one showed a diff that no longer holds.
     """
     if isinstance(selection, AllMatching):
-        if selection.op not in (None, "context"):
+        if selection.op not in (None, "context") or changeset.bundle is None:
             return []
-        return [p for p in _select(changeset, selection, decision) if p.op == "context"]
-    return [p for p in chosen if p.op == "context" and any(q is p for q in changeset.proposals)]
+        return [p for p in _select(changeset, selection, decision) if p is changeset.bundle]
+    return [p for p in chosen if p is changeset.bundle]
 
 
 def _next_step(changeset: Changeset) -> int:
@@ -131,7 +131,7 @@ def decide(workspace: Workspace, dream_id: str, selection: Sequence[str] | AllMa
             raise InputError(f"dream {dream_id}: no undecided proposal matches; nothing to {decision}")
         step = _next_step(changeset)
         history = list(changeset.stats.get("history") or [])
-        others = [p for p in chosen if p.op != "context"]
+        others = [p for p in chosen if p is not changeset.bundle]
         for proposal in others:
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
@@ -157,7 +157,7 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
         step = history[-1].get("step")
         undone = [item for item in history if item.get("step") == step]
         changeset.stats["history"] = [item for item in history if item.get("step") != step]
-        known = {p.id: p for p in changeset.proposals}
+        known = {p.id: p for p in changeset.reviewable}
         for item in reversed(undone):
             proposal = known.get(str(item.get("proposal")))
             if proposal is not None:  # a context proposal may have been replaced since

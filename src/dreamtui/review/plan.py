@@ -437,10 +437,6 @@ def _decide_one(plan: Plan, state: _State, changeset: Changeset, p: Proposal,
                                    changeset.id))
 
 
-def _context_of(changeset: Changeset) -> Proposal | None:
-    return next((p for p in changeset.proposals if p.op == "context"), None)
-
-
 def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace, now: datetime,
                 *, auto: bool = False) -> Plan:
     """The full effect of committing `changeset`'s decisions onto `snapshot` (the LTM now)."""
@@ -448,10 +444,9 @@ def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspac
     state = _new_state(snapshot, workspace, now)
     applied: list[tuple[Proposal, str]] = []
     for p in changeset.proposals:
-        if p.op != "context":
-            _decide_one(plan, state, changeset, p, applied)
+        _decide_one(plan, state, changeset, p, applied)
     _guard(plan, applied, state, auto)
-    context = _context_of(changeset)
+    context = changeset.bundle
     _plan_bundle(plan, context, state, auto)
     if context is not None:
         _record_context_decision(plan, context, state, changeset)
@@ -500,7 +495,7 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
     Uses the accepted/pinned/archived proposals; while none is decided (a fresh dream), all of
     them as if accepted. `bundle_now` is the AGENTS.md to diff against (default: the file).
     """
-    others = [p for p in changeset.proposals if p.op != "context"]
+    others = changeset.proposals
     fresh = all(p.decision is None for p in others)
     state = _new_state(snapshot, workspace, now)
     counted = 0
@@ -535,19 +530,12 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
 
 def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace,
                     now: datetime, *, bundle_now: str | None = None) -> Proposal | None:
-    """Recompute the context proposal in place; a changed bundle gets a new id and no decision."""
+    """Recompute the bundle proposal; a changed bundle gets a new id and no decision."""
     fresh = context_proposal(changeset, snapshot, workspace, now, bundle_now=bundle_now)
-    old = _context_of(changeset)
-    if fresh is None:
-        if old is not None:
-            changeset.proposals.remove(old)
-        return None
-    if old is None:
-        changeset.proposals.append(fresh)
-        return fresh
-    if old.after == fresh.after and old.before == fresh.before:
+    old = changeset.bundle
+    if fresh is not None and old is not None and old.after == fresh.after and old.before == fresh.before:
         return old
-    changeset.proposals[changeset.proposals.index(old)] = fresh
+    changeset.bundle = fresh
     return fresh
 
 

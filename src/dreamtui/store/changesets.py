@@ -19,6 +19,7 @@ from dreamtui.clock import IdSource
 from dreamtui.errors import InputError
 from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal
 from dreamtui.store.files import atomic_write_text, fsync_dir
+from dreamtui.vocabulary import Op
 
 DREAM_ID_PREFIX = "d-"
 STATUSES = ("open", "committed", "abandoned")
@@ -94,7 +95,7 @@ class ChangesetStore:
             summaries.append(ChangesetSummary(
                 id=changeset.id, engine=changeset.engine, created_at=changeset.created_at,
                 status=changeset.status, complete=changeset.complete,
-                proposals=len(changeset.proposals), undecided=changeset.undecided, path=path))
+                proposals=len(changeset.reviewable), undecided=changeset.undecided, path=path))
         return sorted(summaries, key=lambda s: (s.created_at, s.id), reverse=True)
 
     def open_changesets(self) -> builtins.list[ChangesetSummary]:
@@ -108,13 +109,14 @@ def changeset_text(changeset: Changeset, encoded: list[str] | None = None) -> st
     `encoded` lets a running dream, whose proposals are only ever appended, encode each proposal
     once instead of at every save: it holds the lines of the first proposals and is extended here.
     """
-    head = replace(changeset, proposals=[], refused=[]).to_dict()
+    head = replace(changeset, proposals=[], bundle=None, refused=[]).to_dict()
     del head["proposals"], head["refused"]
     if encoded is None:
         encoded = []
     encoded.extend(json.dumps(p.to_dict(), ensure_ascii=False)
                    for p in changeset.proposals[len(encoded):])
-    lists = {"proposals": encoded,
+    bundle = [] if changeset.bundle is None else [json.dumps(changeset.bundle.to_dict(), ensure_ascii=False)]
+    lists = {"proposals": [*encoded, *bundle],
              "refused": [json.dumps(r.to_dict(), ensure_ascii=False) for r in changeset.refused]}
     parts = [json.dumps(head, ensure_ascii=False)[:-1]]
     for key, rows in lists.items():
@@ -201,6 +203,9 @@ def changeset_from_dict(data: Any, source: str) -> Changeset:
     ids = [p.id for p in proposals]
     if len(ids) != len(set(ids)):
         raise InputError(f"{source}: proposal ids must be unique")
+    bundles = [p for p in proposals if p.op == Op.CONTEXT]
+    if len(bundles) > 1:
+        raise InputError(f"{source}: {len(bundles)} context proposals; a dream has at most one bundle")
     refused = []
     for i, item in enumerate(_field(data, "refused", list, source, default=[])):
         where = f"{source}: refused[{i}]"
@@ -220,7 +225,8 @@ def changeset_from_dict(data: Any, source: str) -> Changeset:
         lease_id=_field(data, "lease_id", str, source, default=None, nullable=True),
         batch=_string_list(data, "batch", source),
         stats=dict(_field(data, "stats", dict, source, default={})),
-        proposals=proposals,
+        proposals=[p for p in proposals if p.op != Op.CONTEXT],
+        bundle=bundles[0] if bundles else None,
         refused=refused,
         usage=dict(usage),
         left_out=_string_list(data, "left_out", source),

@@ -9,7 +9,7 @@ discarded, because nothing was applied before the mark. A crash at any moment th
 the workspace as it was before the commit or as it is after it, never in between.
 
 Test hook: when the environment variable DREAMTUI_CRASH_AT names a crash point (see CRASH_POINTS),
-the process SIGKILLs itself there. tests/test_crash.py uses it to prove the claim above.
+the process SIGKILLs itself there. tests/system/test_crash.py uses it to prove the claim above.
 """
 
 from __future__ import annotations

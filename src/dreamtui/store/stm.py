@@ -1,6 +1,6 @@
 """The short-term memory queue: Dreamer's SQLite schema, taken and claimed safely by many processes.
 
-Rows stay byte-compatible with a Dreamer server sharing the file (DESIGN 3.1): uuid4 ids, UTC
+Rows stay byte-compatible with a Dreamer server sharing the file (docs/architecture.md §3.2): uuid4 ids, UTC
 timestamps as 'YYYY-MM-DD HH:MM:SS.ffffff', JSON columns as `json.dumps` writes them. Every write
 that must be atomic runs in one `BEGIN IMMEDIATE` transaction, so cron, the TUI and the MCP server
 can claim from the same file at once without a memory being claimed twice.
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from dreamtui.workspace.layout import Workspace
 
-# DESIGN 3.1 verbatim: a Dreamer server and dreamtui must create identical files.
+# Dreamer's DDL verbatim (docs/architecture.md §3.2): a Dreamer server and dreamtui must create identical files.
 STM_MEMORIES_DDL = """CREATE TABLE stm_memories (
   id VARCHAR NOT NULL PRIMARY KEY,        -- uuid4 string
   tenant_id VARCHAR NOT NULL,             -- 'default'
@@ -57,7 +57,7 @@ DREAM_LEASES_DDL = """CREATE TABLE dream_leases (
 IX_LEASES_TENANT_DDL = "CREATE INDEX ix_dream_leases_tenant_id ON dream_leases (tenant_id)"
 
 # (sqlite_master name, exact DDL), in creation order.
-DESIGN_SCHEMA: tuple[tuple[str, str], ...] = (
+DREAMER_SCHEMA: tuple[tuple[str, str], ...] = (
     ("stm_memories", STM_MEMORIES_DDL),
     ("ix_stm_memories_tenant_idempotency", IX_IDEMPOTENCY_DDL),
     ("ix_stm_memories_tenant_id", IX_TENANT_DDL),
@@ -292,14 +292,14 @@ class STMStore:
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
         if "stm_memories" in present:
             self._check_compatible()
-        wanted = {name for name, _ in DESIGN_SCHEMA} | set(DREAMTUI_INDEXES) | {META_TABLE}
+        wanted = {name for name, _ in DREAMER_SCHEMA} | set(DREAMTUI_INDEXES) | {META_TABLE}
         if wanted <= present:
             return
         with self._transaction("creating the schema"):
             # Re-read inside the write lock: another process may have created it meanwhile.
             present = {row[0] for row in self._conn.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
-            for name, ddl in DESIGN_SCHEMA:
+            for name, ddl in DREAMER_SCHEMA:
                 if name not in present:
                     self._conn.execute(ddl)
             for ddl in DREAMTUI_INDEXES.values():

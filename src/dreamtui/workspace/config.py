@@ -225,7 +225,7 @@ def parse_config(data: Any, path: Path, environ: dict[str, str] | None = None) -
 
 
 def _dreamer_to_dreamtui(data: Any, path: Path) -> dict[str, Any]:
-    """Map the parts of a Dreamer server's config that dreamtui needs (DESIGN 3)."""
+    """Map the parts of a Dreamer server's config that dreamtui needs (docs/architecture.md §3.1)."""
     if not isinstance(data, dict):
         raise ConfigError(path, ["(top level): expected a mapping of keys"])
 

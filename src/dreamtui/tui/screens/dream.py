@@ -179,7 +179,7 @@ class DreamScreen(ViewScreen):
 
     def _show_changeset(self, changeset: Changeset | None, *, cursor: int | None = None) -> None:
         self.changeset = changeset
-        proposals = changeset.proposals if changeset else []
+        proposals = changeset.reviewable if changeset else []
         self.query_one(ProposalList).show_rows(proposals, cursor=cursor)
         self._update_status()
 
@@ -193,8 +193,8 @@ class DreamScreen(ViewScreen):
         if changeset is None:
             status.update("Dream — no open dream · d starts one")
             return
-        decided = sum(1 for p in changeset.proposals if p.decision is not None)
-        status.update(Text(f"Dream — {changeset.id} · {changeset.engine} · {len(changeset.proposals)} "
+        decided = sum(1 for p in changeset.reviewable if p.decision is not None)
+        status.update(Text(f"Dream — {changeset.id} · {changeset.engine} · {len(changeset.reviewable)} "
                            f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")
                            + usage_text(changeset.usage)))
 
@@ -351,7 +351,7 @@ class DreamScreen(ViewScreen):
         proposal.decision = decision  # shown at once; the saved changeset replaces it
         self._save(changeset.id, [proposal.id], decision)
         proposals = self.query_one(ProposalList)
-        following = next((i for i, p in enumerate(changeset.proposals)
+        following = next((i for i, p in enumerate(changeset.reviewable)
                           if i > proposals.cursor and p.decision is None), None)
         proposals.refresh()
         proposals.move_cursor(following if following is not None else proposals.cursor)
@@ -363,7 +363,7 @@ class DreamScreen(ViewScreen):
         if changeset is None or proposal is None:
             return
         selection = all_matching(proposal.op)
-        for p in changeset.proposals:
+        for p in changeset.reviewable:
             if p.decision is None and p.op == proposal.op and decision in allowed_decisions(p):
                 p.decision = decision
         self.query_one(ProposalList).refresh()
