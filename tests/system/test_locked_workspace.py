@@ -86,6 +86,7 @@ def test_a_dream_takes_the_lock_itself_and_claims_nothing_while_another_process_
         assert store.count_pending() == len(LESSONS)  # nothing claimed, nothing stranded
 
 
+@pytest.mark.slow
 def test_refused_commands_on_a_locked_workspace_exit_non_zero_and_say_nothing_was_done(
         workspace: Workspace) -> None:
     changeset = dream(workspace)

@@ -28,6 +28,7 @@ def static_text(app: object, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 async def test_filtering_the_queue(make_app) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -81,6 +82,7 @@ async def test_triaging_a_flag(make_app, workspace: Workspace) -> None:  # type:
         assert "> Caveat (flagged" in (workspace.memory_root / path).read_text()
 
 
+@pytest.mark.slow
 async def test_undoing_triage_verdicts_newest_first(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     root = workspace.memory_root
     ci_ports = (root / "topics/ci-ports.md").read_bytes()
@@ -117,6 +119,7 @@ async def test_undoing_triage_verdicts_newest_first(make_app, workspace: Workspa
     assert all(line.endswith("[human]") for line in log)
 
 
+@pytest.mark.slow
 async def test_undo_refuses_when_the_entry_changed_since(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -132,6 +135,7 @@ async def test_undo_refuses_when_the_entry_changed_since(make_app, workspace: Wo
     assert path.read_text().endswith("Edited by hand after the triage.\n")
 
 
+@pytest.mark.slow
 async def test_a_dream_started_in_the_view_shows_its_proposals(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -165,6 +169,7 @@ async def _open_dream(app, pilot) -> DreamScreen:  # type: ignore[no-untyped-def
     return screen
 
 
+@pytest.mark.slow
 async def test_reviewing_and_committing_a_dream_with_mixed_decisions(  # type: ignore[no-untyped-def]
         make_dreamed_app, dreamed_workspace: Workspace) -> None:
     workspace = dreamed_workspace
@@ -204,6 +209,7 @@ async def test_reviewing_and_committing_a_dream_with_mixed_decisions(  # type: i
         assert "decisions in LOG.md" in static_text(app, "#history-status")
 
 
+@pytest.mark.slow
 async def test_undoing_a_decision(make_dreamed_app, dreamed_workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     workspace = dreamed_workspace
     app = make_dreamed_app()
@@ -221,6 +227,7 @@ async def test_undoing_a_decision(make_dreamed_app, dreamed_workspace: Workspace
         assert proposals.row_at(0).decision is None
 
 
+@pytest.mark.slow
 async def test_cancelling_a_dream_returns_its_batch(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     workspace.config.dream.engine = "tests.tui.engines:StreamingEngine"
     app = make_app()
@@ -253,6 +260,7 @@ def use_editor(script: Path, line: str, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("VISUAL", str(script))
 
 
+@pytest.mark.slow
 async def test_a_failing_job_opens_a_modal_not_a_traceback(make_app, workspace: Workspace,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     use_editor(tmp_path / "break-frontmatter", "open(sys.argv[1], 'w').write('no frontmatter here')",
@@ -270,6 +278,7 @@ async def test_a_failing_job_opens_a_modal_not_a_traceback(make_app, workspace: 
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_editing_and_pinning_in_the_memory_view(make_app, workspace: Workspace, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     use_editor(tmp_path / "append-line", "open(sys.argv[1], 'a').write('Edited by hand.\\n')", monkeypatch)
@@ -290,6 +299,7 @@ async def test_editing_and_pinning_in_the_memory_view(make_app, workspace: Works
         assert app.screen.current is not None and app.screen.current.pinned
 
 
+@pytest.mark.slow
 async def test_restoring_an_archived_entry_in_the_memory_view(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     root = workspace.memory_root
     archived = (root / "archive/topics/use-yarn.md").read_text()
@@ -315,6 +325,7 @@ async def test_restoring_an_archived_entry_in_the_memory_view(make_app, workspac
     assert LTMStore(root).log_lines(limit=1)[0].split()[2:4] == ["restore", "archive/topics/use-yarn.md"]
 
 
+@pytest.mark.slow
 async def test_a_dream_prepared_headless_is_reviewed_the_same_way(make_app, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     from dreamtui.dream.runner import dream_async
 

@@ -41,6 +41,7 @@ def _held_back_stream(tool_inputs: list[dict]) -> Chunks:
                   delay=PAUSE_S)
 
 
+@pytest.mark.slow
 async def test_the_models_words_stream_into_the_dream_view(tmp_path: Path, frozen: None) -> None:
     with AnthropicServer([]) as server:
         workspace = workspace_for(tmp_path, {"engine": "anthropic", "anthropic": {

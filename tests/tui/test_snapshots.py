@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -50,65 +51,81 @@ def test_queue(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys())
 
 
+@pytest.mark.slow
 def test_queue_filtered(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("slash", Typed("alembic")))
 
 
+@pytest.mark.slow
 def test_queue_flag_detail_and_type_filter(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("t", "t", "t", "t", "t", "j"))
 
 
+@pytest.mark.slow
 def test_memory(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("2"))
 
 
+@pytest.mark.slow
 def test_memory_provenance_of_a_confirmed_entry(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("2", "slash", Typed("test-db"), "enter"))
 
 
+@pytest.mark.slow
 def test_flags(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("3"))
 
 
+@pytest.mark.slow
 def test_dream_empty(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("4"))
 
 
+@pytest.mark.slow
 def test_engine_picker(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("4", "d"))
 
 
+@pytest.mark.slow
 def test_dream_review(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_dreamed_app(), keys("4", "y", "n"))
 
 
+@pytest.mark.slow
 def test_dream_update_diff(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_dreamed_app(), keys("4", "G", "k"))
 
 
+@pytest.mark.slow
 def test_dream_bundle_diff(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_dreamed_app(), keys("4", "G"))
 
 
+@pytest.mark.slow
 def test_commit_confirmation(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_dreamed_app(), keys("4", "y", "n", "b", "y", "c"))
 
 
+@pytest.mark.slow
 def test_history_after_commit(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_dreamed_app(), keys("4", "y", "n", "c", "enter", "5"))
 
 
+@pytest.mark.slow
 def test_help_queue(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("question_mark"))
 
 
+@pytest.mark.slow
 def test_help_dream(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app(), keys("4", "question_mark"))
 
 
+@pytest.mark.slow
 def test_light_theme(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_dreamed_app("dreamtui-light"), keys("4", "G", "k"))
 
 
+@pytest.mark.slow
 def test_contrast_theme(snap_compare, make_app) -> None:  # type: ignore[no-untyped-def]
     assert shot(snap_compare, make_app("dreamtui-contrast"), keys("2"))

@@ -52,6 +52,7 @@ def test_every_binding_has_a_unique_id() -> None:
         "ui.keymap.queue.flter: no such binding (known ids: see `?` in the app)"]
 
 
+@pytest.mark.slow
 async def test_keymap_from_the_config_remaps_a_binding(workspace: Workspace) -> None:
     workspace.config.ui.keymap = {"queue.filter": "f", "app.view.memory": "m"}
     app = create_app(workspace, clock=lambda: NOW)
@@ -64,6 +65,7 @@ async def test_keymap_from_the_config_remaps_a_binding(workspace: Workspace) -> 
         assert app.current_mode == "memory"
 
 
+@pytest.mark.slow
 async def test_theme_changes_from_the_palette_command(workspace: Workspace) -> None:
     app = create_app(workspace, theme="dreamtui-light", clock=lambda: NOW)
     async with app.run_test(size=SIZE) as pilot:

@@ -254,6 +254,7 @@ async def test_server_side_errors_count_as_unreachable(reply: Any, message: str)
             await collect(config_for(server.url))
 
 
+@pytest.mark.slow
 async def test_rate_limit_retries_honour_retry_after_then_succeed() -> None:
     limited = anthropic_error(429, "rate_limit_error", "slow down", {"retry-after": "1"})
     script = [limited, anthropic_stream(tool_inputs=good_answer(config_for(None)))]
@@ -329,6 +330,7 @@ async def test_an_error_event_mid_stream() -> None:
 # --- cancellation ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_cancel_mid_stream_stops_promptly_and_closes_the_stream() -> None:
     script = [anthropic_stream(text="A long answer that streams slowly",
                                tool_inputs=good_answer(config_for(None)), delay=0.3, split=3)]
@@ -348,6 +350,7 @@ async def test_cancel_mid_stream_stops_promptly_and_closes_the_stream() -> None:
     assert not any(isinstance(e, (Done, ProposalReady)) for e in seen)
 
 
+@pytest.mark.slow
 async def test_closing_the_generator_closes_the_http_response() -> None:
     script = [anthropic_stream(text="slow text", tool_inputs=good_answer(config_for(None)),
                                delay=0.2, split=2)]

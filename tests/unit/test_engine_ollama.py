@@ -164,6 +164,7 @@ async def test_other_server_errors_name_the_settings() -> None:
             await collect(config_for(server.url))
 
 
+@pytest.mark.slow
 async def test_busy_server_is_retried_honouring_retry_after() -> None:
     script = [ollama_error(503, "server busy, please try again", {"retry-after": "1"}),
               ollama_error(429, "too many requests", {"retry-after": "0"}),

@@ -196,6 +196,7 @@ _scalars = st.one_of(
 @given(st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True),
                        st.one_of(_scalars, st.lists(_scalars, max_size=4)), max_size=6),
        st.text(min_size=1, max_size=40))
+@pytest.mark.slow
 def test_render_then_parse_gives_the_same_meta(extra: dict, title: str) -> None:
     if not title.strip():
         title = "t"
@@ -223,6 +224,7 @@ _fast_values = st.one_of(
 @given(st.lists(st.tuples(st.sampled_from(["title", "slug", "tags", "on", "Null", "x_1", "a"]),
                           _fast_values, st.sampled_from(["", "  # note", "\r"])), max_size=6),
        st.sampled_from(["", "# a comment\n", "\n"]))
+@pytest.mark.slow
 def test_fast_frontmatter_reads_exactly_what_yaml_reads(lines: list, prefix: str) -> None:
     """Scanning skips the YAML parser for simple frontmatter; both must always agree."""
     source = prefix + "".join(f"{key}: {value}{suffix}\n" for key, value, suffix in lines)

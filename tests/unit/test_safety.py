@@ -402,6 +402,7 @@ _FRAGMENTS = st.sampled_from(
 _MIXED_TEXT = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=12)), max_size=30).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(st.text(), _MIXED_TEXT))
 def test_redact_never_raises_and_is_idempotent(text: str) -> None:
