@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import dreamtui
 
 SRC = Path(dreamtui.__file__).parent
@@ -28,6 +30,7 @@ def test_core_modules_exist() -> None:
         assert required in names
 
 
+@pytest.mark.slow  # a fresh interpreter imports the whole core
 def test_importing_every_core_module_leaves_textual_unloaded() -> None:
     code = (
         "import importlib, sys\n"
