@@ -1,4 +1,4 @@
-"""The core (stores, engines, commit, headless) must never import Textual (DESIGN 2)."""
+"""The core (stores, engines, commit, headless) must never import Textual (docs/architecture.md §2.3)."""
 
 from __future__ import annotations
 
