@@ -154,9 +154,9 @@ async def test_a_dream_started_in_the_view_shows_its_proposals(make_app, workspa
         assert changeset is not None and changeset.complete and changeset.proposals
         saved = ChangesetStore(workspace.dreams_dir).load(changeset.id)
         shown = screen.query_one(ProposalList)
-        assert [shown.row_at(i).id for i in range(shown.total)] == [p.id for p in saved.proposals]
+        assert [shown.row_at(i).id for i in range(shown.total)] == [p.id for p in saved.reviewable]
         assert static_text(app, "#dream-status") == (f"Dream — {changeset.id} · heuristic · "
-                                                      f"{len(saved.proposals)} proposals · 0 decided")
+                                                      f"{len(saved.reviewable)} proposals · 0 decided")
         assert not screen.query_one("#dream-stream", Log).display
 
 
