@@ -89,6 +89,7 @@ def test_the_theme_folder_follows_xdg_config_home(no_user_config: Path, monkeypa
     assert user_theme_folder() == Path.home() / ".config" / "dreamtui" / "themes"
 
 
+@pytest.mark.slow
 async def test_a_theme_from_the_user_folder_is_offered_and_used(workspace: Workspace, no_user_config: Path) -> None:
     folder = no_user_config / "dreamtui" / "themes"
     folder.mkdir(parents=True)
@@ -126,6 +127,7 @@ def test_each_bad_user_theme_is_one_line_naming_the_file_and_the_field(tmp_path:
         assert line.startswith(f"theme {tmp_path / stem}.yaml skipped: {problem}") and "\n" not in line
 
 
+@pytest.mark.slow
 async def test_a_bad_user_theme_leaves_the_app_with_the_shipped_themes(workspace: Workspace,
                                                                        no_user_config: Path) -> None:
     folder = no_user_config / "dreamtui" / "themes"

@@ -8,13 +8,15 @@ changeset that comes back is the truth, including the recomputed bundle (context
 from __future__ import annotations
 
 import copy
-import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Log, Static
 
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, Progress, Refused, TextDelta
@@ -23,6 +25,7 @@ from dreamtui.model import Changeset, Memory, Proposal
 from dreamtui.review.commit import CommitReport
 from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions
 from dreamtui.safety.marks import display_text
+from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview, DreamsState
 from dreamtui.tui.formatting import fit, short_id
@@ -34,9 +37,6 @@ from dreamtui.tui.widgets.diff_view import DiffView
 from dreamtui.tui.widgets.proposal_list import DreamList, ProposalList
 from dreamtui.tui.widgets.virtual_list import VirtualList
 from dreamtui.vocabulary import Decision
-
-POST_INTERVAL_S = 0.05
-
 
 # -- messages (posted by jobs; handlers own the state) ----------------------------------------------
 
@@ -50,61 +50,68 @@ def usage_text(usage: dict[str, int]) -> str:
             + (f" ({cached:,} cached)" if cached else ""))
 
 
+@dataclass
 class DreamsLoaded(Message):
-    def __init__(self, state: DreamsState) -> None:
-        super().__init__()
-        self.state = state
-
-
-class ChangesetSaved(Message):
-    def __init__(self, changeset: Changeset) -> None:
-        super().__init__()
-        self.changeset = changeset
-
-
-class DreamEvent(Message):
-    def __init__(self, dream_id: str, event: Event, proposals: list[Proposal]) -> None:
-        super().__init__()
-        self.dream_id = dream_id
-        self.event = event
-        self.proposals = proposals  # accepted since the previous DreamEvent
-
-
-class DreamFinished(Message):
-    """The run ended: its changeset, None (nothing pending), or cancelled."""
-
-    def __init__(self, changeset: Changeset | None, cancelled: bool) -> None:
-        super().__init__()
-        self.changeset = changeset
-        self.cancelled = cancelled
-
-
-class EvidenceLoaded(Message):
-    def __init__(self, proposal_id: str, memories: list[Memory], missing: int, open_after: bool) -> None:
-        super().__init__()
-        self.proposal_id = proposal_id
-        self.memories = memories
-        self.missing = missing
-        self.open_after = open_after
-
-
-class PreviewReady(Message):
-    def __init__(self, preview: CommitPreview) -> None:
-        super().__init__()
-        self.preview = preview
-
-
-class Committed(Message):
-    def __init__(self, report: CommitReport) -> None:
-        super().__init__()
-        self.report = report
+    state: DreamsState
 
 
 @dataclass
+class ChangesetSaved(Message):
+    changeset: Changeset
+
+
+@dataclass
+class DreamEvent(Message):
+    """An engine event, with every proposal the runner has accepted so far (copies).
+
+    Each one carries the whole list, so one still waiting in the queue may give way to the next:
+    a dream that streams events faster than the screen draws cannot flood it. Text, refusals,
+    failures and the end are each shown; a progress line gives way only to a newer one.
+    """
+
+    dream_id: str
+    event: Event
+    proposals: tuple[Proposal, ...]
+
+    def can_replace(self, message: Message) -> bool:
+        if not isinstance(message, DreamEvent) or isinstance(self.event, (TextDelta, Refused, Failed, Done)):
+            return False
+        return not isinstance(self.event, Progress) or isinstance(message.event, Progress)
+
+
+@dataclass
+class DreamFinished(Message):
+    """The run ended: its changeset, None (nothing pending), or cancelled."""
+
+    changeset: Changeset | None
+    cancelled: bool
+
+
+@dataclass
+class EvidenceLoaded(Message):
+    proposal_id: str
+    memories: list[Memory]
+    missing: int
+    open_after: bool
+
+
+@dataclass
+class PreviewReady(Message):
+    preview: CommitPreview
+
+
+@dataclass
+class Committed(Message):
+    report: CommitReport
+
+
+@dataclass(frozen=True)
 class Run:
+    """A dream under way, as the status line shows it: replaced, never changed, as events arrive."""
+
     engine: str
     token: CancelToken = field(default_factory=CancelToken)
-    proposals: list[Proposal] = field(default_factory=list)
+    proposals: Sequence[Proposal] = ()
     progress: str = "starting…"
     dream_id: str = ""
 
@@ -137,10 +144,13 @@ class DreamScreen(ViewScreen):
     VIEW = "dream"
     BINDINGS = keys.bindings(keys.DREAM)
 
+    # The status line follows these two. Always "changed" when set: comparing changesets of
+    # thousands of proposals would cost more than drawing one line.
+    changeset: var[Changeset | None] = var(None, init=False, always_update=True)
+    run: var[Run | None] = var(None, init=False, always_update=True)
+
     def __init__(self) -> None:
         super().__init__()
-        self.changeset: Changeset | None = None
-        self.run: Run | None = None
         self.evidence: dict[str, list[Memory]] = {}
         self.committing = False
 
@@ -178,12 +188,17 @@ class DreamScreen(ViewScreen):
             self._show_changeset(chosen)
 
     def _show_changeset(self, changeset: Changeset | None, *, cursor: int | None = None) -> None:
-        self.changeset = changeset
         proposals = changeset.reviewable if changeset else []
         self.query_one(ProposalList).show_rows(proposals, cursor=cursor)
-        self._update_status()
+        self.changeset = changeset
 
-    def _update_status(self) -> None:
+    def watch_changeset(self) -> None:
+        self._show_status()
+
+    def watch_run(self) -> None:
+        self._show_status()
+
+    def _show_status(self) -> None:
         status = self.query_one("#dream-status", Static)
         if self.run is not None:
             status.update(Text(f"Dream — {self.run.dream_id or 'starting'} · {self.run.engine} · "
@@ -198,14 +213,16 @@ class DreamScreen(ViewScreen):
                            f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")
                            + usage_text(changeset.usage)))
 
-    def on_virtual_list_cursor_moved(self, message: VirtualList.CursorMoved) -> None:
-        if isinstance(message.source, DreamList):
-            summary = message.row
-            if summary is not None and self.run is None and (self.changeset is None
-                                                             or summary.id != self.changeset.id):
-                run_job(self, lambda: self.backend.open_dreams(summary.id), DreamsLoaded,
-                        what="reading a dream", group="dreams", exclusive=True)
-            return
+    @on(VirtualList.CursorMoved, "#dream-list")
+    def _dream_highlighted(self, message: VirtualList.CursorMoved[ChangesetSummary]) -> None:
+        summary = message.row
+        if summary is not None and self.run is None and (self.changeset is None
+                                                         or summary.id != self.changeset.id):
+            run_job(self, lambda: self.backend.open_dreams(summary.id), DreamsLoaded,
+                    what="reading a dream", group="dreams", exclusive=True)
+
+    @on(VirtualList.CursorMoved, "#proposal-list")
+    def _proposal_highlighted(self, message: VirtualList.CursorMoved[Proposal]) -> None:
         self._show_proposal(message.row)
 
     def _show_proposal(self, proposal: Proposal | None) -> None:
@@ -225,8 +242,7 @@ class DreamScreen(ViewScreen):
 
     @property
     def current(self) -> Proposal | None:
-        row = self.query_one(ProposalList).current
-        return row if isinstance(row, Proposal) else None
+        return self.query_one(ProposalList).current
 
     # -- running a dream ----------------------------------------------------------------------------
 
@@ -242,30 +258,23 @@ class DreamScreen(ViewScreen):
         self.app.push_screen(EnginePickScreen(self.backend.engines()), picked)
 
     def _start(self, engine: str) -> None:
-        run = self.run = Run(engine)
+        run = Run(engine)
         self.evidence.clear()
         stream = self.query_one("#dream-stream", Log)
         stream.clear()
         stream.display = True
         self.query_one(ProposalList).show_rows(run.proposals)
-        self._update_status()
-
-        forwarded = 0
-        last_post = 0.0
+        self.run = run
+        shown: tuple[Proposal, ...] = ()
 
         def on_event(event: Event, changeset: Changeset) -> None:
             # Called in the worker thread. Only proposals the runner accepted (after policy) are
-            # shown; they are copied, since the runner keeps the originals. Progress and new
-            # proposals are batched to ~20 messages a second so a big batch cannot flood the UI.
-            nonlocal forwarded, last_post
-            now = time.monotonic()
-            urgent = isinstance(event, (TextDelta, Refused, Failed, Done))
-            if not urgent and now - last_post < POST_INTERVAL_S:
-                return
-            fresh = copy.deepcopy(changeset.proposals[forwarded:])
-            forwarded += len(fresh)
-            last_post = now
-            self.post_message(DreamEvent(changeset.id, event, fresh))
+            # shown; they are copied, since the runner keeps the originals. Every message carries
+            # them all (see DreamEvent.can_replace); the tuple is rebuilt only when one was added.
+            nonlocal shown
+            if len(changeset.proposals) > len(shown):
+                shown += tuple(copy.deepcopy(changeset.proposals[len(shown):]))
+            self.post_message(DreamEvent(changeset.id, event, shown))
 
         def body() -> None:
             try:
@@ -289,14 +298,13 @@ class DreamScreen(ViewScreen):
         if run is None:
             return
         event = message.event
-        run.dream_id = message.dream_id
         stream = self.query_one("#dream-stream", Log)
-        if message.proposals:
-            run.proposals.extend(message.proposals)
+        if len(message.proposals) != len(run.proposals):
             proposals = self.query_one(ProposalList)
-            proposals.show_rows(run.proposals, cursor=proposals.cursor)
+            proposals.show_rows(message.proposals, cursor=proposals.cursor)
+        progress = run.progress
         if isinstance(event, Progress):
-            run.progress = f"{event.done}/{event.total} {event.message}"
+            progress = f"{event.done}/{event.total} {event.message}"
             stream.write_line(f"· {event.message} ({event.done}/{event.total})")
         elif isinstance(event, TextDelta):
             stream.write(event.text)  # the model's text: the entry being written grows here
@@ -305,8 +313,8 @@ class DreamScreen(ViewScreen):
         elif isinstance(event, Failed):
             stream.write_line(f"✗ {event.message}")
         elif isinstance(event, Done):
-            run.progress = "done"
-        self._update_status()
+            progress = "done"
+        self.run = replace(run, dream_id=message.dream_id, proposals=message.proposals, progress=progress)
 
     def on_dream_finished(self, message: DreamFinished) -> None:
         self.run = None
@@ -315,9 +323,8 @@ class DreamScreen(ViewScreen):
             self.notify("dream cancelled: its batch went back to the queue")
         elif message.changeset is None and not message.cancelled:
             self.notify("nothing to dream about: no pending memories")
-        if message.changeset is not None:
-            self.changeset = message.changeset  # the status line shows its id and proposals
-        self._show_changeset(self.changeset)
+        # The run's changeset if it made one (the status line shows its id), else the one shown before.
+        self._show_changeset(message.changeset if message.changeset is not None else self.changeset)
         self.start_loading()
         self.dreamtui.data_version += 1  # the queue changed (claimed or released memories)
 
@@ -325,8 +332,7 @@ class DreamScreen(ViewScreen):
         if self.run is None:
             return
         self.run.token.cancel()
-        self.run.progress = "cancelling…"
-        self._update_status()
+        self.run = replace(self.run, progress="cancelling…")
 
     # -- deciding -----------------------------------------------------------------------------------
 
@@ -355,7 +361,7 @@ class DreamScreen(ViewScreen):
                           if i > proposals.cursor and p.decision is None), None)
         proposals.refresh()
         proposals.move_cursor(following if following is not None else proposals.cursor)
-        self._update_status()
+        self.mutate_reactive(DreamScreen.changeset)  # the decided count
 
     def action_decide_rest(self, decision: str) -> None:
         changeset = self._reviewable()
@@ -448,7 +454,8 @@ class DreamScreen(ViewScreen):
         self.notify(f"committed: {report.summary}{note}", timeout=8)
         for warning in report.warnings:
             self.notify(warning, severity="warning", timeout=10)
-        self.changeset = None
+        # Forgotten so the reload picks the newest open dream; the status line changes with it.
+        self.set_reactive(DreamScreen.changeset, None)
         self.dreamtui.workspace_changed()
 
     def action_switch_dream(self) -> None:
