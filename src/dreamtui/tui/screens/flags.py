@@ -9,6 +9,7 @@ queue again.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -29,23 +30,20 @@ if TYPE_CHECKING:
     from dreamtui.review.triage import Undone, UndoRecord, Verdict
 
 
+@dataclass
 class FlagsLoaded(Message):
-    def __init__(self, items: list[FlagItem]) -> None:
-        super().__init__()
-        self.items = items
+    items: list[FlagItem]
 
 
+@dataclass
 class Triaged(Message):
-    def __init__(self, item: FlagItem, verdict: Verdict) -> None:
-        super().__init__()
-        self.item = item
-        self.verdict = verdict
+    item: FlagItem
+    verdict: Verdict
 
 
+@dataclass
 class TriageUndone(Message):
-    def __init__(self, undone: Undone) -> None:
-        super().__init__()
-        self.undone = undone
+    undone: Undone
 
 
 def entry_side(item: FlagItem, now: datetime) -> Text:
