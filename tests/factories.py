@@ -8,7 +8,11 @@ fixed (`NOW`, `T0`), so what a test builds is the same on every run.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -289,3 +293,26 @@ def basic(tmp_path: Path, **settings: Any) -> tuple[Scenario, dict[str, Proposal
     }
     s.changeset(list(proposals.values()))
     return s, proposals
+
+
+# -- another process holding the workspace lock ------------------------------------------------
+
+_LOCK_HOLDER = textwrap.dedent("""
+    import sys, time
+    from dreamtui.workspace.layout import open_workspace
+    from dreamtui.store.lock import WorkspaceLock
+    ws = open_workspace(sys.argv[1])
+    with WorkspaceLock(ws, "test holder").acquire():
+        print("held", flush=True)
+        time.sleep(60)
+""")
+
+
+def hold_lock_in_subprocess(workspace: Workspace) -> subprocess.Popen[str]:
+    """A live process holding `workspace`'s lock (as "test holder") until the caller kills it."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    proc = subprocess.Popen([sys.executable, "-c", _LOCK_HOLDER, str(workspace.root)], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "held"
+    return proc

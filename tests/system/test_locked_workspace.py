@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,18 +22,9 @@ from dreamtui.review.decide import all_matching, decide
 from dreamtui.scaffold import init_workspace
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
+from tests.factories import hold_lock_in_subprocess
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-
-HOLDER = textwrap.dedent("""
-    import sys, time
-    from dreamtui.workspace.layout import open_workspace
-    from dreamtui.store.lock import WorkspaceLock
-    ws = open_workspace(sys.argv[1])
-    with WorkspaceLock(ws, "test holder").acquire():
-        print("held", flush=True)
-        time.sleep(60)
-""")
 
 LESSONS = [
     ("Integration tests need a DB reset", "pytest tests/integration fails on a dirty schema; run make db-reset"),
@@ -63,10 +53,7 @@ def workspace(tmp_path: Path) -> Workspace:
 @pytest.fixture
 def held(workspace: Workspace) -> Iterator[subprocess.Popen[str]]:
     """Another live process holding the workspace lock for the duration of the test."""
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(workspace.root)], env=_env(),
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "held"
+    proc = hold_lock_in_subprocess(workspace)
     yield proc
     proc.kill()
     proc.wait()
@@ -92,10 +79,8 @@ def test_refused_commands_on_a_locked_workspace_exit_non_zero_and_say_nothing_wa
     changeset = dream(workspace)
     assert changeset is not None
     decide(workspace, changeset.id, all_matching(), "accept")
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(workspace.root)], env=_env(),
-                            stdout=subprocess.PIPE, text=True)
+    proc = hold_lock_in_subprocess(workspace)
     try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         for args in (("commit", changeset.id), ("abandon", changeset.id), ("dream",),
                      ("entry", "pin", "node-version")):
             result = _cli(workspace, *args)

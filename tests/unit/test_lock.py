@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -17,28 +14,9 @@ import pytest
 from dreamtui.errors import LockedError
 from dreamtui.store.lock import WorkspaceLock, changeset_lock, lock_holder
 from dreamtui.workspace.layout import Workspace
+from tests.factories import hold_lock_in_subprocess
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-
-HOLDER = textwrap.dedent("""
-    import sys, time
-    from dreamtui.workspace.layout import open_workspace
-    from dreamtui.store.lock import WorkspaceLock
-    ws = open_workspace(sys.argv[1])
-    with WorkspaceLock(ws, "test holder").acquire():
-        print("held", flush=True)
-        time.sleep(60)
-""")
-
-
-def _hold_in_subprocess(workspace: Workspace) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": SRC}
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(workspace.root)], env=env,
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "held"
-    return proc
-
 
 def test_free_lock_is_acquired_and_body_names_this_process(workspace: Workspace) -> None:
     assert lock_holder(workspace) is None
@@ -51,7 +29,7 @@ def test_free_lock_is_acquired_and_body_names_this_process(workspace: Workspace)
 
 
 def test_other_live_process_makes_acquire_fail_with_its_pid(workspace: Workspace) -> None:
-    proc = _hold_in_subprocess(workspace)
+    proc = hold_lock_in_subprocess(workspace)
     try:
         with pytest.raises(LockedError) as caught:
             with WorkspaceLock(workspace).acquire():
@@ -66,7 +44,7 @@ def test_other_live_process_makes_acquire_fail_with_its_pid(workspace: Workspace
 
 
 def test_killed_holder_frees_the_lock_and_its_stale_body_is_taken_over(workspace: Workspace) -> None:
-    proc = _hold_in_subprocess(workspace)
+    proc = hold_lock_in_subprocess(workspace)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     # the dead holder's body is still in the file, but the kernel released its flock
@@ -77,7 +55,7 @@ def test_killed_holder_frees_the_lock_and_its_stale_body_is_taken_over(workspace
 
 
 def test_wait_blocks_until_the_holder_lets_go(workspace: Workspace) -> None:
-    proc = _hold_in_subprocess(workspace)
+    proc = hold_lock_in_subprocess(workspace)
     threading.Timer(0.3, proc.kill).start()
     started = time.monotonic()
     with WorkspaceLock(workspace).acquire(wait=True):
