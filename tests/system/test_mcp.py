@@ -8,61 +8,25 @@ about a second; all but the main stdio path are marked slow.
 from __future__ import annotations
 
 import json
-import os
 import queue
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
-import httpx2
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from dreamtui.store import tokens
+from tests.system.mcp_harness import ENTRY, TIMEOUT, HttpServer, call, env, http_server, jsonrpc, stdio, stored
 
-SRC = str(Path(__file__).parents[2] / "src")
-ENTRY = "from dreamtui.cli.main import main; import dreamtui.cli.mcp_cmds; main()"
-TIMEOUT = 60
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": SRC}
-
-
-def _stdio(ws: Path, *args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable,
-                                 args=["-c", ENTRY, "--workspace", str(ws), "mcp", *args],
-                                 env={"PYTHONPATH": SRC})
-
-
-def _rows(ws: Path) -> list[dict[str, Any]]:
-    with sqlite3.connect(ws / "stm.db") as conn:
-        conn.row_factory = sqlite3.Row
-        rows = conn.execute("SELECT * FROM stm_memories ORDER BY submitted_at").fetchall()
-    return [{**dict(row), **{k: json.loads(row[k]) for k in ("tags", "metadata", "extra")}}
-            for row in rows]
-
-
-async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    envelope = json.loads(result.content[0].text)
-    assert result.structured_content == envelope
-    assert result.is_error == (not envelope["ok"])
-    return envelope
 
 
 # -- stdio ---------------------------------------------------------------------------------------
@@ -70,14 +34,14 @@ async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, An
 
 async def test_stdio_tools_store_memories_and_feedback(ws: Path) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with Client(_stdio(ws, "--agent", "claude")) as client:
+        async with Client(stdio(ws, "--agent", "claude")) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert set(listed) == {"submit_memory", "confirm_context", "flag_context"}
             guidance = listed["submit_memory"].description
             assert "root cause" in guidance and "secret" in guidance.lower()
             assert "observation, failure, code_snippet" in guidance
 
-            first = await _call(client, "submit_memory", {
+            first = await call(client, "submit_memory", {
                 "type": "failure", "title": "CI Postgres listens on 5433",
                 "content": f"Connection refused on 5432; the workflow maps 5433. Token {SECRET}.",
                 "tags": ["ci", "db"], "metadata": {"file": ".github/workflows/ci.yml"},
@@ -85,23 +49,23 @@ async def test_stdio_tools_store_memories_and_feedback(ws: Path) -> None:
             assert first["ok"] and first["result"]["created"]
             assert first["result"]["agent_id"] == "claude"
             assert first["result"]["redacted"] == ["github-token"]
-            again = await _call(client, "submit_memory", {
+            again = await call(client, "submit_memory", {
                 "type": "failure", "title": "different", "content": "different",
                 "idempotency_key": "ci-port-1"})
             assert again["result"] == {**first["result"], "created": False}
 
-            confirmed = await _call(client, "confirm_context", {"target": "test-db-reset"})
+            confirmed = await call(client, "confirm_context", {"target": "test-db-reset"})
             assert confirmed["ok"] and confirmed["result"]["created"]
-            repeat = await _call(client, "confirm_context", {"target": "test-db-reset", "note": "again"})
+            repeat = await call(client, "confirm_context", {"target": "test-db-reset", "note": "again"})
             assert repeat["ok"] and not repeat["result"]["created"]
             assert repeat["result"]["id"] == confirmed["result"]["id"]
 
-            flagged = await _call(client, "flag_context", {
+            flagged = await call(client, "flag_context", {
                 "observation": "Context says 5432 but CI maps 5433", "targets": ["ci-ports"],
                 "quote": "listens on 5432"})
             assert flagged["ok"] and flagged["result"]["type"] == "context_flagged"
 
-    rows = _rows(ws)
+    rows = stored(ws)
     assert [row["type"] for row in rows] == ["failure", "context_confirmed", "context_flagged"]
     assert {row["agent_id"] for row in rows} == {"claude"}
     memory, confirmation, flag = rows
@@ -127,29 +91,33 @@ BAD_CALLS = [
     ("confirm_context", {}, "invalid_args", "target"),
     ("flag_context", {"observation": "wrong", "targets": ["ok-slug", "../etc"]}, "invalid_args", "targets:"),
     ("flag_context", {"observation": "   "}, "invalid_args", "observation:"),
+    ("submit_memory", {"type": "observation", "title": "t", "content": "c",
+                       "idempotency_key": "confirm:claude:a-slug:2026-11-29"},
+     "invalid_args", "idempotency_key:"),
+    ("no_such_tool", {}, "unknown_tool", "submit_memory"),
 ]
 
 
 @pytest.mark.slow  # starts the MCP server as a subprocess
 async def test_stdio_bad_arguments_get_coded_refusals_and_store_nothing(ws: Path) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with Client(_stdio(ws)) as client:
+        async with Client(stdio(ws)) as client:
             for tool, args, code, named in BAD_CALLS:
-                envelope = await _call(client, tool, args)
+                envelope = await call(client, tool, args)
                 assert envelope["ok"] is False, (tool, args)
                 assert envelope["error"] == code, (tool, args, envelope)
                 assert named in envelope["message"], (tool, args, envelope)
             # The server survived every refusal and still works.
-            assert (await _call(client, "confirm_context", {"target": "still-up"}))["ok"]
-    assert [row["agent_id"] for row in _rows(ws)] == ["mcp"]
+            assert (await call(client, "confirm_context", {"target": "still-up"}))["ok"]
+    assert [row["agent_id"] for row in stored(ws)] == ["mcp"]
 
 
 @pytest.mark.slow  # starts the MCP server as a subprocess
 async def test_stdio_shares_the_database_with_other_writers(ws: Path) -> None:
     (ws / "dreamtui.yaml").write_text("stm:\n  busy_timeout_ms: 1000\n", encoding="utf-8")
     with anyio.fail_after(TIMEOUT):
-        async with Client(_stdio(ws)) as client:
-            assert (await _call(client, "confirm_context", {"target": "first"}))["ok"]
+        async with Client(stdio(ws)) as client:
+            assert (await call(client, "confirm_context", {"target": "first"}))["ok"]
             # Another process (a dream, the TUI) holds the write lock briefly: the call waits.
             holder = sqlite3.connect(ws / "stm.db", isolation_level=None)
             holder.execute("BEGIN IMMEDIATE")
@@ -160,15 +128,16 @@ async def test_stdio_shares_the_database_with_other_writers(ws: Path) -> None:
 
             async with anyio.create_task_group() as group:
                 group.start_soon(release_soon)
-                assert (await _call(client, "confirm_context", {"target": "second"}))["ok"]
+                assert (await call(client, "confirm_context", {"target": "second"}))["ok"]
             # Held beyond stm.busy_timeout_ms: a coded refusal, and the server keeps serving.
             holder.execute("BEGIN IMMEDIATE")
-            stuck = await _call(client, "confirm_context", {"target": "third"})
+            stuck = await call(client, "confirm_context", {"target": "third"})
             holder.execute("ROLLBACK")
             holder.close()
             assert stuck["error"] == "unavailable" and "locked" in stuck["message"]
-            assert (await _call(client, "confirm_context", {"target": "fourth"}))["ok"]
-    assert [row["metadata"]["target"] for row in _rows(ws)] == ["first", "second", "fourth"]
+            assert str(ws) not in stuck["message"]
+            assert (await call(client, "confirm_context", {"target": "fourth"}))["ok"]
+    assert [row["metadata"]["target"] for row in stored(ws)] == ["first", "second", "fourth"]
 
 
 def _refused(exc: BaseException) -> bool:
@@ -178,28 +147,21 @@ def _refused(exc: BaseException) -> bool:
     return isinstance(exc, MCPError)
 
 
-def _jsonrpc(message_id: int | None, method: str, params: dict[str, Any]) -> str:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
-    if message_id is not None:
-        message["id"] = message_id
-    return json.dumps(message) + "\n"
-
-
 @pytest.mark.slow  # starts the MCP server as a subprocess
 def test_stdio_stdout_carries_nothing_but_protocol(ws: Path) -> None:
     process = subprocess.Popen([sys.executable, "-c", ENTRY, "--workspace", str(ws), "mcp"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=_env())
+                               text=True, env=env())
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
     reader.start()
     assert process.stdin is not None
     process.stdin.write("".join([
-        _jsonrpc(1, "initialize", {"protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+        jsonrpc(1, "initialize", {"protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
                                    "clientInfo": {"name": "raw", "version": "0"}}),
-        _jsonrpc(None, "notifications/initialized", {}),
-        _jsonrpc(2, "tools/call", {"name": "submit_memory", "arguments": {"type": "nope"}}),
-        _jsonrpc(3, "tools/call", {"name": "confirm_context", "arguments": {"target": "a-slug"}}),
+        jsonrpc(None, "notifications/initialized", {}),
+        jsonrpc(2, "tools/call", {"name": "submit_memory", "arguments": {"type": "nope"}}),
+        jsonrpc(3, "tools/call", {"name": "confirm_context", "arguments": {"target": "a-slug"}}),
     ]))
     process.stdin.flush()
     answers: dict[int, dict[str, Any]] = {}
@@ -227,108 +189,54 @@ def test_stdio_stdout_carries_nothing_but_protocol(ws: Path) -> None:
 # -- streamable HTTP -----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_port(process: subprocess.Popen[str], port: int) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"server exited early: {process.communicate()[1]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"server did not listen on {port} within {TIMEOUT}s")
-
-
-class HttpServer:
-    def __init__(self, workspace: Path, process: subprocess.Popen[str], port: int) -> None:
-        self.workspace = workspace
-        self.process = process
-        self.url = f"http://127.0.0.1:{port}/mcp"
-
-    def client(self, token: str | None) -> Client:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(TIMEOUT))
-        return Client(streamable_http_client(self.url, http_client=http))
-
-    def raw_post(self, token: str | None) -> httpx.Response:
-        headers = {"Accept": "application/json, text/event-stream"}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        body = json.loads(_jsonrpc(1, "initialize", {
-            "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}))
-        return httpx.post(self.url, json=body, headers=headers, timeout=TIMEOUT)
-
-
 @pytest.fixture()
-def http_server(ws: Path) -> Iterator[HttpServer]:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-c", ENTRY, "--workspace", str(ws), "mcp", "--http", "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
-    try:
-        _wait_for_port(process, port)
-        yield HttpServer(ws, process, port)
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            stdout, _ = process.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, _ = process.communicate(timeout=TIMEOUT)
-    assert process.returncode == 0  # Ctrl-C stops it cleanly
-    assert stdout == ""  # logs, uvicorn's included, go to stderr
+def http(ws: Path) -> Iterator[HttpServer]:
+    with http_server(ws) as server:
+        yield server
 
 
 @pytest.mark.slow  # starts the MCP server as a subprocess
-async def test_http_tools_use_the_token_name_as_agent(http_server: HttpServer) -> None:
-    token = tokens.create_token(http_server.workspace / "stm.db", "codex")
+async def test_http_tools_use_the_token_name_as_agent(http: HttpServer) -> None:
+    token = tokens.create_token(http.workspace / "stm.db", "codex")
     with anyio.fail_after(TIMEOUT):
-        async with http_server.client(token) as client:
-            submitted = await _call(client, "submit_memory", {
+        async with http.client(token) as client:
+            submitted = await call(client, "submit_memory", {
                 "type": "observation", "title": "Run make db-reset first",
                 "content": "pytest tests/integration assumes an empty schema."})
             assert submitted["ok"] and submitted["result"]["agent_id"] == "codex"
-            assert (await _call(client, "confirm_context", {"target": "test-db-reset"}))["ok"]
-            assert (await _call(client, "flag_context", {"observation": "port is 5433"}))["ok"]
-            refused = await _call(client, "submit_memory", {"type": "nope", "title": "t", "content": "c"})
+            assert (await call(client, "confirm_context", {"target": "test-db-reset"}))["ok"]
+            assert (await call(client, "flag_context", {"observation": "port is 5433"}))["ok"]
+            refused = await call(client, "submit_memory", {"type": "nope", "title": "t", "content": "c"})
             assert refused["error"] == "type_not_allowed"
-    rows = _rows(http_server.workspace)
+    rows = stored(http.workspace)
     assert [(row["type"], row["agent_id"]) for row in rows] == [
         ("observation", "codex"), ("context_confirmed", "codex"), ("context_flagged", "codex")]
 
 
 @pytest.mark.slow  # starts the MCP server as a subprocess
-async def test_http_refuses_missing_wrong_and_revoked_tokens(http_server: HttpServer) -> None:
-    db = http_server.workspace / "stm.db"
+async def test_http_refuses_missing_wrong_and_revoked_tokens(http: HttpServer) -> None:
+    db = http.workspace / "stm.db"
     token = tokens.create_token(db, "claude")
     for bad in (None, "dtui_not-a-real-token"):
-        response = await anyio.to_thread.run_sync(http_server.raw_post, bad)
+        response = await anyio.to_thread.run_sync(http.raw_post, bad)
         assert response.status_code == 401
         assert response.json()["error"] == "invalid_token"
         with anyio.fail_after(TIMEOUT), pytest.raises(Exception) as refused:
-            async with http_server.client(bad) as client:
+            async with http.client(bad) as client:
                 await client.list_tools()
         assert _refused(refused.value)
-    assert (await anyio.to_thread.run_sync(http_server.raw_post, token)).status_code == 200
+    assert (await anyio.to_thread.run_sync(http.raw_post, token)).status_code == 200
 
     with anyio.fail_after(TIMEOUT):
-        async with http_server.client(token) as client:
-            assert (await _call(client, "confirm_context", {"target": "before-revoke"}))["ok"]
+        async with http.client(token) as client:
+            assert (await call(client, "confirm_context", {"target": "before-revoke"}))["ok"]
             tokens.revoke_token(db, "claude")
             # An open session does not outlive its token: the next request is refused.
             with pytest.raises(MCPError):
                 await client.call_tool("confirm_context", {"target": "after-revoke"})
-    assert (await anyio.to_thread.run_sync(http_server.raw_post, token)).status_code == 401
+    assert (await anyio.to_thread.run_sync(http.raw_post, token)).status_code == 401
     with anyio.fail_after(TIMEOUT), pytest.raises(Exception) as refused:
-        async with http_server.client(token) as client:
+        async with http.client(token) as client:
             await client.list_tools()
     assert _refused(refused.value)
-    assert [row["metadata"]["target"] for row in _rows(http_server.workspace)] == ["before-revoke"]
+    assert [row["metadata"]["target"] for row in stored(http.workspace)] == ["before-revoke"]

@@ -23,30 +23,35 @@ def _log_to_stderr() -> None:
               help="Serve streamable HTTP (needs bearer tokens) instead of stdio.")
 @click.option("--host", metavar="ADDR", help="HTTP bind address (default: mcp.host, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(1, 65535), help="HTTP port (default: mcp.port, 8765).")
+@click.option("--allow-host", "allow_hosts", metavar="NAME", multiple=True,
+              help="A Host name HTTP clients use besides the bind address and localhost (repeatable; "
+                   "added to mcp.allowed_hosts). Needed to listen beyond loopback.")
 @click.option("--agent", metavar="NAME",
               help="Agent id for memories over stdio (default: mcp). Over HTTP it is the token's name.")
 @pass_app
 def mcp_cmd(app: AppContext, use_http: bool, host: str | None, port: int | None,
-            agent: str | None) -> None:
+            allow_hosts: tuple[str, ...], agent: str | None) -> None:
     """Serve the submit_memory, confirm_context and flag_context tools to agents.
 
     \b
     stdio (default):  claude mcp add dreamtui -- dreamtui --workspace DIR mcp --agent claude
     HTTP:             dreamtui mcp --http   then   http://127.0.0.1:8765/mcp
                       with  Authorization: Bearer <token from `dreamtui token create NAME`>
+    beyond loopback:  dreamtui mcp --http --host 0.0.0.0 --allow-host devbox.lan
     """
     from dreamtui.intake import mcp_server  # the SDK and uvicorn load only for this command
 
     if use_http and agent is not None:
         raise click.UsageError("--agent applies to stdio; over HTTP the agent is the token's name")
-    if not use_http and (host is not None or port is not None):
-        raise click.UsageError("--host and --port need --http")
+    if not use_http and (host is not None or port is not None or allow_hosts):
+        raise click.UsageError("--host, --port and --allow-host need --http")
     _log_to_stderr()
     workspace = app.workspace
     try:
         if use_http:
-            mcp_server.serve_http(workspace, host or workspace.config.mcp.host,
-                                  port or workspace.config.mcp.port)
+            config = workspace.config.mcp
+            mcp_server.serve_http(workspace, host or config.host, port or config.port,
+                                  [*config.allowed_hosts, *allow_hosts])
         else:
             mcp_server.serve_stdio(workspace, agent or mcp_server.DEFAULT_STDIO_AGENT)
     except KeyboardInterrupt:

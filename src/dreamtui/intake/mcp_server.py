@@ -7,14 +7,28 @@ submission passes `intake.validate` (limits, redaction, safety marks) before it 
 
 Over HTTP every request must carry `Authorization: Bearer <token>` (see `dreamtui.store.tokens`); the
 SDK's own bearer middleware asks `WorkspaceTokenVerifier` on each request, so a revoked token
-stops working at once, and the token's name becomes the memories' agent id.
+stops working at once, and the token's name becomes the memories' agent id. The HTTP server also
+checks every Host and Origin header exactly against the names it answers to (`allowed_hosts`),
+holds each token to `mcp.max_sessions_per_token` open sessions (`SessionQuota`), and logs
+requests without their query strings (`AccessLog`).
+
+Agents cannot reach each other's memories through idempotency keys: STM keeps keys per agent for
+this server's submissions (`STMStore.submit(per_agent=True)`), and a caller may not choose a key
+in the forms dreamtui makes itself (`RESERVED_KEY_PREFIXES`).
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import ipaddress
 import json
 import logging
-from collections.abc import Callable
+import math
+import re
+import socket
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any
 
@@ -27,21 +41,38 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import (
+    INVALID_REQUEST,
+    CallToolResult,
+    ErrorData,
+    InputRequiredResult,
+    JSONRPCError,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field, ValidationError
+from starlette.datastructures import Headers
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dreamtui.errors import InputError, StoreError
+from dreamtui.errors import EXIT_FAILED, DreamtuiError, InputError, StoreError
 from dreamtui.intake import validate
 from dreamtui.model import FEEDBACK_TYPES, NewMemory, iso_z
 from dreamtui.store import tokens
-from dreamtui.store.stm import STMStore, SubmitResult
+from dreamtui.store.stm import SCOPED_KEY_PREFIX, STMStore, SubmitResult
 from dreamtui.workspace.layout import Workspace
 
 logger = logging.getLogger(__name__)
+access_logger = logger.getChild("access")
 
 SERVER_NAME = "dreamtui"
 HTTP_PATH = "/mcp"
 DEFAULT_STDIO_AGENT = "mcp"
+# Key forms only dreamtui makes: feedback keys, and the per-agent form STM stores a clashing key
+# under. A caller who could choose one could pre-empt another agent's row.
+RESERVED_KEY_PREFIXES = (*validate.FEEDBACK_KEY_PREFIXES, SCOPED_KEY_PREFIX)
 
 INSTRUCTIONS = """\
 dreamtui collects what coding agents learn about this project. A human reviews every \
@@ -203,6 +234,10 @@ class MemoryTools:
                     if record["type"] in FEEDBACK_TYPES else "")
             raise InputError(f"type: {record['type']!r} is not an allowed memory type "
                              f"(allowed: {', '.join(allowed)}){hint}")
+        key = record.get("idempotency_key")
+        if isinstance(key, str) and key.startswith(RESERVED_KEY_PREFIXES):
+            raise InputError(f"idempotency_key: keys starting with {', '.join(RESERVED_KEY_PREFIXES)} "
+                             "are dreamtui's own (feedback and per-agent keys); choose another key")
         return validate.from_json(record, self._config, default_agent=agent)
 
     async def _submit(self, build: Callable[[str], NewMemory]) -> CallToolResult:
@@ -218,7 +253,7 @@ class MemoryTools:
             return reply(failure(error_code(exc), str(exc)))
         except StoreError as exc:
             logger.error("STM store unavailable: %s", exc)
-            return reply(failure("unavailable", f"{exc} (try again shortly)"))
+            return reply(failure("unavailable", f"{self._without_paths(str(exc))} (try again shortly)"))
         except Exception as exc:
             logger.exception("tool call from agent %r failed unexpectedly", agent)
             return reply(failure("internal", f"internal error ({type(exc).__name__}); "
@@ -227,15 +262,26 @@ class MemoryTools:
 
     def _store(self, memory: NewMemory) -> SubmitResult:
         with STMStore.for_workspace(self._workspace) as store:
-            return store.submit(memory)
+            return store.submit(memory, per_agent=True)
+
+    def _without_paths(self, message: str) -> str:
+        """The agent learns what failed, not where the workspace lives; the server's log has both."""
+        stm = self._workspace.stm_path
+        return message.replace(str(stm), stm.name).replace(str(self._workspace.root), "the workspace")
 
 
 class DreamtuiMCPServer(MCPServer):
-    """Arguments that fail the tools' schemas get the same envelope as every other refusal,
-    instead of the SDK's free-text tool error."""
+    """An unknown tool, and arguments that fail the tools' schemas, get the same envelope as every
+    other refusal, instead of the SDK's free-text tool error."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
+        known = [tool.name for tool in await self.list_tools()]
+        if name not in known:
+            # Its own code, not invalid_args: no change to the arguments makes this call work.
+            # The name is not echoed: like every rejected value, it is the caller's data.
+            return reply(failure("unknown_tool", f"no such tool; this server's tools are "
+                                                 f"{', '.join(known)}"))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -284,20 +330,274 @@ def base_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def serve_http(workspace: Workspace, host: str, port: int) -> None:
-    """Serve streamable HTTP at `HTTP_PATH`; every request needs a live bearer token."""
+# -- HTTP: Host and Origin -------------------------------------------------------------------------
+
+# Loopback addresses a bind answers on besides its own, so local clients may use either usual URL.
+_ALSO_LOCAL: dict[str, tuple[str, ...]] = {"localhost": ("127.0.0.1", "::1"),
+                                           "0.0.0.0": ("127.0.0.1",), "::": ("::1",)}
+_WILDCARDS = frozenset({"0.0.0.0", "::"})  # no client names these in a Host header
+_HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _allowed_name(entry: str) -> str:
+    name = entry[1:-1] if entry.startswith("[") and entry.endswith("]") else entry
+    try:
+        return str(ipaddress.ip_address(name))
+    except ValueError:
+        if _HOST_NAME.fullmatch(name):
+            return name
+    raise InputError(f"allowed host {entry!r}: expected a host name or address without a port "
+                     "(e.g. devbox.lan or 192.168.1.20); the port is always the server's")
+
+
+def _host_value(name: str, port: int) -> str:
+    """What a client's Host header holds for http://name:port/ (no port when it is HTTP's own)."""
+    host = f"[{name}]" if ":" in name else name
+    return host if port == 80 else f"{host}:{port}"
+
+
+def allowed_hosts(bind: str, port: int, names: Sequence[str]) -> list[str]:
+    """The exact Host values the server answers to: its bind address, localhost, and `names`.
+
+    Binding beyond loopback needs `names`: only the person starting the server knows which names
+    reach it over the network, and naming them makes exposing it a deliberate step.
+    """
+    if not is_loopback(bind) and not names:
+        raise InputError(f"--host {bind}: listening beyond this machine needs the host names "
+                         "clients will use (--allow-host NAME, or mcp.allowed_hosts in "
+                         "dreamtui.yaml); every other Host header is refused")
+    own = [] if bind in _WILDCARDS else [bind]
+    candidates = ["localhost", *_ALSO_LOCAL.get(bind, ()), *own, *map(_allowed_name, names)]
+    return list(dict.fromkeys(_host_value(name, port) for name in candidates))
+
+
+def transport_security(bind: str, port: int, names: Sequence[str]) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding check, always on and exact: no entry ends in the SDK's `:*`
+    wildcard, which is a prefix match (it took `127.0.0.1:evil.example` for `127.0.0.1:*`)."""
+    hosts = allowed_hosts(bind, port, names)
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=[f"http://{host}" for host in hosts])
+
+
+# -- HTTP: sessions and the access log -----------------------------------------------------------
+
+
+@dataclass
+class _Session:
+    owner: str  # SHA-256 of the Authorization header that opened it
+    in_flight: int = 0
+    idle_since: float = 0.0  # anyio.current_time() when its last request ended
+
+
+async def _serve_watching(app: ASGIApp, scope: Scope, receive: Receive, send: Send,
+                          on_start: Callable[[Message], None]) -> None:
+    """Run `app` for one request, showing `on_start` its response's first message."""
+    async def watch(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            on_start(message)
+        await send(message)
+
+    await app(scope, receive, watch)
+
+
+class SessionQuota:
+    """At most `per_token` open sessions per bearer token, so one token cannot take the SDK's
+    session table (10,000 by default) from every other agent.
+
+    It follows sessions by the protocol itself: an `initialize` answered with an Mcp-Session-Id
+    opens one for the Authorization header it came with; a DELETE, a 404 (the SDK no longer has
+    it) or `idle_seconds` with no request in flight — the SDK's own idle rule, given the same
+    value, so a session is never counted gone before the SDK has ended it — closes it. A request
+    without a session id is an opening one while it runs, so a burst of them is held to the same
+    cap (a stateless request of a newer protocol revision holds a place only while it runs). At
+    the cap, a new one is refused with 429 and a Retry-After; other tokens are untouched.
+    """
+
+    def __init__(self, app: ASGIApp, *, path: str, per_token: int, idle_seconds: float) -> None:
+        self._app = app
+        self._path = path
+        self._per_token = per_token
+        self._idle_seconds = idle_seconds
+        self._sessions: dict[str, _Session] = {}
+        self._opening: dict[str, int] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Only the MCP endpoint holds sessions; without a credential the bearer middleware refuses.
+        headers = Headers(scope=scope) if scope["type"] == "http" else None
+        credential = headers.get("authorization") if headers is not None else None
+        if headers is None or credential is None or scope["path"] != self._path:
+            await self._app(scope, receive, send)
+            return
+        owner = hashlib.sha256(credential.encode("latin-1")).hexdigest()
+        session_id = headers.get(MCP_SESSION_ID_HEADER)
+        if session_id is None:
+            await self._open(owner, scope, receive, send)
+        else:
+            await self._use(owner, session_id, scope, receive, send)
+
+    async def _open(self, owner: str, scope: Scope, receive: Receive, send: Send) -> None:
+        now = anyio.current_time()
+        self._expire(now)
+        held = sum(1 for s in self._sessions.values() if s.owner == owner) + self._opening.get(owner, 0)
+        if held >= self._per_token:
+            logger.warning("refused a new session to a token that holds %d (mcp.max_sessions_per_token)",
+                           held)
+            await self._refusal(owner, now)(scope, receive, send)
+            return
+        self._opening[owner] = self._opening.get(owner, 0) + 1
+        opened: list[_Session] = []
+
+        def on_start(message: Message) -> None:
+            session_id = Headers(raw=message.get("headers", [])).get(MCP_SESSION_ID_HEADER)
+            if message["status"] < 400 and session_id is not None:
+                # Open from now on: the client may use the id before this response ends.
+                opened.append(_Session(owner, in_flight=1))
+                self._sessions[session_id] = opened[0]
+                self._stop_opening(owner)
+
+        try:
+            await _serve_watching(self._app, scope, receive, send, on_start)
+        finally:
+            if opened:
+                self._ended(opened[0])
+            else:
+                self._stop_opening(owner)
+
+    async def _use(self, owner: str, session_id: str, scope: Scope, receive: Receive,
+                   send: Send) -> None:
+        session = self._sessions.get(session_id)
+        if session is None or session.owner != owner:
+            await self._app(scope, receive, send)  # the SDK answers 404: nothing to count
+            return
+        session.in_flight += 1
+        statuses: list[int] = []
+        try:
+            await _serve_watching(self._app, scope, receive, send,
+                                  lambda message: statuses.append(message["status"]))
+        finally:
+            self._ended(session)
+            status = statuses[0] if statuses else 0
+            if status == 404 or (scope["method"] == "DELETE" and 200 <= status < 300):
+                self._sessions.pop(session_id, None)
+
+    def _stop_opening(self, owner: str) -> None:
+        self._opening[owner] -= 1
+        if not self._opening[owner]:
+            del self._opening[owner]
+
+    def _ended(self, session: _Session) -> None:
+        session.in_flight -= 1
+        session.idle_since = anyio.current_time()
+
+    def _expire(self, now: float) -> None:
+        gone = [sid for sid, s in self._sessions.items()
+                if not s.in_flight and now - s.idle_since >= self._idle_seconds]
+        for session_id in gone:
+            del self._sessions[session_id]
+
+    def _refusal(self, owner: str, now: float) -> Response:
+        waits = [s.idle_since + self._idle_seconds - now for s in self._sessions.values()
+                 if s.owner == owner and not s.in_flight]
+        retry = max(1, math.ceil(min(waits, default=self._idle_seconds)))
+        message = (f"this token already holds {self._per_token} open sessions, the most one token "
+                   "may (mcp.max_sessions_per_token): end one with DELETE, or retry after an idle "
+                   f"one closes ({self._idle_seconds:g} s without a request, mcp.session_idle_seconds)")
+        body = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=message))
+        return Response(body.model_dump_json(by_alias=True, exclude_unset=True), status_code=429,
+                        media_type="application/json", headers={"Retry-After": str(retry)})
+
+
+class AccessLog:
+    """One line per request with the path only: uvicorn's own access log writes the query string,
+    where a client may have put its token."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        statuses: list[int] = []
+        try:
+            await _serve_watching(self._app, scope, receive, send,
+                                  lambda message: statuses.append(message["status"]))
+        finally:
+            client = scope.get("client")
+            access_logger.info('%s - "%s %s" %s', f"{client[0]}:{client[1]}" if client else "-",
+                               scope["method"], scope["path"], statuses[0] if statuses else "-")
+
+
+def serve_http(workspace: Workspace, host: str, port: int, allowed: Sequence[str] = ()) -> None:
+    """Serve streamable HTTP at `HTTP_PATH`; every request needs a live bearer token and a Host
+    header naming the bind address, localhost or one of `allowed`."""
+    security = transport_security(host, port, allowed)
+    sockets = listen(host, port)  # first: a busy port is the whole message, not after warnings
     if not any(t.live for t in tokens.list_tokens(workspace.stm_path,
                                                   busy_timeout_ms=workspace.config.stm.busy_timeout_ms)):
         logger.warning("no live tokens: every request will get 401 until you run "
                        "`dreamtui token create NAME`")
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if not is_loopback(host):
         logger.warning("listening on %s, beyond this machine: anyone who reaches it with a token "
                        "can submit memories", host)
     url = base_url(host, port)
+    config = workspace.config.mcp
     server = build_server(workspace, agent=http_agent, token_verifier=WorkspaceTokenVerifier(workspace),
                           issuer_url=url)
-    app = server.streamable_http_app(host=host, streamable_http_path=HTTP_PATH)
-    logger.info("dreamtui MCP server on %s%s, workspace %s", url, HTTP_PATH, workspace.root)
+    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, transport_security=security,
+                                     session_idle_timeout=config.session_idle_seconds)
+    gated = AccessLog(SessionQuota(app, path=HTTP_PATH, per_token=config.max_sessions_per_token,
+                                   idle_seconds=config.session_idle_seconds))
+    logger.info("dreamtui MCP server on %s%s (Host %s), workspace %s", url, HTTP_PATH,
+                ", ".join(security.allowed_hosts), workspace.root)
     # log_config=None: uvicorn's loggers propagate to our stderr handler (its default config would
-    # send access lines to stdout).
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None)).run()
+    # send access lines to stdout); access_log=False: AccessLog writes those lines instead.
+    try:
+        uvicorn.Server(uvicorn.Config(gated, log_config=None, access_log=False)).run(sockets=sockets)
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+class ServeError(DreamtuiError):
+    """The server cannot listen where it was asked to (the port is taken, the address is not
+    this machine's): exit 1 with one line, never uvicorn's log and its exit code 3."""
+
+    exit_code = EXIT_FAILED
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound on every address `host` names (localhost: IPv4 and IPv6), as uvicorn would
+    bind them, or ServeError. Bound here so that a failure is dreamtui's message."""
+    where = base_url(host, port)
+    try:
+        addresses = dict.fromkeys(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                     flags=socket.AI_PASSIVE))
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot listen on {where}: {exc.strerror} (check --host or mcp.host)") from None
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _name, address in addresses:
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # as asyncio does: the IPv4 address has its own socket
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        reason = (exc.strerror or str(exc)).lower()
+        hint = "; is another server on it? choose another with --port or mcp.port" \
+            if exc.errno == errno.EADDRINUSE else " (check --host or mcp.host)"
+        raise ServeError(f"cannot listen on {where}: {reason}{hint}") from None
+    return sockets

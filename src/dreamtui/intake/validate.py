@@ -1,25 +1,41 @@
 """The single gate every intake path passes (CLI, JSONL, MCP, session-log import).
 
-It checks a submission against the config, redacts secrets and records safety marks, so no path
-can store a raw key or skip the checks another path makes.
+It checks a submission against the config and the limits below, then redacts secrets and records
+safety marks over every field (`safety.fields.clean_fields`: title and content, tags, metadata,
+agent id, idempotency key), so no path can store a raw key or skip the checks another path makes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import math
+import unicodedata
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from dreamtui.errors import InputError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, NewMemory
-from dreamtui.safety.marks import scan_many
+from dreamtui.safety.fields import clean_fields, with_findings
 from dreamtui.safety.paths import validate_slug
-from dreamtui.safety.secrets import may_hold_secret, redact, redact_obj
 from dreamtui.workspace.config import Config
+
+# Limits of the fields the config does not size. A tag becomes an AGENTS.md heading and a flag
+# target a proposal, so thousands of either are a flood, not a memory.
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_FLAG_TARGETS = 16
+MAX_JSON_DEPTH = 32  # nesting of metadata and extra; deeper is no fact worth keeping
+# Invisible in a heading though printable by Python's rule: Hangul fillers.
+_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 _KNOWN_FIELDS = frozenset({"type", "title", "content", "agent_id", "tags", "metadata",
                            "idempotency_key", "extra"})
 _KNOWN_LIST = ", ".join(sorted(_KNOWN_FIELDS))
+# Idempotency keys of feedback, which only the builders below make (`flag:` is held for flags):
+# a caller who could choose one could pre-empt, and so suppress, another agent's feedback.
+CONFIRM_KEY_PREFIX = "confirm:"
+FEEDBACK_KEY_PREFIXES = (CONFIRM_KEY_PREFIX, "flag:")
 
 
 def prepare(memory: NewMemory, config: Config) -> NewMemory:
@@ -50,29 +66,72 @@ def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequenc
                          "allowed (stm.max_content_bytes)")
     if not agent_id.strip():
         raise InputError("agent_id: must not be empty")
-    for tag in tags:
-        if not isinstance(tag, str) or not tag.strip() or len(tag) > 64:
-            raise InputError(f"tags: {tag!r} is not a tag (a non-empty string of at most 64 chars)")
+    _check_tags(tags)
     if idempotency_key is not None and not (0 < len(idempotency_key) <= 200):
         raise InputError("idempotency_key: must be 1 to 200 characters")
+    _check_json("metadata", metadata)
+    if extra_in:  # nearly always empty: bulk intake skips the checks
+        _check_json("extra", extra_in)
+        for name, holds in (("safety", "safety marks"), ("redacted", "kinds of secret redacted")):
+            recorded = extra_in.get(name, [])
+            if not isinstance(recorded, list) or not all(isinstance(i, str) for i in recorded):
+                raise InputError(f"extra.{name}: expected a list of strings (the {holds} dreamtui "
+                                 f"records), got {json_kind(recorded)}")
+    if type_ == FEEDBACK_FLAGGED and isinstance(metadata.get("targets"), list):
+        _check_targets("metadata.targets", len(metadata["targets"]))
 
-    extra = dict(extra_in)
-    kinds: tuple[str, ...] = ()
-    # One cheap pre-check over everything; the full patterns run only where it fires.
-    if may_hold_secret(f"{title}\n{content}\n{metadata!r}"):
-        clean_title, clean_content = redact(title), redact(content)
-        metadata, metadata_kinds = redact_obj(metadata)
-        title, content = clean_title.text, clean_content.text
-        kinds = tuple(dict.fromkeys((*clean_title.kinds, *clean_content.kinds, *metadata_kinds)))
-    if kinds:
-        extra["redacted"] = sorted(set(extra.get("redacted", ())) | set(kinds))
-    # Marks are computed on what we store, so a redaction cannot hide a mark and vice versa.
-    marks = scan_many((title, content))
-    if marks:
-        extra["safety"] = sorted(set(extra.get("safety", ())) | set(marks))
-    return NewMemory(type=type_, title=title, content=content, agent_id=agent_id,
-                     tags=tuple([t.strip() for t in tags]), metadata=metadata,
-                     idempotency_key=idempotency_key, extra=extra)
+    cleaned = clean_fields(title, content, agent_id, [t.strip() for t in tags], metadata,
+                           idempotency_key)
+    return NewMemory(type=type_, title=cleaned.title, content=cleaned.content,
+                     agent_id=cleaned.agent_id, tags=cleaned.tags, metadata=cleaned.metadata,
+                     idempotency_key=cleaned.idempotency_key,
+                     extra=with_findings(extra_in, cleaned.redacted, cleaned.marks))
+
+
+def _check_tags(tags: Sequence[Any]) -> None:
+    if len(tags) > MAX_TAGS:
+        raise InputError(f"tags: {len(tags)} tags, at most {MAX_TAGS} allowed")
+    for tag in tags:
+        if not isinstance(tag, str) or not tag.strip() or len(tag) > MAX_TAG_CHARS:
+            raise InputError(f"tags: {tag!r} is not a tag (a non-empty string of at most "
+                             f"{MAX_TAG_CHARS} chars)")
+        if not tag.isprintable() or (not tag.isascii() and not _INVISIBLE_LETTERS.isdisjoint(tag)):
+            # A tag becomes a heading: a line break, a zero-width or a bidi character in it
+            # would hide or reorder what a reader sees.
+            char = next(c for c in tag if not c.isprintable() or c in _INVISIBLE_LETTERS)
+            raise InputError(f"tags: {tag!r} holds U+{ord(char):04X} "
+                             f"({unicodedata.name(char, 'a control or unassigned character')}); "
+                             "tags may not hold control, invisible, bidi or non-space whitespace "
+                             "characters")
+
+
+def _check_targets(field: str, count: int) -> None:
+    if count > MAX_FLAG_TARGETS:
+        raise InputError(f"{field}: {count} targets, at most {MAX_FLAG_TARGETS} allowed (name "
+                         "the entries the observation contradicts)")
+
+
+def _check_json(field: str, value: Any, depth: int = 0) -> None:
+    """Refuse what JSON cannot hold: NaN and infinities (`json.dumps` writes them, but no other
+    reader of stm.db parses them) and nesting past MAX_JSON_DEPTH. `field` names the place."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{field}: {json.dumps(value)} is not a finite number (JSON has no NaN or "
+                         "Infinity)")
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= MAX_JSON_DEPTH:
+            raise InputError(f"{field}: nested deeper than {MAX_JSON_DEPTH} levels")
+        in_dict = isinstance(value, dict)
+        items: Iterable[tuple[Any, Any]] = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, sub in items:
+            if type(sub) is not str:  # strings, nearly every value, hold nothing to refuse
+                _check_json(f"{field}.{key}" if in_dict else f"{field}[{key}]", sub, depth + 1)
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words, for messages."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _slug(field: str, value: str) -> str:
@@ -89,13 +148,14 @@ def confirmation(target: str, agent_id: str, note: str | None, now: datetime | N
     content = note.strip() if note and note.strip() else f"The guidance marked [mem: {slug}] helped."
     return NewMemory(type=FEEDBACK_CONFIRMED, title=f"confirmed {slug}", content=content,
                      agent_id=agent_id, metadata={"target": slug},
-                     idempotency_key=f"confirm:{agent_id}:{slug}:{day}")
+                     idempotency_key=f"{CONFIRM_KEY_PREFIX}{agent_id}:{slug}:{day}")
 
 
 def flag(observation: str, targets: list[str] | None, quote: str | None, agent_id: str) -> NewMemory:
     """A `context_flagged` memory: what the agent observed, against which slugs, quoting what."""
     if not observation.strip():
         raise InputError("observation: must describe what was wrong")
+    _check_targets("targets", len(targets or ()))
     metadata: dict[str, Any] = {}
     if targets:
         metadata["targets"] = [_slug("targets", t) for t in targets]

@@ -20,6 +20,7 @@ from itertools import islice
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import quote
 
 from dreamtui.clock import RANDOM_IDS, Clock, IdSource, system_clock
 from dreamtui.errors import InputError, StoreError
@@ -88,6 +89,11 @@ META_TABLE = "dreamtui_meta"
 META_DDL = f"""CREATE TABLE IF NOT EXISTS {META_TABLE} (
   tenant_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY (tenant_id, key))"""
+# The leases dreamtui itself took (dream_leases is shared with a Dreamer server, whose live leases
+# are never dreamtui's to release). A row outlives its lease until the next claim tidies it.
+LEASES_TABLE = "dreamtui_leases"
+LEASES_DDL = f"""CREATE TABLE IF NOT EXISTS {LEASES_TABLE} (
+  id TEXT NOT NULL PRIMARY KEY, tenant_id TEXT NOT NULL, acquired_at TEXT NOT NULL)"""
 
 COLUMNS: tuple[str, ...] = ("id", "tenant_id", "agent_id", "type", "title", "content", "tags",
                             "metadata", "submitted_at", "consumed_at", "consumed_by_lease",
@@ -112,6 +118,15 @@ IN_CHUNK = 500  # ids per IN (...) list, far below SQLite's variable limit
 CACHE_KIB = 32 * 1024  # page cache per connection (SQLite's default is 2 MiB)
 LAST_LEASE_KEY = "last_lease_at"
 _ONE_MICROSECOND = timedelta(microseconds=1)
+_KEY_AT = COLUMNS.index("idempotency_key")
+# The form a per-agent key takes when another agent already holds the plain key (`submit`).
+SCOPED_KEY_PREFIX = "agent:"
+
+
+def scoped_key(agent_id: str, key: str) -> str:
+    """`key` as `agent_id`'s own; quoting keeps ':' out of the agent part, so no two (agent, key)
+    pairs share a scoped key."""
+    return f"{SCOPED_KEY_PREFIX}{quote(agent_id, safe='')}:{key}"
 
 
 @dataclass(frozen=True)
@@ -132,6 +147,16 @@ class Lease:
     acquired_at: datetime
     expires_at: datetime
     memories: list[Memory]
+
+
+@dataclass(frozen=True)
+class Holding:
+    """A lease that holds claimed memories, as the queue sees it."""
+
+    lease_id: str
+    memories: int
+    expires_at: datetime | None  # None: its dream_leases row is gone
+    ours: bool  # dreamtui took it; else another program sharing the file (a Dreamer server)
 
 
 @dataclass(frozen=True)
@@ -292,7 +317,7 @@ class STMStore:
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
         if "stm_memories" in present:
             self._check_compatible()
-        wanted = {name for name, _ in DREAMER_SCHEMA} | set(DREAMTUI_INDEXES) | {META_TABLE}
+        wanted = {name for name, _ in DREAMER_SCHEMA} | set(DREAMTUI_INDEXES) | {META_TABLE, LEASES_TABLE}
         if wanted <= present:
             return
         with self._transaction("creating the schema"):
@@ -305,6 +330,7 @@ class STMStore:
             for ddl in DREAMTUI_INDEXES.values():
                 self._conn.execute(ddl)
             self._conn.execute(META_DDL)
+            self._conn.execute(LEASES_DDL)
 
     def _check_compatible(self) -> None:
         """Refuse a foreign `stm_memories`: we must be able to read and insert every row."""
@@ -375,7 +401,13 @@ class STMStore:
             extra_obj = json.loads(extra)
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{where}: a JSON column holds invalid JSON ({exc})") from None
-        return Memory(
+        # Imported here: the safety patterns take ~30 ms to compile, which `status` must not pay.
+        from dreamtui.safety.fields import clean_memory
+
+        # A row another program wrote (a Dreamer server shares this table) never passed the intake
+        # gate, so every Memory handed out, a dream's batch first, is as the gate would have
+        # stored it: redacted, with its marks (architecture.md §4.6). The row itself is left as is.
+        return clean_memory(Memory(
             id=mem_id, tenant_id=tenant, agent_id=agent, type=mtype, title=title,
             content=content,
             tags=tuple(str(t) for t in tag_list) if isinstance(tag_list, list) else (),
@@ -383,7 +415,7 @@ class STMStore:
             submitted_at=parse_ts(submitted, f"{where} submitted_at"),
             consumed_at=parse_ts(consumed, f"{where} consumed_at") if consumed else None,
             consumed_by_lease=lease, idempotency_key=key,
-            extra=extra_obj if isinstance(extra_obj, dict) else {})
+            extra=extra_obj if isinstance(extra_obj, dict) else {}))
 
     def _new_row(self, memory: NewMemory, submitted_at: str) -> tuple[Any, ...]:
         return (self._ids.uuid4(), self.tenant_id, memory.agent_id, memory.type, memory.title,
@@ -397,12 +429,28 @@ class STMStore:
 
     # -- submitting ------------------------------------------------------------------------------
 
-    def submit(self, memory: NewMemory, *, now: datetime | None = None) -> SubmitResult:
-        """Store one memory; the same idempotency key returns the row stored first."""
+    def submit(self, memory: NewMemory, *, now: datetime | None = None,
+               per_agent: bool = False) -> SubmitResult:
+        """Store one memory; the same idempotency key returns the row stored first.
+
+        `per_agent` (what the MCP server asks) makes a key each agent's own: a plain key another
+        agent holds is stored under `scoped_key` instead, and another agent's row is never
+        returned. An agent's key that no one else holds stays plain, so it deduplicates as
+        before, and against a Dreamer server sharing the file.
+        """
         row = self._new_row(memory, format_ts(self._now(now)))
         with self._transaction("submitting a memory") as conn:
-            if memory.idempotency_key is not None:
-                existing = self._by_key(conn, memory.idempotency_key)
+            key = memory.idempotency_key
+            if key is not None:
+                existing = self._by_key(conn, key)
+                if per_agent and existing is not None and existing.agent_id != memory.agent_id:
+                    key = scoped_key(memory.agent_id, key)
+                    row = (*row[:_KEY_AT], key, *row[_KEY_AT + 1:])
+                    existing = self._by_key(conn, key)
+                    if existing is not None and existing.agent_id != memory.agent_id:
+                        # Only a row stored by another path (CLI, JSONL, Dreamer) can get here.
+                        raise InputError("idempotency_key: already used by another agent; "
+                                         "choose another key")
                 if existing is not None:
                     return SubmitResult(existing, created=False)
             conn.execute(_INSERT, row)
@@ -510,6 +558,8 @@ class STMStore:
                 conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
                 return None
             self._set_meta(conn, LAST_LEASE_KEY, format_ts(moment))
+            conn.execute(f"INSERT INTO {LEASES_TABLE} (id, tenant_id, acquired_at) VALUES (?, ?, ?)",
+                         (lease_id, self.tenant_id, format_ts(moment)))
             rows = conn.execute(f"{_SELECT} WHERE consumed_by_lease = ? AND consumed_at IS NULL "
                                 "ORDER BY submitted_at, id", (lease_id,)).fetchall()
         return Lease(id=lease_id, acquired_at=moment, expires_at=expires,
@@ -573,6 +623,31 @@ class STMStore:
                                (lease_id,)).fetchone()
         return row is not None and parse_ts(row[0], f"lease {lease_id}") > self._now(now)
 
+    def holdings(self) -> list[Holding]:
+        """Every lease that holds claimed memories, with how many and whether dreamtui took it."""
+        with self._reading("reading leases") as conn:
+            # `+tenant_id`, as in _reclaim: the small partial index of claimed rows does the work.
+            rows = conn.execute(
+                f"SELECT held.lease, held.n, dream_leases.expires_at, {LEASES_TABLE}.id IS NOT NULL "
+                f"FROM (SELECT consumed_by_lease AS lease, COUNT(*) AS n FROM stm_memories "
+                f"WHERE +tenant_id = ? AND {_CLAIMED} GROUP BY consumed_by_lease) AS held "
+                f"LEFT JOIN dream_leases ON dream_leases.id = held.lease "
+                f"LEFT JOIN {LEASES_TABLE} ON {LEASES_TABLE}.id = held.lease ORDER BY held.lease",
+                (self.tenant_id,)).fetchall()
+        return [Holding(lease_id=lease, memories=count, ours=bool(ours),
+                        expires_at=parse_ts(expires, f"lease {lease}") if expires else None)
+                for lease, count, expires, ours in rows]
+
+    def count_present(self, ids: Sequence[str]) -> int:
+        """How many of these memory ids the queue holds, in any state."""
+        found = 0
+        with self._reading("reading memories") as conn:
+            for chunk in _chunks(dict.fromkeys(ids), IN_CHUNK):
+                marks = ", ".join("?" * len(chunk))
+                found += conn.execute(f"SELECT COUNT(*) FROM stm_memories WHERE tenant_id = ? "
+                                      f"AND id IN ({marks})", (self.tenant_id, *chunk)).fetchone()[0]
+        return found
+
     def extend_lease(self, lease_id: str, minutes: int, now: datetime | None = None) -> None:
         """Push the lease's expiry to `minutes` from now (a heartbeat for a long dream)."""
         expires = format_ts(self._now(now) + timedelta(minutes=minutes))
@@ -601,6 +676,8 @@ class STMStore:
             f"AND dream_leases.expires_at > ?)", (self.tenant_id, stamp)).rowcount
         conn.execute("DELETE FROM dream_leases WHERE tenant_id = ? AND expires_at <= ?",
                      (self.tenant_id, stamp))
+        conn.execute(f"DELETE FROM {LEASES_TABLE} WHERE tenant_id = ? AND id NOT IN "
+                     "(SELECT id FROM dream_leases)", (self.tenant_id,))
         return reclaimed
 
     def _update_ids(self, conn: sqlite3.Connection, set_where: str, args: tuple[Any, ...],

@@ -21,6 +21,9 @@ CONFIG_NAME = "dreamtui.yaml"
 DREAMER_CONFIG_NAME = "dreamer.yaml"
 
 _TOO_DEEP = "(file): nested too deeply, or a YAML alias refers to itself"
+# Far beyond any real config: a YAML alias bomb expands to hundreds of millions of values as
+# interpolation and validation walk the document.
+_MAX_VALUES = 100_000
 
 _ENV_RE = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -82,6 +85,9 @@ class HeadlessConfig(_Section):
     enabled: bool = True
     min_hours: float = Field(6.0, ge=0)
     min_pending: int = Field(5, ge=0)
+    # Flags against live entries dream on their own: wrong guidance must not wait for new lessons.
+    # 0 turns this off (flags then only ride along with min_pending memories).
+    min_flags: int = Field(1, ge=0)
     auto_apply: Literal["none", "safe"] = "none"
 
 
@@ -105,6 +111,12 @@ class ClaudeCodeIntakeConfig(_Section):
 class MCPConfig(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=1, le=65535)
+    # Host names clients may use besides the bind address and localhost; binding beyond
+    # loopback requires at least one (intake/mcp_server.py checks every Host header exactly).
+    allowed_hosts: list[str] = Field(default_factory=list)
+    # One token cannot take every HTTP session from the other agents.
+    max_sessions_per_token: int = Field(16, ge=1, le=1000)
+    session_idle_seconds: int = Field(300, ge=1, le=24 * 3600)
 
 
 class Config(_Section):
@@ -167,7 +179,9 @@ def _read_yaml(path: Path) -> Any:
     except OSError as exc:
         raise ConfigError(path, [f"(file): cannot read: {exc.strerror}"]) from None
     try:
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
+        _check_expanded_size(data, path)
+        return data
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
@@ -177,6 +191,33 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(path, [f"(file): invalid YAML value: {exc}"]) from None
     except RecursionError:
         raise ConfigError(path, [_TOO_DEEP]) from None
+
+
+def _check_expanded_size(data: Any, path: Path) -> None:
+    """ConfigError when the document, its aliases expanded, holds more than _MAX_VALUES values or
+    contains itself. Each shared subtree is sized once, so a bomb costs what its text does;
+    RecursionError (nesting too deep) is the caller's to report."""
+    sizes: dict[int, int] = {}
+    walking: set[int] = set()
+
+    def size(node: Any) -> int:
+        if not isinstance(node, (dict, list)):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in walking:
+            raise ConfigError(path, [_TOO_DEEP])
+        walking.add(key)
+        total = 1 + sum(map(size, node.values() if isinstance(node, dict) else node))
+        walking.discard(key)
+        if total > _MAX_VALUES:
+            raise ConfigError(path, [f"(file): more than {_MAX_VALUES:,} values once YAML aliases "
+                                     "are expanded; write the values out instead of aliasing them"])
+        sizes[key] = total
+        return total
+
+    size(data)
 
 
 def _interpolated(data: Any, path: Path, environ: dict[str, str] | None) -> Any:
