@@ -200,7 +200,7 @@ async def test_model_proposals_that_break_the_rules_are_refused_visibly() -> Non
 
 async def test_secrets_in_model_output_are_redacted_and_marked() -> None:
     a = ids(config_for(None))
-    secret = "AKIAIOSFODNN7EXAMPLE"
+    secret = "AKIAUJZDE8GXD6NCF10E"  # not AWS's documented AKIA…EXAMPLE, which is no secret
     answer = [{"op": "create", "slug": "deploy-creds", "kind": "incident", "title": "Deploy credentials",
                "guidance": f"Deploy with key {secret} from the vault.", "evidence": [a["b1"]],
                "rationale": "x"}]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dreamtui.safety import secrets
 from dreamtui.safety.marks import (
     MARK_BIDI,
     MARK_CONCEALMENT,
@@ -118,6 +119,19 @@ def test_redact_overlapping_patterns_leave_no_remainder() -> None:
 
 def test_redact_handles_lone_surrogates() -> None:
     assert redact("\ud800 token=5f2b8c1d9e3a4f6b").text == "\ud800 token=[REDACTED:token]"
+
+
+def test_the_pre_check_never_hides_what_the_patterns_find() -> None:
+    # `redact` runs no pattern when `may_hold_secret` is False: every corpus text the patterns
+    # change must pass the pre-check, or a new pattern lacks its literal in _VENDOR_LITERALS.
+    from tests.unit.test_safety_corpus import SECRET_NEGATIVES, SECRET_POSITIVES
+    from tests.unit.test_secrets_holdout import HOLDOUT_LOOKALIKES, HOLDOUT_SECRETS
+    from tests.unit.test_secrets_tuning import TUNING_LOOKALIKES, TUNING_SECRETS
+
+    texts = [t for t, _ in (*SECRET_POSITIVES, *HOLDOUT_SECRETS, *TUNING_SECRETS)]
+    for text in [*texts, *SECRET_NEGATIVES, *HOLDOUT_LOOKALIKES, *TUNING_LOOKALIKES]:
+        if secrets._redact_pass(text, []) is not None:
+            assert secrets.may_hold_secret(text), text
 
 
 # --------------------------------------------------------------------------------------------------

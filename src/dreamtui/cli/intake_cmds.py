@@ -95,21 +95,20 @@ def _parse_metadata(text: str | None) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InputError(f"--metadata: invalid JSON ({exc.msg} at column {exc.colno})") from None
     if not isinstance(value, dict):
-        raise InputError(f"--metadata: expected a JSON object, got {_json_kind(value)}")
+        from dreamtui.intake import validate
+
+        raise InputError(f"--metadata: expected a JSON object, got {validate.json_kind(value)}")
     return value
 
 
-def _json_kind(value: Any) -> str:
-    kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number",
-             float: "a number", type(None): "null"}
-    return kinds.get(type(value), type(value).__name__)
-
-
-def _intake_notes(title: str, content: str, metadata: Any, prepared: NewMemory) -> list[str]:
+def _intake_notes(prepared: NewMemory, *, title: str, content: str, metadata: Any,
+                  tags: Iterable[str], agent_id: str, key: str | None) -> list[str]:
     """What the gate changed or marked, so the submitter knows what was actually stored."""
     notes = []
+    # The gate strips the title and tags and deduplicates tags; any other change is a redaction.
     if (prepared.title != title.strip() or prepared.content != content
-            or prepared.metadata != metadata):
+            or prepared.metadata != metadata or set(prepared.tags) != {t.strip() for t in tags}
+            or prepared.agent_id != agent_id or prepared.idempotency_key != key):
         kinds = ", ".join(prepared.extra.get("redacted", ())) or "unknown kind"
         notes.append(f"secret redacted before storing ({kinds}); the stored text says "
                      "[REDACTED:<kind>] in its place")
@@ -123,7 +122,9 @@ def _store_one(workspace: Workspace, memory: NewMemory) -> SubmitResult:
     from dreamtui.intake import validate
 
     prepared = validate.prepare(memory, workspace.config)
-    for note in _intake_notes(memory.title, memory.content, memory.metadata, prepared):
+    for note in _intake_notes(prepared, title=memory.title, content=memory.content,
+                              metadata=memory.metadata, tags=memory.tags, agent_id=memory.agent_id,
+                              key=memory.idempotency_key):
         click.echo(f"dreamtui: note: {note}", err=True)
     with STMStore.for_workspace(workspace) as store:
         return store.submit(prepared)
@@ -238,8 +239,10 @@ class _Intake:
             except InputError as exc:
                 events.append((number, str(exc), [], ()))
                 continue
-            notes = _intake_notes(record["title"], record["content"],
-                                  record.get("metadata", {}), prepared)
+            notes = _intake_notes(prepared, title=record["title"], content=record["content"],
+                                  metadata=record.get("metadata", {}), tags=record.get("tags", ()),
+                                  agent_id=record.get("agent_id", self.agent_id),
+                                  key=record.get("idempotency_key"))
             if notes:
                 events.append((number, None, notes, tuple(prepared.extra.get("redacted", ()))))
             good.append(prepared)

@@ -8,6 +8,8 @@ CLI flags, URLs with credentials and Authorization headers catch the rest.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import re
 from collections.abc import Callable, Iterator
@@ -49,11 +51,12 @@ def _always(_: str) -> bool:
     return True
 
 
-_MASK_RUN_RE = re.compile(r"([xX*0.•])\1{7,}")
+_MASK_RUN_RE = re.compile(r"([xX*0.•])\1{7,}|(?i:example)")
 
 
 def _unmasked(value: str) -> bool:
-    """`ghp_xxxxxxxx…` and `AKIAXXXXXXXX…` are documentation masks with a vendor's shape."""
+    """`ghp_xxxxxxxx…`, `AKIAXXXXXXXX…` and AWS's `AKIAIOSFODNN7EXAMPLE` are documentation
+    masks with a vendor's shape."""
     return _MASK_RUN_RE.search(value) is None
 
 
@@ -111,6 +114,25 @@ _VENDOR_PATTERNS: tuple[_Pattern, ...] = (
     _p("sendgrid-key", _B + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}" + _E),
     _p("telegram-token", r"(?<![0-9:])\d{8,10}:AA[A-Za-z0-9_-]{30,}" + _E),
     _p("aws-access-key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    # A PyPI token is a macaroon whose base64 starts `AgE`; real ones run past 150 characters,
+    # and a short `pypi-AgE…` is only ever a truncated quote, left to the keyed rules.
+    _p("pypi-token", _B + r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    _p("google-oauth-token", _B + r"ya29\.[A-Za-z0-9_-]{30,}" + _E, _mixed_unmasked),
+    _p("linear-key", _B + r"lin_api_[A-Za-z0-9]{32,}" + _E, _mixed_unmasked),
+    _p(
+        "discord-token",
+        # No prefix of its own, so only where a bot uses it: `client.run('…')`, `Authorization: Bot …`.
+        r"(?:\.run\([ \t]*[\"']|(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?Bot[ \t]+)"
+        r"(?P<secret>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})" + _E,
+        _digit_unmasked,
+    ),
+    _p(
+        "twilio-token",
+        # An account or API-key SID is an identifier; the secret passed after it is not.
+        r"(?i:client)\([ \t]*[\"'](?:AC|SK)[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']"
+        r"(?P<secret>[A-Za-z0-9]{32})[\"']",
+        _mixed_unmasked,
+    ),
     _p(
         "aws-secret-key",
         # 40 base64 chars are everywhere (git SHAs, hashes); only trust them next to AWS wording.
@@ -215,6 +237,44 @@ _AUTHORIZATION_RE = re.compile(
 _BEARER_RE = re.compile(
     r"(?i:\bbearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{12,}=*)(?![A-Za-z0-9._~+/=-])"
 )
+# `Authorization: <token>` with no scheme (Linear, some internal APIs): the token is the whole
+# value, where a scheme (`AWS4-HMAC-SHA256 Credential=…`) has parameters after it.
+_BARE_AUTHORIZATION_RE = re.compile(
+    r"""(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?P<value>[A-Za-z0-9._~+/-]{16,}=*)
+    (?=[ \t]*(?:["',;)}\]]|$))""",
+    re.X | re.M,
+)
+_VALUE = r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)"""
+# MySQL clients take the password glued to `-p` (`-p secret` means: prompt, then use database
+# `secret`), so only the glued form is a password.
+_MYSQL_FLAG_RE = re.compile(
+    r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh"
+    r"|mariadb(?:-dump|-admin)?)\b[^\n|;&]*?[ \t]-p" + _VALUE
+)
+# Commands whose short flag takes a password as the next argument (`-p` is a port elsewhere:
+# ssh, psql, `docker run`; redis-cli's port is `-p` and its password `-a`).
+_COMMAND_FLAG_RE = re.compile(
+    r"(?<![\w-])(?:(?:sshpass|twine|az[ \t]+login"
+    r"|(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]+registry)[ \t]+login)"
+    r"(?:[^\n|;&]*?[ \t])?-p|(?:redis-cli|keydb-cli)(?:[^\n|;&]*?[ \t])?-a)[ \t]+" + _VALUE
+)
+# Basic auth in code: `auth=("user", "password")`, `HTTPBasicAuth('user', 'password')`.
+_AUTH_PAIR_RE = re.compile(
+    r"""(?:\bauth[ \t]*=[ \t]*\(|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth)\()
+    [ \t]*(?P<q>["'])[^"'\n]*(?P=q)[ \t]*,[ \t]*(?P<value>"[^"\n]*"|'[^'\n]*')""",
+    re.X,
+)
+# Docker's config.json `"auth"` and .npmrc's `_auth` hold base64 of `user:password`.
+_BASE64_AUTH_RE = re.compile(
+    r"""(?<![\w-])(?P<kq>["']?)_?auth(?P=kq)[ \t]*[:=][ \t]*
+    (?P<value>"[A-Za-z0-9+/]{8,}={0,2}"|'[A-Za-z0-9+/]{8,}={0,2}'|[A-Za-z0-9+/]{8,}={0,2})
+    (?![A-Za-z0-9+/=])""",
+    re.X | re.I,
+)
+# A signed URL's signature is the credential (Azure SAS, S3 and GCS presigned, CloudFront).
+_URL_SIGNATURE_RE = re.compile(
+    r"[?&](?i:sig|signature|x-amz-signature|x-goog-signature)=(?P<value>[A-Za-z0-9%+/=~._-]{16,})"
+)
 
 _WORD_KINDS = {
     "password": "password",
@@ -314,6 +374,51 @@ def _authorization_spans(text: str) -> Iterator[tuple[int, int, str]]:
     for m in _BEARER_RE.finditer(text):
         if _mixed(m["value"]):
             yield m.start("value"), m.end("value"), "bearer-token"
+    yield from _generated_spans(_BARE_AUTHORIZATION_RE, "token", text)
+
+
+def _generated_spans(regex: re.Pattern[str], kind: str, text: str) -> Iterator[tuple[int, int, str]]:
+    """Values a regex finds that are machine-made (`_generated`), not words or placeholders."""
+    for m in regex.finditer(text):
+        start, value = _quoted_value(m)
+        if _generated(value) and not _is_placeholder(value):
+            yield start, start + len(value), kind
+
+
+_PROSE_WORD_RE = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def _password_spans(regex: re.Pattern[str], text: str, *, spaced: bool = False
+                    ) -> Iterator[tuple[int, int, str]]:
+    """Values a regex finds where a password goes: any literal counts, placeholders do not.
+
+    A `spaced` value (`sshpass -p VALUE`) may be the next word of a sentence about the command
+    (`sshpass -p with care`), so a plain lowercase word there is prose, not a password.
+    """
+    for m in regex.finditer(text):
+        start, value = _quoted_value(m)
+        quoted = start != m.start("value")
+        if _is_literal_value(value, "password") and not (
+            spaced and not quoted and _PROSE_WORD_RE.fullmatch(value)
+        ):
+            yield start, start + len(value), "password"
+
+
+def _basic_pair(value: str) -> bool:
+    """Whether `value` is base64 of `user:password`, as Docker and npm store credentials."""
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(user and colon and password) and decoded.isprintable() and " " not in decoded
+
+
+def _base64_auth_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _BASE64_AUTH_RE.finditer(text):
+        start, value = _quoted_value(m)
+        if _basic_pair(value):
+            yield start, start + len(value), "basic-auth"
 
 
 def _vendor_spans(pattern: _Pattern, text: str) -> Iterator[tuple[int, int, str]]:
@@ -327,9 +432,14 @@ def _candidate_spans(text: str) -> Iterator[tuple[int, int, str]]:
     for pattern in _VENDOR_PATTERNS:
         yield from _vendor_spans(pattern, text)
     yield from _simple_spans(_URL_CREDENTIALS_RE, "url-credentials", text)
+    yield from _generated_spans(_URL_SIGNATURE_RE, "url-signature", text)
     yield from _authorization_spans(text)
+    yield from _base64_auth_spans(text)
     yield from _simple_spans(_CURL_USER_RE, "password", text)
     yield from _simple_spans(_NETRC_RE, "password", text)
+    yield from _password_spans(_MYSQL_FLAG_RE, text)
+    yield from _password_spans(_COMMAND_FLAG_RE, text, spaced=True)
+    yield from _password_spans(_AUTH_PAIR_RE, text)
     yield from _keyed_spans(_FLAG_RE, text)
     yield from _keyed_spans(_XML_SETTING_RE, text)
     yield from _assignment_spans(text)
@@ -398,7 +508,9 @@ _VENDOR_LITERALS = (
     "-----begin", "eyj", "sk-", "sk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "xox", "xapp-", "hooks.slack", "aiza", "whsec_", "npm_", "hf_",
     "sg.", ":aa", "akia", "asia", "aws", "://", "authorization", "bearer", "-u", "--user",
-    "login",
+    "login", "pypi-", "ya29.", "lin_api_", ".run(", "client(", "sig=", "signature=", "mysql",
+    "mariadb", "sshpass", "twine", "redis-cli", "keydb-cli", "auth=", "auth =", "auth(", 'auth"',
+    "auth'", "_auth",
 )
 _KEYED_WORDS = ("pass", "pwd", "secret", "token", "key", "cred")
 _KEYED_TRIGGER_RE = re.compile(
@@ -411,9 +523,14 @@ _KEYED_TRIGGER_RE = re.compile(
 _LETTERS_BY_RARITY = "qzjxkvbywgpfmucldhrsnioate"
 
 
+_COMMON_IN_CODE = {" ": 26, '"': 14, "'": 14, "(": 14, "=": 14}  # quotes and calls: as common as c
+
+
 def _rarity(char: str) -> int:
     if char in _LETTERS_BY_RARITY:
         return _LETTERS_BY_RARITY.index(char)
+    if char in _COMMON_IN_CODE:
+        return _COMMON_IN_CODE[char]
     return 3 if char == "_" else 12 if char == "." else 6  # as common in technical text
 
 
@@ -473,7 +590,8 @@ _SENSITIVE_KEY_RE = re.compile(rf"(?i).*?(?P<word>{_KEY_WORDS})")
 
 
 def redact_obj(value: Any) -> tuple[Any, tuple[str, ...]]:
-    """Redact every string inside nested dicts/lists/tuples (metadata); returns a new value + kinds.
+    """Redact every string inside nested dicts/lists/tuples (metadata), keys included; returns a
+    new value + kinds.
 
     A string stored under a sensitive key (`{"password": "hunter2"}`) is redacted whole: without
     the key beside it, the bare value matches no pattern.
@@ -486,7 +604,8 @@ def redact_obj(value: Any) -> tuple[Any, tuple[str, ...]]:
             kinds.update(dict.fromkeys(result.kinds))
             return result.text
         if isinstance(item, dict):
-            return {key: field(key, sub) for key, sub in item.items()}
+            # A key is text too (`{"ghp_…": "ci"}`); the sensitive-key rule reads the original.
+            return {walk(key): field(key, sub) for key, sub in item.items()}
         if isinstance(item, list):
             return [walk(sub) for sub in item]
         if isinstance(item, tuple):
