@@ -1,10 +1,10 @@
 """The cron runner (docs/architecture.md §1.7): gates, one dream, the auto-apply policy, logs and exit codes.
 
 Gates run cheapest first — enabled, workspace lock free, hours since the last dream, pending
-memories (feedback not counted) — and a gate that says no is a normal outcome: exit 0 with a
-one-line reason. `force` skips the gates but never the lock. The lock is held for the whole run,
-so of two runs started together exactly one dreams. The last dream's time is kept in the STM
-database (dreamtui_meta), never read from a file's mtime.
+memories (feedback not counted) or else flags against live entries — and a gate that says no is
+a normal outcome: exit 0 with a one-line reason. `force` skips the gates but never the lock. The
+lock is held for the whole run, so of two runs started together exactly one dreams. The last
+dream's time is kept in the STM database (dreamtui_meta), never read from a file's mtime.
 """
 
 from __future__ import annotations
@@ -18,19 +18,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from io import TextIOWrapper
 from logging.handlers import RotatingFileHandler
+from pathlib import Path
 from typing import Any
 
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, ProposalReady, Refused
 from dreamtui.dream.runner import dream
+from dreamtui.dream.triage_rules import POLICY_RULES
 from dreamtui.errors import EXIT_OK, DreamtuiError, InputError, LockedError
-from dreamtui.model import Changeset, Proposal, iso_z
+from dreamtui.model import FEEDBACK_FLAGGED, Changeset, Proposal, iso_z
 from dreamtui.review.commit import CommitReport, commit
 from dreamtui.review.decide import decide
+from dreamtui.review.triage import pending as pending_flags
 from dreamtui.store.changesets import ChangesetStore
+from dreamtui.store.files import create_private
 from dreamtui.store.journal import recover
+from dreamtui.store.leases import settle
 from dreamtui.store.lock import WorkspaceLock
-from dreamtui.store.stm import STMStore
+from dreamtui.store.stm import MemoryFilter, STMStore
 from dreamtui.workspace.layout import Workspace
 
 LAST_DREAM_KEY = "last_dream_at"
@@ -38,6 +44,9 @@ LOG_NAME = "dreamtui.log"
 LOG_MAX_BYTES = 1_000_000
 LOG_BACKUPS = 5
 AUTO_POLICIES = ("none", "safe")
+# The result line goes to the log file only: the caller prints `HeadlessResult.message` (or the
+# --json summary holding it), and a terminal showing it twice reads as two events.
+RESULT_RECORD = "dreamtui_result"
 
 
 @dataclass
@@ -54,6 +63,14 @@ class _Skip(Exception):
 # -- logging ----------------------------------------------------------------------------------
 
 
+class _PrivateLog(RotatingFileHandler):
+    """The log names dreams, entries and errors: created 0600, as is each file a rollover starts."""
+
+    def _open(self) -> TextIOWrapper:
+        create_private(Path(self.baseFilename))
+        return super()._open()
+
+
 @contextmanager
 def _logging(workspace: Workspace, quiet: bool) -> Iterator[logging.Logger]:
     """stderr (warnings only when `quiet`, so --json output stays the only chatter) + a rotating file."""
@@ -64,8 +81,9 @@ def _logging(workspace: Workspace, quiet: bool) -> Iterator[logging.Logger]:
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%dT%H:%M:%S%z")
     stream = logging.StreamHandler(sys.stderr)
     stream.setLevel(logging.WARNING if quiet else logging.INFO)
-    file = RotatingFileHandler(workspace.log_dir / LOG_NAME, maxBytes=LOG_MAX_BYTES,
-                               backupCount=LOG_BACKUPS, encoding="utf-8")
+    stream.addFilter(lambda record: not getattr(record, RESULT_RECORD, False))
+    file = _PrivateLog(workspace.log_dir / LOG_NAME, maxBytes=LOG_MAX_BYTES,
+                       backupCount=LOG_BACKUPS, encoding="utf-8")
     file.setLevel(logging.DEBUG)
     for handler in (stream, file):
         handler.setFormatter(fmt)
@@ -121,12 +139,38 @@ def _gate_hours(workspace: Workspace, store: STMStore, now: datetime) -> None:
                     f"(headless.min_hours: {min_hours:g})")
 
 
-def _gate_pending(workspace: Workspace, store: STMStore) -> None:
-    minimum = workspace.config.headless.min_pending
+def _gate_pending(workspace: Workspace, store: STMStore, logger: logging.Logger) -> None:
+    """Enough new lessons (feedback not counted), or enough flags against live entries: guidance
+    flagged as wrong is reviewed the next night, not once five lessons have come. Confirmations
+    alone never start a dream: they only reinforce what is there."""
+    config = workspace.config.headless
     pending = store.count_pending(exclude_feedback=True)
-    if pending < minimum:
-        raise _Skip(f"skipped: {pending} pending memories, feedback not counted "
-                    f"(headless.min_pending: {minimum})")
+    if pending >= config.min_pending:
+        return
+    reason = (f"skipped: {pending} pending memories, feedback not counted "
+              f"(headless.min_pending: {config.min_pending})")
+    # Counted first: the LTM scan that matching flags to entries needs runs only when enough wait.
+    flags = store.count(MemoryFilter(state="pending", types=(FEEDBACK_FLAGGED,)))
+    if not flags:
+        raise _Skip(reason)
+    gate = f"(headless.min_flags: {config.min_flags})"
+    if not 0 < config.min_flags <= flags:
+        raise _Skip(f"{reason}; {_count(flags, 'pending flag')} {gate}")
+    live = _flags_on_live_entries(workspace, store)
+    if live < config.min_flags:
+        raise _Skip(f"{reason}; {live} of {_count(flags, 'pending flag')} against a live entry {gate}")
+    logger.info("dreaming for %s against live entries (headless.min_flags: %d)",
+                _count(live, "flag"), config.min_flags)
+
+
+def _flags_on_live_entries(workspace: Workspace, store: STMStore) -> int:
+    """Pending flags naming a live entry, matched as the Flags view and the dream match them."""
+    groups = pending_flags(workspace, POLICY_RULES, stm=store).groups
+    return len({flag.id for group in groups for flag in group.flags})
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"
 
 
 # -- the auto-apply policy ----------------------------------------------------------------------
@@ -178,6 +222,7 @@ def _summary(changeset: Changeset, report: CommitReport | None) -> dict[str, Any
     return {
         "dream_id": changeset.id,
         "engine": changeset.engine,
+        "fallback": changeset.fallback,
         "proposals": dict(Counter(p.op for p in changeset.reviewable)),
         "refused": len(changeset.refused),
         "usage": dict(changeset.usage),
@@ -199,6 +244,9 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
     with STMStore.for_workspace(workspace) as store:
         store.set_meta(LAST_DREAM_KEY, now.isoformat())
     logger.info("dream %s: %d proposal(s)", changeset.id, len(changeset.reviewable))
+    if changeset.fallback is not None:
+        # Said on stderr even with --json: whoever reads these proposals must know no model made them.
+        logger.warning("dream %s was made by %s", changeset.id, changeset.engine_label)
     report = _auto_apply(workspace, changeset, now, logger) if policy == "safe" else None
     if report is not None:
         changeset = ChangesetStore(workspace.dreams_dir).load(changeset.id)
@@ -236,10 +284,14 @@ def run_headless(workspace: Workspace, *, engine: str | None = None, force: bool
                 recovered = recover(workspace)
                 if recovered:
                     logger.warning("%s", recovered)
+                # Before the gates: claims no open dream owns count as pending again.
+                settled = settle(workspace)
+                if settled:
+                    logger.warning("%s", settled)
                 if not force:
                     with STMStore.for_workspace(workspace) as store:
                         _gate_hours(workspace, store, moment)
-                        _gate_pending(workspace, store)
+                        _gate_pending(workspace, store, logger)
                 result = _dream_once(workspace, engine, policy, moment, logger)
         except LockedError as busy:
             if busy_is_skip:
@@ -253,7 +305,7 @@ def run_headless(workspace: Workspace, *, engine: str | None = None, force: bool
         except DreamtuiError as exc:
             result = HeadlessResult(exc.exit_code, str(exc), {"error": str(exc)})
         level = logging.INFO if result.exit_code == EXIT_OK else logging.ERROR
-        logger.log(level, "%s", result.message)
+        logger.log(level, "%s", result.message, extra={RESULT_RECORD: True})
     result.summary["exit_code"] = result.exit_code
     result.summary.setdefault("message", result.message)
     return result

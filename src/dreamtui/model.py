@@ -256,6 +256,17 @@ class Refusal:
         return {"op": self.op, "target": self.target, "reason": self.reason, "raw": self.raw}
 
 
+def engine_label(engine: str, fallback: dict[str, str] | None, *, with_reason: bool = True) -> str:
+    """`heuristic (fallback: anthropic unreachable: cannot connect …)`: the engine that made a
+    dream and, when it stood in for another, which one and why (Changeset.fallback). Without
+    the reason for a one-line header that must keep room for the counts."""
+    if fallback is None:
+        return engine
+    reason = " ".join(fallback["reason"].split())  # one line: it is also a git trailer's value
+    because = f": {reason}" if with_reason else ""
+    return f"{engine} (fallback: {fallback['from']} unreachable{because})"
+
+
 @dataclass
 class Changeset:
     """A dream's durable record (docs/architecture.md §3.4).
@@ -293,6 +304,33 @@ class Changeset:
     @property
     def undecided(self) -> int:
         return sum(1 for p in self.reviewable if p.decision in (None, "defer"))
+
+    @property
+    def fallback(self) -> dict[str, str] | None:
+        """`{"from": the engine asked for, "reason": why it could not answer}` when `engine` stood
+        in for it (`dream.fallback_to_heuristic`); None when the engine asked for made the dream."""
+        value = self.stats.get("fallback")
+        return value if isinstance(value, dict) else None  # its shape is checked when loaded
+
+    @property
+    def engine_label(self) -> str:
+        return engine_label(self.engine, self.fallback)
+
+    def note_fallback(self) -> None:
+        """Name the engine that made the dream when the engine's stats (`Done`: `fallback`, the
+        stand-in's name, and `fallback_reason`) say another stood in: a heuristic dream must not
+        read as the model's. Idempotent; also lifts the record out of files written before it
+        was kept at the top."""
+        engine_stats = self.stats.get("engine")
+        if self.fallback is not None or not isinstance(engine_stats, dict):
+            return
+        made_by = engine_stats.get("fallback")
+        if not isinstance(made_by, str) or not made_by:
+            return
+        reason = str(engine_stats.get("fallback_reason") or "no reason recorded")
+        # The model's message starts with the engine's name, which the label already says.
+        self.stats["fallback"] = {"from": self.engine, "reason": reason.removeprefix(f"{self.engine}: ")}
+        self.engine = made_by
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -17,11 +21,15 @@ from dreamtui.store.stm import STMStore
 from dreamtui.workspace.config import CONFIG_NAME, DREAMER_CONFIG_NAME
 from dreamtui.workspace.layout import STATE_DIR, Workspace, open_workspace
 
+# store/files.temp_path's names: git must never pick one up, even by a person's `git add -A`.
+TEMP_IGNORE = ".*." + "[0-9a-f]" * 8 + ".tmp"
 GITIGNORE = f"""# dreamtui: the queue database and local state stay out of git
 *.db
 *.db-wal
 *.db-shm
 {STATE_DIR}/
+# temp files of a write a kill interrupted; the next commit removes them
+{TEMP_IGNORE}
 """
 
 
@@ -90,3 +98,49 @@ def seed_stm(workspace: Workspace, seed: Path) -> int:
                 raise InputError(f"{seed}:{number}: {exc}") from None
     with STMStore.for_workspace(workspace) as store:
         return store.submit_many(memories).inserted
+
+
+# -- the demo's temporary copies ----------------------------------------------------------------
+
+DEMO_PREFIX = "dreamtui-demo-"
+# Written into every temporary copy (inside the git-ignored state folder): the sweep removes only
+# folders dreamtui made, never another program's or a person's `--into` folder.
+DEMO_MARKER = f"{STATE_DIR}/demo-copy"
+DEMO_MAX_IDLE_S = 24 * 3600
+
+
+def new_demo_folder() -> Path:
+    """A new, marked temporary folder for a demo copy."""
+    folder = Path(tempfile.mkdtemp(prefix=DEMO_PREFIX))
+    marker = folder / DEMO_MARKER
+    marker.parent.mkdir()
+    marker.write_text("a temporary copy made by `dreamtui demo`; removed once unused for a day\n",
+                      encoding="utf-8")
+    return folder
+
+
+def _last_used(folder: Path) -> float:
+    """The newest change among the folder, its files and its state folder: the queue database,
+    the lock, logs and dream records change whenever any dreamtui command works on it."""
+    times = [folder.stat().st_mtime]
+    for parent in (folder, folder / STATE_DIR):
+        with os.scandir(parent) as items:
+            times += [item.stat(follow_symlinks=False).st_mtime for item in items]
+    return max(times)
+
+
+def remove_old_demos(*, now: float | None = None, parent: Path | None = None) -> list[Path]:
+    """Remove this user's temporary demo copies unused for a day; returns those removed. One that
+    cannot be read or removed is left as it is: tidying must never fail a demo."""
+    moment = time.time() if now is None else now
+    removed = []
+    for folder in sorted((parent or Path(tempfile.gettempdir())).glob(f"{DEMO_PREFIX}*")):
+        try:
+            if folder.is_symlink() or not (folder / DEMO_MARKER).is_file() \
+                    or folder.stat().st_uid != os.getuid() or moment - _last_used(folder) < DEMO_MAX_IDLE_S:
+                continue
+            shutil.rmtree(folder)
+        except OSError:
+            continue
+        removed.append(folder)
+    return removed

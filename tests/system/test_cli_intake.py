@@ -251,7 +251,8 @@ def test_status_json(busy_ws: Path) -> None:
     assert status["ltm"] == {"topics": 3, "incidents": 1, "archived": 1, "pinned": 1, "flagged": 1,
                              "malformed": 0}
     assert status["dreams"] == {"open": 1, "ids": ["d-20261129-030012-ab12"],
-                                "undecided_proposals": 2, "unreadable": ["d-broken.json"]}
+                                "undecided_proposals": 2, "unreadable": ["d-broken.json"],
+                                "last_fallback": None}
 
 
 def test_status_human(busy_ws: Path) -> None:
@@ -356,7 +357,7 @@ def test_status_points_at_malformed_entries_and_config_check_names_them(tmp_path
     (workspace.memory_root / "topics" / "bad.md").write_text("---\ntitle: [broken\n---\nx\n")
     runner = CliRunner()
     status = runner.invoke(main, ["--workspace", str(workspace.root), "status"])
-    assert status.exit_code == 0 and "1 entry file without frontmatter or slug" in status.output
+    assert status.exit_code == 0 and "1 entry file cannot be read as an entry" in status.output
     check = runner.invoke(main, ["--workspace", str(workspace.root), "config", "check"])
     assert check.exit_code == 2
     assert "topics/bad.md:3" in check.output and "invalid YAML" in check.output

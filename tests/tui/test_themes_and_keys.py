@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.binding import Binding
 from textual.theme import Theme
 
 from dreamtui.errors import ConfigError, InputError
-from dreamtui.tui import keys
+from dreamtui.tui import keymap, keys
 from dreamtui.tui.app import create_app
 from dreamtui.tui.themes import REQUIRED_VARIABLES, load_themes, load_user_themes, parse_theme, user_theme_folder
 from dreamtui.workspace.layout import Workspace
@@ -49,7 +50,17 @@ def test_every_binding_has_a_unique_id() -> None:
     ids = [action.id for group in keys.ALL_GROUPS for action in group]
     assert len(ids) == len(set(ids))
     assert keys.keymap_problems({"queue.filter": "f", "queue.flter": "g"}) == [
-        "ui.keymap.queue.flter: no such binding (known ids: see `?` in the app)"]
+        "ui.keymap.queue.flter: no such binding (did you mean queue.filter? known ids: see `?` in the app)"]
+
+
+def test_the_keymap_check_names_keys_as_textual_does() -> None:
+    # tui/keymap.py may not import Textual (config check reads it), so it restates this one rule.
+    from textual.keys import _normalize_key_list
+
+    for key in ["?", "/", "\\", "@", "-", "+", "_", "!", "#", ".", "\t", "a", "A", "1", "ctrl+p", "enter"]:
+        assert keymap.key_name(key) == _normalize_key_list(key), key
+    assert keymap.keymap_problems({}) == []  # the defaults never share a key within a view
+    assert [b.id for b in keys.bindings(keys.DREAM) if isinstance(b, Binding)] == [a.id for a in keys.DREAM]
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""`dreamtui dream`, `review`, `decide`, `commit`, `abandon` and `undo`: the review loop without the TUI."""
+"""`dreamtui dream`, `review`, `decide`, `commit`, `abandon`, `release` and `undo`: the review loop
+without the TUI."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Iterable
 import click
 
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
-from dreamtui.errors import InputError
+from dreamtui.errors import EXIT_OK, InputError
 from dreamtui.headless import run_headless
 from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
 from dreamtui.review.commit import CommitReport, abandon, commit
@@ -17,6 +18,7 @@ from dreamtui.review.decide import all_matching, decide, undo_last
 from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
+from dreamtui.store.leases import GONE, memories_gone, release_dream, release_stranded, unreadable_records
 from dreamtui.store.stm import STMStore
 from dreamtui.vocabulary import decision_glyph
 from dreamtui.workspace.layout import Workspace
@@ -61,7 +63,7 @@ def dream_cmd(ctx: click.Context, app: AppContext, as_json: bool, engine: str | 
     if as_json:
         click.echo(json.dumps(result.summary, indent=2, ensure_ascii=False))
     else:
-        click.echo(result.message)
+        click.echo(result.message, err=result.exit_code != EXIT_OK)  # the log's stderr leaves it out
         dream_id = result.summary.get("dream_id")
         if dream_id and result.summary.get("waiting"):
             click.echo(f"review it: dreamtui review show {dream_id}   "
@@ -84,20 +86,31 @@ def review_group() -> None:
 def review_list(app: AppContext, only_open: bool, as_json: bool) -> None:
     """Dreams, newest first."""
     store = _store(_workspace(app))
-    summaries = store.open_changesets() if only_open else store.list()
+    every = store.list()
+    summaries = [s for s in every if s.status == "open"] if only_open else every
+    # A record that does not load may be an open dream holding its batch: never hidden.
+    unreadable = unreadable_records(store.dreams_dir, {s.path for s in every})
     if as_json:
-        click.echo(json.dumps([{"id": s.id, "engine": s.engine, "created_at": s.created_at,
+        click.echo(json.dumps([{"id": s.id, "engine": s.engine, "fallback": s.fallback,
+                                "created_at": s.created_at,
                                 "status": s.status, "complete": s.complete,
                                 "proposals": s.proposals, "undecided": s.undecided}
-                               for s in summaries], indent=2))
+                               for s in summaries]
+                              + [{"id": r.dream_id, "engine": None, "fallback": None,
+                                  "created_at": None, "status": "unreadable", "complete": False,
+                                  "proposals": 0, "undecided": 0, "problem": r.problem}
+                                 for r in unreadable], indent=2))
         return
-    if not summaries:
+    if not summaries and not unreadable:
         click.echo("no dreams yet (run `dreamtui dream`)")
         return
     for s in summaries:
         state = s.status if s.complete else f"{s.status}, incomplete"
-        click.echo(f"{s.id}  {s.created_at}  {s.engine:<10} {state:<10} "
+        click.echo(f"{s.id}  {s.created_at}  {s.engine_label:<10} {state:<10} "
                    f"{s.proposals} proposals, {s.undecided} undecided")
+    for r in unreadable:
+        click.echo(click.style(f"{r.dream_id}  unreadable: {r.problem}", fg="yellow"))
+        click.echo(f"  `dreamtui abandon {r.dream_id}` moves it aside and returns its batch")
 
 
 def _diff_lines(proposal: Proposal) -> list[str]:
@@ -181,9 +194,14 @@ def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None
             proposals = [changeset.proposal(proposal_id)]
         except KeyError:
             raise InputError(f"dream {dream_id} has no proposal {proposal_id}") from None
-    click.echo(click.style(f"{changeset.id} · {changeset.engine} · {changeset.status} · "
+    click.echo(click.style(f"{changeset.id} · {changeset.engine_label} · {changeset.status} · "
                            f"{len(changeset.reviewable)} proposals · {changeset.undecided} undecided",
                            bold=True))
+    if changeset.status == "open" and workspace.stm_path.exists():
+        with STMStore.for_workspace(workspace) as stm:
+            if memories_gone(stm, changeset.batch):
+                click.echo(click.style(f"warning: {GONE}; committing still applies the LTM changes, "
+                                       "but no memory is consumed or returned", fg="yellow"))
     if changeset.usage:
         click.echo("usage: " + ", ".join(f"{k} {v}" for k, v in changeset.usage.items()))
     for refusal in changeset.refused:
@@ -293,5 +311,39 @@ def commit_cmd(app: AppContext, dream_id: str, as_json: bool) -> None:
 @pass_app
 def abandon_cmd(app: AppContext, dream_id: str) -> None:
     """Close DREAM without applying anything; its whole batch returns to the queue."""
-    released = abandon(_workspace(app), dream_id)
-    click.echo(f"abandoned {dream_id}: {released} memories back to the queue")
+    done = abandon(_workspace(app), dream_id)
+    if done.moved_to is not None:
+        click.echo(f"{dream_id}'s record does not load ({done.problem}); moved aside to "
+                   f"{done.moved_to.name}")
+    if done.gone:
+        click.echo(f"abandoned {dream_id}: {GONE}; nothing returned to the queue")
+    elif not done.lease_found:
+        click.echo(f"abandoned {dream_id}: its lease could not be read from the record; "
+                   "`dreamtui release --stranded` returns every claim no open dream owns")
+    else:
+        click.echo(f"abandoned {dream_id}: {done.released} memories back to the queue")
+
+
+@main.command("release")
+@click.argument("dream_id", metavar="[DREAM]", required=False)
+@click.option("--stranded", is_flag=True,
+              help="Every claim no open dream owns (its dream was killed before it saved a record, "
+                   "its record was closed or deleted, or its record does not load).")
+@pass_app
+def release_cmd(app: AppContext, dream_id: str | None, stranded: bool) -> None:
+    """Return to the queue memories claimed by a lease no open dream owns.
+
+    With DREAM: what the lease of that closed (or unreadable) dream still holds. An open dream
+    owns its batch; `dreamtui abandon DREAM` is what returns it.
+    """
+    if stranded == (dream_id is not None):
+        raise InputError("name a dream, or give --stranded (not both)")
+    workspace = _workspace(app)
+    if dream_id is not None:
+        click.echo(f"released {release_dream(workspace, dream_id)} memories held by {dream_id}'s lease")
+        return
+    released = release_stranded(workspace)
+    for item in released:
+        click.echo(f"released {item.claim.describe()}")
+    click.echo(f"{sum(item.released for item in released)} memories back to the queue"
+               if released else "nothing stranded: every claimed memory belongs to an open dream")

@@ -6,9 +6,9 @@ redacts secrets, so nothing typed or piped here reaches the store unchecked.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import re
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
@@ -21,7 +21,10 @@ import click
 
 from dreamtui.cli.main import AppContext, main, pass_app
 from dreamtui.errors import EXIT_USAGE, InputError, WorkspaceError
-from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, NewMemory, iso_z
+from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, Changeset, NewMemory, engine_label, iso_z
+from dreamtui.store.files import atomic_write_text
+from dreamtui.store.leases import GONE, claims, memories_gone, read_records
+from dreamtui.store.lock import lock_holder
 from dreamtui.store.stm import BULK_CHUNK, STMStore, SubmitResult, bulk_rows, new_ids
 from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
@@ -380,91 +383,124 @@ def flag_cmd(app: AppContext, observation: str, targets: tuple[str, ...], quote:
 
 # -- status ----------------------------------------------------------------------------------------
 
-_PINNED_RE = re.compile(rb"^importance:[ \t]*['\"]?pinned\b", re.MULTILINE)
-_FLAGS_RE = re.compile(rb"^flags:[ \t]*['\"]?([0-9]+)", re.MULTILINE)
-_SLUG_LINE_RE = re.compile(rb"^slug:[ \t]*\S", re.MULTILINE)
-_FIRST_READ = 8192  # one read holds a typical entry's frontmatter whole
+LTM_COUNTS_CACHE = "ltm-counts.json"  # in .dreamtui/: the last full scan's counts, and for what tree
+_LTM_FOLDERS = ("topics", "incidents", "archive")
+_COUNT_KEYS = ("topics", "incidents", "archived", "pinned", "flagged", "malformed")
 
 
-def _md_files(folder: str) -> list[str]:
-    # Plain strings from scandir: on 10,000 entries pathlib objects cost more than the reads.
+def _stat_line(path: str, st: os.stat_result) -> bytes:
+    return f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{st.st_mode}\n".encode(
+        errors="surrogateescape")
+
+
+def _tree_fingerprint(memory_root: Path) -> str:
+    """A digest of every file and folder below the entry folders (name, size, mtime, inode,
+    type; a symlink's target's too): any edit, addition, removal or rename changes it."""
+    digest = hashlib.blake2b(str(memory_root.resolve()).encode(errors="surrogateescape"),
+                             digest_size=16)
+    stack = [os.path.join(memory_root, top) for top in _LTM_FOLDERS]
+    for top in stack:
+        try:
+            digest.update(_stat_line(top, os.lstat(top)))
+        except OSError:
+            digest.update(f"{top}\0missing\n".encode(errors="surrogateescape"))
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as listing:
+                items = list(listing)
+        except OSError:
+            continue
+        for item in items:
+            digest.update(_stat_line(item.path, item.stat(follow_symlinks=False)))
+            if item.is_symlink():
+                try:
+                    digest.update(b"-> " + _stat_line(item.path, os.stat(item.path)))
+                except OSError:
+                    digest.update(b"-> nothing\n")
+            elif item.is_dir(follow_symlinks=False):
+                stack.append(item.path)
+    return digest.hexdigest()
+
+
+def _scan_counts(memory_root: Path) -> dict[str, int]:
+    # The LTM store's own full parse: the one rule for what a readable entry is (`dreamtui config
+    # check` names the same problems). Imported here: a cached status never loads the parser.
+    from dreamtui.store.ltm import LTMStore
+
+    snapshot = LTMStore(memory_root).scan()
+    live = snapshot.live()
+    return {"topics": sum(1 for e in live if e.path.startswith("topics/")),
+            "incidents": sum(1 for e in live if e.path.startswith("incidents/")),
+            "archived": len(snapshot.archived()), "pinned": sum(1 for e in live if e.pinned),
+            "flagged": sum(1 for e in live if e.flags > 0), "malformed": len(snapshot.problems)}
+
+
+def _cached_counts(cache: Path, fingerprint: str) -> dict[str, int] | None:
     try:
-        with os.scandir(folder) as items:
-            return [item.path for item in items if item.name.endswith(".md") and item.is_file()]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+        counts = kept["counts"]
+        if kept["fingerprint"] != fingerprint or sorted(counts) != sorted(_COUNT_KEYS):
+            return None
+        return {key: int(counts[key]) for key in _COUNT_KEYS}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
-def _subfolders(folder: str) -> list[str]:
-    try:
-        with os.scandir(folder) as items:
-            return [item.path for item in items if item.is_dir()]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+def ltm_counts(memory_root: Path, cache: Path | None = None) -> dict[str, int]:
+    """Live entries by folder, archived ones, pinned and flagged live ones, and `malformed`: the
+    problems the LTM store's full scan reports (files that do not parse, bad or duplicate slugs,
+    symlinks out of the root, …), so the count is the one `dreamtui config check` names.
 
-
-def _frontmatter(path: str) -> bytes:
-    """The frontmatter block of an entry file (empty when it has none)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return b""
-    try:
-        data = os.read(fd, _FIRST_READ)
-        if not data.startswith(b"---"):
-            return b""
-        while (end := data.find(b"\n---", 3)) == -1:
-            more = os.read(fd, 1 << 16)
-            if not more:
-                return data
-            data += more
-        return data[:end]
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
-
-
-def _archived_count(archive: str) -> int:
-    count = sum(1 for _root, _dirs, files in os.walk(archive)
-                for name in files if name.endswith(".md"))
-    return count - (1 if os.path.isfile(os.path.join(archive, "LOG.md")) else 0)
-
-
-def ltm_counts(memory_root: Path) -> dict[str, int]:
-    """Entry counts by path, plus pinned/flagged read from each live entry's frontmatter.
-
-    Not the LTM store's full parse: on 10,000 entries that alone would take status past its
-    one-second budget. Files without fences or a slug line are counted as `malformed`, and
-    status points to `dreamtui config check`, which runs the full parse and names every problem.
+    That scan takes about half a second on 10,000 entries, more than status may spend each time,
+    so its counts are kept in `cache` with a fingerprint of the tree, and the scan repeats only
+    after a file changed. The fingerprint is taken first: a change during the scan is seen next time.
     """
-    root = str(memory_root)
-    topics = _md_files(os.path.join(root, "topics"))
-    incidents = [path for month in _subfolders(os.path.join(root, "incidents"))
-                 for path in _md_files(month)]
-    pinned = flagged = malformed = 0
-    for path in (*topics, *incidents):
-        head = _frontmatter(path)
-        if not _SLUG_LINE_RE.search(head):
-            malformed += 1
-        # The substring test skips the regex for the many entries that lack the key.
-        if b"importance" in head and _PINNED_RE.search(head):
-            pinned += 1
-        if b"flags" in head and (flags := _FLAGS_RE.search(head)) and int(flags.group(1)) > 0:
-            flagged += 1
-    return {"topics": len(topics), "incidents": len(incidents),
-            "archived": _archived_count(os.path.join(root, "archive")), "pinned": pinned,
-            "flagged": flagged, "malformed": malformed}
+    fingerprint = _tree_fingerprint(memory_root)
+    if cache is not None and (counts := _cached_counts(cache, fingerprint)) is not None:
+        return counts
+    counts = _scan_counts(memory_root)
+    if cache is not None:
+        try:
+            atomic_write_text(cache, json.dumps({"fingerprint": fingerprint, "counts": counts}) + "\n")
+        except OSError:
+            pass  # a read-only workspace: counted afresh next time, nothing lost
+    return counts
+
+
+def claim_status(workspace: Workspace, store: STMStore) -> dict[str, Any]:
+    """Whose the claimed memories are (open dreams, nobody, another program), and the open dreams
+    whose memories are gone or that never completed (docs/architecture.md §4.3)."""
+    records = read_records(workspace.dreams_dir)
+    # While a process holds the lock a dream may be starting: its claim has no record yet, and an
+    # incomplete record may be the one it is writing.
+    busy = lock_holder(workspace) is not None
+    found = claims(store, records)
+    stranded = [c for c in found if c.stranded and not (busy and c.state == "unnamed")]
+    owning = [r for r in records if r.owns and r.changeset is not None]
+    return {
+        "owned": sum(c.holding.memories for c in found if c.state == "owned"),
+        "stranded": sum(c.holding.memories for c in stranded),
+        "foreign": sum(c.holding.memories for c in found if c.state == "foreign"),
+        "stranded_leases": [{"lease": c.holding.lease_id, "memories": c.holding.memories,
+                             "state": c.state, "dream": c.owner.dream_id if c.owner else None}
+                            for c in stranded],
+        "gone": [r.dream_id for r in owning if r.changeset and memories_gone(store, r.changeset.batch)],
+        "interrupted": [] if busy else [r.dream_id for r in owning
+                                        if r.changeset and not r.changeset.complete],
+    }
 
 
 def dream_counts(dreams_dir: Path) -> dict[str, Any]:
-    """Open dreams and their proposals still waiting for a decision (undecided or deferred)."""
+    """Open dreams and their proposals still waiting for a decision (undecided or deferred), and
+    whether the newest dream fell back to another engine."""
     open_ids: list[str] = []
     undecided = 0
     unreadable: list[str] = []
-    for path in sorted(dreams_dir.glob("*.json")):
+    newest: Any = None
+    for path in sorted(dreams_dir.glob("*.json")):  # dream ids sort by their time
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            newest = data
             if data.get("status") != "open":
                 continue
             waiting = sum(1 for p in data.get("proposals", ()) if p.get("decision") in (None, "defer"))
@@ -474,7 +510,22 @@ def dream_counts(dreams_dir: Path) -> dict[str, Any]:
         open_ids.append(str(data.get("id", path.stem)))
         undecided += waiting
     return {"open": len(open_ids), "ids": open_ids, "undecided_proposals": undecided,
-            "unreadable": unreadable}
+            "unreadable": unreadable, "last_fallback": _fallback(newest)}
+
+
+def _fallback(data: Any) -> dict[str, str] | None:
+    """`{"dream", "engine", "from", "reason"}` when this dream record says another engine stood
+    in for the one asked for (Changeset.note_fallback reads it, old files included)."""
+    try:
+        record = Changeset(id=str(data["id"]), engine=str(data["engine"]), created_at="",
+                           stats=dict(data.get("stats") or {}))
+        record.note_fallback()
+        fallback = record.fallback
+        return None if fallback is None else {"dream": record.id, "engine": record.engine,
+                                              "from": str(fallback["from"]),
+                                              "reason": str(fallback["reason"])}
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # `review list` and `load` report a record that does not read
 
 
 def _recover(workspace: Workspace) -> None:
@@ -495,11 +546,13 @@ def _recover(workspace: Workspace) -> None:
         click.echo(f"dreamtui: {note}", err=True)
 
 
-def collect_status(workspace: Workspace) -> dict[str, Any]:
+def collect_status(workspace: Workspace, *, ltm: bool = True) -> dict[str, Any]:
+    """What `status` reports; `ltm=False` leaves out the LTM counts (the hook's line needs none)."""
     with STMStore.for_workspace(workspace) as store:
         counts = store.counts()
         by_type = store.pending_by_type()
         last = store.last_lease_at()
+        claimed = claim_status(workspace, store)
     feedback = {t: by_type.pop(t) for t in (FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED) if t in by_type}
     return {
         "workspace": str(workspace.root),
@@ -507,7 +560,9 @@ def collect_status(workspace: Workspace) -> dict[str, Any]:
                 "pending_feedback": sum(feedback.values()), "pending_by_type": by_type,
                 "feedback_by_type": feedback,
                 "last_lease_at": iso_z(last) if last else None},
-        "ltm": ltm_counts(workspace.memory_root),
+        "claims": claimed,
+        **({"ltm": ltm_counts(workspace.memory_root, workspace.state_dir / LTM_COUNTS_CACHE)}
+           if ltm else {}),
         "dreams": dream_counts(workspace.dreams_dir),
     }
 
@@ -534,9 +589,32 @@ def hook_line(status: dict[str, Any]) -> str | None:
         waiting.append(_plural(stm["pending_feedback"], "feedback report"))
     if waiting:
         parts.append(f"{' and '.join(waiting)} pending")
+    if dreams["last_fallback"]:
+        parts.append(_fallback_text(dreams["last_fallback"], with_reason=False))
     if not parts:
         return None
     return f"dreamtui: {'; '.join(parts)} — run `dreamtui`"
+
+
+def _fallback_text(fallback: dict[str, str], *, with_reason: bool) -> str:
+    label = engine_label(fallback["engine"], fallback, with_reason=with_reason)
+    return f"the last dream, {fallback['dream']}, was made by {label}"
+
+
+def _claim_lines(claimed: dict[str, Any]) -> list[str]:
+    lines = []
+    if claimed["stranded"]:
+        lines.append(f"  warning: {claimed['stranded']} claimed by a lease no open dream owns — "
+                     "`dreamtui release --stranded`")
+    if claimed["foreign"]:
+        lines.append(f"  note: {claimed['foreign']} claimed by a lease dreamtui did not take (another "
+                     "program sharing stm.db, e.g. a Dreamer server)")
+    for dream_id in claimed["gone"]:
+        lines.append(f"  warning: dream {dream_id}: {GONE}")
+    for dream_id in claimed["interrupted"]:
+        lines.append(f"  warning: dream {dream_id} never completed (its process stopped) — "
+                     f"`dreamtui abandon {dream_id}` returns its batch, as the next dream does")
+    return lines
 
 
 def _human_status(status: dict[str, Any]) -> list[str]:
@@ -544,6 +622,7 @@ def _human_status(status: dict[str, Any]) -> list[str]:
     lines = [f"workspace  {status['workspace']}",
              (f"STM        {stm['pending']} pending · {stm['claimed']} claimed · "
               f"{stm['consumed']} consumed")]
+    lines += _claim_lines(status["claims"])
     if stm["pending_by_type"]:
         lines.append("  pending  " + " · ".join(f"{t} {n}" for t, n in stm["pending_by_type"].items()))
     if stm["feedback_by_type"]:
@@ -554,8 +633,9 @@ def _human_status(status: dict[str, Any]) -> list[str]:
                  f"{_plural(ltm['incidents'], 'incident')} live · {ltm['archived']} archived · "
                  f"{ltm['pinned']} pinned · {ltm['flagged']} flagged")
     if ltm["malformed"]:
-        lines.append(f"  warning: {_plural(ltm['malformed'], 'entry file')} without frontmatter or "
-                     "slug — `dreamtui config check` names the problems")
+        lines.append(f"  warning: {_plural(ltm['malformed'], 'entry file')} cannot be read as "
+                     f"{'an entry' if ltm['malformed'] == 1 else 'entries'} — `dreamtui config check` "
+                     "names the problems")
     if dreams["open"]:
         waiting = dreams["undecided_proposals"]
         lines.append(f"dreams     {dreams['open']} open ({', '.join(dreams['ids'])}) · "
@@ -564,6 +644,8 @@ def _human_status(status: dict[str, Any]) -> list[str]:
         lines.append("dreams     none open")
     for name in dreams["unreadable"]:
         lines.append(f"  warning: {name} could not be read as a dream record")
+    if dreams["last_fallback"]:
+        lines.append(f"  warning: {_fallback_text(dreams['last_fallback'], with_reason=True)}")
     if stm["last_lease_at"]:
         lines.append(f"last claim {stm['last_lease_at']}")
     return lines
@@ -587,7 +669,7 @@ def status_cmd(app: AppContext, as_json: bool, hook: bool) -> None:
     else:
         workspace = app.workspace
     _recover(workspace)
-    status = collect_status(workspace)
+    status = collect_status(workspace, ltm=not hook)
     if hook:
         line = hook_line(status)
         if line:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 import click
 
 from dreamtui.cli.main import AppContext, fail, main, pass_app
+from dreamtui.cli.tui_launch import require_terminal, run_tui
 from dreamtui.errors import ConfigError
-from dreamtui.scaffold import git_init, init_workspace, sample_workspace_source, seed_stm
+from dreamtui.scaffold import (
+    git_init,
+    init_workspace,
+    new_demo_folder,
+    remove_old_demos,
+    sample_workspace_source,
+    seed_stm,
+)
 from dreamtui.workspace.config import CONFIG_NAME, render_config
 from dreamtui.workspace.layout import Workspace, open_workspace
 
@@ -41,7 +48,8 @@ def config_group() -> None:
 def config_check(app: AppContext, as_json: bool) -> None:
     """Print the resolved config, or every problem with its file, key and expectation.
 
-    Also reads every memory entry and names those that do not parse (exit 2 if any).
+    Also checks ui.keymap against the workbench's bindings (unknown ids, keys two actions of one
+    view share) and reads every memory entry, naming those that do not parse (exit 2 if any).
     """
     try:
         workspace = app.workspace
@@ -52,19 +60,24 @@ def config_check(app: AppContext, as_json: bool) -> None:
         raise SystemExit(2) from None
     source = "Dreamer server config" if workspace.is_dreamer else CONFIG_NAME
     from dreamtui.store.ltm import LTMStore
+    from dreamtui.tui.keymap import keymap_problems  # the key registry's data, Textual-free
 
+    keymap = keymap_problems(workspace.config.ui.keymap)
+    for problem in keymap:
+        click.echo(f"{workspace.config_path}: {problem}", err=True)
     snapshot = LTMStore(workspace.memory_root).scan()
     for bad in snapshot.problems:
         click.echo(f"entry problem: {bad} (skipped: not in INDEX.md or AGENTS.md)", err=True)
+    failed = bool(keymap or snapshot.problems)
     if as_json:
         click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))
-        raise SystemExit(2 if snapshot.problems else 0)
-    click.echo(f"# {workspace.config_path} ({source}) — valid")
+        raise SystemExit(2 if failed else 0)
+    click.echo(f"# {workspace.config_path} ({source}) — {'see the problems above' if keymap else 'valid'}")
     click.echo(f"# stm.db: {workspace.stm_path}")
     click.echo(f"# memory: {workspace.memory_root}")
     click.echo(f"# context: {workspace.context_root}")
     click.echo(render_config(workspace.config), nl=False)
-    if snapshot.problems:
+    if failed:
         raise SystemExit(2)
 
 
@@ -78,12 +91,21 @@ def demo_cmd(ctx: click.Context, app: AppContext, into: Path | None, no_open: bo
     """A fresh copy of the bundled sample workspace, opened in the workbench.
 
     With --headless, runs a dream on the copy and prints its review instead of opening the app.
+    Without --into the copy is a temporary folder; a later demo removes those unused for a day.
     """
-    target = into or Path(tempfile.mkdtemp(prefix="dreamtui-demo-"))
     if into is not None and into.exists() and any(into.iterdir()):
         fail(f"--into {into}: folder is not empty; name a new or empty folder")
-    workspace = _copy_sample(target)
+    if not (app.headless or no_open):
+        require_terminal("dreamtui --headless demo")  # before a copy is made for nobody to see
+    removed = remove_old_demos()
+    if removed:
+        click.echo(f"removed {len(removed)} demo {'copy' if len(removed) == 1 else 'copies'} "
+                   f"unused for a day from {removed[0].parent}")
+    workspace = _copy_sample(into or new_demo_folder())
     click.echo(f"demo workspace: {workspace.root}")
+    if into is None:
+        click.echo("  (temporary: a later `dreamtui demo` removes it once unused for a day; "
+                   "--into DIR keeps one)")
     # Every later command of this invocation works on the copy, never on the repo's sample.
     app.workspace_option = str(workspace.root)
     if app.headless:
@@ -97,8 +119,6 @@ def demo_cmd(ctx: click.Context, app: AppContext, into: Path | None, no_open: bo
             ctx.invoke(review_show, dream_id=dream_id, proposal_id=None)
         ctx.exit(result.exit_code)
     elif not no_open:
-        from dreamtui.cli.tui_launch import run_tui
-
         run_tui(workspace, app.theme)
 
 

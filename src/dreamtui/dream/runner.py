@@ -34,6 +34,8 @@ from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z
 from dreamtui.review.bundle import read_bundle
 from dreamtui.review.plan import context_proposal
 from dreamtui.store.changesets import ChangesetStore, new_dream_id
+from dreamtui.store.journal import crash_point
+from dreamtui.store.leases import settle
 from dreamtui.store.lock import WorkspaceLock
 from dreamtui.store.ltm import LTMSnapshot, LTMStore
 from dreamtui.store.rejections import rejected_fingerprints
@@ -48,6 +50,8 @@ SAVE_INTERVAL_S = 0.5
 SAVE_COST_FACTOR = 10
 UNUSED_REASON = "no engine proposal used this memory"
 ID_ATTEMPTS = 64  # ids differ in 16 random bits: running out means something is wrong, not bad luck
+# Test hooks (store/journal.crash_point): DREAMTUI_CRASH_AT=<point> SIGKILLs the dream there.
+DREAM_CRASH_POINTS = ("dream-claimed", "dream-published")
 
 EventCallback = Callable[[Event, Changeset], None]
 
@@ -90,6 +94,7 @@ class _Run:
         # Proposals are only appended during a run (decisions wait until it is done), so each
         # is encoded for the changeset file once, not at every save.
         self.encoded: list[str] = []
+        self.settled: str | None = None  # what `settle` did before the claim, for the stats
 
     # -- saving --
 
@@ -179,14 +184,17 @@ class _Run:
     # -- the run --
 
     async def run(self) -> Changeset:
+        # Published before the LTM scan, the slowest step before the engine: from here on a kill
+        # leaves an open, incomplete dream naming the lease, which `abandon` (or the next dream)
+        # closes. A kill before it leaves a lease no record names: see store/leases.py.
+        self.publish()
+        crash_point("dream-published")
         snapshot = LTMStore(self.workspace.memory_root).scan()
         self.guard = Guard(snapshot, self.config, batch_ids=self.batch_ids,
                            memory_root=self.workspace.memory_root)
         dream_input = DreamInput(batch=list(self.lease.memories), snapshot=snapshot, config=self.config,
                                  now=self.now, rejected=rejected_fingerprints(self.workspace),
                                  bundle_text=read_bundle(self.workspace.agents_md))
-        self.workspace.ensure_state_dirs()
-        self.publish()
         engine_started = time.monotonic()
         events = self.engine.run(dream_input, self.cancel)
         try:
@@ -215,6 +223,7 @@ class _Run:
             self.changeset.bundle = context
             self.changeset.left_out = [str(s) for s in context.details.get("left_out") or []]
         self.changeset.stats = self.stats(engine_seconds)
+        self.changeset.note_fallback()
         self.changeset.complete = True
         self.stm.extend_lease(self.lease.id, REVIEW_LEASE_MINUTES)
         self.save()
@@ -247,6 +256,7 @@ class _Run:
             "saves": self.saves + 1,
             "left_out_memories": [f"stm:{i}" for i in self.unseen],
             "engine": self.engine_stats,
+            **({"settled": self.settled} if self.settled else {}),
         }
 
     def abandon(self) -> int:
@@ -285,10 +295,15 @@ async def dream_async(workspace: Workspace, *, engine: str | None = None, cancel
     # Whoever calls — cron, the workbench, a script — one process at a time dreams, commits or
     # recovers (the headless runner already holds the lock; it is re-entrant for its thread).
     with WorkspaceLock(workspace, "dream").acquire(), STMStore.for_workspace(workspace) as stm:
+        # No other dream runs now, so claims no open dream owns go back before this one claims.
+        settled = settle(workspace)
+        workspace.ensure_state_dirs()  # before the claim: only the record's own write follows it
         lease = stm.claim(limit=limit or config.stm.batch_size, lease_minutes=config.stm.lease_minutes)
         if lease is None:
             return None
+        crash_point("dream-claimed")
         run = _Run(workspace, stm, lease, chosen, token, on_event, moment)
+        run.settled = settled
         try:
             return await run.run()
         except _Cancelled:

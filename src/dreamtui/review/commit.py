@@ -31,8 +31,25 @@ from dreamtui.review.plan import (
     summary_line,
 )
 from dreamtui.store.changesets import ChangesetStore, changeset_text
+from dreamtui.store.files import file_sha256
 from dreamtui.store.git import TRAILER_DREAM, TRAILER_ENGINE
-from dreamtui.store.journal import JournalOutcome, JournalPlan, STMSteps, recover, run_journal
+from dreamtui.store.journal import (
+    KEPT_NOTE,
+    JournalOutcome,
+    JournalPlan,
+    STMSteps,
+    TargetsChanged,
+    recover,
+    run_journal,
+)
+from dreamtui.store.leases import (
+    GONE,
+    Abandoned,
+    abandon_unreadable,
+    close_and_return,
+    memories_gone,
+    read_record,
+)
 from dreamtui.store.lock import WorkspaceLock, changeset_lock
 from dreamtui.store.ltm import LOG_PATH, LTMSnapshot, LTMStore
 from dreamtui.store.stm import STMStore
@@ -85,7 +102,7 @@ def not_committable(changeset: Changeset) -> str | None:
     return None
 
 
-def refusals(plan: Plan, on_guard_violation: str) -> list[str]:
+def refusals(plan: Plan, on_guard_violation: str, dream_id: str) -> list[str]:
     """Why the planned commit would be refused before anything is written; empty when it may go."""
     problems = list(plan.refusals)
     if plan.violations and on_guard_violation == "fail":
@@ -94,18 +111,25 @@ def refusals(plan: Plan, on_guard_violation: str) -> list[str]:
             and plan.conflicts:
         problems += [f"{c.proposal_id} {c.op} {c.target}: {c.reason}" for c in plan.conflicts]
         problems.insert(0, "every decided proposal conflicts with the files as they are now")
+        # A conflict never resolves by waiting (the file stays as it is now), so say the two ways on.
+        held = list(dict.fromkeys(c.proposal_id for c in plan.conflicts))
+        which = "that proposal" if len(held) == 1 else "those proposals"
+        problems.append(f"to go on: abandon the dream and dream again (`dreamtui abandon {dream_id}`, "
+                        "then `dreamtui dream`), so its memories are weighed against the files as "
+                        f"they are now; or reject {which} (`dreamtui decide {dream_id} {' '.join(held)} "
+                        "reject`: the memories are consumed and the change is not proposed again)")
     return problems
 
 
 def commit_blockers(changeset: Changeset, plan: Plan, on_guard_violation: str) -> list[str]:
     """Everything that stops this commit: the one rule `dreamtui commit` and the confirm screen share."""
     usage = not_committable(changeset)
-    return ([usage] if usage else []) + refusals(plan, on_guard_violation)
+    return ([usage] if usage else []) + refusals(plan, on_guard_violation, changeset.id)
 
 
-def _refuse(plan: Plan, workspace: Workspace) -> None:
+def _refuse(plan: Plan, workspace: Workspace, dream_id: str) -> None:
     """CommitRefused before anything is written, or the warnings a `warn` setting lets through."""
-    problems = refusals(plan, workspace.config.ltm.on_guard_violation)
+    problems = refusals(plan, workspace.config.ltm.on_guard_violation, dream_id)
     if problems:
         raise CommitRefused("commit refused, nothing written:\n  " + "\n  ".join(problems))
     plan.warnings += [f"guard rail (on_guard_violation: warn): {v.message}" for v in plan.violations]
@@ -139,9 +163,29 @@ def _file_writes(workspace: Workspace, plan: Plan) -> tuple[dict[Path, str], lis
     return writes, [root / path for path in plan.moves]
 
 
+def _generated_files(workspace: Workspace) -> dict[Path, str | None]:
+    """The generated files a commit may rewrite, hashed now: before the plan reads them, so any
+    change after this read is one the plan may not have seen, and the journal refuses it."""
+    root = workspace.memory_root
+    paths = (root / "INDEX.md", root / LOG_PATH, workspace.agents_md,
+             workspace.context_root / "CLAUDE.md")
+    return {path: file_sha256(path) for path in paths}
+
+
+def _bases(workspace: Workspace, plan: Plan, snapshot: LTMSnapshot,
+           generated: dict[Path, str | None], writes: dict[Path, str]) -> dict[Path, str | None]:
+    """What each file the commit writes or removes held when the plan read it (§4.2): an entry
+    as the scan read it (None: a path the plan found free), a generated file as `generated`."""
+    bases = {path: base for path, base in generated.items() if path in writes}
+    for path in [*plan.writes, *plan.moves]:
+        entry = snapshot.entries.get(path)
+        bases[workspace.memory_root / path] = None if entry is None else entry.sha256
+    return bases
+
+
 def _git_message(changeset: Changeset, plan: Plan) -> str:
     return (f"dreamtui: dream {changeset.id} — {summary_line(plan.counts, plan.bundle is not None)}"
-            f"\n\n{TRAILER_DREAM}: {changeset.id}\n{TRAILER_ENGINE}: {changeset.engine}\n")
+            f"\n\n{TRAILER_DREAM}: {changeset.id}\n{TRAILER_ENGINE}: {changeset.engine_label}\n")
 
 
 def _next_changeset(changeset: Changeset, plan: Plan, workspace: Workspace, now: datetime,
@@ -197,14 +241,18 @@ def _journal_plan(workspace: Workspace, changeset: Changeset, plan: Plan, now: d
 
 
 def _report(dream_id: str | None, plan: Plan, outcome: JournalOutcome, status: str,
-            recovered: str | None) -> CommitReport:
+            recovered: str | None, gone: bool = False) -> CommitReport:
     report = CommitReport(dream_id=dream_id, counts=dict(plan.counts), conflicts=list(plan.conflicts),
                           warnings=list(plan.warnings), bundle_written=plan.bundle is not None,
                           consumed=outcome.consumed, released=outcome.released, status=status,
                           recovered=recovered, log_lines=list(plan.log_lines))
     if outcome.git is not None:
         report.git_sha, report.git_note = outcome.git.sha, outcome.git.note
-    if len(plan.consume) > outcome.consumed:
+    report.warnings += [f"{path} {KEPT_NOTE}" for path in outcome.kept]
+    if gone:
+        report.warnings.append(f"{GONE}: the LTM changes are committed all the same; "
+                               "no memory was consumed or returned to the queue")
+    elif len(plan.consume) > outcome.consumed:
         report.warnings.append(
             f"{len(plan.consume) - outcome.consumed} memories were no longer held by this dream's "
             "lease (it expired) and were not consumed; they return to the queue")
@@ -214,24 +262,52 @@ def _report(dream_id: str | None, plan: Plan, outcome: JournalOutcome, status: s
     return report
 
 
+PLAN_ATTEMPTS = 3  # plans of one commit while a person keeps saving its files
+
+
+def _plan_and_apply(workspace: Workspace, dream_id: str, moment: datetime,
+                    auto: bool) -> tuple[Plan, LTMSnapshot, bool, JournalOutcome]:
+    """Plan against the files as they are now and journal it; TargetsChanged (nothing written)
+    when a person saved one of its files after the plan read it."""
+    # Loaded afresh for every plan: _next_changeset marks held-back proposals undecided.
+    changeset = ChangesetStore(workspace.dreams_dir).load(dream_id)
+    usage = not_committable(changeset)
+    if usage:
+        raise InputError(usage)
+    generated = _generated_files(workspace)
+    snapshot = LTMStore(workspace.memory_root).scan()
+    plan = plan_commit(changeset, snapshot, workspace, moment, auto=auto)
+    _refuse(plan, workspace, changeset.id)
+    keep_open = _keeps_open(plan, auto)
+    journal = _journal_plan(workspace, changeset, plan, moment, keep_open)
+    journal.bases = _bases(workspace, plan, snapshot, generated, journal.writes)
+    return plan, snapshot, keep_open, run_journal(workspace, journal)
+
+
 def commit(workspace: Workspace, dream_id: str, *, now: datetime | None = None,
            auto: bool = False) -> CommitReport:
     """Apply the dream's decisions. CommitRefused (exit 3) when guard rails or refusals say no."""
     moment = now or workspace.clock()
+    called_off: list[str] = []
     with WorkspaceLock(workspace, f"commit {dream_id}").acquire():
         recovered = recover(workspace)
         with changeset_lock(workspace, dream_id):
-            changeset = ChangesetStore(workspace.dreams_dir).load(dream_id)
-            usage = not_committable(changeset)
-            if usage:
-                raise InputError(usage)
-            snapshot = LTMStore(workspace.memory_root).scan()
-            plan = plan_commit(changeset, snapshot, workspace, moment, auto=auto)
-            _refuse(plan, workspace)
-            keep_open = _keeps_open(plan, auto)
-            outcome = run_journal(workspace, _journal_plan(workspace, changeset, plan, moment,
-                                                           keep_open))
-    report = _report(dream_id, plan, outcome, "open" if keep_open else "committed", recovered)
+            for attempt in range(1, PLAN_ATTEMPTS + 1):
+                try:
+                    plan, snapshot, keep_open, outcome = _plan_and_apply(workspace, dream_id,
+                                                                         moment, auto)
+                    break
+                except TargetsChanged as changed:
+                    # The next plan sees the person's version: its proposal is then held back
+                    # like any conflict (§4.4), its memories returned, and nothing overwritten.
+                    if attempt == PLAN_ATTEMPTS:
+                        raise
+                    called_off += changed.paths
+    with STMStore.for_workspace(workspace) as stm:
+        gone = memories_gone(stm, [*plan.consume, *plan.release, *plan.open_memories])
+    report = _report(dream_id, plan, outcome, "open" if keep_open else "committed", recovered, gone)
+    report.warnings[:0] = [f"{path} changed while the commit ran; planned again around your "
+                           "version" for path in dict.fromkeys(called_off)]
     report.warnings.extend(_unreadable(snapshot))
     return report
 
@@ -242,28 +318,28 @@ def _unreadable(snapshot: LTMSnapshot) -> list[str]:
             for problem in snapshot.problems]
 
 
-def abandon(workspace: Workspace, dream_id: str) -> int:
+def abandon(workspace: Workspace, dream_id: str) -> Abandoned:
     """Close an open dream without applying anything; its whole batch returns to the queue.
 
-    The record says "abandoned" before the lease ends, so a crash in between can only leave a
-    lease that expires on its own — never an open dream whose memories are no longer held.
+    The record says "abandoned" before the lease ends (store/leases.close_and_return). A record
+    that does not load is moved aside to `<id>.json.corrupt`, never deleted, and what its lease
+    holds returns when the lease can be read from the file (store/leases.abandon_unreadable).
     """
     # The workspace lock, as a commit takes it: the batch goes back to the queue, which a running
     # dream may be claiming from.
-    with WorkspaceLock(workspace, f"abandon {dream_id}").acquire():
-        with changeset_lock(workspace, dream_id):
-            store = ChangesetStore(workspace.dreams_dir)
-            changeset = store.load(dream_id)
-            if changeset.status != "open":
-                raise InputError(f"dream {dream_id} is already {changeset.status}")
-            changeset.status = "abandoned"
-            store.save(changeset)
-        if changeset.lease_id is None:
-            return 0
+    with WorkspaceLock(workspace, f"abandon {dream_id}").acquire(), changeset_lock(workspace, dream_id):
+        store = ChangesetStore(workspace.dreams_dir)
+        path = store.path_for(dream_id)
+        if not path.is_file():
+            store.load(dream_id)  # raises the usual "no dream …" message
+        record = read_record(path)
+        if record.problem is not None:
+            return abandon_unreadable(workspace, record)
+        if record.status != "open" or record.changeset is None:
+            raise InputError(f"dream {dream_id} is already {record.status}")
         with STMStore.for_workspace(workspace) as stm:
-            released = stm.release(changeset.lease_id)
-            stm.end_lease(changeset.lease_id)
-        return released
+            gone = memories_gone(stm, record.changeset.batch)
+        return Abandoned(dream_id, close_and_return(workspace, record.changeset), gone=gone)
 
 
 def commit_human_change(workspace: Workspace, path: str, new_text: str | None, op: str,
@@ -285,6 +361,7 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         raise InputError("reason: say in a few words why (it goes into LOG.md and the git message)")
     with WorkspaceLock(workspace, f"{op} {path}").acquire():
         recovered = recover(workspace)
+        generated = _generated_files(workspace)
         snapshot = LTMStore(workspace.memory_root).scan()
         current = snapshot.entries.get(path)
         if expect_sha256 is not None and (current is None or current.sha256 != expect_sha256):
@@ -295,9 +372,11 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         steps = STMSteps(lease_id=None, consume=list(consume), end_lease=False,
                          at=moment.isoformat(), unconsume=list(unconsume)) \
             if consume or unconsume else None
-        outcome = run_journal(workspace, JournalPlan(label=f"human {op} {path}", writes=writes,
-                                                     removals=removals, stm=steps,
-                                                     git_message=message))
+        # TargetsChanged (exit 3) when a file changed meanwhile: the person's text was written
+        # against the old one, so it is not applied over the new one.
+        outcome = run_journal(workspace, JournalPlan(
+            label=f"human {op} {path}", writes=writes, removals=removals, stm=steps,
+            git_message=message, bases=_bases(workspace, plan, snapshot, generated, writes)))
     report = _report(None, plan, outcome, "committed", recovered)
     report.warnings.extend(_unreadable(snapshot))
     return report

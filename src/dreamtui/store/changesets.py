@@ -9,7 +9,6 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import tempfile
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -17,8 +16,8 @@ from typing import Any
 
 from dreamtui.clock import IdSource
 from dreamtui.errors import InputError
-from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal
-from dreamtui.store.files import atomic_write_text, fsync_dir
+from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, engine_label
+from dreamtui.store.files import atomic_write_text, fsync_dir, write_temp
 from dreamtui.vocabulary import Op
 
 DREAM_ID_PREFIX = "d-"
@@ -39,6 +38,11 @@ class ChangesetSummary:
     proposals: int
     undecided: int
     path: Path
+    fallback: dict[str, str] | None = None  # Changeset.fallback
+
+    @property
+    def engine_label(self) -> str:
+        return engine_label(self.engine, self.fallback)
 
 
 class ChangesetStore:
@@ -64,12 +68,8 @@ class ChangesetStore:
         """
         path = self.path_for(changeset.id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        temp = write_temp(path, changeset_text(changeset).encode("utf-8"), sync=True)  # 0600
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(changeset_text(changeset).encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
             os.link(temp, path)
         finally:
             os.unlink(temp)
@@ -95,7 +95,8 @@ class ChangesetStore:
             summaries.append(ChangesetSummary(
                 id=changeset.id, engine=changeset.engine, created_at=changeset.created_at,
                 status=changeset.status, complete=changeset.complete,
-                proposals=len(changeset.reviewable), undecided=changeset.undecided, path=path))
+                proposals=len(changeset.reviewable), undecided=changeset.undecided, path=path,
+                fallback=changeset.fallback))
         return sorted(summaries, key=lambda s: (s.created_at, s.id), reverse=True)
 
     def open_changesets(self) -> builtins.list[ChangesetSummary]:
@@ -217,7 +218,7 @@ def changeset_from_dict(data: Any, source: str) -> Changeset:
     usage = _field(data, "usage", dict, source, default={})
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in usage.values()):
         raise InputError(f"{source}: usage values must be whole numbers")
-    return Changeset(
+    changeset = Changeset(
         id=_field(data, "id", str, source),
         engine=_field(data, "engine", str, source),
         created_at=_field(data, "created_at", str, source),
@@ -232,3 +233,9 @@ def changeset_from_dict(data: Any, source: str) -> Changeset:
         left_out=_string_list(data, "left_out", source),
         complete=_field(data, "complete", bool, source, default=False),
     )
+    fallback = changeset.stats.get("fallback")
+    if fallback is not None and not (isinstance(fallback, dict) and set(fallback) == {"from", "reason"}
+                                     and all(isinstance(v, str) for v in fallback.values())):
+        raise InputError(f'{source}: stats.fallback must be {{"from": engine, "reason": text}} or absent')
+    changeset.note_fallback()  # a file written before the fallback was recorded at the top
+    return changeset

@@ -21,7 +21,7 @@ from textual.widgets import Log, Static
 
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, Progress, Refused, TextDelta
 from dreamtui.errors import DreamError
-from dreamtui.model import Changeset, Memory, Proposal
+from dreamtui.model import Changeset, Memory, Proposal, engine_label
 from dreamtui.review.commit import CommitReport
 from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions
 from dreamtui.safety.marks import display_text
@@ -209,7 +209,8 @@ class DreamScreen(ViewScreen):
             status.update("Dream — no open dream · d starts one")
             return
         decided = sum(1 for p in changeset.reviewable if p.decision is not None)
-        status.update(Text(f"Dream — {changeset.id} · {changeset.engine} · {len(changeset.reviewable)} "
+        engine = engine_label(changeset.engine, changeset.fallback, with_reason=False)  # the list row has it
+        status.update(Text(f"Dream — {changeset.id} · {engine} · {len(changeset.reviewable)} "
                            f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")
                            + usage_text(changeset.usage)))
 
@@ -323,6 +324,9 @@ class DreamScreen(ViewScreen):
             self.notify("dream cancelled: its batch went back to the queue")
         elif message.changeset is None and not message.cancelled:
             self.notify("nothing to dream about: no pending memories")
+        elif message.changeset is not None and message.changeset.fallback is not None:
+            self.notify(f"dream {message.changeset.id} was made by {message.changeset.engine_label}",
+                        severity="warning")
         # The run's changeset if it made one (the status line shows its id), else the one shown before.
         self._show_changeset(message.changeset if message.changeset is not None else self.changeset)
         self.start_loading()
@@ -369,8 +373,8 @@ class DreamScreen(ViewScreen):
         if changeset is None or proposal is None:
             return
         selection = all_matching(proposal.op)
-        for p in changeset.reviewable:
-            if p.decision is None and p.op == proposal.op and decision in allowed_decisions(p):
+        for p in changeset.reviewable:  # shown at once: exactly what the core will decide
+            if selection.takes(p, decision):
                 p.decision = decision
         self.query_one(ProposalList).refresh()
         self._save(changeset.id, selection, decision)

@@ -70,7 +70,8 @@ class DreamList(VirtualList[ChangesetSummary]):
     def render_row(self, row: ChangesetSummary, index: int, width: int) -> Text:
         text = Text(no_wrap=True)
         text.append(f"{row.id} ")
-        text.append(f"{row.engine} · {row.proposals} · {row.undecided} open"
-                    + ("" if row.complete else " · incomplete"),
-                    self.part("dream-list--meta"))
+        counts = f" · {row.proposals} · {row.undecided} open" + ("" if row.complete else " · incomplete")
+        # A fallback's reason is long: it gives way before the counts do.
+        engine = fit(row.engine_label, max(len(row.engine), width - len(row.id) - 1 - len(counts)))
+        text.append(engine + counts, self.part("dream-list--meta"))
         return text
