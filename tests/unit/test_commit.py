@@ -348,7 +348,7 @@ def test_auto_commit_keeps_undecided_proposals_open_for_review(tmp_path: Path) -
 
 def test_abandon_returns_the_whole_batch(tmp_path: Path) -> None:
     s, _ = basic(tmp_path)
-    assert abandon(s.ws, DREAM_ID) == 5
+    assert abandon(s.ws, DREAM_ID).released == 5
     assert set(s.states().values()) == {"pending"}
     assert s.load().status == "abandoned"
     with pytest.raises(InputError, match="abandoned"):
