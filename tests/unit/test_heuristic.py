@@ -144,7 +144,10 @@ def test_feedback_and_replacement_meet_in_one_archive() -> None:
     flag = mem("f1", "flagged ci-ports",
                "Context says 5432 but CI maps 5433; connections to 5432 are refused.",
                type=FEEDBACK_FLAGGED, targets=["ci-ports"], quote="listens on 5432", minutes=20)
-    found = proposals(dream_input([PORT_A, flag], snap))
+    # Corroborated by a second agent: one agent's flag alone only weakens (policy.verdict).
+    second = mem("f2", "flagged ci-ports", "CI maps Postgres to 5433, not 5432.", agent="agent-b",
+                 type=FEEDBACK_FLAGGED, targets=["ci-ports"], minutes=25)
+    found = proposals(dream_input([PORT_A, flag, second], snap))
     by_op = {p.op: p for p in found}
     assert set(by_op) == {"create", "archive"}
     assert by_op["archive"].details["superseded_by"] == by_op["create"].slug

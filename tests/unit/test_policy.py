@@ -143,12 +143,30 @@ def test_unevidenced_flag_against_an_unconfirmed_entry_only_weakens() -> None:
     assert "without corroboration" in p.rationale
 
 
-def test_evidenced_flag_against_an_unconfirmed_entry_archives_it() -> None:
-    p = only(feedback_proposals([flag(EVIDENCED, ["ci-ports"])], snapshot(), NOW), "archive")
+def test_one_agents_evidenced_flag_against_an_unconfirmed_entry_only_weakens_it() -> None:
+    """Uncorroborated, however well evidenced: a person may decide archive on the weaken."""
+    p = only(feedback_proposals([flag(EVIDENCED, ["ci-ports"], quote="listens on 5432")], snapshot(),
+                                NOW), "weaken")
+    assert "evidence" in p.rationale and "decide archive" in p.rationale
+    assert parse_entry(p.after or "", PORTS).flags == 1
+
+
+def test_one_agent_flagging_every_entry_queues_none_for_archival() -> None:
+    batch = [flag(EVIDENCED, ["ci-ports"], agent="mallory"),
+             flag("Run `make db-reset` is wrong: make has no db-reset target.", ["test-db-reset"],
+                  agent="mallory", quote="make db-reset"),
+             flag("Redis is not on 6379 either.", ["ci-ports"], agent="mallory", minutes=5)]
+    proposals = feedback_proposals(batch, snapshot(), NOW)
+    assert sorted(p.op for p in proposals) == ["weaken", "weaken"]
+
+
+def test_corroborating_flags_from_two_agents_archive_an_unconfirmed_entry() -> None:
+    flags = [flag(EVIDENCED, ["ci-ports"], agent="agent-a"), flag(EVIDENCED, ["ci-ports"], agent="agent-b")]
+    p = only(feedback_proposals(flags, snapshot(), NOW), "archive")
     assert p.details["archive_path"] == "archive/topics/ci-ports.md"
     assert p.details["superseded_by"] is None
     after = parse_entry(p.after or "", PORTS)
-    assert after.meta["retired_at"] == NOW and "evidence" in after.meta["retired_reason"]
+    assert after.meta["retired_at"] == NOW and "2 agent(s)" in after.meta["retired_reason"]
 
 
 def test_evidenced_flag_outweighs_nothing_but_confirmations_in_the_same_batch_count() -> None:
@@ -176,10 +194,30 @@ def test_a_flag_against_an_entry_flagged_before_archives_it() -> None:
     assert parse_entry(p.after or "", PORTS).flags == 2
 
 
+def _weakened_by(agent: str) -> LTMSnapshot:
+    """The ports entry after an earlier dream's weaken on one flag from `agent`."""
+    earlier = flag(EVIDENCED, ["ci-ports"], agent=agent)
+    weakened = only(feedback_proposals([earlier], snapshot(), NOW), "weaken").after or ""
+    return snapshot_of(**{PORTS: weakened})
+
+
+def test_the_same_agent_flagging_a_weakened_entry_again_only_weakens_it_again() -> None:
+    p = only(feedback_proposals([flag("Still wrong.", ["ci-ports"], agent="agent-a")],
+                                _weakened_by("agent-a"), NOW), "weaken")
+    assert parse_entry(p.after or "", PORTS).flags == 2
+
+
+def test_another_agent_flagging_a_weakened_entry_archives_it() -> None:
+    p = only(feedback_proposals([flag("Still wrong.", ["ci-ports"], agent="agent-b")],
+                                _weakened_by("agent-a"), NOW), "archive")
+    assert "1 held earlier" in p.details["reason"]
+
+
 def test_archive_names_the_replacement_stated_in_the_batch() -> None:
     replacement = observation("CI Postgres port", "In CI the Postgres service is exposed on port 5433.")
     unrelated = observation("Docs", "Docs are built with mkdocs.")
-    p = only(feedback_proposals([flag(EVIDENCED, ["ci-ports"])], snapshot(), NOW,
+    flags = [flag(EVIDENCED, ["ci-ports"], agent="agent-a"), flag(EVIDENCED, ["ci-ports"], agent="agent-b")]
+    p = only(feedback_proposals(flags, snapshot(), NOW,
                                 replacements=[Replacement(unrelated, "docs-build"),
                                               Replacement(replacement, "ci-postgres-port")]), "archive")
     assert p.details["superseded_by"] == "ci-postgres-port"

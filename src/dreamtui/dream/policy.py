@@ -2,19 +2,23 @@
 
 Feedback rules, each its own function:
 - confirmations reinforce: one proposal per entry, `confirmations += n`, `last_confirmed`;
-- one flag against an entry weakens it: counter, `last_flagged`, a caveat line quoting the flag;
-- flags corroborated by two agents or sessions, or one evidenced flag against an entry nobody
-  confirmed, propose archiving it (`superseded_by` when a batch memory states the replacement);
+- flags from one source weaken an entry: counter, `last_flagged`, a caveat line quoting each flag;
+- only corroborated flags propose archiving it: flags from two distinct agents or sessions, the
+  agents named by the entry's earlier caveats included (`superseded_by` when a batch memory
+  states the replacement). However strong its evidence, one agent's flag never proposes more
+  than a weaken, so no single agent can queue entries for archival; a person who agrees with it
+  decides `archive` on the weaken;
 - a flag against a pinned entry never archives: it asks the human;
 - a flag without targets is matched to an entry by its quote and observation, else discarded;
 - feedback naming a slug that is no live entry is discarded with the reason.
-Evidenced flags outweigh missing confirmations; age only breaks ties.
+Age only breaks ties.
 
 The guard every engine's output passes afterwards is guard.py.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,10 +115,14 @@ def flag_sources(flags: Sequence[Memory]) -> tuple[int, int]:
 
 
 def corroborated(flags: Sequence[Memory], entry: Entry) -> bool:
-    """Two agents or sessions flagged it; flags recorded by an earlier dream count as another
-    source (a later dream is a later session), so a weakened entry flagged again is retired."""
-    agents, sessions = flag_sources(flags)
-    return max(agents, sessions) >= CORROBORATION or entry.flags > 0
+    """Two distinct agents or sessions flagged it. The flags the entry already holds count by the
+    agents their caveats name, so one agent flagging it again is still one agent; flags no caveat
+    names (set by hand, or the caveat edited away) count as one more agent."""
+    _, sessions = flag_sources(flags)
+    earlier = caveat_agents(entry)
+    unnamed = 1 if entry.flags > 0 and not earlier else 0
+    agents = len({f.agent_id for f in flags} | earlier) + unnamed
+    return max(agents, sessions) >= CORROBORATION
 
 
 # --- rule: what flags do to an entry ----------------------------------------------------------
@@ -128,7 +136,7 @@ class Verdict:
 
 
 def verdict(entry: Entry, flags: Sequence[Memory], confirmations_now: int) -> Verdict:
-    """Pinned asks; corroboration or evidence-without-confirmations archives; else weaken."""
+    """Pinned asks; corroboration archives; anything else weakens (module docstring)."""
     confirmations = entry.confirmations + confirmations_now
     count = f"{len(flags)} flag(s)"
     if entry.pinned:
@@ -138,7 +146,8 @@ def verdict(entry: Entry, flags: Sequence[Memory], confirmations_now: int) -> Ve
         earlier = f", {entry.flags} held earlier" if entry.flags else ""
         return Verdict("archive", f"{count} from {agents} agent(s), {sessions} session(s){earlier}", 0.8)
     if confirmations == 0 and any(evidenced(f, entry) for f in flags):
-        return Verdict("archive", f"{count} with evidence against an entry nobody confirmed", 0.7)
+        return Verdict("weaken", f"{count} with evidence against an entry nobody confirmed, from one "
+                       "source: weakened, not archived (decide archive if the flag is right)", 0.7)
     if confirmations >= WELL_CONFIRMED:
         return Verdict("weaken", f"{count} against a well-confirmed entry ({confirmations} confirmations)",
                        0.8)
@@ -151,6 +160,15 @@ def caveat(flag: Memory) -> str:
     quote = flag_quote(flag)
     quoted = f' Quoted: "{_one_line(quote, 120)}".' if quote else ""
     return f"> Caveat (flagged {day} by {flag.agent_id}): {_one_line(flag.content)}{quoted}"
+
+
+# What `caveat` writes before the observation: the agent an earlier flag came from.
+_CAVEAT_AGENT_RE = re.compile(r"^> Caveat \(flagged \d{4}-\d{2}-\d{2} by (.+?)\): ", re.MULTILINE)
+
+
+def caveat_agents(entry: Entry) -> set[str]:
+    """The agents whose earlier flags the entry's caveat lines name."""
+    return set(_CAVEAT_AGENT_RE.findall(entry.body))
 
 
 def weaken(draft: EntryDraft, flags: Sequence[Memory], now: datetime, judged: Verdict) -> None:
