@@ -35,6 +35,12 @@ class AllMatching:
 
     op: str | None = None
 
+    def takes(self, proposal: Proposal, decision: str) -> bool:
+        """Whether this bulk `decision` covers `proposal`."""
+        return (proposal.decision is None and not proposal.safety
+                and (self.op is None or proposal.op == self.op)
+                and decision in allowed_decisions(proposal))
+
 
 def all_matching(op: str | None = None) -> AllMatching:
     if op is not None and op not in OPS:
@@ -69,10 +75,7 @@ def _open_changeset(store: ChangesetStore, dream_id: str) -> Changeset:
 def _select(changeset: Changeset, selection: Sequence[str] | AllMatching,
             decision: str) -> list[Proposal]:
     if isinstance(selection, AllMatching):
-        return [p for p in changeset.reviewable
-                if p.decision is None and not p.safety
-                and (selection.op is None or p.op == selection.op)
-                and decision in allowed_decisions(p)]
+        return [p for p in changeset.reviewable if selection.takes(p, decision)]
     chosen = []
     for proposal_id in dict.fromkeys(selection):
         try:
