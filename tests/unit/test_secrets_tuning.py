@@ -78,6 +78,11 @@ TUNING_SECRETS: list[tuple[str, list[tuple[str, str]]]] = [
     (f"google.auth.exceptions.RefreshError: token {_YA29} is invalid", [(_YA29, "google-oauth-token")]),
     (f"const linear = new LinearClient({{ apiKey: process.env.KEY ?? '{_LINEAR}' }})",
      [(_LINEAR, "linear-key")]),
+    ("gcloud says: token ya" "29.c.b0AXv0zTMd5Jq9pL3kW8rT2yV6nB1xF4hG7jK0mN3qS5uZ8aC1eD4gI7 expired",
+     [("ya" "29.c.b0AXv0zTMd5Jq9pL3kW8rT2yV6nB1xF4hG7jK0mN3qS5uZ8aC1eD4gI7", "google-oauth-token")]),
+    # a key set by subscript, as Python code does
+    ("os.environ['DB_PASSWORD'] = 'hunter2x'", [("hunter2x", "password")]),
+    ('config["api_key"] = "Zq8rT2mL5pW9xK3v"', [("Zq8rT2mL5pW9xK3v", "api-key")]),
     # a scheme-less Authorization header
     (f'curl https://api.linear.app/graphql -H "Authorization: {_LINEAR}" -d @query.json',
      [(_LINEAR, "linear-key")]),
@@ -145,6 +150,10 @@ TUNING_LOOKALIKES: list[str] = [
     '"auth": "YWRtaW4="',
     "auth: dXNlcjo=",
     'subprocess.run("ls -la", shell=True)',
+    'settings["password"]',
+    'if data["token"] == "":',
+    "os.environ['API_TOKEN'] = token",
+    'headers["X-Api-Key"] = api_key',
 ]
 
 

@@ -117,7 +117,8 @@ _VENDOR_PATTERNS: tuple[_Pattern, ...] = (
     # A PyPI token is a macaroon whose base64 starts `AgE`; real ones run past 150 characters,
     # and a short `pypi-AgE…` is only ever a truncated quote, left to the keyed rules.
     _p("pypi-token", _B + r"pypi-AgE[A-Za-z0-9_-]{50,}"),
-    _p("google-oauth-token", _B + r"ya29\.[A-Za-z0-9_-]{30,}" + _E, _mixed_unmasked),
+    # Service-account tokens carry more dots (`ya29.c.b0…`).
+    _p("google-oauth-token", _B + r"ya29\.[A-Za-z0-9_.-]{30,}" + _E, _mixed_unmasked),
     _p("linear-key", _B + r"lin_api_[A-Za-z0-9]{32,}" + _E, _mixed_unmasked),
     _p(
         "discord-token",
@@ -205,7 +206,7 @@ _ASSIGNMENT_RE = re.compile(
     + _KEY_WORDS
     + r"""|pass|pwd)
     (?![A-Za-z0-9])
-    (?P<kq>["']?)[ \t]*(?P<sep>:=|=>|=(?!=)|:(?!:))[ \t]*
+    (?P<kq>["']?)\]?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?!:))[ \t]*   # `]`: env['DB_PASSWORD'] = …
     (?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'`,;&})\]]+)
     """,
     re.X | re.I,
@@ -514,7 +515,7 @@ _VENDOR_LITERALS = (
 )
 _KEYED_WORDS = ("pass", "pwd", "secret", "token", "key", "cred")
 _KEYED_TRIGGER_RE = re.compile(
-    r"(?:pass|pwd|secret|token|key|cred)[\w.-]*[\"']?[ \t]*[:=]|--[\w-]*(?:pass|secret|token|key)",
+    r"(?:pass|pwd|secret|token|key|cred)[\w.-]*[\"']?\]?[ \t]*[:=]|--[\w-]*(?:pass|secret|token|key)",
     re.I,
 )
 
