@@ -140,11 +140,11 @@ def test_new_keys_appended_removed_keys_dropped_lists_in_flow_style() -> None:
 
 
 def test_layout_that_cannot_be_split_is_rewritten_plainly() -> None:
-    text = "---\ntitle: t\nslug: s\nbase: &port 5432\nci: *port\n---\nBody\n"
+    text = "---\ntitle: t\nslug: s\nci: 1\nci: 5432\n---\nBody\n"  # a repeated key: the last wins
     entry = parse_entry(text, "topics/s.md")
     meta = dict(entry.meta, ci=5433)
     out = render_entry(meta, entry.body, entry)
-    assert out == "---\ntitle: t\nslug: s\nbase: 5432\nci: 5433\n---\nBody\n"
+    assert out == "---\ntitle: t\nslug: s\nci: 5433\n---\nBody\n"
     assert render_entry(entry.meta, entry.body, entry) == text
 
 
@@ -229,10 +229,13 @@ def test_fast_frontmatter_reads_exactly_what_yaml_reads(lines: list, prefix: str
     """Scanning skips the YAML parser for simple frontmatter; both must always agree."""
     source = prefix + "".join(f"{key}: {value}{suffix}\n" for key, value, suffix in lines)
     text = f"---\n{source}---\nbody\n"
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        expected: object = yaml.load(source, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        expected: object = yaml.load(source, Loader=loader)
     except (yaml.YAMLError, ValueError):
         expected = "error"
+    if expected != "error" and any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(source, loader)):
+        expected = "error"  # YAML reads an alias; an entry refuses it (the alias bomb)
     try:
         got: object = parse_entry(text, "topics/x.md").meta
     except EntryError as exc:

@@ -49,6 +49,9 @@ _FAST_TAGS = {tag: yaml.constructor.SafeConstructor.yaml_constructors[tag]
 _NO = object()  # "not in the fast subset", distinct from a parsed None
 _NO_KEY = ("", "")  # what _FAST_LINE_RE yields for a blank or comment line
 _PLAIN_KEYS: set[str] = set()  # keys known to read back as themselves
+# Entry frontmatter nests a few levels; libyaml's composer recurses in C once per level, so a
+# deep enough document crashes the process instead of raising.
+_MAX_DEPTH = 32
 # Parsed values kept between scans: enough for ~10,000 entries (a rescan then skips most parsing)
 # while bounding memory to a few tens of MB whatever the workspace holds.
 _VALUE_CACHE = 1 << 16
@@ -212,10 +215,39 @@ def _is_plain_keys(keys: set[str]) -> bool:
     return True
 
 
+def _check_structure(source: str, path: str) -> None:
+    """EntryError for what no entry needs and neither the parser nor a reader survives.
+
+    An alias (`*name`) repeats the subtree its anchor names: nine nested ones turn a few hundred
+    bytes into ~387 million values for whatever walks the entry next (a "billion laughs"), so
+    aliases are refused outright. Nesting deeper than _MAX_DEPTH is refused before the composer
+    recurses into it. Read from parser events, which neither build values nor recurse; a syntax
+    error is left for the load to report with its line.
+    """
+    depth = 0
+    try:
+        for event in yaml.parse(source, Loader=_Loader):
+            # +2: marks count from 0, and the frontmatter starts on the file's second line.
+            line = event.start_mark.line + 2 if event.start_mark is not None else None
+            if isinstance(event, yaml.AliasEvent):
+                raise EntryError(path, line, f"YAML alias *{event.anchor} in frontmatter: aliases "
+                                             "are not allowed in an entry; write the value out")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > _MAX_DEPTH:
+                    raise EntryError(path, line, f"frontmatter nested more than {_MAX_DEPTH} "
+                                                 "levels deep")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return
+
+
 def _load_frontmatter(source: str, path: str) -> dict[str, Any]:
     items = _cached_frontmatter(source)
     if items is not None:
-        return _fresh_meta(items)
+        return _fresh_meta(items)  # the fast subset has neither aliases nor nesting
+    _check_structure(source, path)
     try:
         meta = yaml.load(source, Loader=_Loader)
     except ValueError as exc:  # YAML's constructors raise it for values like 2026-02-30

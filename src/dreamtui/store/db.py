@@ -16,6 +16,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from dreamtui.errors import StoreError
+from dreamtui.store.files import create_private
 
 
 def connect(path: Path, busy_timeout_ms: int, *, what: str, read_only: bool = False,
@@ -28,6 +29,12 @@ def connect(path: Path, busy_timeout_ms: int, *, what: str, read_only: bool = Fa
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{path}: cannot create its folder: {exc.strerror}") from None
+        try:
+            # SQLite would create the file 0644, and its -wal and -shm copy the file's mode: the
+            # queue holds every memory and the token hashes, so it is made private first.
+            create_private(path)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot create: {exc.strerror}") from None
     target = f"{path.resolve().as_uri()}?mode=ro" if read_only else str(path)
     try:
         conn = sqlite3.connect(target, uri=read_only, timeout=busy_timeout_ms / 1000,

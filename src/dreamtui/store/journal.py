@@ -8,6 +8,23 @@ forward (every step is idempotent, so repeating a half-done apply is safe); an u
 discarded, because nothing was applied before the mark. A crash at any moment therefore leaves
 the workspace as it was before the commit or as it is after it, never in between.
 
+A person may save a file while a commit runs. The plan read each target at the start, so the
+manifest records what it read (`bases`: each target's SHA-256, or null for "absent"), and no
+file is replaced or removed unless it still holds that (or already holds its new text):
+- Every new text is staged in a temp file first, then every target is checked. If one changed,
+  the commit is called off — the marker is removed, nothing was replaced, no memory consumed —
+  and `TargetsChanged` tells the caller to plan again around the person's version (a dream's
+  commit then holds that proposal back like any conflict, §4.4). Calling off rather than
+  skipping keeps the invariants whole: a skipped file would leave its LOG.md line, its
+  memories consumed and INDEX.md/AGENTS.md describing a text that was never written.
+- After that check the renames follow at once, each target checked again just before its own
+  rename. A save landing in those microseconds, or after a crash and before the roll-forward,
+  can no longer call the commit off (other files are already replaced): that file is left as
+  the person saved it, kept out of the git commit, and named in `JournalOutcome.kept`, which
+  the commit reports ("changed while the commit ran; kept your version, not written"). Only
+  then may its LOG.md line and memories describe a change the file does not hold — the
+  warning says which file, so nothing is lost silently.
+
 Test hook: when the environment variable DREAMTUI_CRASH_AT names a crash point (see CRASH_POINTS),
 the process SIGKILLs itself there. tests/system/test_crash.py uses it to prove the claim above.
 """
@@ -16,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import signal
 from collections.abc import Iterator
@@ -26,10 +42,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamtui.errors import LockedError, WorkspaceError
+from dreamtui.errors import CommitRefused, LockedError, WorkspaceError
 from dreamtui.model import iso_z
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
-from dreamtui.store.files import atomic_write_text, fsync_dir
+from dreamtui.store.files import (
+    atomic_write_text,
+    file_sha256,
+    fsync_dir,
+    remove_stray_temps,
+    write_temp,
+)
 from dreamtui.store.git import GitResult, commit_paths
 from dreamtui.store.lock import WorkspaceLock
 from dreamtui.store.rejections import remember_rejections
@@ -41,6 +63,8 @@ CRASH_POINTS = ("before-write", "journal-written", "marked", "mid-apply", "after
                 "after-git")
 MANIFEST = "manifest.json"
 MARKER = "COMMITTED"
+STALE_TEMP_S = 600.0
+KEPT_NOTE = "changed while the commit ran; kept your version, not written"
 FORMAT_VERSION = 1
 
 
@@ -74,6 +98,10 @@ class JournalPlan:
     stm: STMSteps | None = None
     rejections: list[tuple[str, str, str]] = field(default_factory=list)
     git_message: str | None = None
+    # What each write or removal must find before it happens: the SHA-256 of the file as the
+    # plan read it, or None for "absent". A path not named here is written whatever it holds
+    # (dreamtui's own state, such as the changeset record, which its own lock protects).
+    bases: dict[Path, str | None] = field(default_factory=dict)
 
     def touched(self) -> list[Path]:
         return [*self.writes, *self.removals]
@@ -85,6 +113,17 @@ class JournalOutcome:
     git: GitResult | None
     consumed: int = 0
     released: int = 0
+    # Targets a person changed after the last check (workspace-relative): left as they saved them.
+    kept: list[str] = field(default_factory=list)
+
+
+class TargetsChanged(CommitRefused):
+    """Files of the commit changed after it was planned; called off before anything was written."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        super().__init__(f"{', '.join(paths)} changed while the commit ran; nothing written, "
+                         "your version kept — commit again")
 
 
 # -- paths ------------------------------------------------------------------------------------
@@ -126,6 +165,7 @@ def _manifest(workspace: Workspace, journal_id: str, plan: JournalPlan) -> dict[
         "created_at": iso_z(workspace.clock()),
         "writes": [{"path": _store_path(workspace, p), "text": t} for p, t in plan.writes.items()],
         "removals": [_store_path(workspace, p) for p in plan.removals],
+        "bases": {_store_path(workspace, p): base for p, base in plan.bases.items()},
         "stm": None if plan.stm is None else {
             "lease_id": plan.stm.lease_id, "consume": plan.stm.consume,
             "release": plan.stm.release, "end_lease": plan.stm.end_lease, "at": plan.stm.at,
@@ -153,8 +193,12 @@ def _writing(path: Path) -> Iterator[None]:
 
 
 def run_journal(workspace: Workspace, plan: JournalPlan) -> JournalOutcome:
-    """Journal `plan`, mark it committed, apply it, then remove the journal. Caller holds the lock."""
+    """Journal `plan`, mark it committed, apply it, then remove the journal. Caller holds the lock.
+
+    TargetsChanged when a target changed since the plan read it: nothing was written.
+    """
     crash_point("before-write")
+    _remove_stray_temps(workspace)  # a commit killed earlier may have left some
     journal_id = f"j-{workspace.clock():%Y%m%d-%H%M%S}-{workspace.ids.token_hex(3)}"
     folder = workspace.journal_dir / journal_id
     manifest = _manifest(workspace, journal_id, plan)
@@ -172,7 +216,10 @@ def run_journal(workspace: Workspace, plan: JournalPlan) -> JournalOutcome:
         raise JournalWriteError(f"commit not written, nothing changed: {exc}") from None
     crash_point("marked")
     try:
-        return _finish(workspace, folder, manifest)
+        return _finish(workspace, folder, manifest, fresh=True)
+    except TargetsChanged:
+        _remove(folder)  # nothing was replaced: the marker goes, and with it the journal
+        raise
     except (JournalWriteError, OSError) as exc:
         raise JournalWriteError(f"commit interrupted: {exc}; its journal {folder} finishes it at the "
                                 "next start, once the cause is fixed") from None
@@ -207,34 +254,62 @@ class _Targets:
         return base / name
 
 
-def _put(path: Path, text: str) -> None:
-    """Temp file + rename, without an fsync of its own: `_apply_files` syncs once at the end.
+def _as_planned(path: Path, base: str | None, new: bytes | None) -> bool:
+    """True when `path` holds what the plan read (`base`; None: absent) or already its new state
+    (`new`; None: removed), as a roll-forward finds the targets a crash left done."""
+    current = file_sha256(path)
+    if current == base:
+        return True
+    if new is None:
+        return current is None
+    return current is not None and path.read_bytes() == new
 
-    The journal already holds a durable copy of every text, so until it is removed a lost write
-    is redone by the roll-forward; one sync for the whole set is what makes a 1,000-file commit
-    take a second instead of several.
+
+def _apply_files(workspace: Workspace, manifest: dict[str, Any], fresh: bool) -> list[str]:
+    """Stage, check, rename, remove; the targets kept as a person saved them (see the module doc).
+
+    Temp files are not fsynced one by one: the journal holds a durable copy of every text, so
+    until it is removed a lost write is redone by the roll-forward; one sync for the whole set
+    is what makes a 1,000-file commit take a second instead of several. `fresh`: the first run,
+    which calls the commit off (TargetsChanged) when a target changed before any rename.
     """
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-
-
-def _apply_files(workspace: Workspace, manifest: dict[str, Any]) -> None:
     target = _Targets(workspace)
-    for number, item in enumerate(manifest["writes"]):
-        with _writing(workspace.root / item["path"]):
-            _put(target(item["path"]), item["text"])
-        if number == 0:
-            crash_point("mid-apply")
-    for stored in manifest["removals"]:
-        with _writing(workspace.root / stored):
-            target(stored).unlink(missing_ok=True)
+    bases: dict[str, str | None] = manifest.get("bases") or {}  # absent in older journals
+    writes = [(item["path"], target(item["path"]), item["text"].encode("utf-8"))
+              for item in manifest["writes"]]
+    steps: list[tuple[str, Path, bytes | None]] = [
+        *writes, *((stored, target(stored), None) for stored in manifest["removals"])]
+
+    def as_planned(stored: str, path: Path, new: bytes | None) -> bool:
+        with _writing(path):
+            return stored not in bases or _as_planned(path, bases[stored], new)
+
+    staged: dict[str, Path] = {}
+    try:
+        for stored, path, data in writes:
+            with _writing(path):
+                staged[stored] = write_temp(path, data, sync=False)
+        changed = [stored for stored, path, new in steps if not as_planned(stored, path, new)]
+        if changed and fresh:
+            raise TargetsChanged(changed)
+        kept = []
+        for number, (stored, path, new) in enumerate(steps):
+            if stored in changed or not as_planned(stored, path, new):  # checked again, last moment
+                kept.append(stored)
+            elif new is None:
+                with _writing(path):
+                    path.unlink(missing_ok=True)
+            else:
+                with _writing(path):
+                    os.replace(staged[stored], path)
+                del staged[stored]  # only once renamed: a failed rename's temp is removed below
+            if number == 0:
+                crash_point("mid-apply")
+    finally:
+        for temp in staged.values():
+            temp.unlink(missing_ok=True)
     os.sync()  # every write above is durable before the journal that could redo it goes away
+    return kept
 
 
 def _apply_stm(workspace: Workspace, steps: dict[str, Any] | None) -> tuple[int, int]:
@@ -264,19 +339,22 @@ def _apply_rejections(workspace: Workspace, rejections: list[list[str]], decided
     remember_rejections(workspace, [(fp, pid, did) for fp, pid, did in rejections], when)
 
 
-def _finish(workspace: Workspace, folder: Path, manifest: dict[str, Any]) -> JournalOutcome:
-    _apply_files(workspace, manifest)
+def _finish(workspace: Workspace, folder: Path, manifest: dict[str, Any], *,
+            fresh: bool) -> JournalOutcome:
+    kept = _apply_files(workspace, manifest, fresh)
     crash_point("after-files")
     consumed, released = _apply_stm(workspace, manifest.get("stm"))
     _apply_rejections(workspace, manifest.get("rejections") or [], manifest["created_at"])
     git = None
     if manifest.get("git"):
         target = _Targets(workspace)
-        paths = [target(p) for p in manifest["git"]["paths"]]
+        # a kept file holds the person's text, which is not this commit's to record
+        paths = [target(p) for p in manifest["git"]["paths"] if p not in kept]
         git = commit_paths(workspace, paths, manifest["git"]["message"])
     crash_point("after-git")
     _remove(folder)
-    return JournalOutcome(journal_id=manifest["id"], git=git, consumed=consumed, released=released)
+    return JournalOutcome(journal_id=manifest["id"], git=git, consumed=consumed, released=released,
+                          kept=kept)
 
 
 def _remove(folder: Path) -> None:
@@ -319,6 +397,7 @@ def recover(workspace: Workspace) -> str | None:
     try:
         with WorkspaceLock(workspace, "recover").acquire():
             notes = [_recover_one(workspace, folder) for folder in pending_journals(workspace)]
+            _remove_stray_temps(workspace)
     except LockedError:
         return None
     return "; ".join(notes) or None
@@ -329,6 +408,19 @@ def _recover_one(workspace: Workspace, folder: Path) -> str:
         shutil.rmtree(folder, ignore_errors=True)
         return f"discarded the unfinished commit journal {folder.name} (nothing had been applied)"
     manifest = _read_manifest(folder)
-    outcome = _finish(workspace, folder, manifest)
+    outcome = _finish(workspace, folder, manifest, fresh=False)
     git = f"; {outcome.git.note}" if outcome.git is not None else ""
-    return f"finished the interrupted commit {folder.name} ({manifest.get('label', '')}){git}"
+    kept = "".join(f"; {path} {KEPT_NOTE}" for path in outcome.kept)
+    return f"finished the interrupted commit {folder.name} ({manifest.get('label', '')}){git}{kept}"
+
+
+def _remove_stray_temps(workspace: Workspace) -> None:
+    """The temp files of writes a kill interrupted, wherever the journal writes.
+
+    Under the workspace lock no other dreamtui process writes into the memory and context
+    roots. Decisions save changeset records without it, so there only temps older than any
+    save could take are strays.
+    """
+    for root in (workspace.memory_root, workspace.context_root):
+        remove_stray_temps(root)
+    remove_stray_temps(workspace.dreams_dir, min_age_s=STALE_TEMP_S)

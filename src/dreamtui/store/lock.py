@@ -26,6 +26,7 @@ from typing import Any
 from dreamtui.errors import LockedError, WorkspaceError
 from dreamtui.model import iso_z
 from dreamtui.store.changesets import ChangesetStore
+from dreamtui.store.files import PRIVATE
 from dreamtui.workspace.layout import Workspace
 
 _registry_guard = threading.Lock()
@@ -50,7 +51,7 @@ def _lock_file(path: Path) -> Path:
 def _open(path: Path) -> int:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)  # private, like all of .dreamtui/
     except OSError as exc:
         raise WorkspaceError(f"cannot open the workspace lock {path}: {exc.strerror}") from None
 
