@@ -173,6 +173,19 @@ def accepted_then_edited(path: Path, b: Bases) -> None:
     target.write_text(CI_PORTS.replace("5433,", "5433 (edited by hand),"), encoding="utf-8")
 
 
+def decided(path: Path, b: Bases) -> None:
+    """The open dream with its reinforce of ci-ports accepted."""
+    dreamed(path, b)
+    decide(open_workspace(path / "ws"), b.dream_id, [b.proposal["reinforce"]], "accept")
+
+
+ALIAS_BOMB = "".join(["lol0: &a0 [x, x, x, x, x, x, x, x, x]\n",
+                      *(f"lol{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))])
+ENTRY_BOMB = ("---\ntitle: Laughs\nslug: laughs\ntype: topic\n" + ALIAS_BOMB
+              + "---\nA billion laughs.\n")
+ENTRY_DEEP = "---\ntitle: Deep\nslug: deep\ntype: topic\nx: " + "[" * 200_000 + "]" * 200_000 + "\n---\nDeep.\n"
+
+
 # -- what runs alongside a case ---------------------------------------------------------------
 
 
@@ -370,6 +383,52 @@ CASES: tuple[Case, ...] = (
          ("no-such-slug", "no live entry has this slug or path"), dreamed),
     Case("restore of an entry that is live", w("entry", "restore", "ci-ports"), 2,
          ("ci-ports", "no archived entry has this slug or path"), dreamed),
+    # the workspace lock: a refusal says so with its own exit code
+    Case("commit while another process holds the workspace lock", w("commit", "{dream}"), 4,
+         ("workspace locked by pid", "a commit in another window", "nothing was done"),
+         decided, during=workspace_locked),
+    Case("abandon while another process holds the workspace lock", w("abandon", "{dream}"), 4,
+         ("workspace locked by pid", "nothing was done"), dreamed, during=workspace_locked),
+    Case("a person's dream while another process holds the lock", w("dream"), 4,
+         ("workspace locked by pid", "nothing was done"), then(plain, pending_memory),
+         during=workspace_locked),
+    # fields of a memory
+    Case("tag holding a newline", w("submit", "--type", "observation", "--title", "t", "--content", "c",
+                                    "--tags", "a\nb"), 2, ("tags:", "U+000A"), plain,
+         shown="--workspace <tmp>/ws submit --type observation --title t --content c --tags 'a<newline>b'"),
+    Case("metadata holding NaN", w("submit", "--type", "observation", "--title", "t", "--content", "c",
+                                   "--metadata", '{"n": NaN}'), 2, ("metadata.n", "NaN"), plain),
+    Case("33 tags", w("submit", "--type", "observation", "--title", "t", "--content", "c",
+                      "--tags", ",".join(f"t{i}" for i in range(33))), 2, ("tags:", "32"), plain,
+         shown="--workspace <tmp>/ws submit --type observation --title t --content c --tags t0,t1,…,t32"),
+    # entries that could exhaust the parser
+    Case("entry frontmatter with a YAML alias bomb", w("config", "check"), 2,
+         ("topics/laughs.md", "aliases are not allowed"), then(plain, entry("laughs.md", ENTRY_BOMB))),
+    Case("entry frontmatter nested 200,000 deep", w("config", "check"), 2,
+         ("topics/deep.md", "nested more than 32 levels"), then(plain, entry("deep.md", ENTRY_DEEP))),
+    Case("config with a YAML alias bomb", w("status"), 2, ("dreamtui.yaml", "100,000 values"),
+         config(ALIAS_BOMB.replace("lol", "x_lol"))),
+    # keymap and terminals
+    Case("keymap: an unknown binding id", w("config", "check"), 2,
+         ("dreamtui.yaml", "ui.keymap.accept", "dream.accept"), config("ui:\n  keymap: {accept: y}\n")),
+    Case("keymap: a key two actions of one view would share", w("config", "check"), 2,
+         ("dreamtui.yaml", "ui.keymap.dream.accept", "dream.reject"),
+         config("ui:\n  keymap: {dream.accept: n}\n")),
+    Case("the workbench without a terminal", w(), 2, ("no terminal", "--headless"), plain),
+    # the MCP server
+    Case("MCP over HTTP beyond loopback without an allowlist", w("mcp", "--http", "--host", "0.0.0.0"), 2,
+         ("--host 0.0.0.0", "--allow-host"), plain),
+    Case("MCP allowlist entry with a port", w("mcp", "--http", "--allow-host", "devbox.lan:8765"), 2,
+         ("devbox.lan:8765", "without a port"), plain),
+    Case("config: mcp.max_sessions_per_token: 0", w("status"), 2,
+         ("dreamtui.yaml", "mcp.max_sessions_per_token"), config("mcp:\n  max_sessions_per_token: 0\n")),
+    # stranded and unreadable dreams
+    Case("release with neither a dream nor --stranded", w("release"), 2, ("--stranded",), plain),
+    Case("release of an open dream", w("release", "{dream}"), 2, ("is open", "abandon"), dreamed),
+    Case("abandon of a truncated record", w("abandon", "{dream}"), 0,
+         ("does not load", "moved aside", ".corrupt"), truncated_changeset),
+    Case("changeset edited by hand: bad stats.fallback", w("review", "show", "{dream}"), 2,
+         ("{dream}.json", "stats.fallback"), edit_changeset(lambda d: d["stats"].update(fallback="anthropic"))),
 
 )
 
@@ -479,7 +538,7 @@ def render(rows: list[tuple[Case, str, str]]) -> str:
         "Generated by `python -m tests.system.bad_inputs` (do not edit by hand): every row is run through "
         "`python -m dreamtui` in a temporary folder (`<tmp>`); none may print a traceback. Exit "
         "codes: 0 a gate said no, 1 a dream failed (its batch went back to the queue), 2 usage "
-        "or config error, 3 commit refused (nothing written).",
+        "or config error, 3 commit refused (nothing written), 4 the workspace is busy (nothing done).",
         "",
         "| # | input | command | exit | message (first line) |",
         "| --- | --- | --- | --- | --- |",
