@@ -480,8 +480,9 @@ def _dream_names(outcome: Outcome) -> dict[str, str]:
     """Ids that differ from run to run (dreams made by the fixture or the case, their
     proposals) → stand-ins; ids the cases wrote themselves stay as they are."""
     names = {}
-    for file in (outcome.folder / "ws" / ".dreamtui" / "dreams").glob("d-*.json"):
-        names[file.stem] = "<dream>"
+    # `.json.corrupt` too: an abandoned unreadable record is moved aside under that name.
+    for file in (outcome.folder / "ws" / ".dreamtui" / "dreams").glob("d-*.json*"):
+        names[file.name.partition(".json")[0]] = "<dream>"
         try:
             proposals = json.loads(file.read_text(encoding="utf-8")).get("proposals", ())
         except ValueError:
