@@ -250,17 +250,35 @@ def test_auto_commit_refuses_unreviewed_suspicious_text_in_the_bundle(tmp_path: 
         commit(s.ws, DREAM_ID, now=NOW, auto=True)
 
 
-def test_bundle_is_written_only_when_the_context_proposal_is_accepted(tmp_path: Path) -> None:
+def test_the_bundle_follows_accepted_entries_unless_held_back(tmp_path: Path) -> None:
+    # Issue 14: an undecided bundle proposal follows the accepted entries; a deferred one is
+    # held back, and the commit says the bundle is left stale.
     s = Scenario(tmp_path / "ws")
     s.settle()
     m = s.memories(1)
     proposal = s.create("quiet", "Keep logs quiet in CI.", [m[0]])
     s.changeset([proposal])
     decide(s.ws, DREAM_ID, [proposal.id], "accept", now=NOW)
+    context = s.load().bundle
+    assert context is not None
+    decide(s.ws, DREAM_ID, [context.id], "defer", now=NOW)
     before = s.ws.agents_md.read_text()
     report = commit(s.ws, DREAM_ID, now=NOW)
     assert not report.bundle_written and s.ws.agents_md.read_text() == before
+    assert report.bundle_stale and "deferred" in report.bundle_stale
     assert (s.ws.memory_root / "topics/quiet.md").exists()
+
+
+def test_an_undecided_bundle_is_written_with_the_accepted_entries(tmp_path: Path) -> None:
+    s = Scenario(tmp_path / "ws")
+    s.settle()
+    m = s.memories(1)
+    proposal = s.create("quiet", "Keep logs quiet in CI.", [m[0]])
+    s.changeset([proposal])
+    decide(s.ws, DREAM_ID, [proposal.id], "accept", now=NOW)
+    report = commit(s.ws, DREAM_ID, now=NOW)
+    assert report.bundle_written and "[mem: quiet]" in s.ws.agents_md.read_text()
+    assert report.bundle_stale is None
 
 
 # -- decisions ---------------------------------------------------------------------------------------
@@ -285,7 +303,8 @@ def test_context_follows_decisions_and_undo_restores(tmp_path: Path) -> None:
     decide(s.ws, DREAM_ID, [fresh.id], "accept", now=NOW)
     changeset = decide(s.ws, DREAM_ID, [p["archive"].id], "accept", now=NOW)
     context = changeset.bundle
-    assert context.id != fresh.id and context.decision is None  # a new diff needs a new decision
+    # a new diff needs a new decision; the id stays the bundle's (issue 14)
+    assert context.id == fresh.id and context.decision is None
     assert "[mem: alembic-first]" not in (context.after or "")
     assert "[mem: ci-ports]" not in (context.after or "")
 
@@ -296,7 +315,8 @@ def test_context_follows_decisions_and_undo_restores(tmp_path: Path) -> None:
     changeset = undo_last(s.ws, DREAM_ID, now=NOW)
     assert changeset.proposal(p["archive"].id).decision is None
     restored = changeset.bundle
-    assert restored.id == fresh.id  # stable ids: the same bundle is the same proposal
+    # stable id; the diff accepted in the first step is back, and so is its decision
+    assert restored.id == fresh.id and restored.after == fresh.after and restored.decision == "accept"
     undo_last(s.ws, DREAM_ID, now=NOW)  # the context accept
     with pytest.raises(InputError, match="nothing to undo"):
         undo_last(s.ws, DREAM_ID, now=NOW)

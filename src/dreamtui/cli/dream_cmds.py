@@ -270,7 +270,8 @@ def undo_cmd(app: AppContext, dream_id: str) -> None:
     changeset = undo_last(workspace, dream_id)
     step = history[-1].get("step") if history else None
     for item in (i for i in history if i.get("step") == step):
-        click.echo(f"{item.get('proposal')} {item.get('to')} → {item.get('from') or 'undecided'}")
+        click.echo(f"{item.get('proposal')} {item.get('to') or 'undecided'} → "
+                   f"{item.get('from') or 'undecided'}")
     _after_decide(changeset)
 
 
@@ -304,6 +305,8 @@ def commit_cmd(app: AppContext, dream_id: str, as_json: bool) -> None:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         _print_report(report)
+    if report.bundle_stale:  # loud: a script that reads only stderr, or only --json, sees it too
+        click.echo(click.style(f"warning: {report.bundle_stale}", fg="yellow", bold=True), err=True)
 
 
 @main.command("abandon")

@@ -44,6 +44,7 @@ COMMAND_MODULES: dict[str, str] = {
     "import": "dreamtui.cli.import_cmds",
     "entry": "dreamtui.cli.entry_cmds",
     "flags": "dreamtui.cli.flags_cmds",
+    "bundle": "dreamtui.cli.bundle_cmds",
     **dict.fromkeys(("dream", "review", "decide", "undo", "commit", "abandon", "release"),
                     "dreamtui.cli.dream_cmds"),
     **dict.fromkeys(("mcp", "token"), "dreamtui.cli.mcp_cmds"),

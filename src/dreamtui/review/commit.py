@@ -25,6 +25,7 @@ from dreamtui.model import Changeset, iso_z
 from dreamtui.review.plan import (
     Conflict,
     Plan,
+    plan_bundle,
     plan_commit,
     plan_human_change,
     refresh_context,
@@ -70,6 +71,7 @@ class CommitReport:
     status: str = "committed"  # the changeset's status afterwards (auto commits may leave it open)
     recovered: str | None = None
     log_lines: list[str] = field(default_factory=list)
+    bundle_stale: str | None = None  # why AGENTS.md was left behind the entries (also in warnings)
 
     @property
     def summary(self) -> str:
@@ -83,6 +85,7 @@ class CommitReport:
                            "reason": c.reason} for c in self.conflicts],
             "warnings": list(self.warnings), "git_sha": self.git_sha, "git_note": self.git_note,
             "consumed": self.consumed, "released": self.released, "recovered": self.recovered,
+            "bundle_stale": self.bundle_stale,
         }
 
 
@@ -245,7 +248,8 @@ def _report(dream_id: str | None, plan: Plan, outcome: JournalOutcome, status: s
     report = CommitReport(dream_id=dream_id, counts=dict(plan.counts), conflicts=list(plan.conflicts),
                           warnings=list(plan.warnings), bundle_written=plan.bundle is not None,
                           consumed=outcome.consumed, released=outcome.released, status=status,
-                          recovered=recovered, log_lines=list(plan.log_lines))
+                          recovered=recovered, log_lines=list(plan.log_lines),
+                          bundle_stale=plan.bundle_stale)
     if outcome.git is not None:
         report.git_sha, report.git_note = outcome.git.sha, outcome.git.note
     report.warnings += [f"{path} {KEPT_NOTE}" for path in outcome.kept]
@@ -345,7 +349,7 @@ def abandon(workspace: Workspace, dream_id: str) -> Abandoned:
 def commit_human_change(workspace: Workspace, path: str, new_text: str | None, op: str,
                         reason: str, *, now: datetime | None = None,
                         consume: Sequence[str] = (), unconsume: Sequence[str] = (),
-                        expect_sha256: str | None = None) -> CommitReport:
+                        expect_sha256: str | None = None, label: str | None = None) -> CommitReport:
     """A person's edit / weaken / pin / unpin / archive / restore of one entry (Memory and Flags
     views).
 
@@ -355,6 +359,8 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
     same journal so a crash cannot apply the decision and leave the flags to be decided again;
     `unconsume` returns such memories to the queue when that decision is undone.
     `expect_sha256`: refuse (InputError) unless the entry at `path` is still exactly that text.
+    `label`: what LOG.md and the git message call the change when `op` alone would misname it
+    (a triage's "correct", its "undo archive"); `op` by default.
     """
     moment = now or workspace.clock()
     if not reason.strip():
@@ -366,9 +372,9 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         current = snapshot.entries.get(path)
         if expect_sha256 is not None and (current is None or current.sha256 != expect_sha256):
             raise InputError(f"{path} has changed since; not overwritten")
-        plan = plan_human_change(snapshot, workspace, path, new_text, op, reason, moment)
+        plan = plan_human_change(snapshot, workspace, path, new_text, op, reason, moment, label=label)
         writes, removals = _file_writes(workspace, plan)
-        message = f"dreamtui: {op} {path} (by hand)\n\nReason: {' '.join(reason.split())}\n"
+        message = f"dreamtui: {label or op} {path} (by hand)\n\nReason: {' '.join(reason.split())}\n"
         steps = STMSteps(lease_id=None, consume=list(consume), end_lease=False,
                          at=moment.isoformat(), unconsume=list(unconsume)) \
             if consume or unconsume else None
@@ -377,6 +383,25 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         outcome = run_journal(workspace, JournalPlan(
             label=f"human {op} {path}", writes=writes, removals=removals, stm=steps,
             git_message=message, bases=_bases(workspace, plan, snapshot, generated, writes)))
+    report = _report(None, plan, outcome, "committed", recovered)
+    report.warnings.extend(_unreadable(snapshot))
+    return report
+
+
+def commit_bundle(workspace: Workspace, *, now: datetime | None = None) -> CommitReport:
+    """Regenerate AGENTS.md (and CLAUDE.md) from the live entries, journaled like any commit: a
+    LOG.md line ("[human]") and a git commit. Nothing is written when the bundle is up to date."""
+    moment = now or workspace.clock()
+    with WorkspaceLock(workspace, "bundle").acquire():
+        recovered = recover(workspace)
+        generated = _generated_files(workspace)
+        snapshot = LTMStore(workspace.memory_root).scan()
+        plan = plan_bundle(snapshot, workspace, moment)
+        writes, removals = _file_writes(workspace, plan)
+        outcome = JournalOutcome("", None) if not writes else run_journal(workspace, JournalPlan(
+            label="bundle", writes=writes, removals=removals, stm=None,
+            git_message="dreamtui: bundle regenerated from the live entries (by hand)\n",
+            bases=_bases(workspace, plan, snapshot, generated, writes)))
     report = _report(None, plan, outcome, "committed", recovered)
     report.warnings.extend(_unreadable(snapshot))
     return report

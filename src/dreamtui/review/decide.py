@@ -107,7 +107,7 @@ def _next_step(changeset: Changeset) -> int:
     return max((int(item.get("step", 0)) for item in history), default=0) + 1
 
 
-def _record(step: int, proposal: Proposal, decision: str) -> dict[str, object]:
+def _record(step: int, proposal: Proposal, decision: str | None) -> dict[str, object]:
     return {"step": step, "proposal": proposal.id, "from": proposal.decision, "to": decision}
 
 
@@ -139,7 +139,11 @@ def decide(workspace: Workspace, dream_id: str, selection: Sequence[str] | AllMa
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
         if others:
+            before = changeset.bundle
             refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
+            if before is not None and before.decision is not None and changeset.bundle is not before:
+                # The new diff needs a new decision; undo gives the old one back with the old diff.
+                history.append(_record(step, before, None))
         for proposal in _context_choice(changeset, selection, chosen, decision):
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
@@ -160,11 +164,16 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
         step = history[-1].get("step")
         undone = [item for item in history if item.get("step") == step]
         changeset.stats["history"] = [item for item in history if item.get("step") != step]
-        known = {p.id: p for p in changeset.reviewable}
+        known = {p.id: p for p in changeset.proposals}
         for item in reversed(undone):
             proposal = known.get(str(item.get("proposal")))
-            if proposal is not None:  # a context proposal may have been replaced since
+            if proposal is not None:
                 proposal.decision = item.get("from")
+        # The bundle after the entries: their decisions give back its diff, then its own decision.
         refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
+        bundle = changeset.bundle
+        for item in reversed(undone):
+            if bundle is not None and item.get("proposal") == bundle.id:
+                bundle.decision = item.get("from")
         store.save(changeset)
     return changeset

@@ -30,12 +30,13 @@ from pathlib import Path
 from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.entry.edits import retire_text, unretired_text, with_meta
 from dreamtui.errors import EntryError, InputError
-from dreamtui.model import Changeset, Entry, Proposal, sha256_text
+from dreamtui.model import Changeset, Entry, Proposal, diff_stat, sha256_text
 from dreamtui.review.bundle import dangling_markers, read_bundle, render_bundle
 from dreamtui.safety.marks import scan
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
 from dreamtui.vocabulary import Decision, Effect, HumanOp, Op, words
+from dreamtui.vocabulary import counted as count_of
 from dreamtui.workspace.layout import Workspace
 
 CONTEXT_TARGET = "context/AGENTS.md"
@@ -64,6 +65,8 @@ class Plan:
     moves: dict[str, str] = field(default_factory=dict)  # live path → archive path (text in writes)
     index: str | None = None  # INDEX.md, when it changes
     bundle: str | None = None  # AGENTS.md, when the context proposal is accepted and it changes
+    bundle_followed: bool = False  # an undecided bundle proposal taken as accepted (bundle_decision)
+    bundle_stale: str | None = None  # why AGENTS.md is left behind the entries this commit changes
     bundle_left_out: list[str] = field(default_factory=list)
     log_lines: list[str] = field(default_factory=list)
     consume: list[str] = field(default_factory=list)
@@ -342,11 +345,29 @@ def added_lines(before: str, after: str) -> list[str]:
     return [line for line in after.splitlines() if line not in old]
 
 
-def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool) -> None:
+def _changes_entries(plan: Plan, changeset: Changeset) -> bool:
+    return any(plan.outcomes.get(p.id) == "applied" and p.op != Op.DISCARD for p in changeset.proposals)
+
+
+def bundle_decision(context: Proposal, changes_entries: bool, auto: bool) -> str | None:
+    """The bundle proposal's decision as the commit takes it: a person's explicit one, else
+    accept when the commit changes entries — the bundle follows the accepted entries by default.
+
+    Never implicit for a bundle carrying safety marks (suspicious text is decided by a person, one
+    proposal at a time) nor for the headless policy, which decides the bundle itself.
+    """
+    if context.decision is not None or auto or context.safety or not changes_entries:
+        return context.decision
+    return Decision.ACCEPT
+
+
+def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool,
+                 changes_entries: bool) -> None:
     workspace = state.workspace
     current = read_bundle(workspace.agents_md)
     live = [e for e in state.entries.values() if not e.archived]
-    decision = context.decision if context is not None else None
+    decision = bundle_decision(context, changes_entries, auto) if context is not None else None
+    plan.bundle_followed = context is not None and context.decision is None and decision == "accept"
     if decision == "accept":
         bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
         plan.bundle_left_out = list(bundle.left_out)
@@ -359,11 +380,26 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
         final = bundle.text
     else:
         final = current
+        if changes_entries and render_bundle(
+                live, byte_budget=workspace.config.context.byte_budget).text != current:
+            plan.bundle_stale = _stale_reason(context)
+            plan.warnings.append(plan.bundle_stale)
     dangling = dangling_markers(final, {e.slug for e in live})
     if dangling:
         plan.refusals.append(
             f"{workspace.agents_md} would keep [mem: …] markers naming no live entry: "
             f"{', '.join(dangling)} — accept the context proposal so the bundle is regenerated")
+
+
+def _stale_reason(context: Proposal | None) -> str:
+    if context is None:
+        how = "not proposed"
+    else:
+        how = {"reject": "rejected", "defer": "deferred"}.get(
+            str(context.decision), "left undecided (it carries safety marks)")
+    return (f"{CONTEXT_TARGET} is left STALE: the bundle proposal was {how} while this commit "
+            "changes entries, so agents keep reading guidance the entries no longer give — "
+            "`dreamtui bundle` regenerates it")
 
 
 def _check_bundle_safety(plan: Plan, before: str, after: str, auto: bool) -> None:
@@ -447,7 +483,7 @@ def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspac
         _decide_one(plan, state, changeset, p, applied)
     _guard(plan, applied, state, auto)
     context = changeset.bundle
-    _plan_bundle(plan, context, state, auto)
+    _plan_bundle(plan, context, state, auto, _changes_entries(plan, changeset))
     if context is not None:
         _record_context_decision(plan, context, state, changeset)
     plan.writes, plan.moves, plan.entries_after = state.writes, state.moves, state.entries
@@ -459,14 +495,17 @@ def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspac
 
 
 def _record_context_decision(plan: Plan, context: Proposal, state: _State, changeset: Changeset) -> None:
-    if context.decision in (None, "defer"):
+    decision = "accept" if plan.bundle_followed else context.decision
+    if decision in (None, "defer"):
         plan.outcomes[context.id] = "open"
         return
-    plan.outcomes[context.id] = "applied" if context.decision == "accept" else "rejected"
-    detail = "bundle regenerated" if context.decision == "accept" else "bundle left as it is"
-    if context.decision == "accept" and plan.bundle_left_out:
+    plan.outcomes[context.id] = "applied" if decision == "accept" else "rejected"
+    detail = "bundle regenerated" if decision == "accept" else "bundle left as it is"
+    if plan.bundle_followed:
+        detail += ", following the accepted entries"
+    if decision == "accept" and plan.bundle_left_out:
         detail += f"; {len(plan.bundle_left_out)} entries over the byte budget"
-    plan.log_lines.append(log_line(state.now, "context" if context.decision == "accept" else "reject",
+    plan.log_lines.append(log_line(state.now, "context" if decision == "accept" else "reject",
                                    CONTEXT_TARGET, detail, changeset.id))
 
 
@@ -514,13 +553,14 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
     if bundle.text == before:
         return None
     added = added_lines(before, bundle.text)
-    removed = added_lines(bundle.text, before)
-    rationale = (f"the bundle that follows from {counted} {'proposed' if fresh else 'accepted'} "
-                 f"change(s): +{len(added)} −{len(removed)} lines")
+    grown, shrunk = diff_stat(before, bundle.text)
+    which = "proposed" if fresh else "accepted"
+    rationale = (f"the bundle that follows from {count_of(counted, f'{which} change')}: "
+                 f"+{grown} −{shrunk} lines")
     if bundle.left_out:
-        rationale += f"; {len(bundle.left_out)} entries do not fit the byte budget"
+        rationale += f"; {count_of(len(bundle.left_out), 'entry', 'entries')} over the byte budget"
     return Proposal(
-        id=Proposal.make_id("context", CONTEXT_TARGET, bundle.text), op="context",
+        id=bundle_proposal_id(changeset.id), op="context",
         target=CONTEXT_TARGET, slug=None, base_sha256=None, before=before, after=bundle.text,
         rationale=rationale, evidence=[], confidence=1.0,
         safety=sorted({mark for line in added for mark in scan(line)}),
@@ -528,9 +568,15 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
                  "bytes": bundle.bytes})
 
 
+def bundle_proposal_id(dream_id: str) -> str:
+    """The bundle proposal's id: one per dream, whatever its content, so a script can name it
+    across decisions and undo (an entry proposal's id is a hash of its change, Proposal.make_id)."""
+    return f"p-bundle-{dream_id.removeprefix('d-')}"
+
+
 def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace,
                     now: datetime, *, bundle_now: str | None = None) -> Proposal | None:
-    """Recompute the bundle proposal; a changed bundle gets a new id and no decision."""
+    """Recompute the bundle proposal; a changed bundle keeps its id and loses its decision."""
     fresh = context_proposal(changeset, snapshot, workspace, now, bundle_now=bundle_now)
     old = changeset.bundle
     if fresh is not None and old is not None and old.after == fresh.after and old.before == fresh.before:
@@ -539,14 +585,32 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
     return fresh
 
 
+# -- the bundle on demand (`dreamtui bundle`) --------------------------------------------------
+
+
+def plan_bundle(snapshot: LTMSnapshot, workspace: Workspace, now: datetime) -> Plan:
+    """AGENTS.md as the live entries give it; `bundle` is None when the file already says that."""
+    bundle = render_bundle([e for e in snapshot.entries.values() if not e.archived],
+                           byte_budget=workspace.config.context.byte_budget)
+    plan = Plan(bundle_left_out=list(bundle.left_out), entries_after=dict(snapshot.entries))
+    current = read_bundle(workspace.agents_md)
+    if bundle.text != current:
+        plan.bundle = bundle.text
+        detail = (f"bundle regenerated from the live entries: +{len(added_lines(current, bundle.text))} "
+                  f"−{len(added_lines(bundle.text, current))} lines")
+        plan.log_lines.append(log_line(now, "context", CONTEXT_TARGET, detail, None))
+    return plan
+
+
 # -- a person's own change from the Memory view --------------------------------------------------
 
 HUMAN_OPS = words(HumanOp)
 
 
 def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
-                      op: str, reason: str, now: datetime) -> Plan:
+                      op: str, reason: str, now: datetime, *, label: str | None = None) -> Plan:
     """A person's pin / unpin / archive / edit of one live entry: no guard rails, bundle rewritten.
+    LOG.md names the change `label` (default `op`).
 
     Raises InputError (or EntryError for an edit that does not parse) naming the path.
     """
@@ -566,7 +630,7 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
         raise InputError(f"{path}: {held}") from None
     plan = Plan(writes=state.writes, moves=state.moves, entries_after=state.entries)
     plan.counts = {HumanOp(op).effect: 1}
-    plan.log_lines.append(log_line(now, op, path, reason, None))
+    plan.log_lines.append(log_line(now, label or op, path, reason, None))
     live = [e for e in state.entries.values() if not e.archived]
     bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
     plan.bundle_left_out = list(bundle.left_out)
