@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 from collections.abc import Iterable
+from typing import TextIO
 
 import click
 
@@ -14,7 +16,7 @@ from dreamtui.errors import EXIT_OK, InputError
 from dreamtui.headless import run_headless
 from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
 from dreamtui.review.commit import CommitReport, abandon, commit
-from dreamtui.review.decide import all_matching, decide, undo_last
+from dreamtui.review.decide import all_matching, decide, edit_proposal, editable_text, undo_last
 from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
@@ -217,6 +219,8 @@ def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None
 
 # -- decide, undo, commit, abandon ---------------------------------------------------------------
 
+EDIT = "edit"  # `decide D P edit`: not a decision of its own, an edit that ends in accept
+
 
 def _after_decide(changeset: Changeset) -> None:
     context = changeset.bundle
@@ -234,29 +238,67 @@ def _after_decide(changeset: Changeset) -> None:
 @main.command("decide")
 @click.argument("dream_id", metavar="DREAM")
 @click.argument("proposal_ids", nargs=-1, metavar="[P]...")
-@click.argument("decision", type=click.Choice(DECISIONS))
+@click.argument("decision", type=click.Choice([*DECISIONS, EDIT]))
 @click.option("--all", "all_", is_flag=True,
               help="Every undecided proposal that allows DECISION, except those with safety marks.")
 @click.option("--op", type=click.Choice(OPS), help="With --all: only proposals of this op.")
+@click.option("--file", "text_file", type=click.File("r", encoding="utf-8"),
+              help="With edit: the new text from this file ('-': stdin) instead of $VISUAL/$EDITOR.")
 @pass_app
 def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], decision: str,
-               all_: bool, op: str | None) -> None:
+               all_: bool, op: str | None, text_file: TextIO | None) -> None:
     """Record DECISION on proposals P… of DREAM (or --all of them), saved at once.
 
     pin and archive apply to entries only; a discard or the context bundle can be accepted,
-    rejected or deferred.
+    rejected or deferred. `edit` replaces one proposal's entry text with yours and accepts it
+    (checked like an engine's; LOG.md and the git commit say a person edited it; undo gives
+    back the engine's text).
     """
     if all_ == bool(proposal_ids):
         raise InputError("name proposal ids, or give --all (not both)")
     if op is not None and not all_:
         raise InputError("--op only goes with --all")
+    if text_file is not None and decision != EDIT:
+        raise InputError("--file only goes with edit")
     workspace = _workspace(app)
+    if decision == EDIT:
+        _edit(workspace, dream_id, proposal_ids, all_, text_file)
+        return
     selection = all_matching(op) if all_ else list(proposal_ids)
     before = {p.id: p.decision for p in _store(workspace).load(dream_id).reviewable}
     changeset = decide(workspace, dream_id, selection, decision)
     changed = [p for p in changeset.reviewable if p.id in before and before[p.id] != p.decision]
     for proposal in changed:
         click.echo(f"{proposal.id} {proposal.decision}  ({proposal.op} {proposal.target})")
+    _after_decide(changeset)
+
+
+def _edit(workspace: Workspace, dream_id: str, proposal_ids: tuple[str, ...], all_: bool,
+          text_file: TextIO | None) -> None:
+    if all_ or len(proposal_ids) != 1:
+        raise InputError("edit takes exactly one proposal id (no --all)")
+    [proposal_id] = proposal_ids
+    try:
+        current = editable_text(_store(workspace).load(dream_id).proposal(proposal_id))
+    except KeyError:
+        raise InputError(f"dream {dream_id} has no proposal {proposal_id} "
+                         f"(`dreamtui review show {dream_id}` lists them)") from None
+    if text_file is not None:
+        text = text_file.read()
+    elif sys.stdin.isatty() and sys.stdout.isatty():
+        edited = click.edit(current, extension=".md", require_save=False)
+        text = current if edited is None else edited
+    else:
+        raise InputError("edit: no terminal for $VISUAL/$EDITOR; give the new text with "
+                         "--file F (or --file - for stdin)")
+    if text == current:
+        raise InputError(f"{proposal_id}: the text is unchanged; nothing saved "
+                         f"(accept it with `dreamtui decide {dream_id} {proposal_id} accept`)")
+    changeset = edit_proposal(workspace, dream_id, proposal_id, text)
+    edited_proposal = changeset.proposal(proposal_id)
+    click.echo(f"{proposal_id} accept, edited by a person  ({edited_proposal.op} {edited_proposal.target})")
+    if edited_proposal.safety:
+        click.echo(click.style(f"⚠ safety: {', '.join(edited_proposal.safety)}", fg="yellow"))
     _after_decide(changeset)
 
 

@@ -25,6 +25,7 @@ from dreamtui.model import Changeset, iso_z
 from dreamtui.review.plan import (
     Conflict,
     Plan,
+    edited_by_person,
     plan_bundle,
     plan_commit,
     plan_human_change,
@@ -186,9 +187,17 @@ def _bases(workspace: Workspace, plan: Plan, snapshot: LTMSnapshot,
     return bases
 
 
+TRAILER_EDITED = "Edited"  # the proposals a person edited before accepting
+
+
 def _git_message(changeset: Changeset, plan: Plan) -> str:
+    edited = [p.id for p in changeset.proposals
+              if edited_by_person(p) and plan.outcomes.get(p.id) == "applied"]
+    trailer = f"{TRAILER_EDITED}: {' '.join(edited)}\n" if edited else ""
     return (f"dreamtui: dream {changeset.id} — {summary_line(plan.counts, plan.bundle is not None)}"
-            f"\n\n{TRAILER_DREAM}: {changeset.id}\n{TRAILER_ENGINE}: {changeset.engine_label}\n")
+            f"\n\n{TRAILER_DREAM}: {changeset.id}\n{TRAILER_ENGINE}: {changeset.engine_label}\n"
+            + trailer)
+
 
 
 def _next_changeset(changeset: Changeset, plan: Plan, workspace: Workspace, now: datetime,

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dreamtui.errors import InputError
+from dreamtui.entry.codec import parse_entry
+from dreamtui.errors import EntryError, InputError
 from dreamtui.model import DECISIONS, OPS, Changeset, Proposal
 from dreamtui.review.plan import refresh_context
+from dreamtui.safety.marks import scan
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.lock import changeset_lock
-from dreamtui.store.ltm import LTMSnapshot, LTMStore
+from dreamtui.store.ltm import LTMSnapshot, LTMStore, archive_path
 from dreamtui.workspace.layout import Workspace
 
 # pin and archive only mean something for entries (docs/changeset-semantics.md, decisions table)
@@ -115,6 +117,16 @@ def _snapshot(workspace: Workspace, snapshot: LTMSnapshot | None) -> LTMSnapshot
     return snapshot if snapshot is not None else LTMStore(workspace.memory_root).scan()
 
 
+def _refresh(changeset: Changeset, history: list[dict[str, object]], step: int,
+             snapshot: LTMSnapshot, workspace: Workspace, now: datetime | None) -> None:
+    """Recompute the bundle after entry decisions moved it. A changed diff needs a new decision;
+    the one it loses is recorded in the step, so undo gives it back with the old diff."""
+    before = changeset.bundle
+    refresh_context(changeset, snapshot, workspace, now or workspace.clock())
+    if before is not None and before.decision is not None and changeset.bundle is not before:
+        history.append(_record(step, before, None))
+
+
 def decide(workspace: Workspace, dream_id: str, selection: Sequence[str] | AllMatching,
            decision: str, *, snapshot: LTMSnapshot | None = None,
            now: datetime | None = None) -> Changeset:
@@ -139,11 +151,7 @@ def decide(workspace: Workspace, dream_id: str, selection: Sequence[str] | AllMa
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
         if others:
-            before = changeset.bundle
-            refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
-            if before is not None and before.decision is not None and changeset.bundle is not before:
-                # The new diff needs a new decision; undo gives the old one back with the old diff.
-                history.append(_record(step, before, None))
+            _refresh(changeset, history, step, _snapshot(workspace, snapshot), workspace, now)
         for proposal in _context_choice(changeset, selection, chosen, decision):
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
@@ -169,6 +177,8 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
             proposal = known.get(str(item.get("proposal")))
             if proposal is not None:
                 proposal.decision = item.get("from")
+                if isinstance(item.get("edit"), dict):
+                    _unedit(proposal, item["edit"])
         # The bundle after the entries: their decisions give back its diff, then its own decision.
         refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
         bundle = changeset.bundle
@@ -177,3 +187,72 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
                 bundle.decision = item.get("from")
         store.save(changeset)
     return changeset
+
+
+# -- a person's edit of a proposal before accepting it ------------------------------------------
+
+# The ops whose `after` is an entry's text; a discard has none and the bundle is generated.
+EDITABLE_OPS = ("create", "update", "reinforce", "weaken", "archive")
+
+
+def editable_text(proposal: Proposal) -> str:
+    """The text a person edits: the proposed entry as it would be written."""
+    if proposal.op not in EDITABLE_OPS or proposal.after is None:
+        what = ("the bundle is generated from the entries: edit or decide those instead"
+                if proposal.op == "context" else "it proposes no entry text")
+        raise InputError(f"proposal {proposal.id} is a {proposal.op}; it cannot be edited: {what}")
+    return proposal.after
+
+
+def _check_edit(proposal: Proposal, text: str) -> tuple[str, ...]:
+    """The checks a proposed text passes at review (a parseable entry, the proposal's own slug
+    at its own path); the safety marks of the edited text, or InputError, nothing saved."""
+    path = (str(proposal.details.get("archive_path") or archive_path(proposal.target))
+            if proposal.op == "archive" else proposal.target)
+    try:
+        entry = parse_entry(text, path)
+    except EntryError as exc:
+        raise InputError(f"the edited text is not a valid entry, nothing saved: {exc}") from None
+    if proposal.slug is not None and entry.slug != proposal.slug:
+        raise InputError(f"the edited text has slug {entry.slug!r}; proposal {proposal.id} is for "
+                         f"{proposal.slug!r} at {proposal.target} — nothing saved")
+    return scan(text)
+
+
+def edit_proposal(workspace: Workspace, dream_id: str, proposal_id: str, text: str, *,
+                  snapshot: LTMSnapshot | None = None, now: datetime | None = None) -> Changeset:
+    """Replace a proposal's text with a person's edit and accept it: one undo step.
+
+    The proposal keeps its id, records `details.edited_by_person` and the engine's own text in
+    `details.engine_after` (the first edit's; a second edit keeps it), and gains the safety marks
+    of the edited text. Undo gives back the text, the marks and the decision it had.
+    """
+    with changeset_lock(workspace, dream_id):
+        store = ChangesetStore(workspace.dreams_dir)
+        changeset = _open_changeset(store, dream_id)
+        [proposal] = _select(changeset, [proposal_id], "accept")
+        current = editable_text(proposal)
+        marks = _check_edit(proposal, text)
+        step = _next_step(changeset)
+        record = _record(step, proposal, "accept")
+        record["edit"] = {"after": current, "safety": list(proposal.safety),
+                          "edited": bool(proposal.details.get("edited_by_person"))}
+        proposal.details.setdefault("engine_after", current)
+        proposal.details["edited_by_person"] = True
+        proposal.after = text
+        proposal.safety = sorted({*proposal.safety, *marks})
+        proposal.decision = "accept"
+        history = [*(changeset.stats.get("history") or []), record]
+        _refresh(changeset, history, step, _snapshot(workspace, snapshot), workspace, now)
+        changeset.stats["history"] = history
+        store.save(changeset)
+    return changeset
+
+
+def _unedit(proposal: Proposal, edit: dict[str, object]) -> None:
+    proposal.after = str(edit.get("after"))
+    safety = edit.get("safety")
+    proposal.safety = [str(mark) for mark in safety] if isinstance(safety, list) else []
+    if not edit.get("edited"):
+        proposal.details.pop("edited_by_person", None)
+        proposal.details.pop("engine_after", None)

@@ -82,6 +82,11 @@ class Plan:
     entries_after: dict[str, Entry] = field(default_factory=dict)
 
 
+def edited_by_person(proposal: Proposal) -> bool:
+    """Whether a person replaced the engine's text before accepting (review/decide.edit_proposal)."""
+    return bool(proposal.details.get("edited_by_person"))
+
+
 def rejection_fingerprints(proposal: Proposal) -> list[str]:
     """What a rejection is remembered by: the stable proposal id (op, target and text), and the
     content fingerprints of its memories (details.fingerprints) so the same lesson resubmitted
@@ -469,8 +474,10 @@ def _decide_one(plan: Plan, state: _State, changeset: Changeset, p: Proposal,
     plan.outcomes[p.id] = "applied"
     applied.append((p, effect))
     _count(plan, effect)
-    plan.log_lines.append(log_line(state.now, Effect(effect).log_op, p.target, _log_detail(p, effect),
-                                   changeset.id))
+    detail = _log_detail(p, effect)
+    if edited_by_person(p):
+        detail = f"{detail}; edited by a person" if detail else "edited by a person"
+    plan.log_lines.append(log_line(state.now, Effect(effect).log_op, p.target, detail, changeset.id))
 
 
 def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspace, now: datetime,

@@ -274,6 +274,16 @@ class Backend:
         finally:
             self.forget_cache()  # a refusal too: the entry changed on disk since the cached scan
 
+    def correct_flagged(self, item: FlagItem, text: str) -> Verdict:
+        """The flag is right and the entry still useful: `text` (as `correction_draft` gave it,
+        edited) replaces the entry, its flags consumed; InputError when nothing changed."""
+        from dreamtui.review.triage import correct
+
+        try:
+            return correct(self.workspace, item.group, text, now=self.clock())
+        finally:
+            self.forget_cache()
+
     def undo_triage(self, record: UndoRecord) -> Undone:
         """The entry back as it was before the verdict, its flags pending again; refused
         (InputError) when the entry changed since."""
@@ -310,6 +320,12 @@ class Backend:
 
         return decide(self.workspace, dream_id, selection, decision, snapshot=self.snapshot(),
                       now=self.clock())
+
+    def edit_proposal(self, dream_id: str, proposal_id: str, text: str) -> Changeset:
+        from dreamtui.review.decide import edit_proposal
+
+        return edit_proposal(self.workspace, dream_id, proposal_id, text, snapshot=self.snapshot(),
+                             now=self.clock())
 
     def undo(self, dream_id: str) -> Changeset:
         from dreamtui.review.decide import undo_last

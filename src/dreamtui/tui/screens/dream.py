@@ -20,21 +20,22 @@ from textual.reactive import var
 from textual.widgets import Log, Static
 
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, Progress, Refused, TextDelta
-from dreamtui.errors import DreamError
+from dreamtui.errors import DreamError, DreamtuiError
 from dreamtui.model import Changeset, Memory, Proposal, engine_label
 from dreamtui.review.commit import CommitReport
-from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions
+from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions, editable_text
 from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview, DreamsState
+from dreamtui.tui.editor import edit_text
 from dreamtui.tui.formatting import fit, short_id
 from dreamtui.tui.jobs import LOG_NAME, JobFailed, log, run_job
 from dreamtui.tui.screens.confirm import ConfirmCommitScreen
 from dreamtui.tui.screens.pick import EnginePickScreen, EvidenceScreen
 from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.diff_view import DiffView
-from dreamtui.tui.widgets.proposal_list import DreamList, ProposalList
+from dreamtui.tui.widgets.proposal_list import DreamList, ProposalList, dream_counts
 from dreamtui.tui.widgets.virtual_list import VirtualList
 from dreamtui.vocabulary import Decision
 
@@ -208,11 +209,11 @@ class DreamScreen(ViewScreen):
         if changeset is None:
             status.update("Dream — no open dream · d starts one")
             return
-        decided = sum(1 for p in changeset.reviewable if p.decision is not None)
+        self.query_one(DreamList).follow(changeset)  # the row says the counts the line says
         engine = engine_label(changeset.engine, changeset.fallback, with_reason=False)  # the list row has it
-        status.update(Text(f"Dream — {changeset.id} · {engine} · {len(changeset.reviewable)} "
-                           f"proposals · {decided} decided" + ("" if changeset.complete else " · incomplete")
-                           + usage_text(changeset.usage)))
+        status.update(Text(f"Dream — {changeset.id} · {engine} · "
+                           f"{dream_counts(len(changeset.reviewable), changeset.undecided)}"
+                           + ("" if changeset.complete else " · incomplete") + usage_text(changeset.usage)))
 
     @on(VirtualList.CursorMoved, "#dream-list")
     def _dream_highlighted(self, message: VirtualList.CursorMoved[ChangesetSummary]) -> None:
@@ -382,6 +383,25 @@ class DreamScreen(ViewScreen):
     def _save(self, dream_id: str, selection: list[str] | AllMatching, decision: str) -> None:
         run_job(self, lambda: self.backend.decide(dream_id, selection, decision), ChangesetSaved,
                 what=f"saving the decision ({decision})", group="decide")
+
+    def action_edit(self) -> None:
+        """The proposed entry in $VISUAL/$EDITOR; the edited text is checked, saved and accepted."""
+        changeset = self._reviewable()
+        proposal = self.current
+        if changeset is None or proposal is None:
+            return
+        try:
+            current = editable_text(proposal)
+            text = edit_text(self.app, current, proposal.slug or proposal.op)
+        except DreamtuiError as exc:
+            self.post_message(JobFailed(f"editing {proposal.id}", str(exc)))
+            return
+        if text == current:
+            self.notify(f"{proposal.target}: unchanged", markup=False)
+            return
+        dream_id, proposal_id = changeset.id, proposal.id
+        run_job(self, lambda: self.backend.edit_proposal(dream_id, proposal_id, text), ChangesetSaved,
+                what=f"saving the edit of {proposal_id}", group="decide")
 
     def action_undo(self) -> None:
         changeset = self._reviewable()
