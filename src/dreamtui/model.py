@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from dreamtui.vocabulary import Decision, Op, words
@@ -62,6 +63,18 @@ def frontmatter_int(value: Any, default: int = 0) -> int:
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def diff_stat(before: str | None, after: str | None) -> tuple[int, int]:
+    """(added, removed) lines of `before` → `after` as a line diff counts them (None is empty):
+    the one count every place that states a change's size uses, so a list's `AGENTS.md (+3 −1)`
+    and a rationale's "+3 −1 lines" agree with the diff shown beside them."""
+    a, b = (before or "").splitlines(), (after or "").splitlines()
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            removed, added = removed + i2 - i1, added + j2 - j1
+    return added, removed
 
 
 @dataclass(frozen=True)

@@ -122,3 +122,20 @@ class HumanOp(StrEnum):
 def words(enum: type[StrEnum]) -> tuple[str, ...]:
     """Every word of one vocabulary, in order: for choices and 'expected one of' messages."""
     return tuple(member.value for member in enum)
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """"1 flag", "2 flags", "3 memories" (with `plural` for words that do not take an s)."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters, cut at a word boundary with "…" (a word
+    longer than the whole limit is cut inside, still with "…")."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    head = line[: limit - 1]
+    whole = line[limit - 1] == " " or " " not in head  # head ends on a word, or is one word
+    cut = head if whole else head.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"

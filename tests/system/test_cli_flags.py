@@ -62,7 +62,7 @@ def test_list_shows_each_flagged_entry_with_its_flags(workspace: Workspace) -> N
     assert text.exit_code == 0
     assert text.output.startswith("topics/ci-ports.md · ")
     assert f"  {first['id'][:8]}  {first['agent']} · " in text.output  # type: ignore[index]
-    assert "name no live entry; the next dream discards them" in text.output
+    assert "1 pending flag names no live entry; the next dream discards it" in text.output
 
 
 def test_archive_by_id_prefix_then_undo_from_another_process(workspace: Workspace) -> None:
@@ -112,7 +112,8 @@ def test_pin_weaken_and_skip_then_undo_newest_first(workspace: Workspace) -> Non
     assert run(workspace, "undo").output.startswith("undone: pin of topics/ci-ports.md")
     assert (root / "topics/ci-ports.md").read_bytes() == ci_ports
     log = LTMStore(root).log_lines(limit=4)
-    assert [line.split()[2] for line in log] == ["edit", "edit", "weaken", "pin"]
+    assert [" ".join(line.split()[2:4]) for line in log[:2]] == ["undo pin", "undo weaken"]
+    assert [line.split()[2] for line in log[2:]] == ["weaken", "pin"]
 
 
 def test_wrong_references_are_usage_errors_and_change_nothing(workspace: Workspace) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dreamtui.tui.diffing import diff_lines, diff_stat, word_spans
+from dreamtui.model import diff_stat
+from dreamtui.tui.diffing import diff_lines, word_spans
 
 
 def test_hunk_header_and_kinds() -> None:

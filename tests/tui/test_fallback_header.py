@@ -31,12 +31,12 @@ async def test_the_dream_view_shows_a_fallback_dream_as_such(dreamed_workspace: 
         await settle(app, pilot)
         status = str(app.screen.query_one("#dream-status", Static).render())
         assert status.startswith(f"Dream — {summary.id} · heuristic (fallback: anthropic unreachable) · "
-                                 f"{len(changeset.reviewable)} proposals · 0 decided")
+                                 f"{len(changeset.reviewable)} proposals · {changeset.undecided} open")
         dreams = app.screen.query_one(DreamList)
         shown = dreams.row_at(0)
         assert shown is not None and shown.id == summary.id
         row = dreams.render_row(shown, 0, 110).plain
         # The reason gives way to the counts when the row is short; here it fits in part.
         assert row.startswith(f"{summary.id} heuristic (fallback: anthropic unreachable: cannot connect")
-        assert row.endswith(f" · {len(changeset.reviewable)} · {changeset.undecided} open")
+        assert row.endswith(f" · {len(changeset.reviewable)} proposals · {changeset.undecided} open")
         assert len(row) <= 110

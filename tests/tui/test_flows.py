@@ -115,7 +115,9 @@ async def test_undoing_triage_verdicts_newest_first(make_app, workspace: Workspa
     with STMStore.for_workspace(workspace) as stm:
         assert stm.counts()["pending"] == pending  # every triaged flag is back in the queue
     log = LTMStore(root).log_lines(limit=4)
-    assert [line.split()[2] for line in log] == ["restore", "edit", "pin", "archive"]
+    # Each undo is logged as the undo of its verdict, not as a hand edit.
+    assert [" ".join(line.split()[2:4]) for line in log[:2]] == ["undo archive", "undo pin"]
+    assert [line.split()[2] for line in log[2:]] == ["pin", "archive"]
     assert all(line.endswith("[human]") for line in log)
 
 
@@ -156,7 +158,8 @@ async def test_a_dream_started_in_the_view_shows_its_proposals(make_app, workspa
         shown = screen.query_one(ProposalList)
         assert [shown.row_at(i).id for i in range(shown.total)] == [p.id for p in saved.reviewable]
         assert static_text(app, "#dream-status") == (f"Dream — {changeset.id} · heuristic · "
-                                                      f"{len(saved.reviewable)} proposals · 0 decided")
+                                                      f"{len(saved.reviewable)} proposals · "
+                                                      f"{len(saved.reviewable)} open")
         assert not screen.query_one("#dream-stream", Log).display
 
 

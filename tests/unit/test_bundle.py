@@ -38,7 +38,7 @@ def test_layout_title_instruction_sections() -> None:
         f"{INSTRUCTION}\n"
         "\n## testing\n\n"
         "- Guidance for a. [mem: a]\n"
-        "\n## General\n\n"
+        "\n## untagged\n\n"
         "- Guidance for b. [mem: b]\n"
     )
     assert bundle.included == ["a", "b"] and bundle.left_out == []

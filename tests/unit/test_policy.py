@@ -166,7 +166,7 @@ def test_corroborating_flags_from_two_agents_archive_an_unconfirmed_entry() -> N
     assert p.details["archive_path"] == "archive/topics/ci-ports.md"
     assert p.details["superseded_by"] is None
     after = parse_entry(p.after or "", PORTS)
-    assert after.meta["retired_at"] == NOW and "2 agent(s)" in after.meta["retired_reason"]
+    assert after.meta["retired_at"] == NOW and "2 agents" in after.meta["retired_reason"]
 
 
 def test_evidenced_flag_outweighs_nothing_but_confirmations_in_the_same_batch_count() -> None:
@@ -184,7 +184,7 @@ def test_evidenced_flag_outweighs_nothing_but_confirmations_in_the_same_batch_co
 ])
 def test_corroborated_flags_archive_even_a_well_confirmed_entry(flags: list[Memory]) -> None:
     p = only(feedback_proposals(flags, snapshot(ports={"confirmations": 9}), NOW), "archive")
-    assert p.details["reason"].startswith("2 flag(s) from")
+    assert p.details["reason"].startswith("2 flags from")
 
 
 def test_a_flag_against_an_entry_flagged_before_archives_it() -> None:

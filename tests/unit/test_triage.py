@@ -87,8 +87,10 @@ def test_archive_consumes_its_flags_and_undo_brings_the_entry_back_byte_for_byte
     assert s.text("topics/ci-ports.md") == before
     assert not (s.ws.memory_root / "archive/topics/ci-ports.md").exists()
     assert states(s, ids) == ["pending", "pending"]
-    assert s.log_lines()[-1] == ("- 2026-11-29T03:00:12Z restore archive/topics/ci-ports.md (undo of "
+    assert s.log_lines()[-1] == ("- 2026-11-29T03:00:12Z undo archive archive/topics/ci-ports.md (undo of "
                                  "flag triage (archive topics/ci-ports.md)) [human]")
+    assert git.Repo(s.ws.root).head.commit.message.startswith(
+        "dreamtui: undo archive archive/topics/ci-ports.md (by hand)")
     assert triage.load_undo_stack(s.ws) == []
     with pytest.raises(InputError, match="nothing to undo"):
         triage.undo(s.ws, now=NOW)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TextIO
 
 import click
 
@@ -17,6 +18,7 @@ from dreamtui.dream.triage_rules import POLICY_RULES
 from dreamtui.model import Memory, flag_quote, iso_z
 from dreamtui.review import triage
 from dreamtui.safety.marks import display_text
+from dreamtui.vocabulary import clip, counted
 
 SHOWN_ID = 8  # of a flag's id in listings: enough to be a unique prefix in practice
 QUOTED_CHARS = 60  # of the observation in a verdict's one-line report
@@ -32,8 +34,7 @@ def flags_group() -> None:
 
 
 def _one_line(text: str, limit: int) -> str:
-    line = " ".join(display_text(text).split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return clip(display_text(text), limit)
 
 
 def _flag_lines(flag: Memory) -> list[str]:
@@ -67,8 +68,10 @@ def flags_list(app: AppContext, as_json: bool) -> None:
                 click.echo(line)
     if pending.unmatched:
         ids = ", ".join(f.id[:SHOWN_ID] for f in pending.unmatched[:10])
-        click.echo(f"{len(pending.unmatched)} pending flag(s) name no live entry; the next dream "
-                   f"discards them with the reason: {ids}")
+        count = len(pending.unmatched)
+        one = count == 1
+        click.echo(f"{counted(count, 'pending flag')} name{'s' if one else ''} no live entry; the next "
+                   f"dream discards {'it' if one else 'them'} with the reason: {ids}")
 
 
 def _verdict(app: AppContext, ref: str, entry: str | None, decision: str) -> None:
@@ -103,6 +106,33 @@ for _decision in triage.VERDICTS:
             click.option("--entry", metavar="SLUG|PATH",
                          help="The entry to triage, when the flag names several.")(
                 pass_app(_command(_decision)))))
+
+
+CORRECT_HELP = """The flag is right but the entry is still useful: commit the corrected entry,
+its flags consumed. The editor shows each flag's observation and quote in a comment block above
+the entry, removed on save; an unchanged entry corrects nothing (exit 2)."""
+
+
+@flags_group.command(triage.CORRECT, help=f"{CORRECT_HELP}\n\n{FLAG_HELP}", epilog=EPILOG)
+@click.argument("flag", metavar="FLAG")
+@click.option("--entry", metavar="SLUG|PATH", help="The entry to triage, when the flag names several.")
+@click.option("--file", "source", type=click.File("r", encoding="utf-8"), metavar="F",
+              help="The corrected entry (`-` for stdin); without it, $VISUAL/$EDITOR opens the "
+                   "entry with the flags above it.")
+@pass_app
+def flags_correct(app: AppContext, flag: str, entry: str | None, source: TextIO | None) -> None:
+    workspace = app.workspace
+    group, chosen = triage.pending(workspace, POLICY_RULES).find(flag, entry)
+    if source is not None:
+        text = source.read()
+    else:
+        draft = triage.correction_draft(group)
+        # None: the editor quit without saving, which is an unchanged entry.
+        text = click.edit(draft, extension=".md", require_save=True) or draft
+    verdict = triage.correct(workspace, group, text)
+    click.echo(f"{verdict.done} {group.entry.slug} (flag {chosen.id[:SHOWN_ID]}…): {verdict.summary}")
+    for warning in verdict.warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @flags_group.command("undo", epilog=EPILOG)

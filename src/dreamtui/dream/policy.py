@@ -50,6 +50,7 @@ from dreamtui.model import (
     frontmatter_time,
 )
 from dreamtui.store.ltm import LTMSnapshot
+from dreamtui.vocabulary import clip, counted
 
 WELL_CONFIRMED = 2  # confirmations that make one flag a caveat rather than a reason to retire
 CORROBORATION = 2  # distinct agents or sessions whose flags, together, retire an entry
@@ -64,8 +65,7 @@ CAVEAT_CHARS = 300
 
 
 def _one_line(text: str, limit: int = CAVEAT_CHARS) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return clip(text, limit)
 
 
 def _entry_norm(entry: Entry) -> str:
@@ -80,7 +80,8 @@ def reinforce(draft: EntryDraft, confirmations: Sequence[Memory]) -> None:
     when = max(m.submitted_at for m in confirmations)
     agents = len({m.agent_id for m in confirmations})
     draft.confirm(confirmations, when,
-                  f"{len(confirmations)} confirmation(s) from {agents} agent(s)", confidence=0.95)
+                  f"{counted(len(confirmations), 'confirmation')} from {counted(agents, 'agent')}",
+                  confidence=0.95)
 
 
 # --- rule: is a flag evidenced, are flags corroborated ----------------------------------------
@@ -128,6 +129,12 @@ def corroborated(flags: Sequence[Memory], entry: Entry) -> bool:
 # --- rule: what flags do to an entry ----------------------------------------------------------
 
 
+def _sources(agents: int, sessions: int) -> str:
+    """"2 agents" or "1 agent, 2 sessions": sessions only when some flag named one."""
+    spread = counted(agents, "agent")
+    return f"{spread}, {counted(sessions, 'session')}" if sessions else spread
+
+
 @dataclass(frozen=True)
 class Verdict:
     action: str  # "weaken" | "archive" | "ask-human"
@@ -138,20 +145,21 @@ class Verdict:
 def verdict(entry: Entry, flags: Sequence[Memory], confirmations_now: int) -> Verdict:
     """Pinned asks; corroboration archives; anything else weakens (module docstring)."""
     confirmations = entry.confirmations + confirmations_now
-    count = f"{len(flags)} flag(s)"
+    count = counted(len(flags), "flag")
     if entry.pinned:
         return Verdict("ask-human", f"{count} against a pinned entry: the human decides", 0.5)
     if corroborated(flags, entry):
         agents, sessions = flag_sources(flags)
         earlier = f", {entry.flags} held earlier" if entry.flags else ""
-        return Verdict("archive", f"{count} from {agents} agent(s), {sessions} session(s){earlier}", 0.8)
+        return Verdict("archive", f"{count} from {_sources(agents, sessions)}{earlier}", 0.8)
     if confirmations == 0 and any(evidenced(f, entry) for f in flags):
         return Verdict("weaken", f"{count} with evidence against an entry nobody confirmed, from one "
                        "source: weakened, not archived (decide archive if the flag is right)", 0.7)
     if confirmations >= WELL_CONFIRMED:
         return Verdict("weaken", f"{count} against a well-confirmed entry ({confirmations} confirmations)",
                        0.8)
-    return Verdict("weaken", f"{count} without corroboration, {confirmations} confirmation(s)", 0.6)
+    return Verdict("weaken", f"{count} without corroboration, "
+                   f"{counted(confirmations, 'confirmation')}", 0.6)
 
 
 def caveat(flag: Memory) -> str:

@@ -3,13 +3,14 @@
 Only this renderer writes `[mem: <slug>]` markers; marker-like text inside an entry is
 neutralised, so every marker in a bundle was put there for an entry that exists.
 
-Layout: the title, the standing feedback instruction, then one `## <primary tag>` section per
-first tag ("General" for untagged entries). Entries are ranked pinned first, then by
-confirmations, then by recency (the later of updated_at and last_confirmed), slug last. Sections
-appear in the order of their best-ranked entry, so the strongest guidance sits at the top of the
-file, where an agent that reads only part of it still sees it. The byte budget takes entries in
-rank order and stops at the first that does not fit: the bundle is always the N best entries,
-and every entry after the cut is reported in `left_out`.
+Layout: the title, the standing feedback instruction, then one `## <first tag>` section per
+first tag, headed as INDEX.md heads it (`topic_group`: the tag as written, "untagged" without
+one). Entries are ranked pinned first, then by confirmations, then by recency (the later of
+updated_at and last_confirmed), slug last. Sections appear in the order of their best-ranked
+entry, so the strongest guidance sits at the top of the file, where an agent that reads only
+part of it still sees it. The byte budget takes entries in rank order and stops at the first
+that does not fit: the bundle is always the N best entries, and every entry after the cut is
+reported in `left_out`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from pathlib import Path
 from dreamtui.errors import WorkspaceError
 from dreamtui.model import Entry, frontmatter_time
 from dreamtui.safety.paths import SLUG_PATTERN
+from dreamtui.store.ltm import topic_group
 
 DEFAULT_BYTE_BUDGET = 24 * 1024
 DEFAULT_TITLE = "Agent context"
-GENERAL = "General"
 
 MARKER_RE = re.compile(rf"\[mem: ({SLUG_PATTERN})\]")
 # Looser than MARKER_RE on purpose: "[MEM:x]" or "[ mem : x ]" would fool a reader, if not a regex.
@@ -69,10 +70,6 @@ def _rank(entry: Entry) -> tuple[bool, int, float, str]:
     return (not entry.pinned, -entry.confirmations, -recency, entry.slug)
 
 
-def _section(entry: Entry) -> str:
-    return _one_line(entry.tags[0]) if entry.tags and _one_line(entry.tags[0]) else GENERAL
-
-
 def _header(title: str) -> str:
     return f"# {_one_line(title)}\n\n{INSTRUCTION}\n"
 
@@ -89,7 +86,7 @@ def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_B
         if left_out:
             left_out.append(entry.slug)
             continue
-        name, line = _section(entry), guidance_line(entry) + "\n"
+        name, line = topic_group(entry), guidance_line(entry) + "\n"
         cost = len(line.encode("utf-8"))
         if name not in sections:
             cost += len(f"\n## {name}\n\n".encode())

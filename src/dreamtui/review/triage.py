@@ -7,6 +7,8 @@ both call these functions; neither decides anything about triage itself.
 - archive: the flag is right; the entry moves to archive/.
 - pin: the flag is wrong; the entry is protected (`importance: pinned`).
 - weaken: keep the entry with the caveat lines and counters a dream's weaken writes.
+- correct: the flag is right but the entry is still useful; a person's corrected text replaces
+  it (`correction_draft` shows the flags above the entry, `without_notes` takes them off).
 - skip: change nothing; the flags stay pending and the next dream weighs them.
 
 Every change goes through `commit_human_change` (journaled, `[human]` in LOG.md, INDEX.md and
@@ -26,6 +28,7 @@ them in as `FlagRules` (dreamtui.dream.triage_rules has the policy's).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -35,14 +38,18 @@ from typing import Any, Protocol
 from dreamtui.errors import InputError, StoreError
 from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, flag_quote, flag_targets, iso_z, sha256_text
 from dreamtui.review.commit import commit_human_change
+from dreamtui.safety.marks import display_text
 from dreamtui.store.files import atomic_write_text
 from dreamtui.store.lock import WorkspaceLock
 from dreamtui.store.ltm import LTMSnapshot, LTMStore, archive_path
 from dreamtui.store.stm import MemoryFilter, STMStore
+from dreamtui.vocabulary import clip
 from dreamtui.workspace.layout import Workspace
 
-VERDICTS = ("archive", "pin", "weaken", "skip")
-DONE = {"archive": "archived", "pin": "pinned", "weaken": "weakened", "skip": "skipped"}
+VERDICTS = ("archive", "pin", "weaken", "skip")  # given by name; `correct` also takes a text
+CORRECT = "correct"
+DONE = {"archive": "archived", "pin": "pinned", "weaken": "weakened", "skip": "skipped",
+        CORRECT: "corrected"}
 UNDO_FILE = "triage-undo.json"
 UNDO_KEPT = 100  # verdicts the stack remembers; older ones can only be undone by hand
 FLAG_PAGE = 5000
@@ -221,6 +228,45 @@ def weaken(workspace: Workspace, group: FlagGroup, rules: FlagRules, *,
     return _commit(workspace, group, "weaken", text, "weakened", moment)
 
 
+# The flags shown above the entry a person corrects: an HTML comment, so a renderer hides it if it
+# were ever kept, and a block `without_notes` recognises by its first line.
+NOTES_OPEN = "<!-- dreamtui: correct the entry below"
+_NOTES_RE = re.compile(rf"\A{re.escape(NOTES_OPEN)}.*?^-->[ \t]*\r?\n", re.DOTALL | re.MULTILINE)
+
+
+def correction_draft(group: FlagGroup) -> str:
+    """The entry's text with the flags against it (observation, quote) in a comment block above
+    it, for a person to correct in an editor; `without_notes` removes the block again."""
+    def line(text: str) -> str:  # one line, and never the end of the comment
+        return " ".join(display_text(text).split()).replace("-->", "—>")
+
+    notes = [f"{NOTES_OPEN}. The flags say it is wrong; fix what they point at and save.",
+             "     This block is removed on save; leave the entry unchanged to correct nothing."]
+    for flag in group.flags:
+        notes.append(f"flag {flag.id[:8]} by {line(flag.agent_id)}, "
+                     f"{flag.submitted_at.strftime('%Y-%m-%d')}: {line(flag.content)}")
+        if quote := flag_quote(flag):
+            notes.append(f'    quoted: "{line(quote)}"')
+    return "\n".join([*notes, "-->", ""]) + group.entry.raw
+
+
+def without_notes(text: str) -> str:
+    """`text` without the block `correction_draft` put above the entry (if it is still there)."""
+    return _NOTES_RE.sub("", text, count=1)
+
+
+def correct(workspace: Workspace, group: FlagGroup, text: str, *,
+            now: datetime | None = None) -> Verdict:
+    """The flag is right and the entry still useful: `text` (notes block or not) replaces it and
+    its flags are consumed. InputError when the text is the entry as it was."""
+    corrected = without_notes(text)
+    if corrected == group.entry.raw:
+        raise InputError(f"{group.entry.path}: unchanged, nothing corrected; the flags stay pending "
+                         "(archive, pin or weaken decide them otherwise)")
+    return _commit(workspace, group, CORRECT, corrected, "the flag is right; corrected",
+                   now or workspace.clock())
+
+
 def skip(group: FlagGroup) -> Verdict:
     """Leave the flags pending: nothing changes, the next dream weighs them."""
     count = len(group.flags)
@@ -245,14 +291,16 @@ def give(workspace: Workspace, group: FlagGroup, decision: str, rules: FlagRules
 def _commit(workspace: Workspace, group: FlagGroup, decision: str, new_text: str | None,
             judged: str, now: datetime) -> Verdict:
     entry = group.entry
-    observed = "; ".join(" ".join(f.content.split())[:OBSERVED_CHARS] for f in group.flags)
+    observed = "; ".join(clip(f.content, OBSERVED_CHARS) for f in group.flags)
     settled = tuple(f.id for f in group.flags)
     # One lock around the commit and its undo record, so two processes triaging at once cannot
     # interleave them (the commit takes the same lock again: it is re-entrant).
     with WorkspaceLock(workspace, f"flag triage: {decision} {entry.path}").acquire():
-        report = commit_human_change(workspace, entry.path, new_text, decision,
+        # A correction is an edit to the store; LOG.md and git still say which verdict it was.
+        report = commit_human_change(workspace, entry.path, new_text,
+                                     "edit" if decision == CORRECT else decision,
                                      f"flag triage: {judged} — {observed}", now=now,
-                                     consume=settled, expect_sha256=entry.sha256)
+                                     consume=settled, expect_sha256=entry.sha256, label=decision)
         now_path = archive_path(entry.path) if decision == "archive" else entry.path
         written = (workspace.memory_root / now_path).read_text(encoding="utf-8")
         record = UndoRecord(id=workspace.ids.token_hex(6), decision=decision, path=entry.path,
@@ -292,7 +340,8 @@ def undo(workspace: Workspace, record_id: str | None = None, *,
         report = commit_human_change(workspace, record.now_path, record.before, op,
                                      f"undo of flag triage ({record.decision} {record.path})",
                                      now=now or workspace.clock(), unconsume=record.flag_ids,
-                                     expect_sha256=record.now_sha256)
+                                     expect_sha256=record.now_sha256,
+                                     label=f"undo {record.decision}")
         _save(workspace, [r for r in stack if r.id != record.id])
     return Undone(record, report.summary, list(report.warnings))
 

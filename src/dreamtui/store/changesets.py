@@ -45,6 +45,16 @@ class ChangesetSummary:
         return engine_label(self.engine, self.fallback)
 
 
+def summary_of(changeset: Changeset, path: Path) -> ChangesetSummary:
+    """The summary of `changeset` as it is now: the one place its counts are taken, so a list row
+    and a view of the same dream in memory say the same numbers."""
+    return ChangesetSummary(
+        id=changeset.id, engine=changeset.engine, created_at=changeset.created_at,
+        status=changeset.status, complete=changeset.complete,
+        proposals=len(changeset.reviewable), undecided=changeset.undecided, path=path,
+        fallback=changeset.fallback)
+
+
 class ChangesetStore:
     def __init__(self, dreams_dir: Path) -> None:
         self.dreams_dir = dreams_dir
@@ -92,11 +102,7 @@ class ChangesetStore:
                 changeset = load_changeset_file(path)
             except InputError:
                 continue
-            summaries.append(ChangesetSummary(
-                id=changeset.id, engine=changeset.engine, created_at=changeset.created_at,
-                status=changeset.status, complete=changeset.complete,
-                proposals=len(changeset.reviewable), undecided=changeset.undecided, path=path,
-                fallback=changeset.fallback))
+            summaries.append(summary_of(changeset, path))
         return sorted(summaries, key=lambda s: (s.created_at, s.id), reverse=True)
 
     def open_changesets(self) -> builtins.list[ChangesetSummary]:

@@ -77,7 +77,9 @@ def _sections(groups: dict[str, list[Entry]], order: list[str]) -> list[str]:
     return out
 
 
-def _topic_group(entry: Entry) -> str:
+def topic_group(entry: Entry) -> str:
+    """The heading an entry is listed under, in INDEX.md and AGENTS.md alike: its first tag as
+    written, "untagged" without one (so every heading is a tag's own spelling)."""
     first = _one_line(entry.tags[0]) if entry.tags else ""
     return first or "untagged"
 
@@ -85,7 +87,7 @@ def _topic_group(entry: Entry) -> str:
 def _topic_lines(topics: list[Entry]) -> list[str]:
     groups: dict[str, list[Entry]] = defaultdict(list)
     for entry in sorted(topics, key=lambda e: (e.title.casefold(), e.title, e.path)):
-        groups[_topic_group(entry)].append(entry)
+        groups[topic_group(entry)].append(entry)
     # "untagged" goes last: it is the leftover group, not a tag.
     return _sections(groups, sorted(groups, key=lambda name: (name == "untagged", name.casefold(), name)))
 

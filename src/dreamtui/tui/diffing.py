@@ -92,10 +92,3 @@ def diff_lines(before: str | None, after: str | None, context: int = 3) -> list[
             else:
                 out.extend(DiffLine("added", line) for line in b[j1:j2])
     return out
-
-
-def diff_stat(before: str | None, after: str | None) -> tuple[int, int]:
-    """(+added, -removed) line counts, for list columns like `AGENTS.md (+3 −1)`."""
-    lines = diff_lines(before, after, context=0)
-    return (sum(1 for line in lines if line.kind == "added"),
-            sum(1 for line in lines if line.kind == "removed"))

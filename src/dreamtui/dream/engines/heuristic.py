@@ -41,6 +41,7 @@ from dreamtui.dream.proposals import (
 from dreamtui.model import Entry, Memory, Proposal
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
+from dreamtui.vocabulary import clip, counted
 from dreamtui.workspace.config import Config
 
 YIELD_EVERY = 50  # clusters between event-loop yields, so a cancel or a redraw is never far off
@@ -53,8 +54,7 @@ def _order(memory: Memory) -> tuple[datetime, str]:
 
 
 def _one_line(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return clip(text, limit)
 
 
 def split_exact_duplicates(members: Sequence[Memory]) -> tuple[list[Memory], list[tuple[Memory, Memory]]]:
@@ -86,8 +86,8 @@ def entry_probe(first: Memory, tags: Sequence[str]) -> Signature:
 def _spread(members: Sequence[Memory]) -> str:
     agents = len({m.agent_id for m in members})
     sessions = len({m.metadata.get("session_id") for m in members if m.metadata.get("session_id")})
-    text = f"{len(members)} memor{'y' if len(members) == 1 else 'ies'} from {agents} agent(s)"
-    return f"{text}, {sessions} session(s)" if sessions else text
+    text = f"{counted(len(members), 'memory', 'memories')} from {counted(agents, 'agent')}"
+    return f"{text}, {counted(sessions, 'session')}" if sessions else text
 
 
 class _Dream:
@@ -132,7 +132,7 @@ class _Dream:
         paragraphs = new_paragraphs(members, draft.body)
         if paragraphs:
             draft.merge_facts(members, paragraphs, self.now,
-                              f"{_spread(members)} add {len(paragraphs)} paragraph(s) (match {score:.0f})",
+                              f"{_spread(members)} add {counted(len(paragraphs), 'paragraph')} (match {score:.0f})",
                               confidence=0.5 + score / 250, asks_human=entry.pinned)
         else:
             draft.confirm(members, max(m.submitted_at for m in members),

@@ -1,8 +1,11 @@
 """3 Flags — keyboard triage of flagged entries, one key per verdict, `[3/10]` as it goes.
 
 A view over the core's flag triage (review/triage.py), which decides what is pending and what
-each verdict does: archive (the flag is right), pin (the flag is wrong; protect the entry) or
-weaken (keep it, with the dream's caveat). `u` undoes the verdicts given since the app started,
+each verdict does: archive (the flag is right), pin (the flag is wrong; protect the entry),
+weaken (keep it, with the dream's caveat) or correct (the flag is right and the entry still
+useful: it opens in $VISUAL/$EDITOR with the flags above it). `s` skips to the next entry and
+wraps to the first after the last, so a pass over the skipped ones needs no key of its own.
+`u` undoes the verdicts given since the app started,
 newest first: the entry gets its old text back (from archive/ too) and its flags wait in the
 queue again.
 """
@@ -19,9 +22,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from dreamtui.errors import DreamtuiError
 from dreamtui.safety.marks import display_text
 from dreamtui.tui import keys
 from dreamtui.tui.backend import FlagItem
+from dreamtui.tui.editor import edit_text
 from dreamtui.tui.jobs import JobFailed, run_job
 from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.entry_view import feedback_text
@@ -140,10 +145,15 @@ class FlagsScreen(ViewScreen):
             self._show()
 
     def action_skip(self) -> None:
-        if self.position < len(self.items) - 1:
-            self.action_move(1)
-        else:
-            self.notify("last flagged entry; skipped ones stay pending for the next dream")
+        if len(self.items) < 2:
+            self.notify("the only flagged entry; skipped, its flags stay pending for the next dream")
+            return
+        wrapped = self.position == len(self.items) - 1
+        self.position = 0 if wrapped else self.position + 1
+        self._show()
+        if wrapped:
+            self.notify("that was the last flagged entry: back to the first (skipped ones stay "
+                        "pending for the next dream)")
 
     def action_triage(self, decision: str) -> None:
         item = self.current
@@ -152,6 +162,25 @@ class FlagsScreen(ViewScreen):
         self.busy = True
         run_job(self, lambda: Triaged(item, self.backend.triage(item, decision)),
                 lambda done: done, what=f"triaging {item.entry.path}", group="triage")
+
+    def action_correct(self) -> None:
+        from dreamtui.review.triage import correction_draft
+
+        item = self.current
+        if item is None or self.busy:
+            return
+        draft = correction_draft(item.group)
+        try:
+            text = edit_text(self.app, draft, item.entry.slug)
+        except DreamtuiError as exc:
+            self.post_message(JobFailed(f"editing {item.entry.path}", str(exc)))
+            return
+        if text == draft:
+            self.notify(f"{item.entry.path}: unchanged, nothing corrected", markup=False)
+            return
+        self.busy = True
+        run_job(self, lambda: Triaged(item, self.backend.correct_flagged(item, text)),
+                lambda done: done, what=f"correcting {item.entry.path}", group="triage")
 
     def action_undo(self) -> None:
         if self.busy:

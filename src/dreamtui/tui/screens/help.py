@@ -1,4 +1,6 @@
-"""`?` — the keys of the current view, as remapped by `ui.keymap`, then the keys every view has."""
+"""`?` — the keys of the current view, as remapped by `ui.keymap`, then the keys every view has,
+then what the marks in the lists mean (the decision glyphs come from the vocabulary, the queue's
+from its list, so the legend cannot drift from what the rows show)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,24 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from dreamtui.tui import keys
+from dreamtui.tui.widgets.memory_list import STATE_GLYPH
+from dreamtui.vocabulary import UNDECIDED_GLYPH, Decision
 
 if TYPE_CHECKING:
     from dreamtui.tui.app import DreamtuiApp
+
+
+def legend() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(where, [(mark, meaning)]) for every mark a list row shows."""
+    decisions = [(d.glyph, d.past) for d in Decision] + [(UNDECIDED_GLYPH, "undecided")]
+    return [
+        ("Dream proposals", [*decisions, ("⚠", "safety marks: suspicious text, decide it yourself"),
+                             ("⚑n", "flags behind a weaken"), ("(+n)", "confirmations it adds")]),
+        ("Memory entries", [("◆", "pinned: dreams only reinforce it or ask"),
+                            ("⚑n", "flags it holds"), ("✓n", "confirmations counted")]),
+        ("Queue memories", [*((glyph, state) for state, glyph in STATE_GLYPH.items()),
+                            ("⚠", "safety marks")]),
+    ]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -53,6 +70,10 @@ class HelpScreen(ModalScreen[None]):
             self._section(text, dict(keys.VIEWS)[self.view], keys.VIEW_ACTIONS[self.view])
             self._section(text, "Lists", keys.LIST)
         self._section(text, "Everywhere", keys.GLOBAL)
+        text.append("Marks\n", "bold")
+        for where, marks in legend():
+            text.append(f"  {where}: ", "dim")
+            text.append("  ".join(f"{mark} {meaning}" for mark, meaning in marks) + "\n")
         return text
 
     def action_dismiss_screen(self) -> None:

@@ -130,6 +130,10 @@ class QueueScreen(ViewScreen):
         self.memory_list.focus()
 
     def action_back_to_list(self) -> None:
+        """Esc: from the filter it clears the filter (Enter is the way to keep it), then the list."""
+        field = self.query_one("#queue-filter", Input)
+        if field.has_focus and field.value:
+            field.value = ""  # Input.Changed requeries without the text
         self.memory_list.focus()
 
     def action_cycle_type(self) -> None:

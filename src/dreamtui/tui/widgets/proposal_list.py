@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from dreamtui.model import Proposal
-from dreamtui.store.changesets import ChangesetSummary
-from dreamtui.tui.diffing import diff_stat
+from dreamtui.model import Changeset, Proposal, diff_stat
+from dreamtui.store.changesets import ChangesetSummary, summary_of
 from dreamtui.tui.formatting import fit
 from dreamtui.tui.widgets.virtual_list import VirtualList
-from dreamtui.vocabulary import decision_glyph
+from dreamtui.vocabulary import counted, decision_glyph
 
 
 def proposal_label(proposal: Proposal) -> str:
@@ -59,6 +58,12 @@ class ProposalList(VirtualList[Proposal]):
         return text
 
 
+def dream_counts(proposals: int, undecided: int) -> str:
+    """`34 proposals · 27 open`, from `Changeset.reviewable` and `Changeset.undecided` (deferred
+    proposals are open): how a dream's list row and the Dream view's status line both say it."""
+    return f"{counted(proposals, 'proposal')} · {undecided} open"
+
+
 class DreamList(VirtualList[ChangesetSummary]):
     """Open dreams (including those a headless run prepared), newest first."""
 
@@ -70,8 +75,18 @@ class DreamList(VirtualList[ChangesetSummary]):
     def render_row(self, row: ChangesetSummary, index: int, width: int) -> Text:
         text = Text(no_wrap=True)
         text.append(f"{row.id} ")
-        counts = f" · {row.proposals} · {row.undecided} open" + ("" if row.complete else " · incomplete")
+        counts = f" · {dream_counts(row.proposals, row.undecided)}" + ("" if row.complete else " · incomplete")
         # A fallback's reason is long: it gives way before the counts do.
         engine = fit(row.engine_label, max(len(row.engine), width - len(row.id) - 1 - len(counts)))
         text.append(engine + counts, self.part("dream-list--meta"))
         return text
+
+    def follow(self, changeset: Changeset) -> None:
+        """Show `changeset`'s row as the view holds it now: a decision changes its counts at once,
+        not when the dreams are next read from disk."""
+        rows = [self.row_at(i) for i in range(self.total)]
+        if not any(row is not None and row.id == changeset.id for row in rows):
+            return
+        self._rows = [summary_of(changeset, row.path) if row.id == changeset.id else row
+                      for row in rows if row is not None]
+        self.refresh()
