@@ -129,3 +129,14 @@ async def test_esc_in_the_queue_filter_clears_it(make_app) -> None:  # type: ign
         await pilot.press("enter")  # Enter keeps the filter
         await settle(app, pilot)
         assert 0 < queue.total < 40 and app.screen.query_one("#queue-filter", Input).value == "alembic"
+
+
+async def test_the_memory_view_says_confirmations_in_words(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await settle(app, pilot)
+        entry = app.screen.current
+        assert entry is not None and entry.confirmations == 1  # the sample's first entry
+        provenance = static_text(app, "#memory-provenance-text")
+        assert "1 confirmation counted, none on record" in provenance  # was "confirmations (0; 1 counted)"

@@ -29,7 +29,7 @@ from dreamtui.tui.backend import FlagItem
 from dreamtui.tui.editor import edit_text
 from dreamtui.tui.jobs import JobFailed, run_job
 from dreamtui.tui.screens.view import ViewScreen
-from dreamtui.tui.widgets.entry_view import feedback_text
+from dreamtui.tui.widgets.entry_view import confirmations_line, feedback_text
 
 if TYPE_CHECKING:
     from dreamtui.review.triage import Undone, UndoRecord, Verdict
@@ -65,8 +65,7 @@ def entry_side(item: FlagItem, now: datetime) -> Text:
     else:
         text.append("not in the bundle", "dim")
     text.append(f"\nsources: {' '.join(s[:12] + '…' for s in entry.sources) or 'none'}\n", "dim")
-    text.append(f"\nconfirmations: {entry.confirmations} counted", "bold")
-    text.append(f", {len(item.confirmations)} on record\n")
+    text.append(f"\n{confirmations_line(entry, len(item.confirmations))}\n", "bold")
     for memory in item.confirmations:
         feedback_text(text, memory, now)
     return text

@@ -10,6 +10,7 @@ from rich.text import Text
 from dreamtui.model import Entry, Memory, iso_z
 from dreamtui.safety.marks import display_text
 from dreamtui.tui.formatting import ago, fit, parse_iso, short_id, stamp
+from dreamtui.vocabulary import counted
 
 _META_SHOWN = ("type", "tags", "importance", "created_at", "updated_at", "confirmations",
                "last_confirmed", "flags", "last_flagged", "related", "retired_at", "retired_reason",
@@ -35,6 +36,12 @@ def entry_text(entry: Entry) -> Text:
     text.append("\n\n")
     text.append(display_text(entry.body.strip()))
     return text
+
+
+def confirmations_line(entry: Entry, on_record: int) -> str:
+    """`4 confirmations counted, 2 on record`: the entry's own counter, then the confirmation
+    memories still in the queue (the Memory and Flags views say it alike)."""
+    return f"{counted(entry.confirmations, 'confirmation')} counted, {on_record or 'none'} on record"
 
 
 def feedback_text(text: Text, memory: Memory, now: datetime) -> None:
@@ -74,7 +81,7 @@ def provenance_text(entry: Entry, *, sources: Sequence[Memory] | None, missing: 
     text.append(f"\nflags ({len(flags)})\n", "bold")
     for memory in flags:
         feedback_text(text, memory, now)
-    text.append(f"\nconfirmations ({len(confirmations)}; {entry.confirmations} counted)\n", "bold")
+    text.append(f"\n{confirmations_line(entry, len(confirmations))}\n", "bold")
     last = parse_iso(entry.meta.get("last_confirmed"))
     if last is not None:
         text.append(f"  last confirmed {ago(last, now)}\n", "dim")
