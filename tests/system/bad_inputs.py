@@ -429,6 +429,12 @@ CASES: tuple[Case, ...] = (
          ("does not load", "moved aside", ".corrupt"), truncated_changeset),
     Case("changeset edited by hand: bad stats.fallback", w("review", "show", "{dream}"), 2,
          ("{dream}.json", "stats.fallback"), edit_changeset(lambda d: d["stats"].update(fallback="anthropic"))),
+    # a person's edit of a proposal
+    Case("edit with text that is not an entry", w("decide", "{dream}", "{create}", "edit", "--file", "-"), 2,
+         ("not a valid entry", "nothing saved"), dreamed, stdin=b"just some words\n"),
+    Case("edit with --all", w("decide", "{dream}", "--all", "edit"), 2, ("exactly one proposal",), dreamed),
+    Case("--file without edit", w("decide", "{dream}", "{create}", "accept", "--file", "-"), 2,
+         ("--file only goes with edit",), dreamed, stdin=b""),
 
 )
 
@@ -448,7 +454,7 @@ class Outcome:
 
 def _fill(text: str, ws: Path, b: Bases) -> str:
     return (text.replace(WS, str(ws)).replace("{dream}", b.dream_id)
-            .replace("{discard}", b.proposal["discard"]))
+            .replace("{discard}", b.proposal["discard"]).replace("{create}", b.proposal["create"]))
 
 
 def _env(case: Case) -> dict[str, str]:
