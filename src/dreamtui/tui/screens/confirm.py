@@ -12,6 +12,7 @@ from textual.widgets import Label, Static
 from dreamtui.review.plan import summary_line
 from dreamtui.tui import keys
 from dreamtui.tui.backend import CommitPreview
+from dreamtui.vocabulary import counted
 
 
 def preview_text(preview: CommitPreview) -> Content:
@@ -21,12 +22,12 @@ def preview_text(preview: CommitPreview) -> Content:
         ("changes   ", "bold"), summary_line(plan.counts, plan.bundle is not None) + "\n",
         ("memories  ", "bold"), f"{len(plan.consume)} consumed · {len(plan.release) + len(plan.open_memories)} "
                                 "return to the queue\n",
-        ("log       ", "bold"), f"{len(plan.log_lines)} line(s) appended to LOG.md\n",
+        ("log       ", "bold"), f"{counted(len(plan.log_lines), 'line')} appended to LOG.md\n",
         ("\nguard rails  ", "bold"),
     ]
     if plan.violations:
         verdict = "refused" if preview.on_violation == "fail" else "warn only (on_guard_violation: warn)"
-        parts.append((f"✗ {len(plan.violations)} violation(s), {verdict}\n", "bold $error"))
+        parts.append((f"✗ {counted(len(plan.violations), 'violation')}, {verdict}\n", "bold $error"))
         parts += [f"  · {violation.message}\n" for violation in plan.violations]
     else:
         parts.append(("✓ within the rails\n", "$success"))
