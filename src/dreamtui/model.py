@@ -17,6 +17,8 @@ FEEDBACK_CONFIRMED = "context_confirmed"
 FEEDBACK_FLAGGED = "context_flagged"
 FEEDBACK_TYPES: tuple[str, ...] = (FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED)
 DEFAULT_MEMORY_TYPES: tuple[str, ...] = ("observation", "failure", "code_snippet")
+# The bundle proposal's target: how reviews, LOG.md lines and the engine guard name AGENTS.md.
+CONTEXT_TARGET = "context/AGENTS.md"
 
 MemoryState = Literal["pending", "claimed", "consumed"]
 MEMORY_STATES: tuple[str, ...] = ("pending", "claimed", "consumed")

@@ -14,10 +14,10 @@ import pytest
 
 from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import CommitRefused, InputError
-from dreamtui.model import NewMemory, sha256_text
+from dreamtui.model import CONTEXT_TARGET, NewMemory, sha256_text
 from dreamtui.review.commit import abandon, commit, commit_human_change
 from dreamtui.review.decide import all_matching, decide, undo_last
-from dreamtui.review.plan import CONTEXT_TARGET, plan_commit
+from dreamtui.review.plan import plan_commit
 from dreamtui.scaffold import init_workspace
 from dreamtui.store.git import recent_commits
 from dreamtui.store.ltm import LTMStore

@@ -8,9 +8,10 @@ import click
 
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
 from dreamtui.errors import EXIT_FAILED
+from dreamtui.model import diff_stat
 from dreamtui.review.bundle import read_bundle
 from dreamtui.review.commit import commit_bundle
-from dreamtui.review.plan import added_lines, plan_bundle
+from dreamtui.review.plan import plan_bundle
 from dreamtui.store.ltm import LTMStore
 
 
@@ -31,8 +32,8 @@ def bundle_cmd(app: AppContext, check: bool) -> None:
             click.echo(f"{workspace.agents_md}: up to date")
             return
         current = read_bundle(workspace.agents_md)
-        click.echo(f"{workspace.agents_md} is stale: +{len(added_lines(current, plan.bundle))} "
-                   f"−{len(added_lines(plan.bundle, current))} lines against the live entries; "
+        added, removed = diff_stat(current, plan.bundle)
+        click.echo(f"{workspace.agents_md} is stale: +{added} −{removed} lines against the live entries; "
                    "`dreamtui bundle` regenerates it", err=True)
         sys.exit(EXIT_FAILED)
     report = commit_bundle(workspace)

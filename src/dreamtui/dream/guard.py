@@ -18,12 +18,10 @@ from typing import Any
 
 from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import EntryError
-from dreamtui.model import OPS, Entry, Proposal, Refusal
+from dreamtui.model import CONTEXT_TARGET, OPS, Entry, Proposal, Refusal
 from dreamtui.safety.paths import UnsafePathError, resolve_inside, validate_slug
 from dreamtui.store.ltm import LTMSnapshot, archive_path
 from dreamtui.workspace.config import Config
-
-CONTEXT_TARGET = "context/AGENTS.md"
 
 _TOPIC_RE = re.compile(r"topics/(?P<slug>[^/]+)\.md")
 _INCIDENT_RE = re.compile(r"incidents/(?P<month>\d{4}-\d{2})/(?P=month)-\d{2}-(?P<slug>[^/]+)\.md")

@@ -64,10 +64,6 @@ CAVEAT_CHARS = 300
 # --- text helpers ----------------------------------------------------------------------------
 
 
-def _one_line(text: str, limit: int = CAVEAT_CHARS) -> str:
-    return clip(text, limit)
-
-
 def _entry_norm(entry: Entry) -> str:
     return normalise(f"{entry.title}\n{entry.body}")
 
@@ -166,8 +162,8 @@ def caveat(flag: Memory) -> str:
     """The visible line a weakened entry carries: when, who, what was observed, what was quoted."""
     day = flag.submitted_at.astimezone(UTC).strftime("%Y-%m-%d")
     quote = flag_quote(flag)
-    quoted = f' Quoted: "{_one_line(quote, 120)}".' if quote else ""
-    return f"> Caveat (flagged {day} by {flag.agent_id}): {_one_line(flag.content)}{quoted}"
+    quoted = f' Quoted: "{clip(quote, 120)}".' if quote else ""
+    return f"> Caveat (flagged {day} by {flag.agent_id}): {clip(flag.content, CAVEAT_CHARS)}{quoted}"
 
 
 # What `caveat` writes before the observation: the agent an earlier flag came from.
@@ -186,7 +182,7 @@ def weaken(draft: EntryDraft, flags: Sequence[Memory], now: datetime, judged: Ve
 
 def archive(draft: EntryDraft, flags: Sequence[Memory], confirmations: Sequence[Memory],
             now: datetime, judged: Verdict, superseded_by: str | None) -> None:
-    reason = f"{judged.reason}: {_one_line(flags[0].content, 160)}"
+    reason = f"{judged.reason}: {clip(flags[0].content, 160)}"
     draft.retire([*flags, *confirmations], now, reason, superseded_by, judged.confidence)
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.entry.edits import retire_text, unretired_text, with_meta
 from dreamtui.errors import EntryError, InputError
-from dreamtui.model import Changeset, Entry, Proposal, diff_stat, sha256_text
+from dreamtui.model import CONTEXT_TARGET, Changeset, Entry, Proposal, diff_stat, sha256_text
 from dreamtui.review.bundle import dangling_markers, read_bundle, render_bundle
 from dreamtui.safety.marks import scan
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
@@ -38,8 +38,6 @@ from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
 from dreamtui.vocabulary import Decision, Effect, HumanOp, Op, words
 from dreamtui.vocabulary import counted as count_of
 from dreamtui.workspace.layout import Workspace
-
-CONTEXT_TARGET = "context/AGENTS.md"
 
 
 @dataclass(frozen=True)
@@ -345,7 +343,9 @@ def _guard(plan: Plan, applied: list[tuple[Proposal, str]], state: _State, auto:
 # -- the bundle ---------------------------------------------------------------------------------
 
 
-def added_lines(before: str, after: str) -> list[str]:
+def _new_lines(before: str, after: str) -> list[str]:
+    """Lines of `after` whose text `before` does not hold anywhere: what the safety scan reads.
+    (A line that only moved is no new text; sizes of a change are `model.diff_stat`'s.)"""
     old = set(before.splitlines())
     return [line for line in after.splitlines() if line not in old]
 
@@ -410,7 +410,7 @@ def _stale_reason(context: Proposal | None) -> str:
 def _check_bundle_safety(plan: Plan, before: str, after: str, auto: bool) -> None:
     if not auto:
         return  # a person accepted this exact bundle diff, marks shown
-    for line in added_lines(before, after):
+    for line in _new_lines(before, after):
         marks = scan(line)
         if marks:
             plan.refusals.append(f"the new bundle would carry text marked {', '.join(marks)} "
@@ -559,7 +559,7 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
                            byte_budget=workspace.config.context.byte_budget)
     if bundle.text == before:
         return None
-    added = added_lines(before, bundle.text)
+    added = _new_lines(before, bundle.text)
     grown, shrunk = diff_stat(before, bundle.text)
     which = "proposed" if fresh else "accepted"
     rationale = (f"the bundle that follows from {count_of(counted, f'{which} change')}: "
@@ -603,8 +603,8 @@ def plan_bundle(snapshot: LTMSnapshot, workspace: Workspace, now: datetime) -> P
     current = read_bundle(workspace.agents_md)
     if bundle.text != current:
         plan.bundle = bundle.text
-        detail = (f"bundle regenerated from the live entries: +{len(added_lines(current, bundle.text))} "
-                  f"−{len(added_lines(bundle.text, current))} lines")
+        added, removed = diff_stat(current, bundle.text)
+        detail = f"bundle regenerated from the live entries: +{added} −{removed} lines"
         plan.log_lines.append(log_line(now, "context", CONTEXT_TARGET, detail, None))
     return plan
 

@@ -53,10 +53,6 @@ def _order(memory: Memory) -> tuple[datetime, str]:
     return (memory.submitted_at, memory.id)
 
 
-def _one_line(text: str, limit: int) -> str:
-    return clip(text, limit)
-
-
 def split_exact_duplicates(members: Sequence[Memory]) -> tuple[list[Memory], list[tuple[Memory, Memory]]]:
     """(first of each normalised content, [(duplicate, the first it repeats)])."""
     firsts: dict[str, Memory] = {}
@@ -156,7 +152,7 @@ class _Dream:
         self.created += 1
         recurs = len(cluster.agents) >= 2 or len(cluster.sessions) >= 2
         kind = "topic" if recurs else "incident"
-        title = _one_line(first.title, TITLE_CHARS)
+        title = clip(first.title, TITLE_CHARS)
         slug, path = self._slug_and_path(title, kind, min(m.submitted_at for m in members))
         guidance, rest = guidance_and_rest(first.title, first.content)
         others = [m for m in members if m.id != first.id]
@@ -221,7 +217,7 @@ class HeuristicEngine:
             for proposal in _unless_rejected(dream.cluster(cluster), rejected, memories):
                 yield ProposalReady(proposal)
             yield Progress(number, total, f"cluster {number}/{len(clusters)}: "
-                                          f"{_one_line(cluster.representative.title, 60)}")
+                                          f"{clip(cluster.representative.title, 60)}")
         if cancel.cancelled:
             return
         late = dream.feedback([m for m in fresh if m.is_feedback]) + dream.drafts.proposals()

@@ -39,6 +39,7 @@ from dreamtui.dream.proposals import content_fingerprint
 from dreamtui.errors import DreamError
 from dreamtui.model import Entry, Memory
 from dreamtui.safety.secrets import redact
+from dreamtui.vocabulary import clip
 
 PROMPTS_PACKAGE = "dreamtui.dream.engines.llm"  # its prompts/ folder holds the prompt and the schema
 PROMPT_VERSION = "dream-v1"
@@ -66,8 +67,8 @@ def counted(number: int, word: str, plural: str | None = None) -> str:
 
 
 def one_line(text: str, limit: int) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    """The review's one rule for a text on one line (`vocabulary.clip`), for any value a model sent."""
+    return clip(str(text), limit)
 
 
 # --- prompt files --------------------------------------------------------------------------------
