@@ -108,6 +108,14 @@ class ClaudeCodeIntakeConfig(_Section):
     live_minutes: int = Field(10, ge=0)
 
 
+class ProjectConfig(_Section):
+    # The code project this workspace serves (relative paths resolve from the workspace folder).
+    # The dream reads its instruction files as the known corpus; delivery writes into it.
+    root: str | None = None
+    # Extra files (globs relative to root) whose rules count as already documented.
+    known_files: list[str] = Field(default_factory=list)
+
+
 class MCPConfig(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=1, le=65535)
@@ -131,6 +139,7 @@ class Config(_Section):
     ui: UIConfig = Field(default_factory=UIConfig)
     claude_code: ClaudeCodeIntakeConfig = Field(default_factory=ClaudeCodeIntakeConfig)
     mcp: MCPConfig = Field(default_factory=MCPConfig)
+    project: ProjectConfig = Field(default_factory=ProjectConfig)
 
     @field_validator("memory_types")
     @classmethod

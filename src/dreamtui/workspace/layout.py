@@ -43,6 +43,12 @@ class Workspace:
         return self._resolve(self.config.context.root)
 
     @property
+    def project_root(self) -> Path | None:
+        """The code project this workspace serves (`project.root`), or None when none is named."""
+        configured = self.config.project.root
+        return None if configured is None else self._resolve(os.path.expanduser(configured))
+
+    @property
     def agents_md(self) -> Path:
         return self.context_root / "AGENTS.md"
 
