@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from dreamtui.vocabulary import Decision, Op, words
+from dreamtui.vocabulary import Decision, Op, Route, words
 
 FEEDBACK_CONFIRMED = "context_confirmed"
 FEEDBACK_FLAGGED = "context_flagged"
@@ -26,6 +26,8 @@ MEMORY_STATES: tuple[str, ...] = ("pending", "claimed", "consumed")
 OPS: tuple[str, ...] = words(Op)
 
 DECISIONS: tuple[str, ...] = words(Decision)
+
+ROUTES: tuple[str, ...] = words(Route)
 
 ChangesetStatus = Literal["open", "committed", "abandoned"]
 
@@ -233,6 +235,9 @@ class Proposal:
     decision: str | None = None
     # op-specific facts the commit and the log need (e.g. confirmations delta, superseded_by)
     details: dict[str, Any] = field(default_factory=dict)
+    # Where the lesson goes (vocabulary.Route); None for proposals that carry no lesson
+    # (discard, the bundle itself) and for changesets written before routes existed.
+    route: str | None = None
 
     @staticmethod
     def make_id(op: str, target: str, after: str | None) -> str:
@@ -255,6 +260,7 @@ class Proposal:
             "safety": list(self.safety),
             "decision": self.decision,
             "details": dict(self.details),
+            **({"route": self.route} if self.route is not None else {}),
         }
 
 

@@ -66,6 +66,20 @@ _ACCEPTED = {Op.CREATE: Effect.CREATED, Op.UPDATE: Effect.UPDATED, Op.REINFORCE:
              Op.WEAKEN: Effect.WEAKENED, Op.ARCHIVE: Effect.ARCHIVED, Op.DISCARD: Effect.DISCARDED}
 
 
+class Route(StrEnum):
+    """Where a lesson goes once accepted (issue 13): the dream proposes one, a person may change it.
+
+    `memory` keeps it in LTM only (searchable, not in AGENTS.md); `bundle` puts it in AGENTS.md;
+    `skill` makes it a context/skills/<name>/SKILL.md; `decisions` appends it to the project's
+    DECISIONS.md; `person` is a question for the human, never written into agent context."""
+
+    MEMORY = "memory"
+    BUNDLE = "bundle"
+    SKILL = "skill"
+    DECISIONS = "decisions"
+    PERSON = "person"
+
+
 class Decision(StrEnum):
     """What a person (or the headless policy) decided about a proposal."""
 

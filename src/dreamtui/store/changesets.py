@@ -16,7 +16,7 @@ from typing import Any
 
 from dreamtui.clock import IdSource
 from dreamtui.errors import InputError
-from dreamtui.model import DECISIONS, OPS, Changeset, Proposal, Refusal, engine_label
+from dreamtui.model import DECISIONS, OPS, ROUTES, Changeset, Proposal, Refusal, engine_label
 from dreamtui.store.files import atomic_write_text, fsync_dir, write_temp
 from dreamtui.vocabulary import Op
 
@@ -179,6 +179,9 @@ def proposal_from_dict(data: Any, where: str) -> Proposal:
     decision = _field(data, "decision", str, where, default=None, nullable=True)
     if decision is not None and decision not in DECISIONS:
         raise InputError(f"{where}: decision {decision!r} is not one of {', '.join(DECISIONS)}")
+    route = _field(data, "route", str, where, default=None, nullable=True)
+    if route is not None and route not in ROUTES:
+        raise InputError(f"{where}: route {route!r} is not one of {', '.join(ROUTES)}")
     confidence = _field(data, "confidence", (int, float), where, default=0.5)
     if not 0.0 <= float(confidence) <= 1.0:
         raise InputError(f"{where}: confidence must be between 0 and 1, got {confidence}")
@@ -196,6 +199,7 @@ def proposal_from_dict(data: Any, where: str) -> Proposal:
         safety=_string_list(data, "safety", where),
         decision=decision,
         details=dict(_field(data, "details", dict, where, default={})),
+        route=route,
     )
 
 
