@@ -3,6 +3,7 @@
     python benchmarks/run.py            # full scale (minutes)
     python benchmarks/run.py --quick    # one tenth, for a smoke run
     python benchmarks/run.py stm dream  # only some
+    python benchmarks/run.py quality    # consolidation quality on the labelled sets
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = ("stm", "ltm", "dream", "commit", "import", "prompt", "tui")
+SUITES = ("stm", "ltm", "dream", "commit", "import", "prompt", "tui", "quality")
 
 
 def main(argv: list[str]) -> int:
