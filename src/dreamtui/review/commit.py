@@ -162,8 +162,6 @@ def _file_writes(workspace: Workspace, plan: Plan) -> tuple[dict[Path, str], lis
         writes[root / LOG_PATH] = _log_text(workspace, plan.log_lines)
     if plan.bundle is not None:
         writes[workspace.agents_md] = plan.bundle
-        if workspace.config.context.also_claude_md:
-            writes[workspace.context_root / "CLAUDE.md"] = plan.bundle
     return writes, [root / path for path in plan.moves]
 
 
@@ -171,8 +169,7 @@ def _generated_files(workspace: Workspace) -> dict[Path, str | None]:
     """The generated files a commit may rewrite, hashed now: before the plan reads them, so any
     change after this read is one the plan may not have seen, and the journal refuses it."""
     root = workspace.memory_root
-    paths = (root / "INDEX.md", root / LOG_PATH, workspace.agents_md,
-             workspace.context_root / "CLAUDE.md")
+    paths = (root / "INDEX.md", root / LOG_PATH, workspace.agents_md)
     return {path: file_sha256(path) for path in paths}
 
 

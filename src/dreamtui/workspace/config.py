@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from dreamtui.errors import ConfigError
 from dreamtui.model import DEFAULT_MEMORY_TYPES, FEEDBACK_TYPES
@@ -50,10 +50,64 @@ class LTMConfig(_Section):
     on_guard_violation: Literal["fail", "warn"] = "fail"
 
 
+class TargetConfig(_Section):
+    """One file of the project (`project.root`) that receives the bundle (deliver/targets.py):
+    dreamtui owns only its marked block and never touches text outside it."""
+
+    path: str  # relative to project.root, inside it
+    # block: the bundle itself in the block; import: an `@<path>` line importing `imports`
+    mode: Literal["block", "import"] = "block"
+    imports: str | None = None  # for mode import: the block target it imports (default: the first)
+
+    @field_validator("path", "imports")
+    @classmethod
+    def _inside_project(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = value.replace("\\", "/").split("/")
+        if not value.strip() or value.startswith(("/", "~")) or "\\" in value or ".." in parts \
+                or re.match(r"[A-Za-z]:", value) or not value.isprintable():
+            raise ValueError(f"{value!r} must be a path relative to project.root, inside it "
+                             "(not absolute, no ~, .. or backslash)")
+        return value
+
+
+# The project files delivery writes when `project.root` is set and `context.targets` is not.
+DEFAULT_TARGETS = (TargetConfig(path="AGENTS.md"), TargetConfig(path="CLAUDE.md", mode="import"))
+
+
 class ContextConfig(_Section):
     root: str = "workspace/context"
     byte_budget: int = Field(24 * 1024, ge=1024, le=1_048_576)
-    also_claude_md: bool = False
+    # None: DEFAULT_TARGETS when project.root is set; [] delivers nothing into the project.
+    targets: list[TargetConfig] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _also_claude_md_removed(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "also_claude_md" in data:
+            raise ValueError("also_claude_md was removed: set project.root, and the project's "
+                             "CLAUDE.md receives the bundle through context.targets "
+                             "(default: AGENTS.md as a block, CLAUDE.md importing it)")
+        return data
+
+    @field_validator("targets")
+    @classmethod
+    def _targets_consistent(cls, value: list[TargetConfig] | None) -> list[TargetConfig] | None:
+        if not value:
+            return value
+        paths = [t.path for t in value]
+        twice = sorted({p for p in paths if paths.count(p) > 1})
+        if twice:
+            raise ValueError(f"{', '.join(twice)} named twice")
+        blocks = [t.path for t in value if t.mode == "block"]
+        for target in value:
+            if target.mode == "import" and not blocks:
+                raise ValueError(f"{target.path} imports a block target, but none is listed")
+            if target.imports is not None and target.imports not in blocks:
+                raise ValueError(f"{target.path}: imports {target.imports!r}, which is not a "
+                                 f"block target ({', '.join(blocks) or 'none listed'})")
+        return value
 
 
 class AnthropicConfig(_Section):
