@@ -254,6 +254,12 @@ class LTMStore:
                 self._walk(str(folder), top, found, problems)
         return sorted(found, key=lambda pair: pair[1])
 
+    def entry_files(self, problems: list[EntryError]) -> list[tuple[str, str]]:
+        """(file to read, path relative to the root) of every entry file, archived ones included,
+        sorted by path, with links checked as `scan` checks them (what is refused goes to
+        `problems`): for the search index, which stats them and reads only changed ones."""
+        return self._collect(problems)
+
     def scan(self) -> LTMSnapshot:
         """Every entry under topics/, incidents/ and archive/; malformed files become problems.
 
