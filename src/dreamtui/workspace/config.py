@@ -162,6 +162,14 @@ class ClaudeCodeIntakeConfig(_Section):
     live_minutes: int = Field(10, ge=0)
 
 
+class CodexIntakeConfig(_Section):
+    # None: $CODEX_HOME/sessions, else ~/.codex/sessions (where Codex CLI writes its rollouts).
+    sessions_dir: str | None = None
+    # None: project.root, else the workspace folder.
+    project: str | None = None
+    live_minutes: int = Field(10, ge=0)
+
+
 class ProjectConfig(_Section):
     # The code project this workspace serves (relative paths resolve from the workspace folder).
     # The dream reads its instruction files as the known corpus; delivery writes into it.
@@ -192,6 +200,7 @@ class Config(_Section):
     git: GitConfig = Field(default_factory=GitConfig)
     ui: UIConfig = Field(default_factory=UIConfig)
     claude_code: ClaudeCodeIntakeConfig = Field(default_factory=ClaudeCodeIntakeConfig)
+    codex: CodexIntakeConfig = Field(default_factory=CodexIntakeConfig)
     mcp: MCPConfig = Field(default_factory=MCPConfig)
     project: ProjectConfig = Field(default_factory=ProjectConfig)
 
