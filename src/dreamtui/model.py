@@ -153,6 +153,18 @@ def flag_quote(memory: Memory) -> str:
     return str(memory.metadata.get("quote") or "").strip()
 
 
+def memory_session(memory: Memory) -> str | None:
+    """The agent session a memory came from: `metadata.session_id` (MCP, the Claude Code miner)
+    or `metadata.session` (hand-written seeds and older clients); None when it names none."""
+    value = memory.metadata.get("session_id") or memory.metadata.get("session")
+    return str(value) if value else None
+
+
+# A weakened entry's visible caveat lines start with this (dream/policy.caveat writes them;
+# the bundle shows the newest beside the guidance).
+CAVEAT_PREFIX = "> Caveat ("
+
+
 @dataclass(frozen=True)
 class Entry:
     """One LTM markdown file. `meta` keeps every frontmatter key in file order."""
@@ -211,6 +223,12 @@ class Entry:
                 continue
             paragraph.append(line.strip())
         return " ".join(paragraph)
+
+    @property
+    def caveats(self) -> list[str]:
+        """The body's caveat lines (CAVEAT_PREFIX …), in file order, without the leading "> "."""
+        return [line.strip()[2:] for line in self.body.splitlines()
+                if line.strip().startswith(CAVEAT_PREFIX)]
 
     @property
     def sha256(self) -> str:
