@@ -81,6 +81,11 @@ class ContextConfig(_Section):
     byte_budget: int = Field(24 * 1024, ge=1024, le=1_048_576)
     # None: DEFAULT_TARGETS when project.root is set; [] delivers nothing into the project.
     targets: list[TargetConfig] | None = None
+    # Which entries the bundle carries, by their frontmatter `route` (dream/routes.py): `bundle`
+    # (recurring lessons; an entry without a route counts as bundle) by default; add `skill` or
+    # `memory` to carry those too. A pinned entry is always carried.
+    include: list[Literal["bundle", "skill", "memory"]] = Field(
+        default_factory=lambda: ["bundle"], min_length=1)
 
     @model_validator(mode="before")
     @classmethod
