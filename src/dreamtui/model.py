@@ -28,6 +28,8 @@ OPS: tuple[str, ...] = words(Op)
 DECISIONS: tuple[str, ...] = words(Decision)
 
 ROUTES: tuple[str, ...] = words(Route)
+# The routes an entry's frontmatter keeps; `decisions` and `person` are delivered at commit.
+ENTRY_ROUTES: tuple[str, ...] = (Route.MEMORY.value, Route.BUNDLE.value, Route.SKILL.value)
 
 ChangesetStatus = Literal["open", "committed", "abandoned"]
 
@@ -173,14 +175,18 @@ class Entry:
     meta: dict[str, Any]
     body: str
     raw: str  # the exact text read, so an untouched entry is rewritten byte for byte
+    # What the codec read from elsewhere, as Dreamer reads such files, because the frontmatter
+    # has none to give: "slug" from the file name (or a Mixed_Case slug kebab-cased), "title"
+    # from the body's leading `# heading` or the file name. Never written back into the file.
+    derived: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def slug(self) -> str:
-        return str(self.meta.get("slug", ""))
+        return self.derived.get("slug") or str(self.meta.get("slug", ""))
 
     @property
     def title(self) -> str:
-        return str(self.meta.get("title", self.slug))
+        return self.derived.get("title") or str(self.meta.get("title", self.slug))
 
     @property
     def kind(self) -> str:
@@ -214,15 +220,28 @@ class Entry:
 
     @property
     def guidance(self) -> str:
-        """The first paragraph of the body: the line the context bundle carries."""
+        """The body's first paragraph that is not a heading: the line the context bundle carries.
+
+        Entries in Dreamer's shape (and what a model writes) open with `# Title`: that is the
+        title, never the guidance.
+        """
         paragraph: list[str] = []
         for line in self.body.strip().splitlines():
-            if not line.strip():
+            heading = is_heading(line)
+            if not line.strip() or heading:
                 if paragraph:
                     break
                 continue
             paragraph.append(line.strip())
         return " ".join(paragraph)
+
+    @property
+    def route(self) -> str:
+        """Where the entry's lesson goes (frontmatter `route`: memory, bundle or skill; see
+        dream/routes.py). Absent or unreadable is `bundle`: entries written before routes existed
+        were all in AGENTS.md and stay there."""
+        value = str(self.meta.get("route") or "")
+        return value if value in ENTRY_ROUTES else Route.BUNDLE.value
 
     @property
     def caveats(self) -> list[str]:
