@@ -67,6 +67,13 @@ def frontmatter_int(value: Any, default: int = 0) -> int:
         return default
 
 
+def is_heading(line: str) -> bool:
+    """A markdown ATX heading line (`# Title`, `## Notes` …)."""
+    stripped = line.strip()
+    marks = len(stripped) - len(stripped.lstrip("#"))
+    return 1 <= marks <= 6 and (len(stripped) == marks or stripped[marks] in " \t")
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
