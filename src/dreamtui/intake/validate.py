@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -134,16 +135,24 @@ def json_kind(value: Any) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
-def _slug(field: str, value: str) -> str:
+# An agent often passes the marker it read, `[mem: ci-ports]`, where the slug inside is meant.
+_MARKER_RE = re.compile(r"\[\s*mem\s*:\s*(.*?)\s*\]", re.IGNORECASE | re.DOTALL)
+
+
+def target_slug(field: str, value: str) -> str:
+    """The slug `value` names, given bare or as its `[mem: <slug>]` marker; InputError naming
+    `field` and the slug rule otherwise."""
+    text = value.strip()
+    marker = _MARKER_RE.fullmatch(text)
     try:
-        return validate_slug(value.strip())
+        return validate_slug(marker.group(1) if marker else text)
     except ValueError as exc:
         raise InputError(f"{field}: {exc}") from None
 
 
 def confirmation(target: str, agent_id: str, note: str | None, now: datetime | None = None) -> NewMemory:
     """A `context_confirmed` memory; one per agent, target and UTC day (its idempotency key)."""
-    slug = _slug("target", target)
+    slug = target_slug("target", target)
     day = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
     content = note.strip() if note and note.strip() else f"The guidance marked [mem: {slug}] helped."
     return NewMemory(type=FEEDBACK_CONFIRMED, title=f"confirmed {slug}", content=content,
@@ -158,7 +167,7 @@ def flag(observation: str, targets: list[str] | None, quote: str | None, agent_i
     _check_targets("targets", len(targets or ()))
     metadata: dict[str, Any] = {}
     if targets:
-        metadata["targets"] = [_slug("targets", t) for t in targets]
+        metadata["targets"] = [target_slug("targets", t) for t in targets]
     if quote and quote.strip():
         metadata["quote"] = quote.strip()
     title = "flagged " + ", ".join(metadata.get("targets", [])) if targets else "flagged context"
