@@ -65,7 +65,8 @@ def regenerate_generated_files(workspace: Workspace) -> None:
     snapshot = store.scan()
     store.write_index(snapshot)
     workspace.context_root.mkdir(parents=True, exist_ok=True)
-    bundle = render_bundle(snapshot.live(), byte_budget=workspace.config.context.byte_budget)
+    bundle = render_bundle(snapshot.live(), byte_budget=workspace.config.context.byte_budget,
+                           include=workspace.config.context.include)
     atomic_write_text(workspace.agents_md, bundle.text)
 
 

@@ -151,3 +151,29 @@ def test_find_and_dangling_markers() -> None:
 def test_flagged_entries_keep_guidance_only() -> None:
     flagged = make("ci-ports", "CI Postgres listens on 5432.\n\n> Flagged: it is 5433.\n", flags=1)
     assert lines_of(render_bundle([flagged]).text) == ["- CI Postgres listens on 5432. [mem: ci-ports]"]
+
+
+# --- which entries the bundle carries (context.include) and weakened lines (issue 11, items 5, 7)
+
+
+def test_route_decides_inclusion_and_entries_without_a_route_stay() -> None:
+    entries = [make("legacy"), make("recurring", route="bundle"), make("once", route="memory"),
+               make("recipe", route="skill"), make("pinned-once", route="memory", importance="pinned")]
+    assert render_bundle(entries).included == ["pinned-once", "legacy", "recurring"]
+    wider = render_bundle(entries, include=("bundle", "skill", "memory")).included
+    assert sorted(wider) == ["legacy", "once", "pinned-once", "recipe", "recurring"]
+    assert "once" not in render_bundle(entries, include=("bundle", "skill")).included
+
+
+def test_weakened_entry_carries_its_caveat_until_reconfirmed() -> None:
+    body = ("Use Node 18 for the React app.\n\n"
+            "> Caveat (flagged 2026-12-01 by cursor): .nvmrc says 20 and npm ci fails on 18. "
+            'Quoted: "Use Node 18".\n')
+    flagged = make("node", body, flags=1, last_flagged=datetime(2026, 12, 1, tzinfo=UTC),
+                   last_confirmed=datetime(2026, 11, 16, tzinfo=UTC), confirmations=3)
+    line = lines_of(render_bundle([flagged]).text)[0]
+    assert line == ("- Use Node 18 for the React app. (⚠ flagged 2026-12-01 by cursor: .nvmrc says 20 "
+                    "and npm ci fails on 18.) [mem: node]")
+    reconfirmed = make("node", body, flags=1, last_flagged=datetime(2026, 12, 1, tzinfo=UTC),
+                       last_confirmed=datetime(2026, 12, 2, tzinfo=UTC), confirmations=4)
+    assert lines_of(render_bundle([reconfirmed]).text)[0] == "- Use Node 18 for the React app. [mem: node]"

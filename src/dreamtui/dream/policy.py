@@ -39,6 +39,7 @@ from dreamtui.dream.cluster import (
 )
 from dreamtui.dream.proposals import Drafts, EntryDraft, discard_proposal
 from dreamtui.model import (
+    CAVEAT_PREFIX,
     FEEDBACK_CONFIRMED,
     FEEDBACK_FLAGGED,
     Entry,
@@ -163,11 +164,12 @@ def caveat(flag: Memory) -> str:
     day = flag.submitted_at.astimezone(UTC).strftime("%Y-%m-%d")
     quote = flag_quote(flag)
     quoted = f' Quoted: "{clip(quote, 120)}".' if quote else ""
-    return f"> Caveat (flagged {day} by {flag.agent_id}): {clip(flag.content, CAVEAT_CHARS)}{quoted}"
+    return f"{CAVEAT_PREFIX}flagged {day} by {flag.agent_id}): {clip(flag.content, CAVEAT_CHARS)}{quoted}"
 
 
 # What `caveat` writes before the observation: the agent an earlier flag came from.
-_CAVEAT_AGENT_RE = re.compile(r"^> Caveat \(flagged \d{4}-\d{2}-\d{2} by (.+?)\): ", re.MULTILINE)
+_CAVEAT_AGENT_RE = re.compile(rf"^{re.escape(CAVEAT_PREFIX)}flagged \d{{4}}-\d{{2}}-\d{{2}} by (.+?)\): ",
+                              re.MULTILINE)
 
 
 def caveat_agents(entry: Entry) -> set[str]:

@@ -11,22 +11,32 @@ entry, so the strongest guidance sits at the top of the file, where an agent tha
 part of it still sees it. The byte budget takes entries in rank order and stops at the first
 that does not fit: the bundle is always the N best entries, and every entry after the cut is
 reported in `left_out`.
+
+Which entries it carries (`included`, `context.include`): those whose route (`Entry.route`,
+frontmatter `route:`, absent counting as `bundle`) is listed — by default only `bundle`, the
+lessons that recurred — and every pinned entry. A weakened entry (flagged after its last
+confirmation) carries its newest caveat on its line, so an agent reading "Use Node 18" also reads
+that it was flagged and why; a confirmation after the flag reconfirms it and the caveat leaves
+the line (it stays in the entry's body).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from dreamtui.errors import WorkspaceError
-from dreamtui.model import Entry, frontmatter_time
+from dreamtui.model import CAVEAT_PREFIX, Entry, frontmatter_time
 from dreamtui.safety.paths import SLUG_PATTERN
 from dreamtui.store.ltm import topic_group
+from dreamtui.vocabulary import clip
 
 DEFAULT_BYTE_BUDGET = 24 * 1024
 DEFAULT_TITLE = "Agent context"
+DEFAULT_INCLUDE: tuple[str, ...] = ("bundle",)  # context.include's default
+CAVEAT_CHARS = 200  # of a caveat on a bundle line: the observation, not the whole quote
 
 MARKER_RE = re.compile(rf"\[mem: ({SLUG_PATTERN})\]")
 # Looser than MARKER_RE on purpose: "[MEM:x]" or "[ mem : x ]" would fool a reader, if not a regex.
@@ -59,10 +69,33 @@ def _neutralise(text: str) -> str:
     return _MARKER_OPEN_RE.sub(r"(\1", text)
 
 
+def open_caveat(entry: Entry) -> str | None:
+    """The newest caveat of an entry flagged after its last confirmation, as a clause; None when
+    it carries none or was confirmed since."""
+    caveats = entry.caveats
+    if not caveats or entry.flags <= 0:
+        return None
+    flagged = frontmatter_time(entry.meta.get("last_flagged"))
+    if flagged and flagged <= frontmatter_time(entry.meta.get("last_confirmed")):
+        return None
+    text = caveats[-1].removeprefix(CAVEAT_PREFIX[2:])  # "Caveat (flagged D by A): …" → "flagged D by A): …"
+    when, _, observation = text.partition("): ")
+    observation = observation.split(' Quoted: "', 1)[0]
+    return f"⚠ {when}: {clip(observation, CAVEAT_CHARS)}" if observation else None
+
+
 def guidance_line(entry: Entry) -> str:
-    """The bundle line for one entry: its first paragraph (or title), then its marker."""
-    guidance = _neutralise(_one_line(entry.guidance or entry.title))
-    return f"- {guidance} [mem: {entry.slug}]"
+    """The bundle line for one entry: its first paragraph (or title), its open caveat, its marker."""
+    guidance = _one_line(entry.guidance or entry.title)
+    caveat = open_caveat(entry)
+    if caveat:
+        guidance = f"{guidance} ({caveat})"
+    return f"- {_neutralise(guidance)} [mem: {entry.slug}]"
+
+
+def carried(entry: Entry, include: Collection[str] = DEFAULT_INCLUDE) -> bool:
+    """Whether AGENTS.md carries this live entry: its route is included, or a person pinned it."""
+    return entry.pinned or entry.route in include
 
 
 def _rank(entry: Entry) -> tuple[bool, int, float, str]:
@@ -75,9 +108,10 @@ def _header(title: str) -> str:
 
 
 def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_BUDGET,
-                  title: str = DEFAULT_TITLE) -> Bundle:
-    """AGENTS.md for the live entries among `entries`, within `byte_budget` UTF-8 bytes."""
-    ranked = sorted((e for e in entries if not e.archived), key=_rank)
+                  title: str = DEFAULT_TITLE, include: Collection[str] = DEFAULT_INCLUDE) -> Bundle:
+    """AGENTS.md for the live entries among `entries` that it carries (`carried`), within
+    `byte_budget` UTF-8 bytes."""
+    ranked = sorted((e for e in entries if not e.archived and carried(e, include)), key=_rank)
     header = _header(title)
     size = len(header.encode("utf-8"))
     sections: dict[str, list[tuple[str, str]]] = {}

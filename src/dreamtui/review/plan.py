@@ -374,7 +374,8 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
     decision = bundle_decision(context, changes_entries, auto) if context is not None else None
     plan.bundle_followed = context is not None and context.decision is None and decision == "accept"
     if decision == "accept":
-        bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
+        bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget,
+                               include=workspace.config.context.include)
         plan.bundle_left_out = list(bundle.left_out)
         if context is not None and bundle.text != context.after:
             plan.warnings.append("the bundle written differs from the reviewed context proposal "
@@ -386,7 +387,8 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
     else:
         final = current
         if changes_entries and render_bundle(
-                live, byte_budget=workspace.config.context.byte_budget).text != current:
+                live, byte_budget=workspace.config.context.byte_budget,
+                include=workspace.config.context.include).text != current:
             plan.bundle_stale = _stale_reason(context)
             plan.warnings.append(plan.bundle_stale)
     dangling = dangling_markers(final, {e.slug for e in live})
@@ -556,7 +558,8 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
         counted += 1
     before = read_bundle(workspace.agents_md) if bundle_now is None else bundle_now
     bundle = render_bundle([e for e in state.entries.values() if not e.archived],
-                           byte_budget=workspace.config.context.byte_budget)
+                           byte_budget=workspace.config.context.byte_budget,
+                           include=workspace.config.context.include)
     if bundle.text == before:
         return None
     added = _new_lines(before, bundle.text)
@@ -598,7 +601,8 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
 def plan_bundle(snapshot: LTMSnapshot, workspace: Workspace, now: datetime) -> Plan:
     """AGENTS.md as the live entries give it; `bundle` is None when the file already says that."""
     bundle = render_bundle([e for e in snapshot.entries.values() if not e.archived],
-                           byte_budget=workspace.config.context.byte_budget)
+                           byte_budget=workspace.config.context.byte_budget,
+                           include=workspace.config.context.include)
     plan = Plan(bundle_left_out=list(bundle.left_out), entries_after=dict(snapshot.entries))
     current = read_bundle(workspace.agents_md)
     if bundle.text != current:
@@ -639,7 +643,8 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     plan.counts = {HumanOp(op).effect: 1}
     plan.log_lines.append(log_line(now, label or op, path, reason, None))
     live = [e for e in state.entries.values() if not e.archived]
-    bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget)
+    bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget,
+                           include=workspace.config.context.include)
     plan.bundle_left_out = list(bundle.left_out)
     if bundle.text != read_bundle(workspace.agents_md):
         plan.bundle = bundle.text
