@@ -21,6 +21,7 @@ class Effect(StrEnum):
     ARCHIVED = "archived"
     RESTORED = "restored"
     PINNED = "pinned"
+    NOTED = "noted"  # a lesson routed `person`: a question for the human, written nowhere
     DISCARDED = "discarded"
     REJECTED = "rejected"
     DEFERRED = "deferred"
@@ -35,13 +36,13 @@ class Effect(StrEnum):
     @property
     def words(self) -> str:
         """As a person reads it in a summary ("held back")."""
-        return self.value.replace("_", " ")
+        return "noted for a person" if self is Effect.NOTED else self.value.replace("_", " ")
 
 
 # Only the effects a dream's commit writes to LOG.md; a person's own change logs its HumanOp.
 _LOG_OP = {Effect.CREATED: "create", Effect.UPDATED: "update", Effect.REINFORCED: "reinforce",
            Effect.WEAKENED: "weaken", Effect.ARCHIVED: "archive", Effect.PINNED: "pin",
-           Effect.DISCARDED: "discard", Effect.REJECTED: "reject"}
+           Effect.DISCARDED: "discard", Effect.REJECTED: "reject", Effect.NOTED: "question"}
 
 
 class Op(StrEnum):
