@@ -24,6 +24,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from tests.factories import entry_text, write_entry
+
 SRC = str(Path(__file__).parents[2] / "src")
 ENTRY = "from dreamtui.cli.main import main; import dreamtui.cli.mcp_cmds; main()"
 TIMEOUT = 60
@@ -37,6 +39,18 @@ def stdio(ws: Path, *args: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable,
                                  args=["-c", ENTRY, "--workspace", str(ws), "mcp", *args],
                                  env={"PYTHONPATH": SRC})
+
+
+# The slugs the MCP tests confirm: confirm_context refuses a slug that names no live entry.
+CONFIRMED = ("test-db-reset", "still-up", "first", "second", "third", "fourth", "a-slug",
+             "before-revoke", "after-revoke", "still-served")
+
+
+def with_live_entries(ws: Path, slugs: tuple[str, ...] = CONFIRMED) -> Path:
+    """`ws` with a live topic entry for each of `slugs`."""
+    for slug in slugs:
+        write_entry(ws / "workspace" / "memory", f"topics/{slug}.md", entry_text(slug))
+    return ws
 
 
 def stored(ws: Path) -> list[dict[str, Any]]:

@@ -24,9 +24,26 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from dreamtui.store import tokens
-from tests.system.mcp_harness import ENTRY, TIMEOUT, HttpServer, call, env, http_server, jsonrpc, stdio, stored
+from tests.system.mcp_harness import (
+    ENTRY,
+    TIMEOUT,
+    HttpServer,
+    call,
+    env,
+    http_server,
+    jsonrpc,
+    stdio,
+    stored,
+    with_live_entries,
+)
 
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyzABCDEF123456"
+
+
+@pytest.fixture
+def ws(ws: Path) -> Path:
+    """The minimal workspace with a live entry for each slug these tests confirm."""
+    return with_live_entries(ws)
 
 
 # -- stdio ---------------------------------------------------------------------------------------
@@ -36,7 +53,7 @@ async def test_stdio_tools_store_memories_and_feedback(ws: Path) -> None:
     with anyio.fail_after(TIMEOUT):
         async with Client(stdio(ws, "--agent", "claude")) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
-            assert set(listed) == {"submit_memory", "confirm_context", "flag_context"}
+            assert set(listed) == {"submit_memory", "confirm_context", "flag_context", "search_memory", "get_entry"}
             guidance = listed["submit_memory"].description
             assert "root cause" in guidance and "secret" in guidance.lower()
             assert "observation, failure, code_snippet" in guidance

@@ -27,7 +27,13 @@ from dreamtui.model import NewMemory
 from dreamtui.store import tokens
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace
-from tests.system.mcp_harness import INITIALIZE, TIMEOUT, HttpServer, call, http_server, stored
+from tests.system.mcp_harness import INITIALIZE, TIMEOUT, HttpServer, call, http_server, stored, with_live_entries
+
+
+@pytest.fixture
+def ws(ws: Path) -> Path:
+    """The minimal workspace with a live entry for each slug these tests confirm."""
+    return with_live_entries(ws)
 
 OBSERVATION = {"type": "observation", "title": "CI Postgres listens on 5433",
                "content": "Connection refused on 5432; the workflow maps 5433."}

@@ -52,6 +52,7 @@ from mcp_types import (
     TextContent,
     ToolAnnotations,
 )
+from mcp_types import Resource as MCPResource
 from pydantic import Field, ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import Response
@@ -187,6 +188,8 @@ class MemoryTools:
         self._workspace = workspace
         self._config = workspace.config
         self._agent = agent
+        # The refusal for a confirmation naming no live entry (None: any slug is taken).
+        self.known_target: Callable[[str], str | None] | None = None
 
     async def submit_memory(
         self,
@@ -211,6 +214,12 @@ class MemoryTools:
         target: Annotated[str, Field(description="The slug from the [mem: <slug>] marker.")],
         note: Annotated[str | None, Field(description="Optional: how it helped.")] = None,
     ) -> CallToolResult:
+        if self.known_target is not None:
+            # A confirmation of nothing would wait in the queue for a dream to drop it; the
+            # agent learns now that its slug is wrong.
+            refusal = await anyio.to_thread.run_sync(self.known_target, target)
+            if refusal is not None:
+                return reply(failure("not_found", refusal))
         return await self._submit(lambda agent: validate.prepare(
             _naming("target", lambda: validate.confirmation(target, agent, note)), self._config))
 
@@ -272,7 +281,14 @@ class MemoryTools:
 
 class DreamtuiMCPServer(MCPServer):
     """An unknown tool, and arguments that fail the tools' schemas, get the same envelope as every
-    other refusal, instead of the SDK's free-text tool error."""
+    other refusal, instead of the SDK's free-text tool error. `resources/list` also lists each
+    live entry (`listed`, set by `intake.mcp_read.register`), which changes with every commit."""
+
+    listed: Callable[[], list[MCPResource]] | None = None
+
+    async def list_resources(self) -> list[MCPResource]:
+        static = await super().list_resources()
+        return static if self.listed is None else [*static, *await anyio.to_thread.run_sync(self.listed)]
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
@@ -313,6 +329,11 @@ def build_server(workspace: Workspace, agent: Callable[[], str | None],
                                                 open_world_hint=False))
     server.add_tool(tools.flag_context, name="flag_context", description=FLAG_DESCRIPTION,
                     annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
+    from dreamtui.intake import mcp_read  # it uses this module's envelope helpers
+
+    reader = mcp_read.register(server, workspace)
+    server.listed = reader.entry_resources
+    tools.known_target = reader.unknown_target
     return server
 
 
