@@ -67,7 +67,11 @@ def config_check(app: AppContext, as_json: bool) -> None:
         click.echo(f"{workspace.config_path}: {problem}", err=True)
     snapshot = LTMStore(workspace.memory_root).scan()
     for bad in snapshot.problems:
-        click.echo(f"entry problem: {bad} (skipped: not in INDEX.md or AGENTS.md)", err=True)
+        where = ("not in AGENTS.md; INDEX.md lists it, as Dreamer does" if bad.path in snapshot.listed
+                 else "not in INDEX.md or AGENTS.md")
+        click.echo(f"entry problem: {bad} (skipped: {where})", err=True)
+    for notice in snapshot.notices():
+        click.echo(f"entry notice: {notice}", err=True)
     failed = bool(keymap or snapshot.problems)
     if as_json:
         click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))

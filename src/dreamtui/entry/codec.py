@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from dreamtui.errors import EntryError
-from dreamtui.model import Entry, iso_z
+from dreamtui.model import Entry, is_heading, iso_z
 from dreamtui.safety.paths import SLUG_MAX_LEN, SLUG_PATTERN, is_slug
 
 # The C loader parses frontmatter several times faster; listing 10,000 entries depends on it.
@@ -40,6 +40,7 @@ _INLINE_COMMENT_RE = re.compile(r"\s+#")
 _FAST_LINE_RE = re.compile(r"^(?:([A-Za-z_][A-Za-z0-9_]*):(?:[ ]+(.*))?|[ ]*|#.*)\r?$", re.MULTILINE)
 _DOUBLE_QUOTED_RE = re.compile(r'^"([^"\\]*)"(?:\s+#.*)?\s*$')
 _SINGLE_QUOTED_RE = re.compile(r"^'((?:[^']|'')*)'(?:\s+#.*)?\s*$")
+_DATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}-")  # an incident file name's date
 _ISO_Z_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 _STR_TAG = "tag:yaml.org,2002:str"
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
@@ -264,20 +265,97 @@ def _load_frontmatter(source: str, path: str) -> dict[str, Any]:
     return meta
 
 
+def kebab(value: str) -> str:
+    """Dreamer's kebab-casing (its `_kebab`): lowercase, every run of other characters one '-'."""
+    out: list[str] = []
+    last_dash = True
+    for char in value.strip().lower():
+        if char.isalnum():
+            out.append(char)
+            last_dash = False
+        elif not last_dash:
+            out.append("-")
+            last_dash = True
+    return "".join(out).rstrip("-")
+
+
+def file_stem(path: str) -> str:
+    """The file name without `.md`: what Dreamer's INDEX.md shows for an entry without a title."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def _file_slug(path: str) -> str:
+    """The slug a file name gives: topics/<slug>.md, incidents/YYYY-MM/YYYY-MM-DD-<slug>.md."""
+    stem = file_stem(path)
+    if "incidents/" in path:
+        stem = _DATED_RE.sub("", stem)
+    return kebab(stem)
+
+
+def _derived_slug(meta: dict[str, Any], frontmatter: str, path: str) -> str | None:
+    """The slug to read when the frontmatter's is missing or not one (Dreamer reads such files
+    and lists them in INDEX.md): the file name's, or the slug kebab-cased; None when the
+    frontmatter's slug is fine; EntryError when neither gives a slug."""
+    if "slug" not in meta or meta["slug"] is None:
+        derived = _file_slug(path)
+        if is_slug(derived):
+            return derived
+        raise EntryError(path, 2, "missing slug, and the file name gives none: add "
+                                  "`slug: <lowercase-words>` to the frontmatter")
+    slug = meta["slug"]
+    if is_slug(slug):
+        return None
+    derived = kebab(slug) if isinstance(slug, str) else ""
+    if not is_slug(derived):
+        try:
+            check_slug(slug, path)  # raises: neither the slug nor its kebab-cased form is one
+        except EntryError as exc:
+            raise EntryError(path, _key_line(frontmatter, "slug"), exc.reason) from None
+    return derived
+
+
+def _derived_title(meta: dict[str, Any], body: str, path: str) -> str | None:
+    """The title to read when the frontmatter has none: the body's leading `# heading`, else
+    the file name (as Dreamer's INDEX.md shows it); None when the frontmatter has one."""
+    title = meta.get("title")
+    if title is not None and (not isinstance(title, str) or title.strip()):
+        return None
+    for line in body.splitlines():
+        if line.strip():
+            heading = line.strip().lstrip("#").strip()
+            return heading if is_heading(line) and heading else file_stem(path)
+    return file_stem(path)
+
+
 def parse_entry(text: str, path: str) -> Entry:
-    """One entry file's text → Entry; EntryError(path, line, reason) when it is malformed."""
+    """One entry file's text → Entry; EntryError(path, line, reason) when it is malformed.
+
+    A file Dreamer reads is read too: without a slug it takes the file name's, a slug that is
+    not lowercase words (`Mixed_Case`) is read kebab-cased, and without a title it takes the
+    body's leading `# heading` or the file name. What was derived is in `Entry.derived`
+    (reported by the store's scan), never written into the file.
+    """
     document = _split_document(text, path)
     meta = _load_frontmatter(document.frontmatter, path)
-    if "slug" not in meta:
-        raise EntryError(path, 2, "missing slug: add `slug: <lowercase-words>` to the frontmatter")
+    derived: dict[str, str] = {}
+    slug = _derived_slug(meta, document.frontmatter, path)
+    if slug is not None:
+        derived["slug"] = slug
+    title = _derived_title(meta, document.body, path)
+    if title is not None:
+        derived["title"] = title
+    return Entry(path=path, meta=meta, body=document.body, raw=text, derived=derived)
+
+
+def index_listing(text: str, path: str) -> Entry | None:
+    """A file `parse_entry` refuses, as Dreamer's INDEX.md writer still lists it (frontmatter that
+    loads as a mapping, whatever its slug and title), or None when Dreamer skips it too."""
     try:
-        check_slug(meta["slug"], path)
-    except EntryError as exc:
-        raise EntryError(path, _key_line(document.frontmatter, "slug"), exc.reason) from None
-    title = meta.get("title")
-    if not isinstance(title, str) or not title.strip():
-        line = _key_line(document.frontmatter, "title") or 2
-        raise EntryError(path, line, "missing title: add `title: <one line of text>` to the frontmatter")
+        document = _split_document(text, path)
+        meta = _load_frontmatter(document.frontmatter, path)
+    except EntryError:
+        return None
     return Entry(path=path, meta=meta, body=document.body, raw=text)
 
 

@@ -8,14 +8,13 @@ commit writes entries. Nothing here decides what to change.
 from __future__ import annotations
 
 import os
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamtui.entry.codec import as_utc, check_slug, key_line, parse_entry
+from dreamtui.entry.codec import as_utc, check_slug, file_stem, index_listing, key_line, parse_entry
 from dreamtui.errors import EntryError
 from dreamtui.model import Entry, iso_z
 from dreamtui.store.files import atomic_write_text
@@ -28,7 +27,6 @@ LOG_NAME = "LOG.md"
 LOG_PATH = f"{ARCHIVE}/{LOG_NAME}"
 ENTRY_KINDS = ("topic", "incident")
 
-_MONTH_RE = re.compile(r"^\d{4}-\d{2}$")
 _LOG_CHUNK = 64 * 1024
 
 
@@ -65,56 +63,62 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _link(entry: Entry) -> str:
-    title = _one_line(entry.title).replace("[", "\\[").replace("]", "\\]")
-    return f"- [{title}]({entry.path})"
-
-
-def _sections(groups: dict[str, list[Entry]], order: list[str]) -> list[str]:
-    out: list[str] = []
-    for name in order:
-        out += ["", f"### {name}", "", *(_link(entry) for entry in groups[name])]
-    return out
-
-
 def topic_group(entry: Entry) -> str:
-    """The heading an entry is listed under, in INDEX.md and AGENTS.md alike: its first tag as
-    written, "untagged" without one (so every heading is a tag's own spelling)."""
+    """The heading an entry is listed under in AGENTS.md: its first tag as written, "untagged"
+    without one (so every heading is a tag's own spelling)."""
     first = _one_line(entry.tags[0]) if entry.tags else ""
     return first or "untagged"
 
 
-def _topic_lines(topics: list[Entry]) -> list[str]:
-    groups: dict[str, list[Entry]] = defaultdict(list)
-    for entry in sorted(topics, key=lambda e: (e.title.casefold(), e.title, e.path)):
-        groups[topic_group(entry)].append(entry)
-    # "untagged" goes last: it is the leftover group, not a tag.
-    return _sections(groups, sorted(groups, key=lambda name: (name == "untagged", name.casefold(), name)))
+def _index_tag(entry: Entry) -> str:
+    """The INDEX.md heading Dreamer's writer gives an entry: `str(tags[0])`, "untagged" without
+    tags; for tags Dreamer's writer cannot index (a mapping, a number) the AGENTS.md heading."""
+    tags = entry.meta.get("tags") or []
+    if isinstance(tags, (list, str)):
+        return str(tags[0]) if tags else "untagged"
+    return topic_group(entry)
 
 
-def _incident_month(entry: Entry) -> str:
-    parts = entry.path.split("/")
-    return parts[1] if len(parts) == 3 and _MONTH_RE.match(parts[1]) else "undated"
+def _index_title(entry: Entry) -> str:
+    return str(entry.meta.get("title") or file_stem(entry.path))
 
 
-def _incident_lines(incidents: list[Entry]) -> list[str]:
-    groups: dict[str, list[Entry]] = defaultdict(list)
-    # File names start with the date, so reverse name order is newest first.
-    for entry in sorted(incidents, key=lambda e: (e.path.rsplit("/", 1)[-1], e.path), reverse=True):
-        groups[_incident_month(entry)].append(entry)
-    return _sections(groups, sorted(groups, key=lambda name: (name != "undated", name), reverse=True))
+def render_index(entries: Iterable[Entry], also: Iterable[Entry] = ()) -> str:
+    """INDEX.md for the live entries among `entries` (and `also`: files only listed, see
+    `LTMSnapshot.listed`), byte for byte what Dreamer's `MarkdownLTMStore` writes for the same
+    tree, so the two writers never rewrite each other's INDEX.md.
 
-
-def render_index(entries: Iterable[Entry]) -> str:
-    """INDEX.md for the live entries among `entries`, deterministically."""
-    live = [e for e in entries if not e.archived]
-    topics = [e for e in live if e.path.startswith(TOPICS + "/")]
-    incidents = [e for e in live if e.path.startswith(INCIDENTS + "/")]
-    lines = ["# LTM Index", "", "## Topics"]
-    lines += _topic_lines(topics) if topics else ["", "_(empty)_"]
-    lines += ["", "## Incidents"]
-    lines += _incident_lines(incidents) if incidents else ["", "_(empty)_"]
-    return "\n".join(lines) + "\n"
+    Its rules, kept exactly: titles as written (Dreamer escapes nothing), the file name without
+    a title; topics under their first tag, headings and entries in plain code-point order
+    ("untagged" sorts among the tags); incidents by month folder ("unknown" outside one), newest
+    month first, entries by created_at (else the file name), title and path, descending; a
+    section only when it has entries, `_(empty)_` when neither has.
+    """
+    by_path = {entry.path: entry for entry in also}
+    by_path.update((entry.path, entry) for entry in entries)
+    by_tag: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    by_month: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for entry in by_path.values():
+        parts = entry.path.split("/")
+        if parts[0] == TOPICS:
+            by_tag[_index_tag(entry)].append((_index_title(entry), entry.path))
+        elif parts[0] == INCIDENTS:
+            month = parts[1] if len(parts) >= 3 else "unknown"
+            created = str(entry.meta.get("created_at") or file_stem(entry.path))
+            by_month[month].append((created, _index_title(entry), entry.path))
+    lines = ["# LTM Index", ""]
+    if by_tag:
+        lines += ["## Topics", ""]
+        for tag in sorted(by_tag):
+            lines += [f"### {tag}", "", *(f"- [{t}]({rel})" for t, rel in sorted(by_tag[tag])), ""]
+    if by_month:
+        lines += ["## Incidents", ""]
+        for month in sorted(by_month, reverse=True):
+            lines += [f"### {month}", "",
+                      *(f"- [{t}]({rel})" for _, t, rel in sorted(by_month[month], reverse=True)), ""]
+    if not by_tag and not by_month:
+        lines += ["_(empty)_", ""]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def log_line(moment: datetime, op: str, path: str, detail: str, dream_id: str | None) -> str:
@@ -137,6 +141,10 @@ class LTMSnapshot:
 
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[EntryError] = field(default_factory=list)
+    # Files skipped as entries (a problem above) that Dreamer's INDEX.md writer still lists
+    # (their frontmatter loads: a duplicate slug, a slug that cannot be read): INDEX.md keeps
+    # them, so it stays Dreamer's. Never matched, bundled or changed.
+    listed: dict[str, Entry] = field(default_factory=dict)
     # Slug → live entry, built on first use: engines look slugs up once per memory in a batch.
     _by_slug: dict[str, Entry] = field(default_factory=dict, init=False, repr=False, compare=False)
     _indexed: int = field(default=-1, init=False, repr=False, compare=False)
@@ -166,6 +174,22 @@ class LTMSnapshot:
     def slugs(self) -> set[str]:
         """Slugs of live entries."""
         return {entry.slug for entry in self.live()}
+
+    def notices(self) -> list[EntryError]:
+        """Entries read with a slug the frontmatter does not hold as one (from the file name, or
+        a `Mixed_Case` slug kebab-cased): read and listed, but worth fixing in the file."""
+        found = []
+        for entry in self.entries.values():
+            derived = entry.derived.get("slug")
+            if derived is None:
+                continue
+            written = entry.meta.get("slug")
+            how = ("no slug in the frontmatter" if written is None
+                   else f"slug {str(written)[:60]!r} is not lowercase words joined by '-'")
+            line = None if written is None else key_line(entry, "slug")
+            found.append(EntryError(entry.path, line, f"{how}: read as {derived!r} "
+                                    f"([mem: {derived}]); add `slug: {derived}` to keep it"))
+        return found
 
 
 def _read_bytes(file: str) -> bytes:
@@ -270,15 +294,24 @@ class LTMStore:
         owners: dict[str, str] = {}
         for file, rel in self._collect(snapshot.problems):
             try:
-                entry = parse_entry(self._read_text(file, rel), rel)
+                text = self._read_text(file, rel)
             except EntryError as exc:
                 snapshot.problems.append(exc)
                 continue
             except OSError as exc:
                 snapshot.problems.append(EntryError(rel, None, f"cannot read: {exc.strerror}"))
                 continue
+            try:
+                entry = parse_entry(text, rel)
+            except EntryError as exc:
+                snapshot.problems.append(exc)
+                listing = index_listing(text, rel)
+                if listing is not None:
+                    snapshot.listed[rel] = listing
+                continue
             if not entry.archived and entry.slug in owners:
                 snapshot.problems.append(_duplicate(entry, owners[entry.slug]))
+                snapshot.listed[rel] = entry
                 continue
             if not entry.archived:
                 owners[entry.slug] = rel
@@ -356,7 +389,7 @@ class LTMStore:
         return [line.decode("utf-8", errors="replace").rstrip("\r") for line in ordered[-limit:]]
 
     def write_index(self, snapshot: LTMSnapshot) -> None:
-        text = render_index(snapshot.entries.values())
+        text = render_index(snapshot.entries.values(), snapshot.listed.values())
         try:
             if self.index_path.read_bytes() == text.encode("utf-8"):
                 return  # unchanged: keep its mtime and spare git a no-op
