@@ -54,6 +54,7 @@ from dreamtui.store.leases import (
 )
 from dreamtui.store.lock import WorkspaceLock, changeset_lock
 from dreamtui.store.ltm import LOG_PATH, LTMSnapshot, LTMStore
+from dreamtui.store.search import SearchIndex
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 
@@ -162,7 +163,8 @@ def _file_writes(workspace: Workspace, plan: Plan) -> tuple[dict[Path, str], lis
         writes[root / LOG_PATH] = _log_text(workspace, plan.log_lines)
     if plan.bundle is not None:
         writes[workspace.agents_md] = plan.bundle
-    return writes, [root / path for path in plan.moves]
+    writes.update(plan.deliveries)  # the project's files and the skills, in the same journal
+    return writes, [*(root / path for path in plan.moves), *plan.delivery_removals]
 
 
 def _generated_files(workspace: Workspace) -> dict[Path, str | None]:
@@ -178,6 +180,7 @@ def _bases(workspace: Workspace, plan: Plan, snapshot: LTMSnapshot,
     """What each file the commit writes or removes held when the plan read it (§4.2): an entry
     as the scan read it (None: a path the plan found free), a generated file as `generated`."""
     bases = {path: base for path, base in generated.items() if path in writes}
+    bases.update(plan.delivery_bases)  # as deliver/ read them: a person's save since calls it off
     for path in [*plan.writes, *plan.moves]:
         entry = snapshot.entries.get(path)
         bases[workspace.memory_root / path] = None if entry is None else entry.sha256
@@ -315,6 +318,8 @@ def commit(workspace: Workspace, dream_id: str, *, now: datetime | None = None,
                     called_off += changed.paths
     with STMStore.for_workspace(workspace) as stm:
         gone = memories_gone(stm, [*plan.consume, *plan.release, *plan.open_memories])
+    # The changed entries are indexed now, not on an agent's next search (store/search.py).
+    SearchIndex.for_workspace(workspace).refresh()
     report = _report(dream_id, plan, outcome, "open" if keep_open else "committed", recovered, gone)
     report.warnings[:0] = [f"{path} changed while the commit ran; planned again around your "
                            "version" for path in dict.fromkeys(called_off)]
@@ -389,6 +394,7 @@ def commit_human_change(workspace: Workspace, path: str, new_text: str | None, o
         outcome = run_journal(workspace, JournalPlan(
             label=f"human {op} {path}", writes=writes, removals=removals, stm=steps,
             git_message=message, bases=_bases(workspace, plan, snapshot, generated, writes)))
+    SearchIndex.for_workspace(workspace).refresh()
     report = _report(None, plan, outcome, "committed", recovered)
     report.warnings.extend(_unreadable(snapshot))
     return report

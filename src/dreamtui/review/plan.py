@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from dreamtui.deliver.decisions import decision_section, plan_decisions
+from dreamtui.deliver.skills import plan_skills
+from dreamtui.deliver.targets import Delivery, delivers_skills, plan_deliveries
 from dreamtui.entry.codec import parse_entry, render_entry
 from dreamtui.entry.edits import retire_text, unretired_text, with_meta
 from dreamtui.errors import EntryError, InputError
@@ -35,7 +38,7 @@ from dreamtui.review.bundle import dangling_markers, read_bundle, render_bundle
 from dreamtui.safety.marks import scan
 from dreamtui.safety.paths import UnsafePathError, resolve_inside
 from dreamtui.store.ltm import LTMSnapshot, archive_path, log_line, render_index
-from dreamtui.vocabulary import Decision, Effect, HumanOp, Op, words
+from dreamtui.vocabulary import Decision, Effect, HumanOp, Op, Route, words
 from dreamtui.vocabulary import counted as count_of
 from dreamtui.workspace.layout import Workspace
 
@@ -78,6 +81,19 @@ class Plan:
     counts: dict[str, int] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)  # proposal id → applied|rejected|open|held
     entries_after: dict[str, Entry] = field(default_factory=dict)
+    # Files outside the memory root (absolute paths): the project's delivery targets, its
+    # DECISIONS.md and the skills, each with the SHA-256 the plan read (None: absent), §4.2.
+    deliveries: dict[Path, str] = field(default_factory=dict)
+    delivery_removals: list[Path] = field(default_factory=list)
+    delivery_bases: dict[Path, str | None] = field(default_factory=dict)
+
+    def deliver(self, delivery: Delivery, proposal_id: str) -> None:
+        """Take one planned project file: written, or held back as a conflict (never written over)."""
+        if delivery.problem is not None:
+            self.conflicts.append(Conflict(proposal_id, "deliver", delivery.name, delivery.problem))
+        elif delivery.after is not None:
+            self.deliveries[delivery.path] = delivery.after
+            self.delivery_bases[delivery.path] = delivery.base
 
 
 def edited_by_person(proposal: Proposal) -> bool:
@@ -108,6 +124,7 @@ class _State:
     now: datetime
     entries: dict[str, Entry]
     touched: set[str] = field(default_factory=set)
+    decided: list[Entry] = field(default_factory=list)  # entries routed `decisions`, in order
     writes: dict[str, str] = field(default_factory=dict)
     moves: dict[str, str] = field(default_factory=dict)
     # live slug → path, kept in step with `entries` (a scan per create would be quadratic)
@@ -222,7 +239,7 @@ def _apply_create(state: _State, p: Proposal, decision: str) -> str:
                                     None))
         return "archived"
     text = with_meta(p.after, target, {"importance": "pinned"}) if decision == "pin" else p.after
-    state.put(target, text)
+    state.put(target, _routed(text, target, p))
     return "pinned" if decision == "pin" else "created"
 
 
@@ -238,7 +255,7 @@ def _apply_change(state: _State, p: Proposal, decision: str) -> str:
     if p.after is None:
         raise _Held(f"an {p.op} proposal without text")
     text = with_meta(p.after, p.target, {"importance": "pinned"}) if decision == "pin" else p.after
-    state.put(p.target, text)
+    state.put(p.target, _routed(text, p.target, p))
     return Effect.PINNED if decision == Decision.PIN else Op(p.op).accepted
 
 
@@ -262,8 +279,26 @@ def _parse_or_hold(text: str, path: str) -> Entry:
         raise _Held(f"the proposed text is not a valid entry: {exc}") from None
 
 
+# What an entry's frontmatter `route` says for each proposal route: a lesson appended to
+# DECISIONS.md is kept in memory (searchable, matched by later dreams) but not in AGENTS.md.
+_ENTRY_ROUTE = {Route.MEMORY: Route.MEMORY, Route.BUNDLE: Route.BUNDLE, Route.SKILL: Route.SKILL,
+                Route.DECISIONS: Route.MEMORY}
+LESSON_OPS = (Op.CREATE, Op.UPDATE, Op.REINFORCE, Op.WEAKEN)  # the ops whose route a person may change
+
+
+def _routed(text: str, path: str, p: Proposal) -> str:
+    """`text` with the frontmatter `route` the proposal's route gives (unchanged without one)."""
+    route = _ENTRY_ROUTE.get(Route(p.route)) if p.route else None
+    if route is None:
+        return text
+    entry = parse_entry(text, path)
+    return text if entry.meta.get("route") == route else with_meta(text, path, {"route": str(route)})
+
+
 def _apply(state: _State, p: Proposal, decision: str) -> str:
     """Apply one LTM-changing decision to the state; its effect name, or raise _Held."""
+    if p.route == Route.PERSON and p.op in LESSON_OPS and decision != Decision.ARCHIVE:
+        return Effect.NOTED  # a question for the person: written into no file
     try:
         if p.op == "create":
             return _apply_create(state, p, decision)
@@ -302,6 +337,8 @@ def _log_detail(p: Proposal, effect: str) -> str:
         return f"pinned at review of a proposed {p.op}"
     if effect == "discarded":
         return str(details.get("reason") or p.rationale)
+    if effect == Effect.NOTED:
+        return f"a question for a person: {p.rationale}"
     return f"rejected {p.op}: {p.rationale}"
 
 
@@ -361,13 +398,21 @@ def bundle_decision(context: Proposal, changes_entries: bool, auto: bool) -> str
     Never implicit for a bundle carrying safety marks (suspicious text is decided by a person, one
     proposal at a time) nor for the headless policy, which decides the bundle itself.
     """
-    if context.decision is not None or auto or context.safety or not changes_entries:
+    if context.decision is not None or auto or context.safety or not changes_entries \
+            or first_blocks(context):
         return context.decision
     return Decision.ACCEPT
 
 
+def first_blocks(context: Proposal) -> list[str]:
+    """The project files this bundle proposal would append a dreamtui block to for the first time
+    (files a person wrote): never done without that person accepting this diff."""
+    return [str(d["target"]) for d in context.details.get("deliveries") or [] if d.get("first")]
+
+
 def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool,
                  changes_entries: bool) -> None:
+    """The bundle's part of the plan: AGENTS.md, and the project's targets when it is accepted."""
     workspace = state.workspace
     current = read_bundle(workspace.agents_md)
     live = [e for e in state.entries.values() if not e.archived]
@@ -384,6 +429,10 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
             plan.bundle = bundle.text
         _check_bundle_safety(plan, current, bundle.text, auto)
         final = bundle.text
+        # Appending to a file a person wrote needs that person's own accept of the shown diff.
+        explicit = context is not None and context.decision == Decision.ACCEPT and not auto
+        for delivery in plan_deliveries(workspace, bundle.text, append=explicit):
+            plan.deliver(delivery, context.id if context is not None else "-")
     else:
         final = current
         if changes_entries and render_bundle(
@@ -476,6 +525,8 @@ def _decide_one(plan: Plan, state: _State, changeset: Changeset, p: Proposal,
     plan.outcomes[p.id] = "applied"
     applied.append((p, effect))
     _count(plan, effect)
+    if p.route == Route.DECISIONS and effect in (Effect.CREATED, Effect.UPDATED, Effect.PINNED):
+        state.decided.append(state.entries[p.target])
     detail = _log_detail(p, effect)
     if edited_by_person(p):
         detail = f"{detail}; edited by a person" if detail else "edited by a person"
@@ -500,7 +551,31 @@ def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspac
     if index != _read_index(workspace):
         plan.index = index
     _plan_memories(plan, changeset)
+    _plan_project(plan, state, changeset.id, {p.slug: p.id for p in changeset.proposals if p.slug})
     return plan
+
+
+def _plan_project(plan: Plan, state: _State, dream_id: str | None, owners: dict[str, str]) -> None:
+    """Skills and DECISIONS.md as the entries after this commit give them (`owners`: the
+    proposal id a held-back skill is reported under, by slug)."""
+    workspace = state.workspace
+    live = [e for e in state.entries.values() if not e.archived]
+    skills = plan_skills(workspace, live, to_project=delivers_skills(workspace))
+    plan.deliveries.update(skills.writes)
+    plan.delivery_removals += skills.removals
+    plan.delivery_bases.update(skills.bases)
+    plan.conflicts += [Conflict(owners.get(slug, "-"), "deliver", slug, reason)
+                       for slug, reason in skills.held]
+    if not state.decided:
+        return
+    if workspace.project_root is None:
+        plan.warnings.append(f"{count_of(len(state.decided), 'lesson')} routed to DECISIONS.md kept "
+                             "in memory only: no project.root is set, so no DECISIONS.md is written")
+        return
+    sections = [decision_section(entry, state.now, dream_id) for entry in state.decided]
+    delivery = plan_decisions(workspace, sections)
+    if delivery is not None:
+        plan.deliver(delivery, owners.get(state.decided[0].slug, "-"))
 
 
 def _record_context_decision(plan: Plan, context: Proposal, state: _State, changeset: Changeset) -> None:
@@ -560,7 +635,8 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
     bundle = render_bundle([e for e in state.entries.values() if not e.archived],
                            byte_budget=workspace.config.context.byte_budget,
                            include=workspace.config.context.include)
-    if bundle.text == before:
+    deliveries = plan_deliveries(workspace, bundle.text, append=True)
+    if bundle.text == before and not any(d.after is not None for d in deliveries):
         return None
     added = _new_lines(before, bundle.text)
     grown, shrunk = diff_stat(before, bundle.text)
@@ -569,13 +645,30 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
                  f"+{grown} −{shrunk} lines")
     if bundle.left_out:
         rationale += f"; {count_of(len(bundle.left_out), 'entry', 'entries')} over the byte budget"
+    rationale += _deliveries_note(deliveries)
     return Proposal(
         id=bundle_proposal_id(changeset.id), op="context",
         target=CONTEXT_TARGET, slug=None, base_sha256=None, before=before, after=bundle.text,
         rationale=rationale, evidence=[], confidence=1.0,
         safety=sorted({mark for line in added for mark in scan(line)}),
         details={"left_out": list(bundle.left_out), "included": len(bundle.included),
-                 "bytes": bundle.bytes})
+                 "bytes": bundle.bytes,
+                 # each project file it reaches; a first block's whole diff, for the person to see
+                 "deliveries": [{"target": d.name, "first": d.first, "problem": d.problem,
+                                 "diff": d.diff if d.first else ""} for d in deliveries]})
+
+
+def _deliveries_note(deliveries: list[Delivery]) -> str:
+    """The rationale's words for what reaches the project: "; delivered to AGENTS.md, …"."""
+    written = [d.name for d in deliveries if d.after is not None]
+    first = [d.name for d in deliveries if d.first]
+    held = [d.name for d in deliveries if d.problem is not None]
+    note = f"; delivered to {', '.join(written)}" if written else ""
+    if first:
+        note += f" (a dreamtui block appended for the first time to {', '.join(first)})"
+    if held:
+        note += f"; held back: {', '.join(held)}"
+    return note
 
 
 def bundle_proposal_id(dream_id: str) -> str:
@@ -589,7 +682,9 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
     """Recompute the bundle proposal; a changed bundle keeps its id and loses its decision."""
     fresh = context_proposal(changeset, snapshot, workspace, now, bundle_now=bundle_now)
     old = changeset.bundle
-    if fresh is not None and old is not None and old.after == fresh.after and old.before == fresh.before:
+    if fresh is not None and old is not None and old.after == fresh.after \
+            and old.before == fresh.before \
+            and old.details.get("deliveries") == fresh.details.get("deliveries"):
         return old
     changeset.bundle = fresh
     return fresh
@@ -610,7 +705,20 @@ def plan_bundle(snapshot: LTMSnapshot, workspace: Workspace, now: datetime) -> P
         added, removed = diff_stat(current, bundle.text)
         detail = f"bundle regenerated from the live entries: +{added} −{removed} lines"
         plan.log_lines.append(log_line(now, "context", CONTEXT_TARGET, detail, None))
+    _deliver_directly(plan, _new_state(snapshot, workspace, now), bundle.text)
     return plan
+
+
+def _deliver_directly(plan: Plan, state: _State, bundle: str) -> None:
+    """The project's files after a change no dream proposed (`dreamtui bundle`, a person's own
+    change): existing blocks follow, skills too, but no block is appended to a file for the first
+    time — that is shown as a dream's bundle proposal first."""
+    for delivery in plan_deliveries(state.workspace, bundle, append=False):
+        if delivery.problem is not None:
+            plan.warnings.append(delivery.problem)
+        else:
+            plan.deliver(delivery, "-")
+    _plan_project(plan, state, None, {})
 
 
 # -- a person's own change from the Memory view --------------------------------------------------
@@ -648,6 +756,7 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     plan.bundle_left_out = list(bundle.left_out)
     if bundle.text != read_bundle(workspace.agents_md):
         plan.bundle = bundle.text
+    _deliver_directly(plan, state, bundle.text)
     index = render_index(state.entries.values())
     if index != _read_index(workspace):
         plan.index = index

@@ -31,6 +31,7 @@ the process SIGKILLs itself there. tests/system/test_crash.py uses it to prove t
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -49,6 +50,7 @@ from dreamtui.store.files import (
     atomic_write_text,
     file_sha256,
     fsync_dir,
+    is_temp_name,
     remove_stray_temps,
     write_temp,
 )
@@ -138,7 +140,9 @@ def _store_path(workspace: Workspace, path: Path) -> str:
 
 
 def _roots(workspace: Workspace) -> tuple[Path, ...]:
-    return (workspace.root, workspace.memory_root, workspace.context_root)
+    project = workspace.project_root  # delivery writes the project's AGENTS.md, skills, DECISIONS.md
+    return (workspace.root, workspace.memory_root, workspace.context_root,
+            *((project,) if project is not None else ()))
 
 
 def _load_path(workspace: Workspace, stored: str) -> Path:
@@ -408,10 +412,25 @@ def _recover_one(workspace: Workspace, folder: Path) -> str:
         shutil.rmtree(folder, ignore_errors=True)
         return f"discarded the unfinished commit journal {folder.name} (nothing had been applied)"
     manifest = _read_manifest(folder)
+    _remove_temps_beside_project_files(workspace, manifest)
     outcome = _finish(workspace, folder, manifest, fresh=False)
     git = f"; {outcome.git.note}" if outcome.git is not None else ""
     kept = "".join(f"; {path} {KEPT_NOTE}" for path in outcome.kept)
     return f"finished the interrupted commit {folder.name} ({manifest.get('label', '')}){git}{kept}"
+
+
+def _remove_temps_beside_project_files(workspace: Workspace, manifest: dict[str, Any]) -> None:
+    """The temps a killed apply left beside the project files it writes. Only those names: the
+    code project is never walked (it may hold node_modules), nor anything else in it touched."""
+    project = workspace.project_root
+    if project is None:
+        return
+    for item in manifest.get("writes") or []:
+        path = Path(item["path"])
+        if path.is_absolute() and path.is_relative_to(project.resolve()):
+            for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+                if is_temp_name(temp.name) and not temp.is_symlink():
+                    temp.unlink(missing_ok=True)
 
 
 def _remove_stray_temps(workspace: Workspace) -> None:

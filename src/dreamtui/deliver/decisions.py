@@ -1,0 +1,45 @@
+"""The project's DECISIONS.md: lessons routed `decisions` are appended, never edited.
+
+Each accepted proposal with the route `decisions` adds one dated section at the end of the file
+(the file is created with a short header when the project has none). What the file already holds
+is never changed: the new text is the old text plus the sections, and the
+journal writes it only over the exact bytes the plan read (§4.2), so a line a person adds while
+the commit runs is never lost.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from dreamtui.deliver.targets import Delivery, HoldBack, Skip, read_target
+from dreamtui.model import Entry
+from dreamtui.workspace.layout import Workspace
+
+DECISIONS_FILE = "DECISIONS.md"
+HEADER = ("# Decisions\n\nAppend-only: each entry below was accepted at a dreamtui review; "
+          "entries are never edited, a later decision supersedes an earlier one.\n")
+
+
+def decision_section(entry: Entry, now: datetime, dream_id: str | None) -> str:
+    """One appended section: the date and title, the lesson, where it came from."""
+    source = f"dream {dream_id}" if dream_id else "a person's change"
+    return (f"\n## {now:%Y-%m-%d} — {' '.join(entry.title.split())}\n\n{entry.body.strip()}\n\n"
+            f"_Recorded by dreamtui from {source}; memory entry `{entry.slug}`._\n")
+
+
+def plan_decisions(workspace: Workspace, sections: list[str]) -> Delivery | None:
+    """DECISIONS.md with `sections` appended; None when there is nothing to append."""
+    project = workspace.project_root
+    if project is None or not sections:
+        return None
+    try:
+        read = read_target(project, DECISIONS_FILE)
+    except (HoldBack, Skip) as held:
+        return Delivery(DECISIONS_FILE, project / DECISIONS_FILE, None, None, None,
+                        f"{DECISIONS_FILE} {held or 'is a link to the workspace'}")
+    current = HEADER if read.text is None else read.text
+    if current and not current.endswith("\n"):
+        current += "\n"  # never glue a section onto a person's last line
+    # Old text + new sections, by construction: the file's bytes so far are never rewritten.
+    after = current + "".join(sections)
+    return Delivery(DECISIONS_FILE, read.path, read.text, after, read.base)

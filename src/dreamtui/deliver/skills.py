@@ -1,0 +1,150 @@
+"""Skills: a live entry routed `skill` (frontmatter `route: skill`) as a Claude Code skill.
+
+The workspace keeps `context/skills/<slug>/SKILL.md` beside AGENTS.md, as a Dreamer server does;
+its frontmatter is what Claude Code reads (`name`, `description`) plus `version`, which goes up by
+one whenever the skill's text changes materially (the Dreamer context schema asks the same, so
+agents know to read it again). The body is the entry's, followed by the `[mem: <slug>]` marker
+and the standing instruction, so an agent confirms or flags a skill like any bundle line.
+
+Like the bundle, skills are regenerated from the live entries at every commit: a skill whose entry
+is archived or routed elsewhere is removed. The project copy, `.claude/skills/<slug>/SKILL.md`, is
+delivered only over what dreamtui delivered before (the workspace copy as it stands before the
+commit): a project file edited by hand, or one dreamtui never wrote, is held back, never replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from dreamtui.deliver.targets import HoldBack, Skip, read_target
+from dreamtui.model import Entry, frontmatter_int
+from dreamtui.vocabulary import Route
+from dreamtui.workspace.layout import Workspace
+
+SKILLS_DIR = "skills"
+PROJECT_SKILLS = ".claude/skills"
+SKILL_FILE = "SKILL.md"
+DESCRIPTION_LIMIT = 1024  # Claude Code's limit on a skill's description
+
+MARKER_NOTE = ("This skill comes from this project's curated memory [mem: {slug}]. When it helped, "
+               "call `confirm_context` with the slug `{slug}`; when it was wrong or out of date, call "
+               "`flag_context` with what you observed, the slug and the text you quoted.")
+
+
+def is_skill(entry: Entry) -> bool:
+    return not entry.archived and entry.route == Route.SKILL
+
+
+def _split(text: str) -> tuple[dict[str, object], str]:
+    if not text.startswith("---\n"):
+        return {}, text
+    head, sep, body = text[4:].partition("\n---\n")
+    if not sep:
+        return {}, text
+    try:
+        meta = yaml.safe_load(head)
+    except yaml.YAMLError:
+        return {}, text
+    return (meta if isinstance(meta, dict) else {}), body
+
+
+def _description(entry: Entry) -> str:
+    words = " ".join((entry.guidance or entry.title).split())
+    return words if len(words) <= DESCRIPTION_LIMIT else words[:DESCRIPTION_LIMIT - 1] + "…"
+
+
+def skill_text(entry: Entry, previous: str | None) -> str:
+    """SKILL.md for `entry`; `previous` (the workspace copy now) gives the version to keep or bump."""
+    body = f"# {entry.title}\n\n{entry.body.strip()}\n\n{MARKER_NOTE.format(slug=entry.slug)}\n"
+    description = _description(entry)
+    old_meta, old_body = _split(previous) if previous is not None else ({}, None)
+    version = frontmatter_int(old_meta.get("version"), 0)
+    if old_body != body or old_meta.get("description") != description or version < 1:
+        version += 1
+    meta = {"name": entry.slug, "description": description, "version": version}
+    head = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
+    return f"---\n{head}---\n{body}"
+
+
+@dataclass(frozen=True)
+class SkillPlan:
+    writes: dict[Path, str]
+    removals: list[Path]
+    bases: dict[Path, str | None]
+    held: list[tuple[str, str]]  # (slug, reason) for each project copy held back
+
+
+def _sha(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _workspace_copies(folder: Path) -> dict[str, str]:
+    copies: dict[str, str] = {}
+    if not folder.is_dir():
+        return copies
+    for child in sorted(folder.iterdir()):
+        path = child / SKILL_FILE
+        if child.is_dir() and not child.is_symlink() and path.is_file() and not path.is_symlink():
+            try:
+                copies[child.name] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue  # not one dreamtui wrote: left alone
+    return copies
+
+
+def plan_skills(workspace: Workspace, entries: Iterable[Entry], *, to_project: bool) -> SkillPlan:
+    """The SKILL.md files the live entries give, against what the workspace holds now."""
+    folder = workspace.context_root / SKILLS_DIR
+    current = _workspace_copies(folder)
+    wanted = {e.slug: e for e in entries if is_skill(e)}
+    plan = SkillPlan({}, [], {}, [])
+    project = workspace.project_root if to_project else None
+    for slug, entry in sorted(wanted.items()):
+        path = folder / slug / SKILL_FILE
+        text = skill_text(entry, current.get(slug))
+        if text != current.get(slug):
+            plan.writes[path] = text
+            plan.bases[path] = _sha(current.get(slug))
+        if project is not None:
+            _deliver(plan, project, slug, current.get(slug), text)
+    for slug, text in current.items():
+        if slug in wanted:
+            continue
+        path = folder / slug / SKILL_FILE
+        plan.removals.append(path)
+        plan.bases[path] = _sha(text)
+        if project is not None:
+            _deliver(plan, project, slug, text, None)
+    return plan
+
+
+def _deliver(plan: SkillPlan, project: Path, slug: str, delivered: str | None,
+             text: str | None) -> None:
+    """The project copy: written (or removed, `text` None) only over what dreamtui delivered."""
+    name = f"{PROJECT_SKILLS}/{slug}/{SKILL_FILE}"
+    try:
+        read = read_target(project, name)
+    except Skip:
+        return
+    except HoldBack as held:
+        plan.held.append((slug, f"{name} {held}"))
+        return
+    if read.text == text:
+        return
+    if read.text is not None and read.text != delivered:
+        what = "was edited by hand" if delivered is not None else "was not written by dreamtui"
+        plan.held.append((slug, f"{name} {what}; not overwritten"))
+        return
+    if text is None:
+        if read.text is not None:
+            plan.removals.append(read.path)
+            plan.bases[read.path] = read.base
+        return
+    plan.writes[read.path] = text
+    plan.bases[read.path] = read.base
+
