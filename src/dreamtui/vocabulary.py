@@ -16,6 +16,7 @@ class Effect(StrEnum):
 
     CREATED = "created"
     UPDATED = "updated"
+    PROMOTED = "promoted"  # a once-seen lesson seen again: into AGENTS.md (an incident becomes a topic)
     REINFORCED = "reinforced"
     WEAKENED = "weakened"
     ARCHIVED = "archived"
@@ -40,7 +41,8 @@ class Effect(StrEnum):
 
 
 # Only the effects a dream's commit writes to LOG.md; a person's own change logs its HumanOp.
-_LOG_OP = {Effect.CREATED: "create", Effect.UPDATED: "update", Effect.REINFORCED: "reinforce",
+_LOG_OP = {Effect.CREATED: "create", Effect.UPDATED: "update", Effect.PROMOTED: "promote",
+           Effect.REINFORCED: "reinforce",
            Effect.WEAKENED: "weaken", Effect.ARCHIVED: "archive", Effect.PINNED: "pin",
            Effect.DISCARDED: "discard", Effect.REJECTED: "reject", Effect.NOTED: "question"}
 
@@ -50,6 +52,7 @@ class Op(StrEnum):
 
     CREATE = "create"
     UPDATE = "update"
+    PROMOTE = "promote"  # route memory → bundle; an incident also moves to topics/ (details.promote_path)
     REINFORCE = "reinforce"
     WEAKEN = "weaken"
     ARCHIVE = "archive"
@@ -63,7 +66,8 @@ class Op(StrEnum):
         return _ACCEPTED[self]
 
 
-_ACCEPTED = {Op.CREATE: Effect.CREATED, Op.UPDATE: Effect.UPDATED, Op.REINFORCE: Effect.REINFORCED,
+_ACCEPTED = {Op.CREATE: Effect.CREATED, Op.UPDATE: Effect.UPDATED, Op.PROMOTE: Effect.PROMOTED,
+             Op.REINFORCE: Effect.REINFORCED,
              Op.WEAKEN: Effect.WEAKENED, Op.ARCHIVE: Effect.ARCHIVED, Op.DISCARD: Effect.DISCARDED}
 
 

@@ -272,6 +272,25 @@ def _apply_archive(state: _State, p: Proposal, decision: str) -> str:
     return "archived"
 
 
+def _apply_promote(state: _State, p: Proposal, decision: str) -> str:
+    """promote: the entry's text with route bundle; an incident moves to details.promote_path
+    (topics/<slug>.md) as a topic. Archived at review: as any change."""
+    dest = p.details.get("promote_path")
+    if not dest or decision == "archive":
+        effect = _apply_change(state, p, decision)
+        return Effect.PROMOTED if effect == Effect.UPDATED else effect
+    _check_base(state, p)
+    dest = _safe_path(state, str(dest), "promote path")
+    if dest in state.touched or state.exists(dest):
+        raise _Held(f"{dest} already exists; a promoted entry never replaces a file")
+    if p.after is None:
+        raise _Held("a promote proposal without text")
+    text = with_meta(p.after, dest, {"importance": "pinned"}) if decision == "pin" else p.after
+    state.move(p.target, dest, text)
+    state.owners[state.entries[dest].slug] = dest
+    return Effect.PINNED if decision == Decision.PIN else Effect.PROMOTED
+
+
 def _parse_or_hold(text: str, path: str) -> Entry:
     try:
         return parse_entry(text, path)
@@ -304,6 +323,8 @@ def _apply(state: _State, p: Proposal, decision: str) -> str:
             return _apply_create(state, p, decision)
         if p.op in ("update", "reinforce", "weaken"):
             return _apply_change(state, p, decision)
+        if p.op == "promote":
+            return _apply_promote(state, p, decision)
         if p.op == "archive":
             return _apply_archive(state, p, decision)
     except EntryError as exc:
@@ -329,6 +350,9 @@ def _log_detail(p: Proposal, effect: str) -> str:
         return f"+{len(added)} sources" if added else p.rationale
     if effect == "created":
         return f"new {details.get('kind') or 'entry'}"
+    if effect == "promoted":
+        moved = details.get("promote_path")
+        return f"into the bundle, as the topic {moved}" if moved else "into the bundle"
     if effect == "archived":
         reason = details.get("reason") or p.rationale
         superseded = details.get("superseded_by")
