@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from dreamtui.store.search import INDEX_NAME, SearchIndex, match_expression
+from dreamtui.workspace.layout import Workspace
 from tests.factories import entry_text, write_entry
 
 
@@ -110,3 +111,18 @@ def test_an_edit_keeping_size_and_mtime_is_seen_through_the_inode(tmp_path: Path
     os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
     os.replace(replacement, path)  # what an atomic write does: same size, same mtime, new inode
     assert [h.slug for h in search.search("6543")] == ["ci-ports"]
+
+
+def test_a_commit_refreshes_an_existing_index(sample: Workspace) -> None:
+    from dreamtui.review.commit import commit_human_change
+
+    search = SearchIndex.for_workspace(sample)
+    assert search.sync().total > 0
+
+    def indexed() -> set[str]:  # the stored rows, read without the sync a search would do
+        with sqlite3.connect(search.path) as conn:
+            return {slug for (slug,) in conn.execute("SELECT slug FROM entries")}
+
+    assert "vite-proxy" in indexed()
+    commit_human_change(sample, "topics/vite-proxy.md", None, "archive", "replaced by the dev server")
+    assert "vite-proxy" not in indexed()
