@@ -71,6 +71,9 @@ def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequenc
     if idempotency_key is not None and not (0 < len(idempotency_key) <= 200):
         raise InputError("idempotency_key: must be 1 to 200 characters")
     _check_json("metadata", metadata)
+    problem = config.metadata_problem(type_, metadata)  # the type's JSON Schema, as Dreamer checks it
+    if problem is not None:
+        raise InputError(problem)
     if extra_in:  # nearly always empty: bulk intake skips the checks
         _check_json("extra", extra_in)
         for name, holds in (("safety", "safety marks"), ("redacted", "kinds of secret redacted")):

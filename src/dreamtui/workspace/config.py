@@ -6,13 +6,14 @@ problems each name the file, the key path and what was expected.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from dreamtui.errors import ConfigError
 from dreamtui.model import DEFAULT_MEMORY_TYPES, FEEDBACK_TYPES
@@ -195,8 +196,12 @@ class MCPConfig(_Section):
 
 
 class Config(_Section):
+    _validators: dict[str, Any] = PrivateAttr(default_factory=dict)  # compiled metadata_schemas
     version: int = 1
     memory_types: list[str] = Field(default_factory=lambda: list(DEFAULT_MEMORY_TYPES))
+    # A JSON Schema (2020-12) per memory type, feedback types included, that a submission's
+    # metadata must satisfy: what a Dreamer server's `memory_types[].metadata_schema` declares.
+    metadata_schemas: dict[str, dict[str, Any]] = Field(default_factory=dict)
     stm: STMConfig = Field(default_factory=STMConfig)
     ltm: LTMConfig = Field(default_factory=LTMConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
@@ -220,6 +225,35 @@ class Config(_Section):
             if name in FEEDBACK_TYPES:
                 raise ValueError(f"{name!r} is a feedback type, always allowed; do not list it")
         return value
+
+    @field_validator("metadata_schemas")
+    @classmethod
+    def _schemas_are_schemas(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        # jsonschema comes with mcp (its tools validate arguments); only configs with schemas pay for it.
+        from jsonschema import Draft202012Validator, SchemaError  # type: ignore[import-untyped]
+
+        for name, schema in value.items():
+            try:
+                Draft202012Validator.check_schema(schema)
+            except SchemaError as exc:
+                raise ValueError(f"the schema of {name!r} is not a JSON Schema: {exc.message}") from None
+        return value
+
+    def metadata_problem(self, memory_type: str, metadata: dict[str, Any]) -> str | None:
+        """Why `metadata` does not satisfy its type's schema (as Dreamer's submit checks it), or None."""
+        schema = self.metadata_schemas.get(memory_type)
+        if schema is None:
+            return None
+        validator = self._validators.get(memory_type)
+        if validator is None:
+            from jsonschema import Draft202012Validator
+
+            validator = self._validators[memory_type] = Draft202012Validator(schema)
+        error = next(iter(validator.iter_errors(metadata)), None)
+        if error is None:
+            return None
+        where = "".join(f"[{part!r}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
+        return f"metadata{where}: {error.message} (the {memory_type} schema in the config)"
 
     @property
     def submit_types(self) -> tuple[str, ...]:
@@ -335,29 +369,156 @@ def parse_config(data: Any, path: Path, environ: dict[str, str] | None = None) -
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(path, [f"(top level): expected a mapping of keys, got {type(data).__name__}"])
-    data = _interpolated(data, path, environ)
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(path, _format_validation(exc)) from None
+    return _validated(_interpolated(data, path, environ), path)
 
 
-def _dreamer_to_dreamtui(data: Any, path: Path) -> dict[str, Any]:
-    """Map the parts of a Dreamer server's config that dreamtui needs (docs/architecture.md §3.1)."""
+# --- a Dreamer server's dreamer.yaml (dreamer-server 0.2.0, `dreamer.api.config`) ---------------
+
+# Dreamer's interpolation pattern: `${VAR}` is `${env:VAR}`, `:-` gives a default.
+_DREAMER_REF = re.compile(r"\$\{([^}]+)\}")
+_DREAMER_UNWIRED = ("tenant", "file", "vault", "component")  # reserved, unimplemented in 0.2.0
+DREAMER_STM_CLASS = "dreamer.contrib.stm.sqlite.SQLiteSTMStore"
+# Dreamer's defaults where its config leaves a value out (SQLiteSTMStore, SQLiteDreamLeaseStore,
+# ServerSection): a folder it serves behaves the same for dreamtui.
+DREAMER_DB = "./dreamer.db"
+DREAMER_BATCH = 200
+DREAMER_LEASE_SECONDS = 1800
+_SCHEMA_KIND = "json-schema-2020-12"
+
+
+def _dreamer_interpolate(value: Any, where: str, problems: list[str], environ: dict[str, str]) -> Any:
+    """A value dreamtui reads from dreamer.yaml, with `${…}` resolved as Dreamer resolves it.
+
+    Only the values dreamtui uses are resolved: a `${secret:…}` in the dream engine's params is
+    Dreamer's business. One that dreamtui would have to read is reported, never taken literally.
+    """
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def substitute(match: re.Match[str]) -> str:
+        body = match.group(1)
+        name_part, has_default, default = body.partition(":-")
+        namespace, _, name = name_part.partition(":") if ":" in name_part else ("env", "", name_part)
+        if not name.strip() or name.startswith("$"):
+            problems.append(f"{where}: ${{{body}}} names no variable")
+        elif namespace == "env":
+            if name in environ:
+                return environ[name]
+            if has_default:
+                return default
+            problems.append(f"{where}: environment variable {name} is not set and ${{{body}}} has no "
+                            f"default (set it, or write ${{{name}:-value}})")
+        elif namespace == "secret":
+            problems.append(f"{where}: ${{{body}}} is resolved by Dreamer's secret resolver for its own "
+                            f"components; dreamtui reads this value itself and cannot resolve secrets "
+                            f"(write the value, or ${{env:{name}}})")
+        elif namespace in _DREAMER_UNWIRED:
+            problems.append(f"{where}: ${{{body}}}: Dreamer reserves the {namespace}: namespace but does not "
+                            "implement it")
+        else:
+            problems.append(f"{where}: ${{{body}}}: unknown interpolation namespace {namespace!r} "
+                            "(Dreamer knows env and secret)")
+        return ""
+
+    return _DREAMER_REF.sub(substitute, value)
+
+
+def _sqlite_file(value: Any, where: str, problems: list[str]) -> str | None:
+    """The file a Dreamer `db_path` names: a path, or an SQLAlchemy `sqlite://` URL."""
+    text = str(value)
+    if text.startswith("sqlite"):
+        # sqlite:///relative.db, sqlite:////absolute.db, sqlite+aiosqlite:///…, ?options dropped
+        _, _, rest = text.partition("://")
+        text = rest[1:].partition("?")[0] if rest.startswith("/") else ""
+    if not text or text == ":memory:":
+        problems.append(f"{where}: {value!r} is an in-memory database, which no other process can "
+                        "share; give Dreamer a file")
+        return None
+    return text
+
+
+def _dreamer_types(declared: Any, where: str, problems: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """Memory type names (feedback types left out: dreamtui always allows them) and schemas from
+    Dreamer's `memory_types`: mappings as `dreamer init` writes them, or plain names."""
+    names: list[str] = []
+    schemas: dict[str, Any] = {}
+    if not isinstance(declared, list):
+        problems.append(f"{where}: expected a list of memory types, got {type(declared).__name__}")
+        return names, schemas
+    for index, item in enumerate(declared):
+        at = f"{where}[{index}]"
+        if isinstance(item, str):
+            name, schema = item, None
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            name, schema = item["name"], item.get("metadata_schema")
+            kind = item.get("metadata_schema_kind", _SCHEMA_KIND)
+            if kind != _SCHEMA_KIND:
+                problems.append(f"{at}.metadata_schema_kind: expected {_SCHEMA_KIND!r}, got {kind!r}")
+            if schema is not None and not isinstance(schema, dict):
+                problems.append(f"{at}.metadata_schema: expected a mapping (a JSON Schema), "
+                                f"got {type(schema).__name__}")
+                schema = None
+        else:
+            problems.append(f"{at}: expected a mapping with a name (name, description, metadata_schema) "
+                            "or a type name")
+            continue
+        if name not in FEEDBACK_TYPES and name not in names:
+            names.append(name)
+        if schema is not None:
+            schemas[name] = schema
+    return names, schemas
+
+
+def _dreamer_to_dreamtui(data: Any, path: Path, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Map what dreamtui needs from a Dreamer server's config (docs/architecture.md §3.1): the
+    shared STM database (leases included), LTM and context roots and guard rails, memory types
+    and their metadata schemas, the batch, content and lease limits, the MCP address."""
     if not isinstance(data, dict):
         raise ConfigError(path, ["(top level): expected a mapping of keys"])
+    env = dict(os.environ if environ is None else environ)
+    problems: list[str] = []
 
-    def param(slot: str, key: str) -> Any:
+    def block(slot: str) -> dict[str, Any] | None:
         section = data.get(slot)
-        if not isinstance(section, dict):
-            return None
-        params = section.get("params")
-        return params.get(key) if isinstance(params, dict) else None
+        return section if isinstance(section, dict) else None
+
+    def param(slot: str, key: str, default: Any = None) -> Any:
+        section = block(slot)
+        params = section.get("params") if section else None
+        if not isinstance(params, dict) or key not in params:
+            return default
+        return _dreamer_interpolate(params[key], f"{slot}.params.{key}", problems, env)
 
     result: dict[str, Any] = {}
+    stm: dict[str, Any] = {}
+    stm_block = block("stm_store")
+    if stm_block is not None and stm_block.get("class") not in (None, DREAMER_STM_CLASS):
+        problems.append(f"stm_store.class: dreamtui shares only Dreamer's SQLite STM store "
+                        f"({DREAMER_STM_CLASS}), got {stm_block.get('class')!r}")
     db_path = param("stm_store", "db_path") or param("stm_store", "path")
-    if db_path is not None:
-        result["stm"] = {"path": str(db_path)}
+    if stm_block is not None or db_path is not None:
+        stm["path"] = _sqlite_file(db_path or DREAMER_DB, "stm_store.params.db_path", problems)
+    lease_db = param("dream_lease_store", "db_path")
+    if lease_db is not None and "path" in stm:
+        lease_file = _sqlite_file(lease_db, "dream_lease_store.params.db_path", problems)
+        if lease_file and stm["path"] and os.path.normpath(lease_file) != os.path.normpath(stm["path"]):
+            problems.append(f"dream_lease_store.params.db_path: {lease_db!r} is not the STM database "
+                            f"({stm['path']!r}); dreamtui takes part in Dreamer's dream leases only "
+                            "when both stores share one file")
+    if stm_block is not None:
+        stm["batch_size"] = param("stm_store", "max_batch_size", DREAMER_BATCH)
+        stm["max_content_bytes"] = param("stm_store", "max_content_bytes", 8192)
+    ttl = param("dream_lease_store", "default_ttl_seconds", DREAMER_LEASE_SECONDS if block("dream_lease_store")
+                else None)
+    if ttl is not None:
+        if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
+            stm["lease_minutes"] = max(1, math.ceil(ttl / 60))
+        else:
+            problems.append(f"dream_lease_store.params.default_ttl_seconds: expected a number of seconds "
+                            f"above 0, got {ttl!r}")
+    if stm:
+        result["stm"] = stm
+
     ltm_root = param("ltm_store", "root")
     if ltm_root is not None:
         result["ltm"] = {"root": str(ltm_root)}
@@ -368,17 +529,45 @@ def _dreamer_to_dreamtui(data: Any, path: Path) -> dict[str, Any]:
     context_root = param("context_store", "root")
     if context_root is not None:
         result["context"] = {"root": str(context_root)}
-    types = param("stm_store", "memory_types") or data.get("memory_types")
-    if isinstance(types, list):
-        result["memory_types"] = [t for t in types if t not in FEEDBACK_TYPES]
+
+    # Dreamer reads the top-level list first, then the STM store's (dreamer.server.app).
+    if data.get("memory_types"):
+        types, where = data["memory_types"], "memory_types"
+    else:
+        types, where = param("stm_store", "memory_types"), "stm_store.params.memory_types"
+    if types:
+        names, schemas = _dreamer_types(types, where, problems)
+        if names:
+            result["memory_types"] = names
+        if schemas:
+            result["metadata_schemas"] = schemas
+
+    server = data.get("server")
+    if isinstance(server, dict):
+        mcp = {key: _dreamer_interpolate(server[key], f"server.{key}", problems, env)
+               for key in ("host", "port") if key in server}
+        if mcp:
+            result["mcp"] = mcp
+    if problems:
+        raise ConfigError(path, problems)
     return result
+
+
+def _validated(data: dict[str, Any], path: Path) -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(path, _format_validation(exc)) from None
 
 
 def load_config(path: Path, environ: dict[str, str] | None = None) -> Config:
     """Load `dreamtui.yaml`, or a Dreamer `dreamer.yaml` when that is the file named."""
     data = _read_yaml(path)
     if path.name == DREAMER_CONFIG_NAME:
-        data = _dreamer_to_dreamtui(_interpolated(data, path, environ), path)
+        try:
+            return _validated(_dreamer_to_dreamtui(data, path, environ), path)
+        except RecursionError:
+            raise ConfigError(path, [_TOO_DEEP]) from None
     return parse_config(data, path, environ)
 
 
