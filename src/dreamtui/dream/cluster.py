@@ -1,22 +1,20 @@
-"""Near-duplicate clustering of memories, and matching a cluster to the live entry it repeats.
+"""Clustering memories that state one lesson, and finding the live entry a cluster restates.
 
-Cost grows near-linearly: an inverted index of informative tokens picks, for each memory, a few
-candidates that share rare tokens with it, and only those pairs are scored with rapidfuzz.
+Whether two texts state one lesson is match.py's verdict (weighted stems, strong features, and
+the facts that must agree: numbers in a slot, the tool picked, do vs do not). Here it drives:
 
-Fuzzy scores cannot tell "CI Postgres uses port 5432" from "... port 5433" (they score ~96), yet
-merging them would silently fold a wrong fact into a right one. So every merge and every entry
-match also passes guards that compare what the score ignores: the numbers in each text, the
-code-shaped identifiers (`PGPORT`, `db_url`, `--no-cache`, `Postgres` vs `MySQL`) and the
-polarity words (not/never, before/after, enable/disable). A guard refusal keeps texts apart.
+- clustering: an inverted index of rare stems picks, for each memory, a few candidates, and
+  only those pairs are compared (near-linear); a merge must also leave no conflicting fact
+  between members of the two clusters, so chains cannot join "port 5432" and "port 5433";
+- entry matching (LTM first): find_entry returns the entry a text restates, or the one it
+  corrects (same subject, a different fact), with the verdict saying which.
 """
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from heapq import nlargest
 from itertools import chain
@@ -25,6 +23,23 @@ from operator import itemgetter
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from dreamtui.dream.match import (
+    DEFAULT_SIMILARITY,
+    Features,
+    Match,
+    MatchIndex,
+    Weights,
+    compare,
+    conflicts,
+    raw_overlap,
+    variants,
+)
+from dreamtui.dream.match import NEGATIONS as NEGATIONS
+from dreamtui.dream.match import STOPWORDS as STOPWORDS
+from dreamtui.dream.match import identifiers as identifiers
+from dreamtui.dream.match import normalise as normalise
+from dreamtui.dream.match import numbers as numbers
+from dreamtui.dream.match import polarity as polarity
 from dreamtui.model import Entry, Memory
 from dreamtui.store.ltm import LTMSnapshot
 
@@ -38,119 +53,16 @@ RARE_TOKENS_PER_DOC = 8  # the rarest tokens of a document are the ones that fin
 # their rarest words, which cost little of it.
 POSTINGS_BUDGET = 512
 MIN_SHARED_TOKENS = 2
-DEFAULT_THRESHOLD = 88  # config.dream.similarity's default
+DEFAULT_THRESHOLD = DEFAULT_SIMILARITY  # config.dream.similarity's default
 MAX_CANDIDATES = 20  # per document: bounds the fuzzy comparisons on very repetitive batches
 ENTRY_CANDIDATES = 10  # entries scored per cluster: the ones sharing the most rare words
 REPRESENTATIVE_SAMPLE = 25  # members compared when picking a big cluster's representative
-
-_APOSTROPHES_RE = re.compile(r"['’`]")
-_WORD_RE = re.compile(r"[^\W_]+")
-# ASCII text, nearly all of it, is normalised by one C-level translate; other text by the regex.
-_ASCII_FOLD: dict[int, str | None] = {ord(c): " " for c in string.punctuation}
-_ASCII_FOLD.update({ord("'"): None, ord("`"): None})
-_DIGITS_RE = re.compile(r"\d+")
-_WRAPPING = "()[]{}<>,;:!?\"'`*"
-_SENTENCE_END = ".!?:#*>|"
-
-STOPWORDS = frozenset("""
-a an and are as at be been being but by can could did do does doing for from had has have having
-he her here hers him his how i if in into is it its itself just me more most my of on once only or
-other our ours out over own same she should so some such than that the their theirs them then
-there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours also via per use used using uses
-""".split())
-
-# "without" is left out: "without it the suite fails" explains a consequence, it does not
-# reverse the advice the way "never run X" reverses "run X".
-NEGATIONS = frozenset("""
-not no never cannot avoid nor none dont doesnt didnt isnt arent wasnt werent wont cant
-couldnt shouldnt mustnt neednt hasnt havent
-""".split())
-
-# Words on opposite ends of one axis: a text saying "before" and another saying "after" (and
-# neither saying both) state different facts however alike the rest reads.
-_ANTONYM_PAIRS = (
-    ("before", "after"), ("enable", "disable"), ("enabled", "disabled"), ("enables", "disables"),
-    ("true", "false"), ("add", "remove"), ("added", "removed"), ("increase", "decrease"),
-    ("min", "max"), ("minimum", "maximum"), ("allow", "deny"), ("allowed", "denied"),
-    ("sync", "async"), ("synchronous", "asynchronous"), ("public", "private"),
-    ("upper", "lower"), ("uppercase", "lowercase"), ("first", "last"), ("older", "newer"),
-    ("oldest", "newest"), ("start", "stop"), ("include", "exclude"), ("included", "excluded"),
-    ("pass", "fail"), ("passes", "fails"), ("passed", "failed"), ("passing", "failing"),
-    ("success", "failure"), ("succeeds", "fails"), ("required", "optional"),
-    ("local", "remote"), ("locally", "remotely"), ("internal", "external"), ("inside", "outside"),
-    ("above", "below"), ("higher", "lower"), ("more", "less"), ("earlier", "later"),
-    ("ascending", "descending"), ("client", "server"), ("read", "write"), ("import", "export"),
-    ("input", "output"), ("fast", "slow"), ("faster", "slower"), ("always", "sometimes"),
-    ("debug", "release"), ("dev", "prod"), ("development", "production"), ("staging", "production"),
-    ("ipv4", "ipv6"), ("http", "https"), ("tabs", "spaces"), ("lock", "unlock"), ("on", "off"),
-)
-_POLES: dict[str, tuple[str, int]] = {}
-for _low, _high in _ANTONYM_PAIRS:
-    _POLES.setdefault(_low, (f"{_low}/{_high}", 0))
-    _POLES.setdefault(_high, (f"{_low}/{_high}", 1))
-
-
-def normalise(text: str) -> str:
-    """Lowercase, apostrophes joined ("don't" → "dont"), punctuation → space, whitespace collapsed."""
-    text = text.lower()
-    if text.isascii():
-        return " ".join(text.translate(_ASCII_FOLD).split())
-    return " ".join(_WORD_RE.findall(_APOSTROPHES_RE.sub("", text)))
-
-
-def numbers(text: str) -> frozenset[int]:
-    """Every run of digits, as a number: "Node 18", "v18.2.0", "port 5432", "ubuntu-22.04".
-
-    A set, not a multiset: a paraphrase may repeat a number without stating a new fact.
-    """
-    return frozenset(int(run) for run in _DIGITS_RE.findall(text))
-
-
-def _is_identifier(token: str, initial: bool) -> bool:
-    """Code-shaped or a proper name: things a rewording keeps, and a different fact changes.
-    `initial`: the token starts a sentence, where any word is capitalised."""
-    if _DIGITS_RE.search(token):
-        return False  # numbers() already compares every digit
-    if token.startswith("-"):
-        return len(token) > 2 or token[1:].isalpha()
-    core = token.strip(".:/-@+")
-    if "_" in core or "/" in core or "-" in core or "@" in core:
-        return True
-    if "." in core and all(len(part) >= 2 for part in core.split(".")):
-        return True
-    if len(core) >= 2 and core[1:] != core[1:].lower():
-        return True  # CI, PGPORT, GitHub, MySQL
-    return len(core) >= 3 and core[0].isupper() and not initial
-
-
-def identifiers(text: str) -> frozenset[tuple[str, ...]]:
-    """Identifiers of `text`, each as its normalised tokens (so `db-reset` ≈ "db reset")."""
-    found = set()
-    for line in text.splitlines():
-        initial = True
-        for raw in line.split():
-            # Plain lowercase words are most of any text and never identifiers: skip them first.
-            if not (raw.islower() and raw.isalpha()):
-                token = raw.strip(_WRAPPING).rstrip(".:/-@+")
-                if token and _is_identifier(token, initial):
-                    words = tuple(normalise(token).split())
-                    if words:
-                        found.add(words)
-            initial = raw[-1] in _SENTENCE_END or raw in ("-", "*")
-    return frozenset(found)
-
-
-def polarity(tokens: Iterable[str]) -> tuple[bool, frozenset[tuple[str, int]]]:
-    """(negated?, the antonym poles present)."""
-    tokens = set(tokens)
-    return bool(tokens & NEGATIONS), frozenset(_POLES[t] for t in tokens if t in _POLES)
-
+GROUP_SAMPLE = 8  # members of each side checked for conflicting facts before two clusters merge
 
 @dataclass
 class Signature:
-    """What the guards compare, computed once per text; the costlier parts only when a guard
-    first asks (most candidate pairs stop at the score or the numbers)."""
+    """A text as callers outside the matcher see it: its normalised form and tokens (policy.py
+    and the LLM prompt rank with them), and its match.Features, built on first use."""
 
     text: str
     body: str | None  # the part of `text` that states facts (a memory's content, not its title)
@@ -162,7 +74,7 @@ class Signature:
 
     @classmethod
     def of(cls, text: str, body: str | None = None, *, facts: str | None = None) -> Signature:
-        """`text` is what is compared; `facts` (default: `text`) whose numbers must agree."""
+        """`text` is what is compared; `facts` (default: `text`) whose numbers are reported."""
         norm = normalise(text)
         tokens = frozenset(norm.split())
         negated, poles = polarity(tokens)
@@ -177,6 +89,10 @@ class Signature:
     def words(self) -> list[str]:
         """The body's normalised words in order, for single_swap."""
         return self.norm.split() if self.body is None else normalise(self.body).split()
+
+    @cached_property
+    def features(self) -> Features:
+        return Features.of(self.text, self.body)
 
 
 def mentions(norm: str, words: tuple[str, ...]) -> bool:
@@ -195,12 +111,6 @@ def identifiers_conflict(ids_a: Iterable[tuple[str, ...]], norm_a: str,
     return any(not mentions(norm_b, w) for w in ids_a) and any(not mentions(norm_a, w) for w in ids_b)
 
 
-def _variants(a: str, b: str) -> bool:
-    """Inflections or spellings of one word: seed/seeding, colour/color."""
-    return a.startswith(b) or b.startswith(a) or (len(a) > 4 and len(b) > 4 and a[:4] == b[:4]) \
-        or fuzz.ratio(a, b) >= 80
-
-
 def single_swap(a: Signature, b: Signature) -> bool:
     """The contents differ in one place only, where a word became another word that is not a
     variant of it: "run with vitest" vs "run with jest" names a different tool.
@@ -217,7 +127,7 @@ def single_swap(a: Signature, b: Signature) -> bool:
     old, new = changed[0]
     if not old or not new or len(old) > 2 or len(new) > 2:
         return False
-    return not any(_variants(x, y) for x in old for y in new)
+    return not any(variants(x, y) for x in old for y in new)
 
 
 def _content(words: Sequence[str]) -> list[str]:
@@ -233,21 +143,6 @@ def poles_conflict(poles_a: frozenset[tuple[str, int]], poles_b: frozenset[tuple
     for axis, pole in poles_b:
         axes_b.setdefault(axis, set()).add(pole)
     return any(axes_a[axis].isdisjoint(axes_b[axis]) for axis in axes_a.keys() & axes_b.keys())
-
-
-def guard_refuses(a: Signature, b: Signature) -> str | None:
-    """Why two memories must not merge, or None. Numbers must be equal as sets."""
-    if a.numbers != b.numbers:
-        return "numbers differ"
-    if a.negated != b.negated:
-        return "one side is negated"
-    if poles_conflict(a.poles, b.poles):
-        return "opposite words"
-    if identifiers_conflict(a.identifiers, a.norm, b.identifiers, b.norm):
-        return "identifiers differ"
-    if single_swap(a, b):
-        return "one word swapped for another"
-    return None
 
 
 def similarity(a: str, b: str, cutoff: float = 0) -> float:
@@ -278,30 +173,14 @@ class Cluster:
         return {str(m.metadata["session_id"]) for m in self.members if m.metadata.get("session_id")}
 
 
-@dataclass
-class _Group:
-    """A union-find root's aggregate, so a merge is checked against the whole cluster, not one
-    member: otherwise A~B and B~C could chain A and C across a substitution."""
-
-    numbers: frozenset[int]
-    negated: bool
-    poles: frozenset[tuple[str, int]]
-    identifiers: set[tuple[str, ...]] = field(default_factory=set)
-    tokens: set[str] = field(default_factory=set)
-    size: int = 1
-
-
-def _group_identifiers_conflict(a: _Group, b: _Group) -> bool:
-    # Token sets, not phrases: exact enough to stop a chain, cheap enough for big clusters.
-    return any(not b.tokens.issuperset(w) for w in a.identifiers) \
-        and any(not a.tokens.issuperset(w) for w in b.identifiers)
-
-
 class _UnionFind:
-    def __init__(self, signatures: Sequence[Signature]) -> None:
-        self.signatures = signatures
-        self.parent = list(range(len(signatures)))
-        self.groups: dict[int, _Group] = {}  # built on a root's first merge: most stay alone
+    """Clusters as they grow. A merge is checked against members of both clusters, not only the
+    pair that matched: otherwise A~B and B~C could chain A and C across a changed fact."""
+
+    def __init__(self, features: Sequence[Features]) -> None:
+        self.features = features
+        self.parent = list(range(len(features)))
+        self.members: dict[int, list[int]] = {}  # a root's members, once it has more than itself
 
     def find(self, i: int) -> int:
         while self.parent[i] != i:
@@ -309,29 +188,20 @@ class _UnionFind:
             i = self.parent[i]
         return i
 
-    def group(self, root: int) -> _Group:
-        found = self.groups.get(root)
-        if found is None:
-            s = self.signatures[root]
-            found = self.groups[root] = _Group(s.numbers, s.negated, s.poles, set(s.identifiers),
-                                               set(s.tokens))
-        return found
+    def _members(self, root: int) -> list[int]:
+        return self.members.get(root, [root])
 
     def compatible(self, ra: int, rb: int) -> bool:
-        a, b = self.group(ra), self.group(rb)
-        return (a.numbers == b.numbers and a.negated == b.negated
-                and not poles_conflict(a.poles, b.poles)
-                and not _group_identifiers_conflict(a, b))
+        """No fact of a member of one conflicts with a member of the other (the first
+        GROUP_SAMPLE of each: the cost of a merge stays constant)."""
+        return not any(conflicts(self.features[i], self.features[j])
+                       for i in self._members(ra)[:GROUP_SAMPLE]
+                       for j in self._members(rb)[:GROUP_SAMPLE])
 
     def union(self, ra: int, rb: int) -> None:
-        # Union by size keeps the set merges O(n log n) overall.
-        if self.group(ra).size < self.group(rb).size:
+        if len(self._members(ra)) < len(self._members(rb)):
             ra, rb = rb, ra
-        big, small = self.groups[ra], self.groups.pop(rb)
-        big.identifiers |= small.identifiers
-        big.tokens |= small.tokens
-        big.poles = big.poles | small.poles
-        big.size += small.size
+        self.members[ra] = self._members(ra) + self.members.pop(rb, [rb])
         self.parent[rb] = ra
 
 
@@ -388,31 +258,37 @@ def candidate_pairs(token_lists: Sequence[Sequence[str]]) -> list[tuple[int, int
     return sorted(pairs)
 
 
-def cluster_memories(memories: Sequence[Memory], threshold: float) -> list[Cluster]:
-    """Group near-duplicates; clusters come in the order of their first member."""
+def cluster_memories(memories: Sequence[Memory], threshold: float, *,
+                     index: EntryIndex | None = None) -> list[Cluster]:
+    """Group memories stating one lesson (match.compare: alike, no fact differing); clusters
+    come in the order of their first member. With `index`, word rarity counts the live entries
+    as well as the batch (and the index then weighs with the same rarity)."""
     signatures = [Signature.of(memory_text(m), m.content) for m in memories]
-    forest = _UnionFind(signatures)
-    for i, j in candidate_pairs([informative(s) for s in signatures]):
-        a, b = signatures[i], signatures[j]
-        if a.numbers != b.numbers:
-            continue  # the cheapest guard first: most look-alikes stop here
+    features = [s.features for s in signatures]
+    weights = Weights(features)
+    if index is not None:
+        weights.add(index.features)
+        index.weights = weights
+    forest = _UnionFind(features)
+    for i, j in candidate_pairs([sorted(f.stems) for f in features]):
         ra, rb = forest.find(i), forest.find(j)
-        if ra == rb or similarity(a.norm, b.norm, threshold) < threshold:
+        if ra == rb:
             continue
-        if guard_refuses(a, b) is None and forest.compatible(ra, rb):
+        if compare(features[i], features[j], weights, threshold=threshold).same_lesson \
+                and forest.compatible(ra, rb):
             forest.union(ra, rb)
     groups: dict[int, list[int]] = {}
-    for index in range(len(memories)):
-        groups.setdefault(forest.find(index), []).append(index)
+    for i in range(len(memories)):
+        groups.setdefault(forest.find(i), []).append(i)
     clusters = []
     for indices in sorted(groups.values(), key=lambda ix: ix[0]):
         members = tuple(memories[i] for i in indices)
-        best = _representative(indices, signatures, memories)
+        best = _representative(indices, features, weights, memories)
         clusters.append(Cluster(members=members, representative=memories[best], signature=signatures[best]))
     return clusters
 
 
-def _representative(indices: list[int], signatures: Sequence[Signature],
+def _representative(indices: list[int], features: Sequence[Features], weights: Weights,
                     memories: Sequence[Memory]) -> int:
     """The member most like the others; ties go to the fuller, then the earlier memory."""
     if len(indices) == 1:
@@ -420,8 +296,8 @@ def _representative(indices: list[int], signatures: Sequence[Signature],
     sample = indices[:REPRESENTATIVE_SAMPLE]
 
     def rank(i: int) -> tuple[float, int, int]:
-        total = sum(similarity(signatures[i].norm, signatures[j].norm) for j in sample if j != i)
-        return (-total, -len(memories[i].content), indices.index(i))
+        total = sum(raw_overlap(features[i], features[j], weights) for j in sample if j != i)
+        return (-round(total, 9), -len(memories[i].content), indices.index(i))
 
     return min(indices, key=rank)
 
@@ -436,6 +312,9 @@ class EntryIndex:
     body_norms: list[str]  # of the whole entry: what it mentions anywhere
     body_numbers: list[frozenset[int]]
     tokens: TokenIndex
+    features: list[Features]  # the signatures' (match.py)
+    matcher: MatchIndex[int]  # finds an entry's position by its features
+    weights: Weights  # word rarity: the entries' own, or shared with the batch (cluster_memories)
 
 
 def entry_text(entry: Entry) -> str:
@@ -453,24 +332,10 @@ def build_entry_index(snapshot: LTMSnapshot) -> EntryIndex:
         body_norms.append(normalise(full))
         body_numbers.append(numbers(full) | sig.numbers)
     tokens = TokenIndex([informative(sig) for sig in signatures])
-    return EntryIndex(entries, signatures, body_norms, body_numbers, tokens)
-
-
-def entry_guard_refuses(sig: Signature, index: EntryIndex, i: int) -> str | None:
-    """Like guard_refuses, but an entry gathers facts over time: the cluster's numbers need only
-    appear somewhere in the entry, and its identifiers anywhere in the entry's text."""
-    entry_sig = index.signatures[i]
-    if not sig.numbers <= index.body_numbers[i]:
-        return "numbers differ"
-    if sig.negated != entry_sig.negated:
-        return "one side is negated"
-    if poles_conflict(sig.poles, entry_sig.poles):
-        return "opposite words"
-    if identifiers_conflict(sig.identifiers, sig.norm, entry_sig.identifiers, index.body_norms[i]):
-        return "identifiers differ"
-    if single_swap(sig, entry_sig):
-        return "one word swapped for another"
-    return None
+    features = [sig.features for sig in signatures]
+    weights = Weights(features)
+    matcher = MatchIndex.build(list(range(len(entries))), features, weights)
+    return EntryIndex(entries, signatures, body_norms, body_numbers, tokens, features, matcher, weights)
 
 
 def entry_candidates(sig: Signature, index: EntryIndex, limit: int = ENTRY_CANDIDATES) -> list[int]:
@@ -479,26 +344,32 @@ def entry_candidates(sig: Signature, index: EntryIndex, limit: int = ENTRY_CANDI
 
 
 def may_match(sig: Signature, index: EntryIndex) -> bool:
-    """A cheap first look: some entry shares rare words with `sig` and holds all its numbers.
-    When none does (the usual case for a new lesson), no entry can match."""
-    return any(sig.numbers <= index.body_numbers[i] for i in entry_candidates(sig, index))
+    """A cheap first look: some entry shares rare stems with `sig`. When none does (the usual
+    case for a new lesson), no entry can match."""
+    return bool(index.matcher.candidates(sig.features, limit=1))
+
+
+def find_entry(probe: str | Signature, index: EntryIndex,
+               threshold: float = DEFAULT_THRESHOLD) -> Match[Entry] | None:
+    """The live entry `probe` restates (verdict.same_lesson) or, failing that, the one it
+    corrects (verdict.correction: same subject, a fact stated differently, listed in
+    verdict.conflicts); None when it is news. Looked up in the LTM before anything else, so a
+    restatement reinforces its entry and a correction updates it rather than adding one."""
+    sig = probe if isinstance(probe, Signature) else Signature.of(probe)
+    index.matcher.weights = index.weights
+    found = index.matcher.best(sig.features, threshold=threshold)
+    return None if found is None else Match(index.entries[found.item], found.verdict)
 
 
 def match_entry(cluster_text: str | Signature, index: EntryIndex,
                 threshold: float = DEFAULT_THRESHOLD) -> tuple[Entry, float] | None:
-    """The live entry a cluster repeats or extends, with its score; ties go to the earlier path.
+    """The live entry a cluster restates, with its score; ties go to the earlier path.
+    A correction is not a match here (find_entry tells it apart).
 
     `cluster_text` may be a ready Signature, for callers that compare one part of a memory
-    (what its guidance would say) but guard with another (the numbers of all its content).
+    (what its guidance would say) but report the numbers of another.
     """
-    sig = cluster_text if isinstance(cluster_text, Signature) else Signature.of(cluster_text)
-    best: tuple[float, int] | None = None
-    for i in entry_candidates(sig, index):
-        if not sig.numbers <= index.body_numbers[i]:
-            continue  # the cheapest guard first
-        score = similarity(sig.norm, index.signatures[i].norm, threshold)
-        if score < threshold or entry_guard_refuses(sig, index, i) is not None:
-            continue
-        if best is None or (score, -i) > (best[0], -best[1]):
-            best = (score, i)
-    return None if best is None else (index.entries[best[1]], best[0])
+    found = find_entry(cluster_text, index, threshold)
+    if found is None or not found.verdict.same_lesson:
+        return None
+    return found.item, found.verdict.score

@@ -1,0 +1,696 @@
+"""Whether two texts state the same lesson: offline features, a verdict, and the best match.
+
+Fuzzy string ratios miss paraphrases ("Prefer `uv` over `pip`" and "Use uv for Python packages
+(never pip)" score ~50) and cannot see a changed fact ("port 5432" vs "port 5433" scores ~96).
+So a text is reduced to what a rewording keeps:
+
+- stems of its content words (Snowball, stop words dropped), each weighted by its rarity across
+  the documents compared together (the batch and the live entries: `Weights`); commands, paths,
+  flags, code spans and tool names weigh more (`STRONG_WEIGHT`): a rewording keeps them;
+- its facts: each number with the words around it (its slot: "port", "characters", "node"); the
+  tool it picks in a category (`pnpm` as the JavaScript package manager) and the ones it rejects
+  ("instead of npm", "never pip"); the stance (do / do not) it takes on each strong term; the
+  poles it takes on antonym axes (before/after).
+
+`compare` scores the weighted overlap of two texts and lists their *conflicts*: a different
+value in a slot both fill. What only one side mentions is not a conflict (a shorter rewording
+leaves things out), nor is an incidental number (a duration in a story: "it took 3 minutes", a
+date, a clock time). A `Verdict` is "same lesson" (alike, no conflict), a "correction" (same
+subject, some fact differs: the caller updates the fact rather than adding an entry), or neither.
+
+`MatchIndex` finds a text's best match among many (the live entries, a project's instruction
+lines) through an inverted index of rare stems: near-linear, never all pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Generic, TypeVar
+
+import snowballstemmer  # type: ignore[import-untyped]  # ships no type information
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+T = TypeVar("T")
+
+# --- words -------------------------------------------------------------------------------------
+
+_APOSTROPHES_RE = re.compile(r"['’`]")
+_WORD_RE = re.compile(r"[^\W_]+")
+# ASCII text, nearly all of it, is normalised by one C-level translate; other text by the regex.
+_ASCII_FOLD: dict[int, str | None] = {ord(c): " " for c in string.punctuation}
+_ASCII_FOLD.update({ord("'"): None, ord("`"): None})
+_DIGITS_RE = re.compile(r"\d+")
+_WRAPPING = "()[]{}<>,;:!?\"'`*"
+_SENTENCE_END = ".!?:#*>|"
+
+STOPWORDS = frozenset("""
+a an and are as at be been being but by can could did do does doing for from had has have having
+he her here hers him his how i if in into is it its itself just me more most my of on once only or
+other our ours out over own same she should so some such than that the their theirs them then
+there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours also via per use used using uses
+""".split())
+
+# "without" is left out: "without it the suite fails" explains a consequence, it does not
+# reverse the advice the way "never run X" reverses "run X".
+NEGATIONS = frozenset("""
+not no never cannot avoid nor none dont doesnt didnt isnt arent wasnt werent wont cant
+couldnt shouldnt mustnt neednt hasnt havent
+""".split())
+
+# Words on opposite ends of one axis: a text saying "before" and another saying "after" (and
+# neither saying both) state different facts however alike the rest reads.
+_ANTONYM_PAIRS = (
+    ("before", "after"), ("enable", "disable"), ("enabled", "disabled"), ("enables", "disables"),
+    ("true", "false"), ("add", "remove"), ("added", "removed"), ("increase", "decrease"),
+    ("min", "max"), ("minimum", "maximum"), ("allow", "deny"), ("allowed", "denied"),
+    ("sync", "async"), ("synchronous", "asynchronous"), ("public", "private"),
+    ("upper", "lower"), ("uppercase", "lowercase"), ("first", "last"), ("older", "newer"),
+    ("oldest", "newest"), ("start", "stop"), ("include", "exclude"), ("included", "excluded"),
+    ("pass", "fail"), ("passes", "fails"), ("passed", "failed"), ("passing", "failing"),
+    ("success", "failure"), ("succeeds", "fails"), ("required", "optional"),
+    ("local", "remote"), ("locally", "remotely"), ("internal", "external"), ("inside", "outside"),
+    ("above", "below"), ("higher", "lower"), ("more", "less"), ("earlier", "later"),
+    ("ascending", "descending"), ("client", "server"), ("read", "write"), ("import", "export"),
+    ("input", "output"), ("fast", "slow"), ("faster", "slower"), ("always", "sometimes"),
+    ("debug", "release"), ("dev", "prod"), ("development", "production"), ("staging", "production"),
+    ("ipv4", "ipv6"), ("http", "https"), ("tabs", "spaces"), ("lock", "unlock"), ("on", "off"),
+)
+POLES: dict[str, tuple[str, int]] = {}
+for _low, _high in _ANTONYM_PAIRS:
+    POLES.setdefault(_low, (f"{_low}/{_high}", 0))
+    POLES.setdefault(_high, (f"{_low}/{_high}", 1))
+
+
+def normalise(text: str) -> str:
+    """Lowercase, apostrophes joined ("don't" → "dont"), punctuation → space, whitespace collapsed."""
+    text = text.lower()
+    if text.isascii():
+        return " ".join(text.translate(_ASCII_FOLD).split())
+    return " ".join(_WORD_RE.findall(_APOSTROPHES_RE.sub("", text)))
+
+
+def numbers(text: str) -> frozenset[int]:
+    """Every run of digits, as a number: "Node 18", "v18.2.0", "port 5432", "ubuntu-22.04".
+
+    A set, not a multiset: a paraphrase may repeat a number without stating a new fact.
+    """
+    return frozenset(int(run) for run in _DIGITS_RE.findall(text))
+
+
+def _is_identifier(token: str, initial: bool) -> bool:
+    """Code-shaped or a proper name: things a rewording keeps, and a different fact changes.
+    `initial`: the token starts a sentence, where any word is capitalised."""
+    if _DIGITS_RE.search(token):
+        return False  # numbers() already compares every digit
+    if token.startswith("-"):
+        return len(token) > 2 or token[1:].isalpha()
+    core = token.strip(".:/-@+")
+    if "_" in core or "/" in core or "-" in core or "@" in core:
+        return True
+    if "." in core and all(len(part) >= 2 for part in core.split(".")):
+        return True
+    if len(core) >= 2 and core[1:] != core[1:].lower():
+        return True  # CI, PGPORT, GitHub, MySQL
+    return len(core) >= 3 and core[0].isupper() and not initial
+
+
+def identifiers(text: str) -> frozenset[tuple[str, ...]]:
+    """Identifiers of `text`, each as its normalised tokens (so `db-reset` ≈ "db reset")."""
+    found = set()
+    for line in text.splitlines():
+        initial = True
+        for raw in line.split():
+            # Plain lowercase words are most of any text and never identifiers: skip them first.
+            if not (raw.islower() and raw.isalpha()):
+                token = raw.strip(_WRAPPING).rstrip(".:/-@+")
+                if token and _is_identifier(token, initial):
+                    words = tuple(normalise(token).split())
+                    if words:
+                        found.add(words)
+            initial = raw[-1] in _SENTENCE_END or raw in ("-", "*")
+    return frozenset(found)
+
+
+def polarity(tokens: Iterable[str]) -> tuple[bool, frozenset[tuple[str, int]]]:
+    """(negated?, the antonym poles present)."""
+    tokens = set(tokens)
+    return bool(tokens & NEGATIONS), frozenset(POLES[t] for t in tokens if t in POLES)
+
+
+
+# Words of instructions that say how strongly, not what: they do not make two rules alike.
+_EMPHASIS = frozenset("""
+always must ensure make sure please important critical mandatory strictly project should need
+needs required require requires note every all any
+""".split())
+
+# The score is calibrated so that DEFAULT_SIMILARITY (config.dream.similarity's default) falls
+# where the raw weighted overlap reaches RAW_CUT: the setting keeps its meaning ("how alike two
+# memories must be to merge; lower merges more") with 100 meaning the same words.
+DEFAULT_SIMILARITY = 88
+RAW_CUT = 0.32
+_GAMMA = math.log(DEFAULT_SIMILARITY / 100) / math.log(RAW_CUT)
+# Below this (on the same scale) two texts are about different things; between it and the
+# merge threshold they share a subject, so a conflicting fact makes a correction, not news.
+SUBJECT_SIMILARITY = 80
+SMALLER_SHARE = 0.25  # of the overlap score: overlap-over-the-smaller text, the rest Dice
+STRONG_WEIGHT = 2.0  # a command, path, flag, code span or tool name, against a plain word
+TITLE_WEIGHT = 1.0  # title words count as content words: a title is the lesson in brief
+# A corpus this small says little about rarity: smoothing keeps a word seen twice in a batch
+# of five from outweighing everything else.
+MIN_CORPUS = 50
+CANDIDATES = 20  # documents scored per query: the ones sharing the most rare stems
+RARE_STEMS = 10  # a query's rarest stems look up its candidates
+POSTINGS_BUDGET = 1024  # postings read per query beyond its rarest stem: constant work per query
+COMMON_SHARE = 0.05  # a stem in more documents than this share finds nothing (in big corpora)
+COMMON_MIN_DOCS = 64
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMS: dict[str, str] = {}
+
+# Tools that fill one role: a text picking one and another text picking a different one state
+# different facts (pnpm vs yarn as the package manager), however alike the rest reads.
+TOOL_SLOTS: dict[str, tuple[str, ...]] = {
+    "JavaScript package manager": ("npm", "pnpm", "yarn", "bun"),
+    "Python package manager": ("pip", "uv", "poetry", "pipenv", "conda", "pdm", "hatch", "rye"),
+    "test runner": ("pytest", "unittest", "nose", "jest", "vitest", "mocha", "jasmine", "ava"),
+    "formatter": ("black", "yapf", "autopep8", "prettier", "biome", "dprint"),
+    "linter": ("flake8", "pylint", "eslint", "oxlint"),
+    "type checker": ("mypy", "pyright", "pyre", "pytype"),
+    "database": ("postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "mongo",
+                 "dynamodb", "cockroachdb", "oracle", "mssql"),
+    "bundler": ("vite", "webpack", "rollup", "esbuild", "parcel", "turbopack"),
+    "docstring style": ("google", "numpy", "sphinx", "epytext"),
+    "container runtime": ("docker", "podman"),
+    "shell": ("bash", "zsh", "fish", "powershell"),
+}
+_ALIASES = {"postgresql": "postgres", "mongo": "mongodb"}
+# Words instruction files use for one thing, by stem: a small, general table (not tuned per
+# rule). Each maps onto the first.
+_SYNONYM_GROUPS = (
+    ("secret", "credenti", "password", "token", "apikey", "passphras"),
+    ("concis", "brief", "succinct", "ters"),
+    ("summar", "summari"),
+    ("delet", "remov"),
+    ("doc", "document", "documentation"),
+    ("repo", "repositori"),
+    ("pr", "pull"),
+    ("ask", "request"),
+    ("instal", "setup"),
+)
+_SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
+# Verbs that name what a rule is about (stems, synonyms folded): two rules about different
+# actions ("never commit .env files" / "never read .env files") differ however alike they read.
+# Generic verbs (use, run, make, keep) are not among them.
+ACTIONS = frozenset("""
+commit push pull merg rebas amend squash revert read edit write modifi delet drop creat add
+instal uninstal deploy publish displai output print expos share upload download copi move renam
+disclos includ mock hardcod store stage bypass skip ignor disabl enabl
+""".split())
+_TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
+# Words after which the rest of a clause is rejected: "never pip", "instead of npm", "over pip".
+_REJECT = NEGATIONS | {"avoid", "forbid", "forbidden", "prohibited", "disallowed", "nor"}
+# These reject only the phrase after them ("pnpm instead of npm for packages": npm, not packages).
+_REJECT_PHRASE = frozenset({"instead", "rather", "over", "without", "except"})
+_PHRASE_END = frozenset("for in to on with when as at by from because so".split())
+# A condition or a contrast ends a rejection: "avoid X unless asked", "never X, but Y".
+_CONDITION = frozenset("unless if when but because otherwise until so then".split())
+# After a comma these words start a new, positive instruction: "never npm, use pnpm".
+_RESTART = frozenset("use run prefer always instead but only create call keep write".split())
+# Durations in a story are incidental ("it took 3 minutes"); in a setting they are facts.
+_TIME_UNITS = frozenset("""
+ms millisecond milliseconds s sec secs second seconds min mins minute minutes h hr hrs hour hours
+day days week weeks month months year years time times run runs attempt attempts try tries
+""".split())
+_SETTING_WORDS = frozenset("""
+timeout timeouts ttl interval limit limits expire expires expiry every within max maximum min
+minimum cache cached sleep retry retries delay deadline wait waits poll backoff cron schedule
+""".split())
+_SENTENCE_RE = re.compile(r"[.!?]+(?:\s|$)|[;\n]")
+_ASIDE_RE = re.compile(r"[()\[\]]|\s[-–—]+\s|\s--\s|—")
+_COLON_RE = re.compile(r":\s")
+_DECIMAL_RE = re.compile(r"(\d)\.(\d)")
+_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
+_CODE_RE = re.compile(r"`([^`\n]+)`")
+_FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
+def stem(word: str) -> str:
+    """The Snowball stem, synonyms folded onto one ("passwords" and "credentials" → "secret")."""
+    found = _STEMS.get(word)
+    if found is None:
+        base = _ALIASES.get(word) or _STEMMER.stemWord(word)
+        found = _STEMS[word] = _SYNONYMS.get(base, base)
+    return found
+
+
+def _content(word: str) -> bool:
+    return (word not in STOPWORDS and word not in NEGATIONS and word not in _EMPHASIS
+            and (len(word) > 1 or word.isdigit()))
+
+
+# --- what a text says --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One fact two texts state differently, readable as "port: 5432 vs 5433"."""
+
+    slot: str
+    a: str
+    b: str
+
+    def __str__(self) -> str:
+        return f"{self.slot}: {self.a} vs {self.b}"
+
+
+@dataclass
+class Features:
+    """What `compare` looks at, computed once per text."""
+
+    text: str
+    stems: frozenset[str]  # content stems of the whole text (synonyms folded)
+    strong: frozenset[str]  # those that are commands, paths, flags, code spans or tool names
+    slots: dict[str, frozenset[str]]  # "after port" / "before charact" -> numbers filling it
+    picks: dict[str, frozenset[str]]  # tool slot -> tools the text uses
+    rejects: dict[str, frozenset[str]]  # tool slot -> tools the text rejects
+    stance: dict[str, int]  # content stem -> 1 done, 2 rejected, 3 both
+    actions: frozenset[str]  # the action verbs the text is about (commit, read, push ...)
+    commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
+    poles: frozenset[tuple[str, int]]
+    body: str  # the part whose word order single_swap compares (a memory's content)
+
+    @classmethod
+    def of(cls, text: str, body: str | None = None) -> Features:
+        """`text` is everything compared (a title and a content); `body` the part stating the
+        facts in order (default: all of `text`)."""
+        reader = _Reader(text)
+        for sentence in _SENTENCE_RE.split(_DATE_RE.sub(" ", text)):
+            reader.sentence(sentence)
+        return cls(text=text, stems=frozenset(reader.stems), strong=frozenset(reader.strong),
+                   slots={k: frozenset(v) for k, v in reader.slots.items()},
+                   picks={k: frozenset(v) for k, v in reader.picks.items()},
+                   rejects={k: frozenset(v) for k, v in reader.rejects.items()},
+                   stance=reader.stance, actions=frozenset(reader.actions),
+                   commands=frozenset(reader.commands), poles=frozenset(reader.poles),
+                   body=text if body is None else body)
+
+    @cached_property
+    def words(self) -> list[str]:
+        return normalise(self.body).split()
+
+    @cached_property
+    def norm(self) -> str:
+        return normalise(self.text)
+
+    @cached_property
+    def names(self) -> frozenset[tuple[str, ...]]:
+        """Identifiers (files, variables, proper names), as normalised words."""
+        return identifiers(self.text)
+
+    @cached_property
+    def flags(self) -> frozenset[str]:
+        return frozenset(f.lower() for f in _FLAG_RE.findall(self.text))
+
+    @cached_property
+    def rejects_any(self) -> bool:
+        return any(bits & 2 for bits in self.stance.values())
+
+    @cached_property
+    def lowered(self) -> str:
+        return " ".join(self.text.lower().split())
+
+
+class _Reader:
+    """One pass over a text's sentences and clauses, collecting what Features holds."""
+
+    def __init__(self, text: str) -> None:
+        spans = [" ".join(span.lower().split()) for span in _CODE_RE.findall(text)]
+        self.commands = {span for span in spans if span}
+        self.code_words = {w for span in spans for w in normalise(span).split()}
+        self.code_words |= {w for ident in identifiers(text) for w in ident}
+        self.stems: set[str] = set()
+        self.strong: set[str] = set()
+        self.slots: dict[str, set[str]] = {}
+        self.picks: dict[str, set[str]] = {}
+        self.rejects: dict[str, set[str]] = {}
+        self.stance: dict[str, int] = {}
+        self.actions: set[str] = set()
+        self.poles: set[tuple[str, int]] = set()
+
+    def sentence(self, sentence: str) -> None:
+        # A rejection carries over a colon ("Never read: .env, keys") but not past a dash or a
+        # parenthesis, which start an aside ("Avoid `any` — use `unknown`", "uv (never pip)").
+        for part in _ASIDE_RE.split(sentence):
+            rejected = False
+            for clause in _COLON_RE.split(part):
+                rejected = self.clause(clause, rejected)
+            _read_numbers(part, self.slots)
+
+    def clause(self, clause: str, rejected: bool) -> bool:
+        words: list[str] = []
+        restarts: set[int] = set()  # positions where a comma may start a new instruction
+        for token in clause.split():
+            parts = normalise(token).split()
+            if token.lstrip("`*(").startswith("-") and parts:
+                # A flag is one word: the "no" of `--no-cache` rejects nothing.
+                parts = ["".join(parts)]
+                self.code_words.add(parts[0])
+            words.extend(parts)
+            if token.endswith(","):
+                restarts.add(len(words))
+        restarts.add(0)  # "Prefer uv over pip: use uv for ..." starts afresh after the colon
+        phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
+        for position, word in enumerate(words):
+            if (position in restarts and word in _RESTART) or word in _CONDITION \
+                    or (phrase and word in _PHRASE_END):
+                rejected = phrase = False
+            if word in _REJECT or word in _REJECT_PHRASE:
+                phrase = word in _REJECT_PHRASE and not rejected
+                rejected = True
+                continue
+            if word[0].isdigit():
+                continue
+            if word in POLES:
+                self.poles.add(POLES[word])
+            code = word in self.code_words
+            if not code and not _content(word):
+                continue
+            s = stem(word)
+            self.stems.add(s)
+            self.stance[s] = self.stance.get(s, 0) | (2 if rejected else 1)
+            if s in ACTIONS:
+                self.actions.add(s)
+            tool_slot = _TOOL_SLOT.get(word)
+            if tool_slot is not None:
+                (self.rejects if rejected else self.picks).setdefault(tool_slot, set()).add(
+                    _ALIASES.get(word, word))
+            if tool_slot is not None or code:
+                self.strong.add(s)
+        return rejected
+
+
+def _read_numbers(clause: str, slots: dict[str, set[str]]) -> None:
+    """Each number that states a fact, under the words next to it: "port 5432" fills
+    "after port"; "88 characters" fills "before charact". Durations in a story are skipped."""
+    words = normalise(_DECIMAL_RE.sub(r"\1DOT\2", clause)).split()
+    words = [w.replace("dot", ".") if w[0].isdigit() else w for w in words]
+    setting = any(w in _SETTING_WORDS for w in words)
+    for i, word in enumerate(words):
+        if not _NUMBER_RE.fullmatch(word):
+            continue
+        before = next((w for w in reversed(words[:i]) if _content(w) and not w[0].isdigit()), "")
+        after = next((w for w in words[i + 1:i + 2] if _content(w) and not w[0].isdigit()), "")
+        if after in _TIME_UNITS and not setting:
+            continue  # "took 3 minutes", "failed 1 run in 5": how it went, not what to do
+        for key in ((f"after {stem(before)}" if before else ""), (f"before {stem(after)}" if after else "")):
+            if key:
+                slots.setdefault(key, set()).add(word)
+
+
+# --- rarity -------------------------------------------------------------------------------------
+
+
+class Weights:
+    """Inverse document frequency of stems over the documents compared together."""
+
+    def __init__(self, documents: Iterable[Features] = ()) -> None:
+        self.df: Counter[str] = Counter()
+        self.docs = 0
+        self.add(documents)
+
+    def add(self, documents: Iterable[Features]) -> None:
+        for features in documents:
+            self.df.update(features.stems)
+            self.docs += 1
+        self._cache: dict[str, float] = {}
+
+    def __call__(self, stem_: str) -> float:
+        found = self._cache.get(stem_)
+        if found is None:
+            n = max(self.docs, MIN_CORPUS)
+            found = self._cache[stem_] = math.log(1 + n / max(1, self.df.get(stem_, 0)))
+        return found
+
+    def of(self, features: Features, stem_: str) -> float:
+        return self(stem_) * (STRONG_WEIGHT if stem_ in features.strong else 1.0)
+
+
+# --- the verdict --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """`score` 0-100 (config.dream.similarity's scale); `conflicts` the facts stated differently."""
+
+    score: float
+    conflicts: tuple[Conflict, ...]
+    threshold: float = DEFAULT_SIMILARITY
+
+    @property
+    def same_lesson(self) -> bool:
+        return self.score >= self.threshold and not self.conflicts
+
+    @property
+    def correction(self) -> bool:
+        """Same subject, a different fact: update the fact in place, do not add news."""
+        return bool(self.conflicts) and self.score >= min(self.threshold, SUBJECT_SIMILARITY)
+
+    @property
+    def kind(self) -> str:
+        return "same" if self.same_lesson else "correction" if self.correction else "different"
+
+    def describe(self) -> str:
+        """For a rationale: "same lesson (score 91)", "correction: port: 5432 vs 5433"."""
+        if self.same_lesson:
+            return f"same lesson (score {self.score:.0f})"
+        if self.correction:
+            return "correction: " + "; ".join(str(c) for c in self.conflicts)
+        return f"different (score {self.score:.0f})"
+
+
+def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
+    """Weighted overlap of the stems: the mean of Dice and overlap-over-the-smaller, so a short
+    rewording inside a longer one scores high, and two long texts need much in common."""
+    shared = a.stems & b.stems
+    if not shared:
+        return 0.0
+    wa = sum(weights.of(a, s) for s in a.stems)
+    wb = sum(weights.of(b, s) for s in b.stems)
+    ws = sum(max(weights.of(a, s), weights.of(b, s)) for s in shared)
+    dice = 2 * ws / (wa + wb)
+    smaller = ws / min(wa, wb)
+    return min(1.0, (1 - SMALLER_SHARE) * dice + SMALLER_SHARE * smaller)
+
+
+def calibrated(raw: float) -> float:
+    return 100.0 * raw ** _GAMMA if raw > 0 else 0.0
+
+
+def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
+    """Facts both texts state, differently. One-sided mentions are never conflicts."""
+    found: list[Conflict] = []
+    for slot in sorted(a.slots.keys() & b.slots.keys()):
+        if a.slots[slot].isdisjoint(b.slots[slot]):
+            found.append(Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
+                                  "/".join(sorted(a.slots[slot])), "/".join(sorted(b.slots[slot]))))
+    for slot in sorted(a.picks.keys() | b.picks.keys()):
+        pa, pb = a.picks.get(slot, frozenset()), b.picks.get(slot, frozenset())
+        ra, rb = a.rejects.get(slot, frozenset()), b.rejects.get(slot, frozenset())
+        # A tool a side both uses and rejects ("`uv pip`, not `pip`") takes no side.
+        if (pa and pb and pa.isdisjoint(pb)) or (pa & (rb - pb)) or (pb & (ra - pa)):
+            found.append(Conflict(slot, "/".join(sorted(pa)) or "not " + "/".join(sorted(ra)),
+                                  "/".join(sorted(pb)) or "not " + "/".join(sorted(rb))))
+    # Do vs do not: on a strong term always; on a plain word only when the side doing it rejects
+    # nothing at all ("always pass --no-cache" / "never pass --no-cache"), since a rejection's
+    # scope is a guess ("never use `any` type" and "type variables strongly, not `any`" agree).
+    strong = a.strong | b.strong
+    for s in sorted(a.stance.keys() & b.stance.keys()):
+        if {a.stance[s], b.stance[s]} != {1, 2} or s in _TOOL_SLOT:
+            continue
+        doer = a if a.stance[s] == 1 else b
+        if s in strong or not doer.rejects_any:
+            found.append(Conflict(s, "do" if a.stance[s] == 1 else "do not",
+                                  "do" if b.stance[s] == 1 else "do not"))
+    if a.actions and b.actions and a.actions.isdisjoint(b.actions) \
+            and a.actions.isdisjoint(b.stems) and b.actions.isdisjoint(a.stems):
+        found.append(Conflict("action", "/".join(sorted(a.actions)), "/".join(sorted(b.actions))))
+    command = _command_swap(a, b)
+    if command is not None:
+        found.append(Conflict("command", *command))
+    name = _name_swap(a, b)
+    if name is not None:
+        found.append(Conflict(*name))
+    axes = _axes(a.poles), _axes(b.poles)
+    for axis in sorted(axes[0].keys() & axes[1].keys()):
+        if axes[0][axis].isdisjoint(axes[1][axis]):
+            low, high = axis.split("/")
+            found.append(Conflict(axis, low if 0 in axes[0][axis] else high,
+                                  low if 0 in axes[1][axis] else high))
+    swap = single_swap(a.words, b.words)
+    if swap is not None:
+        found.append(Conflict("word", *swap))
+    return tuple(found)
+
+
+def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:
+    """Each side names a command the other never mentions, both starting with one word:
+    `bun run test:run` vs `bun run test`, `go test .` vs `go test ./...`."""
+    only_a = [c for c in sorted(a.commands) if not _mentions(b.lowered, c)]
+    only_b = [c for c in sorted(b.commands) if not _mentions(a.lowered, c)]
+    for x in only_a:
+        for y in only_b:
+            if x.split()[0] == y.split()[0]:
+                return x, y
+    return None
+
+
+def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
+    """A flag, file or name only one side gives, where the other gives a different one of the
+    same kind: `-x` vs `-q`, requirements.txt vs requirements-dev.txt."""
+    flags_a, flags_b = a.flags - b.flags, b.flags - a.flags
+    if flags_a and flags_b:
+        return "flag", "/".join(sorted(flags_a)), "/".join(sorted(flags_b))
+    only_a = [n for n in sorted(a.names) if len(n) > 1 and not _words_in(b.norm, n)]
+    only_b = [n for n in sorted(b.names) if len(n) > 1 and not _words_in(a.norm, n)]
+    for x in only_a:
+        for y in only_b:
+            if x[0] == y[0]:
+                return "name", " ".join(x), " ".join(y)
+    return None
+
+
+def _words_in(norm: str, words: tuple[str, ...]) -> bool:
+    return f" {' '.join(words)} " in f" {norm} "
+
+
+def _mentions(text: str, span: str) -> bool:
+    """`span` occurs in `text` as a whole: `bun run test` is not in "bun run test:run"."""
+    return re.search(rf"(?<![\w:./-]){re.escape(span)}(?![\w:./-])", text) is not None
+
+
+def _axes(poles: frozenset[tuple[str, int]]) -> dict[str, set[int]]:
+    axes: dict[str, set[int]] = {}
+    for axis, pole in poles:
+        axes.setdefault(axis, set()).add(pole)
+    return axes
+
+
+def single_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
+    """The texts differ in one place only, where a word became another that is not a variant of
+    it ("run with vitest" vs "run with jest"): (old, new), else None."""
+    edits = [op for op in Levenshtein.opcodes(a, b) if op.tag != "equal"]
+    # Numbers are compared by their slots (conflicts), not here.
+    changed = [([w for w in a[op.src_start:op.src_end] if _content(w) and not w[0].isdigit()],
+                [w for w in b[op.dest_start:op.dest_end] if _content(w) and not w[0].isdigit()])
+               for op in edits]
+    changed = [(old, new) for old, new in changed if old or new]
+    if len(changed) != 1:
+        return None
+    old, new = changed[0]
+    if not old or not new or len(old) > 2 or len(new) > 2:
+        return None
+    if any(variants(x, y) for x in old for y in new):
+        return None
+    return " ".join(old), " ".join(new)
+
+
+def variants(a: str, b: str) -> bool:
+    """Inflections or spellings of one word: seed/seeding, colour/color."""
+    return stem(a) == stem(b) or a.startswith(b) or b.startswith(a) \
+        or (len(a) > 4 and len(b) > 4 and a[:4] == b[:4]) or fuzz.ratio(a, b) >= 80
+
+
+def compare(a: Features, b: Features, weights: Weights | None = None, *,
+            threshold: float = DEFAULT_SIMILARITY) -> Verdict:
+    """The verdict on two texts; symmetric and deterministic."""
+    weights = weights if weights is not None else Weights((a, b))
+    score = calibrated(raw_overlap(a, b, weights))
+    found = conflicts(a, b) if score >= min(threshold, SUBJECT_SIMILARITY) else ()
+    return Verdict(round(score, 3), found, threshold)
+
+
+def compare_texts(a: str, b: str, *, threshold: float = DEFAULT_SIMILARITY) -> Verdict:
+    """`compare` for two plain texts, rarity taken from the two alone."""
+    return compare(Features.of(a), Features.of(b), threshold=threshold)
+
+
+# --- the best match among many ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Match(Generic[T]):
+    item: T
+    verdict: Verdict
+
+
+@dataclass
+class MatchIndex(Generic[T]):
+    """Items (live entries, instruction lines, ...) with their features, an inverted index of
+    their stems, and the rarity weights of everything compared together."""
+
+    items: list[T]
+    features: list[Features]
+    weights: Weights
+    postings: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, items: Sequence[T], features: Sequence[Features],
+              weights: Weights | None = None) -> MatchIndex[T]:
+        """`weights`: shared with the batch being matched (rarity across batch and items), or
+        built from the items alone."""
+        index = cls(list(items), list(features), weights if weights is not None else Weights(features))
+        for i, f in enumerate(index.features):
+            for s in f.stems:
+                index.postings.setdefault(s, []).append(i)
+        return index
+
+    def candidates(self, query: Features, limit: int = CANDIDATES) -> list[int]:
+        return rare_candidates(self.postings, len(self.items), query.stems, limit)
+
+    def verdicts(self, query: Features, *, threshold: float = DEFAULT_SIMILARITY) -> list[tuple[int, Verdict]]:
+        """(item index, verdict) for the candidates, best first (same lessons, then corrections,
+        each by score; ties by position)."""
+        scored = [(i, compare(query, self.features[i], self.weights, threshold=threshold))
+                  for i in self.candidates(query)]
+        return sorted(scored, key=lambda iv: (not iv[1].same_lesson, not iv[1].correction,
+                                              -iv[1].score, iv[0]))
+
+    def best(self, query: Features, *, threshold: float = DEFAULT_SIMILARITY) -> Match[T] | None:
+        """The item `query` restates (a same-lesson verdict), else the one it corrects (a
+        correction verdict), else None."""
+        for i, verdict in self.verdicts(query, threshold=threshold):
+            if verdict.same_lesson or verdict.correction:
+                return Match(self.items[i], verdict)
+            break
+        return None
+
+
+def rare_candidates(postings: dict[str, list[int]], docs: int, stems: Iterable[str],
+                    limit: int) -> list[int]:
+    """Documents sharing the query's rarest stems, most shared first, at most `limit`; ties in
+    counting order (the rarest stem's documents first): deterministic, and constant work per
+    query however big the corpus (a budget of postings read)."""
+    common = max(COMMON_MIN_DOCS, int(COMMON_SHARE * docs))
+    ranked = sorted((s for s in stems if 0 < len(postings.get(s, ())) <= common),
+                    key=lambda s: (len(postings[s]), s))[:RARE_STEMS]
+    if not ranked:
+        return []
+    rare = ranked[:1]
+    budget = POSTINGS_BUDGET
+    for s in ranked[1:]:
+        budget -= len(postings[s])
+        if budget < 0:
+            break
+        rare.append(s)
+    counts = Counter(i for s in rare for i in postings[s])
+    return [i for i, _ in counts.most_common(limit)]
