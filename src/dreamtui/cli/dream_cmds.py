@@ -12,11 +12,19 @@ from typing import TextIO
 import click
 
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
+from dreamtui.deliver.questions import questions, questions_markdown
 from dreamtui.errors import EXIT_OK, InputError
 from dreamtui.headless import run_headless
-from dreamtui.model import DECISIONS, OPS, Changeset, Memory, Proposal
+from dreamtui.model import DECISIONS, OPS, ROUTES, Changeset, Memory, Proposal
 from dreamtui.review.commit import CommitReport, abandon, commit
-from dreamtui.review.decide import all_matching, decide, edit_proposal, editable_text, undo_last
+from dreamtui.review.decide import (
+    all_matching,
+    decide,
+    edit_proposal,
+    editable_text,
+    reroute,
+    undo_last,
+)
 from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
@@ -165,6 +173,21 @@ def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory])
     for key in ("asks_human", "archive_path", "superseded_by", "left_out", "reason"):
         if proposal.details.get(key):
             click.echo(f"  {key}: {proposal.details[key]}")
+    if proposal.route is not None:
+        engine_route = proposal.details.get("engine_route", proposal.route)
+        changed = f" (changed by a person; the dream said {engine_route})" \
+            if engine_route != proposal.route else ""
+        click.echo(f"  route: {proposal.route}{changed}")
+    for delivery in proposal.details.get("deliveries") or []:
+        if delivery.get("problem"):
+            click.echo(click.style(f"  held back: {delivery['problem']}", fg="yellow"))
+        elif delivery.get("first"):
+            click.echo(f"  appends a dreamtui block to {delivery['target']} for the first time "
+                       "(only when you accept this proposal yourself):")
+            for line in _styled_diff(str(delivery.get("diff") or "").splitlines()):
+                click.echo(f"    {line}")
+        else:
+            click.echo(f"  updates the dreamtui block of {delivery['target']}")
     if proposal.evidence:
         click.echo("  evidence:")
         for line in _evidence_lines(proposal, memories):
@@ -217,6 +240,22 @@ def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None
                    f"(or --all accept [--op OP]); then: dreamtui commit {changeset.id}")
 
 
+@review_group.command("questions")
+@click.option("--markdown", is_flag=True, help="Print them as one markdown document.")
+@pass_app
+def review_questions(app: AppContext, markdown: bool) -> None:
+    """Lessons routed to a person: product questions, never written into agent context."""
+    found = questions(_workspace(app))
+    if markdown:
+        click.echo(questions_markdown(found), nl=False)
+        return
+    if not found:
+        click.echo("no questions for a person in open or committed dreams")
+    for q in found:
+        click.echo(f"{q.dream_id} {q.proposal_id} [{q.state}] {display_text(q.title)}")
+        click.echo(f"  {display_text(' '.join(q.text.split()))}")
+
+
 # -- decide, undo, commit, abandon ---------------------------------------------------------------
 
 EDIT = "edit"  # `decide D P edit`: not a decision of its own, an edit that ends in accept
@@ -238,22 +277,33 @@ def _after_decide(changeset: Changeset) -> None:
 @main.command("decide")
 @click.argument("dream_id", metavar="DREAM")
 @click.argument("proposal_ids", nargs=-1, metavar="[P]...")
-@click.argument("decision", type=click.Choice([*DECISIONS, EDIT]))
+# Not a click.Choice: with --route the decision may be left out, and click would then take the
+# last proposal id for it. Checked below, with the same words.
+@click.argument("decision", metavar=f"[{'|'.join([*DECISIONS, EDIT])}]", required=False)
 @click.option("--all", "all_", is_flag=True,
               help="Every undecided proposal that allows DECISION, except those with safety marks.")
 @click.option("--op", type=click.Choice(OPS), help="With --all: only proposals of this op.")
 @click.option("--file", "text_file", type=click.File("r", encoding="utf-8"),
               help="With edit: the new text from this file ('-': stdin) instead of $VISUAL/$EDITOR.")
+@click.option("--route", type=click.Choice(ROUTES),
+              help="Send P's lesson there instead (memory, bundle, skill, decisions, person): "
+                   "recorded and undone like a decision; with DECISION, decided too.")
 @pass_app
-def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], decision: str,
-               all_: bool, op: str | None, text_file: TextIO | None) -> None:
+def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], decision: str | None,
+               all_: bool, op: str | None, text_file: TextIO | None, route: str | None) -> None:
     """Record DECISION on proposals P… of DREAM (or --all of them), saved at once.
 
     pin and archive apply to entries only; a discard or the context bundle can be accepted,
     rejected or deferred. `edit` replaces one proposal's entry text with yours and accepts it
     (checked like an engine's; LOG.md and the git commit say a person edited it; undo gives
-    back the engine's text).
+    back the engine's text). `--route R` changes where one proposal's lesson goes.
     """
+    if route is not None and decision is not None and decision not in (*DECISIONS, EDIT):
+        proposal_ids, decision = (*proposal_ids, decision), None  # `decide D P --route R`
+    if decision is None and route is None:
+        raise InputError(f"say what to decide: {' | '.join([*DECISIONS, EDIT])} (or --route ROUTE)")
+    if decision is not None and decision not in (*DECISIONS, EDIT):
+        raise InputError(f"decision {decision!r}: expected one of {', '.join([*DECISIONS, EDIT])}")
     if all_ == bool(proposal_ids):
         raise InputError("name proposal ids, or give --all (not both)")
     if op is not None and not all_:
@@ -261,6 +311,14 @@ def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], de
     if text_file is not None and decision != EDIT:
         raise InputError("--file only goes with edit")
     workspace = _workspace(app)
+    if route is not None:
+        if all_ or len(proposal_ids) != 1:
+            raise InputError("--route takes exactly one proposal id (no --all)")
+        changeset = reroute(workspace, dream_id, proposal_ids[0], route)
+        click.echo(f"{proposal_ids[0]} goes to {route}  (undo: `dreamtui undo {dream_id}`)")
+        if decision is None:
+            _after_decide(changeset)
+            return
     if decision == EDIT:
         _edit(workspace, dream_id, proposal_ids, all_, text_file)
         return
@@ -312,6 +370,10 @@ def undo_cmd(app: AppContext, dream_id: str) -> None:
     changeset = undo_last(workspace, dream_id)
     step = history[-1].get("step") if history else None
     for item in (i for i in history if i.get("step") == step):
+        route = item.get("route")
+        if isinstance(route, dict):  # a change of route, its decision untouched
+            click.echo(f"{item.get('proposal')} goes to {route.get('from') or 'no route'} again")
+            continue
         click.echo(f"{item.get('proposal')} {item.get('to') or 'undecided'} → "
                    f"{item.get('from') or 'undecided'}")
     _after_decide(changeset)
@@ -326,6 +388,8 @@ def _print_report(report: CommitReport) -> None:
                                f"{conflict.reason}", fg="yellow"))
     for warning in report.warnings:
         click.echo(click.style(f"warning: {warning}", fg="yellow"))
+    for path in report.delivered:
+        click.echo(f"delivered: {path}")
     click.echo(f"memories: {report.consumed} consumed, {report.released} back to the queue")
     click.echo(f"git: {report.git_sha[:10] if report.git_sha else report.git_note}")
     if report.status == "open":

@@ -74,6 +74,7 @@ class CommitReport:
     recovered: str | None = None
     log_lines: list[str] = field(default_factory=list)
     bundle_stale: str | None = None  # why AGENTS.md was left behind the entries (also in warnings)
+    delivered: list[str] = field(default_factory=list)  # files written or removed outside the memory
 
     @property
     def summary(self) -> str:
@@ -87,7 +88,7 @@ class CommitReport:
                            "reason": c.reason} for c in self.conflicts],
             "warnings": list(self.warnings), "git_sha": self.git_sha, "git_note": self.git_note,
             "consumed": self.consumed, "released": self.released, "recovered": self.recovered,
-            "bundle_stale": self.bundle_stale,
+            "bundle_stale": self.bundle_stale, "delivered": list(self.delivered),
         }
 
 
@@ -258,7 +259,9 @@ def _report(dream_id: str | None, plan: Plan, outcome: JournalOutcome, status: s
                           warnings=list(plan.warnings), bundle_written=plan.bundle is not None,
                           consumed=outcome.consumed, released=outcome.released, status=status,
                           recovered=recovered, log_lines=list(plan.log_lines),
-                          bundle_stale=plan.bundle_stale)
+                          bundle_stale=plan.bundle_stale,
+                          delivered=[str(path) for path in [*plan.deliveries, *plan.delivery_removals]
+                                     if str(path) not in outcome.kept])
     if outcome.git is not None:
         report.git_sha, report.git_note = outcome.git.sha, outcome.git.note
     report.warnings += [f"{path} {KEPT_NOTE}" for path in outcome.kept]

@@ -14,8 +14,8 @@ from datetime import datetime
 
 from dreamtui.entry.codec import parse_entry
 from dreamtui.errors import EntryError, InputError
-from dreamtui.model import DECISIONS, OPS, Changeset, Proposal
-from dreamtui.review.plan import refresh_context
+from dreamtui.model import DECISIONS, OPS, ROUTES, Changeset, Proposal
+from dreamtui.review.plan import LESSON_OPS, refresh_context
 from dreamtui.safety.marks import scan
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.lock import changeset_lock
@@ -179,6 +179,8 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
                 proposal.decision = item.get("from")
                 if isinstance(item.get("edit"), dict):
                     _unedit(proposal, item["edit"])
+                if isinstance(item.get("route"), dict):
+                    _unroute(proposal, item["route"])
         # The bundle after the entries: their decisions give back its diff, then its own decision.
         refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
         bundle = changeset.bundle
@@ -256,3 +258,49 @@ def _unedit(proposal: Proposal, edit: dict[str, object]) -> None:
     if not edit.get("edited"):
         proposal.details.pop("edited_by_person", None)
         proposal.details.pop("engine_after", None)
+
+
+# -- a person's change of a proposal's route ---------------------------------------------------
+
+
+def reroute(workspace: Workspace, dream_id: str, proposal_id: str, route: str, *,
+            snapshot: LTMSnapshot | None = None, now: datetime | None = None) -> Changeset:
+    """Send a proposal's lesson somewhere else (vocabulary.Route): one undo step, its decision kept.
+
+    Recorded like a decision (`stats.history`, with `route: {from, to}`); `details.engine_route`
+    keeps the dream's own route from the first change. The bundle is recomputed, since the route
+    decides whether AGENTS.md carries the entry.
+    """
+    if route not in ROUTES:
+        raise InputError(f"route {route!r}: expected one of {', '.join(ROUTES)}")
+    with changeset_lock(workspace, dream_id):
+        store = ChangesetStore(workspace.dreams_dir)
+        changeset = _open_changeset(store, dream_id)
+        try:
+            proposal = changeset.proposal(proposal_id)
+        except KeyError:
+            raise InputError(f"dream {changeset.id} has no proposal {proposal_id} "
+                             f"(`dreamtui review show {changeset.id}` lists them)") from None
+        if proposal.op not in LESSON_OPS:
+            raise InputError(f"proposal {proposal.id} is a {proposal.op}: only a lesson "
+                             f"({', '.join(LESSON_OPS)}) has a route")
+        if proposal.route == route:
+            raise InputError(f"proposal {proposal.id} already goes to {route}; nothing saved")
+        step = _next_step(changeset)
+        record = _record(step, proposal, proposal.decision)
+        record["route"] = {"from": proposal.route,
+                           "had_engine_route": "engine_route" in proposal.details}
+        proposal.details.setdefault("engine_route", proposal.route)
+        proposal.route = route
+        history = [*(changeset.stats.get("history") or []), record]
+        _refresh(changeset, history, step, _snapshot(workspace, snapshot), workspace, now)
+        changeset.stats["history"] = history
+        store.save(changeset)
+    return changeset
+
+
+def _unroute(proposal: Proposal, change: dict[str, object]) -> None:
+    before = change.get("from")
+    proposal.route = str(before) if before is not None else None
+    if not change.get("had_engine_route"):
+        proposal.details.pop("engine_route", None)
