@@ -285,6 +285,20 @@ CASES: tuple[Case, ...] = (
          ("dreamer.yaml", "ltm.max_autonomous_removals", "'many'"),
          config("ltm_store:\n  params:\n    root: memory\n    max_autonomous_removals: many\n",
                 name="dreamer.yaml")),
+    Case("Dreamer config: ${secret:…} where dreamtui reads the value", w("status"), 2,
+         ("dreamer.yaml", "stm_store.params.db_path", "cannot resolve secrets"),
+         config("stm_store:\n  class: dreamer.contrib.stm.sqlite.SQLiteSTMStore\n  params:\n"
+                "    db_path: ${secret:DREAMER_DB}\n", name="dreamer.yaml")),
+    Case("Dreamer config: ${VAR} unset and without a default", w("status"), 2,
+         ("dreamer.yaml", "stm_store.params.db_path", "DREAMTUI_BAD_INPUT_UNSET is not set"),
+         config("stm_store:\n  params:\n    db_path: ${DREAMTUI_BAD_INPUT_UNSET}/x.db\n", name="dreamer.yaml")),
+    Case("Dreamer config: a metadata_schema that is no JSON Schema", w("status"), 2,
+         ("dreamer.yaml", "stm_store.params.memory_types[0].metadata_schema", "not a JSON Schema"),
+         config("stm_store:\n  params:\n    memory_types:\n      - name: incident\n        description: x\n"
+                "        metadata_schema: {type: objekt}\n", name="dreamer.yaml")),
+    Case("Dreamer config: an in-memory STM database", w("status"), 2,
+         ("dreamer.yaml", "stm_store.params.db_path", "in-memory database"),
+         config("stm_store:\n  params:\n    db_path: ':memory:'\n", name="dreamer.yaml")),
     # finding the workspace
     Case("no workspace here or above", ("status",), 2, ("no workspace found", "dreamtui.yaml")),
     Case("--workspace names a file", ("--workspace", "notes.txt", "status"), 2,

@@ -195,6 +195,18 @@ class MCPConfig(_Section):
     session_idle_seconds: int = Field(300, ge=1, le=24 * 3600)
 
 
+def _schema_problem(schema: dict[str, Any]) -> str | None:
+    """Why `schema` is not a JSON Schema (2020-12, what Dreamer declares), or None."""
+    # jsonschema comes with mcp (its tools validate arguments); only configs with schemas pay for it.
+    from jsonschema import Draft202012Validator, SchemaError  # type: ignore[import-untyped]
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return f"is not a JSON Schema: {exc.message}"
+    return None
+
+
 class Config(_Section):
     _validators: dict[str, Any] = PrivateAttr(default_factory=dict)  # compiled metadata_schemas
     version: int = 1
@@ -229,14 +241,10 @@ class Config(_Section):
     @field_validator("metadata_schemas")
     @classmethod
     def _schemas_are_schemas(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        # jsonschema comes with mcp (its tools validate arguments); only configs with schemas pay for it.
-        from jsonschema import Draft202012Validator, SchemaError  # type: ignore[import-untyped]
-
         for name, schema in value.items():
-            try:
-                Draft202012Validator.check_schema(schema)
-            except SchemaError as exc:
-                raise ValueError(f"the schema of {name!r} is not a JSON Schema: {exc.message}") from None
+            problem = _schema_problem(schema)
+            if problem is not None:
+                raise ValueError(f"the schema of {name!r} {problem}")
         return value
 
     def metadata_problem(self, memory_type: str, metadata: dict[str, Any]) -> str | None:
@@ -457,6 +465,9 @@ def _dreamer_types(declared: Any, where: str, problems: list[str]) -> tuple[list
             if schema is not None and not isinstance(schema, dict):
                 problems.append(f"{at}.metadata_schema: expected a mapping (a JSON Schema), "
                                 f"got {type(schema).__name__}")
+                schema = None
+            elif schema is not None and (problem := _schema_problem(schema)) is not None:
+                problems.append(f"{at}.metadata_schema: {problem}")
                 schema = None
         else:
             problems.append(f"{at}: expected a mapping with a name (name, description, metadata_schema) "

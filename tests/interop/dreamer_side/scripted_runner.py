@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
-
 from dreamer.contrib.dream._local import AgentRunResult, ClaudeAgentRunner
 
 
