@@ -77,6 +77,10 @@ class TargetConfig(_Section):
 DEFAULT_TARGETS = (TargetConfig(path="AGENTS.md"), TargetConfig(path="CLAUDE.md", mode="import"))
 
 
+IncludedRoute = Literal["bundle", "skill", "memory"]  # entry routes the bundle may carry
+DEFAULT_INCLUDE: tuple[IncludedRoute, ...] = ("bundle",)
+
+
 class ContextConfig(_Section):
     root: str = "workspace/context"
     byte_budget: int = Field(24 * 1024, ge=1024, le=1_048_576)
@@ -85,8 +89,7 @@ class ContextConfig(_Section):
     # Which entries the bundle carries, by their frontmatter `route` (dream/routes.py): `bundle`
     # (recurring lessons; an entry without a route counts as bundle) by default; add `skill` or
     # `memory` to carry those too. A pinned entry is always carried.
-    include: list[Literal["bundle", "skill", "memory"]] = Field(
-        default_factory=lambda: ["bundle"], min_length=1)
+    include: list[IncludedRoute] = Field(default_factory=lambda: list(DEFAULT_INCLUDE), min_length=1)
 
     @model_validator(mode="before")
     @classmethod
