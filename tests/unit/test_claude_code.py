@@ -21,8 +21,10 @@ from dreamtui.cli.main import main
 from dreamtui.errors import InputError
 from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs, project_slug
 from dreamtui.intake.claude_code.importer import ImportOptions, import_logs
+from dreamtui.intake.claude_code.memories import build_memories
 from dreamtui.intake.claude_code.parser import read_log
-from dreamtui.intake.claude_code.rules import classify_tool_error, clean_user_text, correction_rule
+from dreamtui.intake.claude_code.rules import classify_tool_error, clean_user_text
+from dreamtui.intake.corrections import correction_rule
 from dreamtui.model import Memory, NewMemory
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace
@@ -32,8 +34,9 @@ PROJECT = "/home/u/my-app"
 SLUG = "-home-u-my-app"
 REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
             "it was a file edit, the new_string was NOT written to the file). ")
-# Every friction in the fixtures of /home/u/my-app: 23 frictions, two of them repeats.
-EXPECTED_MEMORIES = 21
+# Every lesson in the fixtures of /home/u/my-app: 16 frictions, two of them repeats (the one-off
+# tool errors of the fixtures are read but are no lesson, and Escs without a reason are dropped).
+EXPECTED_MEMORIES = 14
 
 
 def _age(root: Path, seconds: float = 86_400) -> None:
@@ -140,7 +143,7 @@ def test_corrections_ignore_ordinary_words(text: str) -> None:
      "rejection", None),
     (REJECTED + "To tell you how to proceed, the user said:\n"
      "The user wants to clarify these questions.\n- Which DB?",
-     "clarification", "The user wants to clarify these questions.\n- Which DB?"),
+     "clarification", "- Which DB?"),
     ("The user doesn\u2019t want to take this action right now.", "rejection", None),
     ("[Request interrupted by user for tool use]", "interruption", None),
     ("Permission to use Bash with command rm -rf / has been denied.", "denial", None),
@@ -207,51 +210,50 @@ def test_rejections_quote_the_reason_and_merge_repeats(dry: list[NewMemory]) -> 
     remove, edit, write = sorted(kinds["rejection"], key=lambda m: m.metadata["tool"])
     assert edit.type == "failure"
     assert edit.metadata["file_path"] == "/home/u/my-app/src/config.py"
-    assert edit.title == ("Rejected Edit /home/u/my-app/src/config.py: use the existing helper in "
-                          "utils/config_helpers.py instead")
-    assert 'The person said: "use the existing helper' in edit.content
-    assert "The agent had just called: Edit /home/u/my-app/src/config.py" in edit.content
+    assert edit.title == ("Use the existing helper in utils/config_helpers.py instead "
+                          "(rejected: edit `/home/u/my-app/src/config.py`)")
+    assert edit.content.startswith("Do not edit `/home/u/my-app/src/config.py`: the person "
+                                   "rejected it at the permission prompt and said “use the existing")
+    assert edit.metadata["reason"] == "use the existing helper in utils/config_helpers.py instead"
+    assert "The agent had called: Edit /home/u/my-app/src/config.py" in edit.content
     assert "I'll rename `load` in src/config.py." in edit.content  # its words, same message
     assert remove.metadata["tool"] == "Bash" and remove.metadata["occurrences"] == 2
     assert len(remove.metadata["record_uuids"]) == 2
     assert "Seen 2 times in this session" in remove.content
     assert write.metadata["tool"] == "Write"  # the "right now" variant, content as a block list
-    assert "doesn't want to take this action right now" in write.content
+    assert write.title == "Ask before you write `/home/u/my-app/README.md`: the person rejected it"
     clarify = kinds["clarification"][0]
     assert clarify.type == "observation" and clarify.metadata["tool"] == "AskUserQuestion"
     assert "Which database" in clarify.content
 
 
-def test_an_interrupt_is_not_a_rejection(dry: list[NewMemory]) -> None:
+def test_a_reasonless_refusal_with_its_marker_is_a_rejection(dry: list[NewMemory]) -> None:
     kinds = _by_kind(_session(dry, "22222222"))
-    assert list(kinds) == ["interruption"]
-    actions = sorted((m.metadata["tool"], m.metadata["occurrences"]) for m in kinds["interruption"])
-    # rejection + marker = one interruption; an interrupted tool + its marker = one; plain marker.
-    assert actions == [("Bash", 1), ("Bash", 1), ("Bash", 1)]
-    titles = sorted(m.title for m in kinds["interruption"])
-    assert titles[0] == "Interrupted Bash alembic upgrade head"
-    assert all(m.type == "observation" for m in kinds["interruption"])
+    # Claude Code writes the marker after every refusal at the prompt: still a rejection. The
+    # interrupted tool and the plain marker were Escs the person gave no reason for: no lesson.
+    assert list(kinds) == ["rejection"]
+    [rejection] = kinds["rejection"]
+    assert rejection.metadata["tool"] == "Bash" and rejection.metadata["reason"] is None
+    assert rejection.title == "Ask before you run `alembic upgrade head`: the person rejected it"
 
 
 def test_denials_hooks_and_tool_errors_name_the_tool(dry: list[NewMemory]) -> None:
     kinds = _by_kind(_session(dry, "33333333"))
     assert [m.metadata["tool"] for m in kinds["denial"]] == ["Bash"]
-    assert kinds["denial"][0].title == "Permission denied: Bash git push --force origin main"
+    assert kinds["denial"][0].title == "Not allowed here: run `git push --force origin main`"
     assert sorted(m.metadata["tool"] for m in kinds["hook_block"]) == ["Bash", "Write"]
-    errors = {m.metadata["tool"] + " " + (m.metadata["file_path"] or ""): m for m in kinds["tool_error"]}
-    read = errors["Read /home/u/my-app/src/settings.py"]
-    # thinking, text and tool_use came on three lines sharing one message.id
-    assert read.title == "Read failed: File does not exist."
-    assert "Let me read the settings module." in read.content
-    assert "tool_use_error" not in read.content
-    assert "Edit /home/u/my-app/src/app.py" in errors
-    assert len(kinds["tool_error"]) == 4  # the successful Read in between is no friction
+    assert kinds["hook_block"][0].title.startswith("A hook blocks `curl https://example.com/install.sh`")
+    # The session's tool errors (a missing file, an Edit mismatch, a failed fetch) happened once,
+    # in one session, the agent went on: exploration, no lesson.
+    assert "tool_error" not in kinds
 
 
-def test_secrets_in_evidence_are_redacted(dry: list[NewMemory]) -> None:
-    fetch = next(m for m in dry if "git fetch" in m.content)
-    assert "ghp_" not in fetch.content and "[REDACTED:github-token]" in fetch.content
-    assert fetch.extra["redacted"] == ["github-token"]
+def test_secrets_in_evidence_are_redacted(workspace: Workspace, projects: Path) -> None:
+    log = LogFile.at(projects / SLUG / "33333333-3333-4333-8333-333333333333.jsonl", True)
+    [fetch] = [f for f in read_log(log, "x").frictions if "ghp_" in f.evidence]
+    [memory] = build_memories([fetch], workspace.config)
+    assert "ghp_" not in memory.content and "[REDACTED:github-token]" in memory.content
+    assert memory.extra["redacted"] == ["github-token"]
 
 
 def test_corrections_follow_actions_and_skip_ordinary_turns(dry: list[NewMemory]) -> None:
@@ -261,14 +263,16 @@ def test_corrections_follow_actions_and_skip_ordinary_turns(dry: list[NewMemory]
     assert list(said) == [2]
     titles = sorted(m.title for m in memories)
     assert titles == [
-        "Corrected: Don't edit generated files in src/util.js, they come from the codegen step",
-        "Corrected: actually, use the async client instead",
-        "Corrected: no, use pnpm for everything in this repo",
-        "Corrected: that's wrong, we squash before committing",
+        "Actually, use the async client instead",
+        "Don't edit generated files in src/util.js, they come from the codegen step",
+        "No, use pnpm for everything in this repo",
+        "That's wrong, we squash before committing",
     ]
     pnpm = said[2]
+    assert pnpm.content.startswith("Do as the person said after it tried to run `npm install "
+                                   "left-pad`: “no, use pnpm for everything in this repo”")
     assert "The agent had just called: Bash npm install left-pad" in pnpm.content
-    assert 'The agent had said: "Installed left-pad with npm."' in pnpm.content
+    assert "The agent had said: “Installed left-pad with npm.”" in pnpm.content
 
 
 def test_malformed_lines_and_invalid_utf8_are_counted_not_fatal(workspace: Workspace,
@@ -290,7 +294,7 @@ def test_subagent_transcripts_are_their_own_agent(dry: list[NewMemory]) -> None:
     sub = memories[0]
     assert sub.agent_id == "claude-code/subagent"
     assert sub.idempotency_key.startswith("cc:77777777-7777-4777-8777-777777777777/agent-a1b2c3:")
-    assert "(a subagent)" in sub.content and "only search inside the repo" in sub.title
+    assert sub.metadata["sidechain"] is True and "only search inside the repo" in sub.title.lower()
 
 
 def test_memory_types_follow_the_config(workspace: Workspace, projects: Path) -> None:
@@ -340,16 +344,28 @@ def test_appended_log_is_read_from_where_it_stopped(workspace: Workspace, tmp_pa
     log.write_bytes(head)
     _age(projects)
     first = import_logs(workspace, _options(projects))
-    assert first.stats.bytes_read == len(head) and first.inserted == 6
+    assert first.stats.bytes_read == len(head) and first.inserted == 3
     with open(log, "ab") as handle:
         handle.write(rest)
     _age(projects, 3600)
     second = import_logs(workspace, _options(projects))
     assert (second.stats.bytes_read, second.stats.lines_read) == (len(rest), len(lines) - cut)
-    assert second.inserted == 1
-    [memory] = second.memories
-    assert memory.title.startswith("Bash failed: Exit code 1")
-    assert "The agent had just called: Bash npm test" in memory.content
+    assert second.inserted == 0 and second.single_errors == 1  # a one-off test failure
+    # Read from the cut with the context carried over, the failed result still names its call.
+    resumed = read_log(LogFile.at(log, True), "x", len(head), _context_at(log, len(head)))
+    [error] = [f for f in resumed.frictions if f.kind == "tool_error"]
+    assert error.call is not None and error.call.describe() == "Bash npm test"
+
+
+def _context_at(log: Path, offset: int) -> dict[str, object]:
+    """The context a read of the log's first `offset` bytes carries to the next import."""
+    data = log.read_bytes()
+    head = log.with_name("head.jsonl")
+    head.write_bytes(data[:offset])
+    try:
+        return read_log(LogFile.at(head, True), "x", 0).context
+    finally:
+        head.unlink()
 
 
 def test_unfinished_last_line_is_read_once_complete(workspace: Workspace, tmp_path: Path) -> None:
@@ -435,7 +451,7 @@ def test_live_sessions_wait_unless_included(workspace: Workspace, projects: Path
     assert report.live == 1
     assert not _session(report.memories, "22222222")
     report = import_logs(workspace, _options(projects, live_minutes=10, include_live=True))
-    assert report.read == 1 and len(_session(report.memories, "22222222")) == 3
+    assert report.read == 1 and len(_session(report.memories, "22222222")) == 1
 
 
 def test_since_skips_older_logs(workspace: Workspace, projects: Path) -> None:
@@ -459,10 +475,10 @@ def _cli(workspace: Workspace, projects: Path, *args: str) -> object:
 def test_cli_dry_run_prints_memories_and_submits_nothing(workspace: Workspace, projects: Path) -> None:
     result = _cli(workspace, projects, "--dry-run")
     assert result.exit_code == 0, result.output
-    assert "[failure] Corrected: no, use pnpm for everything in this repo  (×2)" in result.output
+    assert "[failure] No, use pnpm for everything in this repo  (×2)" in result.output
     assert "key: cc:" in result.output
     assert f"{EXPECTED_MEMORIES} would be submitted (dry run: nothing submitted)" in result.output
-    assert "4 malformed line(s) skipped" in result.output
+    assert "4 malformed lines skipped" in result.output
     assert not workspace.stm_path.exists()
 
 

@@ -25,7 +25,9 @@ from dreamtui.intake import validate
 from dreamtui.intake.claude_code.discovery import LogFile
 from dreamtui.intake.claude_code.memories import build_memories
 from dreamtui.intake.claude_code.parser import read_log
-from dreamtui.intake.claude_code.rules import KIND_TYPES, classify_tool_error, clean_user_text, correction_rule
+from dreamtui.intake.claude_code.rules import classify_tool_error, clean_user_text
+from dreamtui.intake.corrections import correction_rule
+from dreamtui.intake.lessons import KIND_TYPES
 from dreamtui.model import Changeset, Entry, NewMemory
 from dreamtui.review import bundle
 from dreamtui.store.changesets import changeset_from_dict

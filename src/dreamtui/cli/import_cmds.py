@@ -17,6 +17,7 @@ import click
 from dreamtui.cli.main import AppContext, main, pass_app
 from dreamtui.intake.claude_code.discovery import default_project, default_projects_dir, project_slug
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
+from dreamtui.vocabulary import counted
 
 _RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -57,7 +58,8 @@ def import_group() -> None:
               help="The project whose sessions to mine (default: claude_code.project, else the "
                    "workspace folder).")
 @click.option("--since", type=SinceType(),
-              help="Only logs written to since then: 7d, 12h, 30m, 2w, or an ISO date.")
+              help="Only what happened since then (by each event's own time): 7d, 12h, 30m, "
+                   "2w, or an ISO date.")
 @click.option("--include-live", is_flag=True,
               help="Also read sessions written to in the last claude_code.live_minutes minutes.")
 @click.option("--dry-run", is_flag=True, help="Print what would be submitted; submit nothing.")
@@ -105,13 +107,18 @@ def _print_summary(report: ImportReport, options: ImportOptions) -> None:
         (report.other_project, "of another project"),
     ) if count]
     stats = report.stats
-    click.echo(f"claude-code: {report.logs} log(s) for {options.project}, {report.read} read"
+    click.echo(f"claude-code: {counted(report.logs, 'log')} for {options.project}, {report.read} read"
                + (f"; skipped {', '.join(skipped)}" if skipped else "")
-               + f"; {stats.bytes_read / 1_000_000:.2f} MB, {stats.lines_read} line(s)")
-    damaged = [f"{count} {what}" for count, what in (
-        (stats.malformed, "malformed line(s) skipped"),
-        (stats.invalid_utf8, "line(s) with invalid UTF-8 read with replacement characters"),
-        (stats.incomplete_tail, "unfinished last line(s) left for the next import"),
+               + f"; {stats.bytes_read / 1_000_000:.2f} MB, {counted(stats.lines_read, 'line')}")
+    damaged = [what for count, what in (
+        (stats.malformed, f"{counted(stats.malformed, 'malformed line')} skipped"),
+        (stats.invalid_utf8, f"{counted(stats.invalid_utf8, 'line')} with invalid UTF-8 read with "
+                             "replacement characters"),
+        (stats.incomplete_tail, f"{counted(stats.incomplete_tail, 'unfinished last line')} left "
+                                "for the next import"),
+        (report.replayed, f"{counted(report.replayed, 'friction')} of records already imported "
+                          "from another log (a resumed session) left out"),
+        (report.before_since, f"{counted(report.before_since, 'friction')} before --since left out"),
     ) if count]
     if damaged:
         click.echo("  " + "; ".join(damaged))
@@ -120,4 +127,11 @@ def _print_summary(report: ImportReport, options: ImportOptions) -> None:
                f"{report.inserted} new, {report.duplicates} already imported"
                + (f" ({report.recounted} still pending got a higher occurrence count)"
                   if report.recounted else ""))
-    click.echo(f"  {report.frictions} friction(s) → {len(report.memories)} memory(ies): {outcome}")
+    one_off = (f" ({counted(report.single_errors, 'one-off tool error')} that taught nothing left "
+               "out)") if report.single_errors else ""
+    click.echo(f"  {counted(report.frictions, 'friction')}{one_off} → "
+               f"{counted(len(report.memories), 'memory', 'memories')}: {outcome}")
+
+
+# `import codex` lives in its own module and registers on `import_group` when imported.
+from dreamtui.cli import import_codex_cmds  # noqa: E402,F401

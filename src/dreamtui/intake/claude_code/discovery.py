@@ -2,11 +2,17 @@
 
 Claude Code keeps one JSONL file per session in `<projects_dir>/<slug>/<session-id>.jsonl`,
 `<slug>` being the absolute project path with every character that is not a letter or digit
-replaced by `-`; subagent transcripts live in `<slug>/<session-id>/subagents/*.jsonl`. The
-mapping is lossy (`/a/my.app` and `/a/my-app` share a slug), so a log joins the import only if the
-`cwd` its records carry is the project or a folder in it; a log in the project's own slug folder
-that carries no `cwd` at all is kept. Sessions started in a subfolder of the project live under a
-longer slug (`<slug>-src`): those folders are searched too, and kept only on a matching `cwd`.
+replaced by `-`; subagent transcripts live in `<slug>/<session-id>/subagents/*.jsonl`, and
+the agents of a workflow (Claude Code 2.1.1xx) in `<slug>/<session-id>/subagents/workflows/
+wf_*/` with the workflow's `journal.jsonl`. The mapping is lossy (`/a/my.app` and `/a/my-app`
+share a slug), so a log joins the import only if the `cwd` its records carry is the project or a
+folder in it — checked for every log at every import, not only new ones, from the `cwd` the last
+read of it saw, so an unchanged log is still not opened; a log in the project's own slug folder
+that carries no `cwd` at all is kept, and a subagent's log that carries none goes with its
+session's. Sessions started in a subfolder of the project live under a longer slug
+(`<slug>-src`): those folders are searched too, and kept only on a matching `cwd`. The `cwd` is
+looked for in whole records, however long: Claude Code 2.1.167 writes it after a first prompt
+that may be megabytes.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from dreamtui.errors import InputError
 from dreamtui.workspace.layout import Workspace
 
 _B_CWD = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
-_PROBE_BYTES = 256 * 1024  # how far into a new log we look for the `cwd` that places it
+_PROBE_RECORDS = 50  # how many records into a new log we look for the `cwd` that places it
+_PROBE_BYTES = 64 * 1024 * 1024  # and at most this much of it (a pasted image is one long line)
 
 
 def project_slug(project: str) -> str:
@@ -41,10 +48,22 @@ class LogFile:
 
     @classmethod
     def at(cls, path: Path, exact_slug: bool) -> LogFile:
-        if path.parent.name == "subagents":
-            session = path.parent.parent.name
-            return cls(path, session, f"{session}/{path.stem}", True, exact_slug)
+        parts = path.parts
+        if "subagents" in parts[:-1]:
+            at = len(parts) - 1 - parts[::-1].index("subagents")
+            session = parts[at - 1]
+            inside = "/".join(parts[at + 1:])[: -len(path.suffix) or None]
+            return cls(path, session, f"{session}/{inside}", True, exact_slug)
         return cls(path, path.stem, path.stem, False, exact_slug)
+
+    @property
+    def session_log(self) -> Path:
+        """The session's own log (for a subagent, the main transcript next to its folder)."""
+        if not self.subagent:
+            return self.path
+        parts = self.path.parts
+        at = len(parts) - 1 - parts[::-1].index("subagents")
+        return Path(*parts[: at - 1]) / f"{self.session_id}.jsonl"
 
 
 def _inside(cwd: str, project: str) -> bool:
@@ -52,21 +71,22 @@ def _inside(cwd: str, project: str) -> bool:
     return here == root or root in here.parents
 
 
-def _first_cwd(path: Path) -> str | None:
-    """The `cwd` of the first record that carries one, looking only at the head of the log."""
+def first_cwd(path: Path) -> str | None:
+    """The `cwd` of the first record that carries one (module docstring)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(_PROBE_BYTES)
-    except OSError:
+            read = 0
+            for number, line in enumerate(handle):
+                read += len(line)
+                found = _B_CWD.search(line)
+                if found is not None:
+                    value = json.loads(found.group(1))
+                    return value if isinstance(value, str) else None
+                if number >= _PROBE_RECORDS or read >= _PROBE_BYTES:
+                    return None
+    except (OSError, ValueError):
         return None
-    found = _B_CWD.search(head)
-    if found is None:
-        return None
-    try:
-        value = json.loads(found.group(1))
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
+    return None
 
 
 def find_logs(projects_dir: Path, project: str) -> list[LogFile]:
@@ -80,15 +100,22 @@ def find_logs(projects_dir: Path, project: str) -> list[LogFile]:
         raise InputError(f"--projects-dir {projects_dir}: cannot list it: {exc.strerror}") from None
     for folder in folders:
         exact = folder.name == slug
-        paths = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*/subagents/*.jsonl"))
+        paths = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*/subagents/*.jsonl")) \
+            + sorted(folder.glob("*/subagents/workflows/*/*.jsonl"))
         logs.extend(LogFile.at(path, exact) for path in paths)
     return logs
 
 
-def belongs(log: LogFile, project: str) -> bool:
-    """The lossy slug matched; the log's own `cwd` decides (module docstring)."""
-    cwd = _first_cwd(log.path)
-    return log.exact_slug if cwd is None else _inside(cwd, project)
+def belongs(log: LogFile, project: str, cwd: str | None = None,
+            verdicts: dict[Path, bool] | None = None) -> bool:
+    """The lossy slug matched; the log's own `cwd` decides (module docstring). `cwd` is the one
+    the last read of the log saw, if any; `verdicts` holds the session logs decided so far."""
+    cwd = cwd or first_cwd(log.path)
+    if cwd is not None:
+        return _inside(cwd, project)
+    if log.subagent and verdicts is not None and log.session_log in verdicts:
+        return verdicts[log.session_log]
+    return log.exact_slug
 
 
 def _configured_path(workspace: Workspace, configured: str) -> Path:

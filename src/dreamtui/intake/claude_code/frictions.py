@@ -1,59 +1,47 @@
-"""A session's events in, frictions out: what the parser tells the rules, and the rules that
-depend on order.
+"""A session's events in, frictions out: the rules that depend on order.
 
-The parser reports four events, in log order, each with its `Origin` (where in which log) and
-the `Agent` context of its thread (the main thread, or a sidechain/subagent): the agent acted
-(`agent_acted`), a tool call failed (`tool_failed`), the person typed (`person_typed`), and the
-log ended (`finish`). The `Detector` classifies each with `rules` and keeps the frictions.
+The parser reports events in log order, each with its `Origin` (where in which log) and the
+`Agent` context of its thread (the main thread, or a sidechain/subagent): the agent acted or
+said something, a tool call failed or succeeded, the person typed (or queued text while the agent
+worked), the log ended. The `Detector` classifies them with `rules`, `dreamtui.intake.corrections`
+and `dreamtui.intake.lessons`, and keeps the frictions.
 
-Order matters twice. A reason-less rejection or an interrupted tool result waits for an
-interrupt marker that may follow it: with the marker it is the Esc key (an interruption), and
-it is settled by the thread's next agent record, next typed turn or the end of the log — so the
-marker is expected in the same write as the rejection (Claude Code writes them together). And a
-correction counts only in the main thread right after the agent acted: never the first turn,
-never in a subagent, whose "user" is the parent agent.
+Order matters four times:
+
+- **A stop waits for its reason.** A rejection, plan rejection, clarification or Esc without a
+  reason in the tool result waits for the person's next typed turn in its thread (and any text
+  they queued meanwhile): that is the reason, and that turn is not also a correction. The
+  interrupt marker that follows a stop is part of it, and further stops before the person types
+  (parallel calls refused or stopped at once) join it: one Esc, one memory. The agent acting
+  again first settles it without a reason; an Esc without any reason is no lesson and is dropped.
+- **A correction follows an action.** Only in the main thread, right after the agent acted,
+  never the first turn, never in a subagent (its "user" is the parent agent), never in a session
+  the Agent SDK ran. A turn whose opening corrects is one at once; any other turn waits for the
+  agent's next words: a reply that concedes a mistake makes it one.
+- **A tool error is worth a lesson** when it reveals an environment fact, when the person typed
+  a comment while it was the last thing that happened (not "continue"), or when the same call
+  failed twice and never succeeded afterwards; other errors are kept as candidates the importer
+  keeps only when the same error recurs in another session (`Friction.extra["signature"]`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from dreamtui.intake import corrections, lessons
 from dreamtui.intake.claude_code import rules
+from dreamtui.intake.lessons import QUOTE_CHARS, Friction, ToolCall, clip, strip_ansi
 
-QUOTE_CHARS = 600  # how much of a tool result, typed turn or agent text a friction quotes
-_SPACES = re.compile(r"\s+")
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def one_line(text: str, limit: int) -> str:
-    return clip(_SPACES.sub(" ", text).strip(), limit)
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """A tool_use block, reduced to what a memory names."""
-
-    name: str
-    target: str | None
-    file_path: str | None
-
-    def describe(self) -> str:
-        return f"{self.name} {self.target}" if self.target else self.name
-
-    def to_json(self) -> list[str | None]:
-        return [self.name, self.target, self.file_path]
+_STOPS = ("plan_rejection", "rejection", "clarification", "interruption")  # strongest first
 
 
 @dataclass(frozen=True)
 class Origin:
     """Where an event happened: the log, session and record a friction points back to."""
 
-    scope: str  # the session id, or `<session>/<subagent file stem>` for a subagent
+    scope: str  # the session id, or `<session>/<subagent path>` for a subagent
     session_id: str
     record_uuid: str | None
     timestamp: str | None
@@ -73,34 +61,49 @@ class Agent(Protocol):
         ...
 
 
-@dataclass
-class Friction:
-    """One detected friction, before merging and turning into a memory."""
-
-    kind: str
-    scope: str
-    session_id: str
-    record_uuid: str | None
-    timestamp: str | None
-    tool: str | None
-    file_path: str | None
-    action: str | None  # what the agent had just done
-    said: str | None  # the agent's last words before it
-    evidence: str  # the quoted text: tool result, reason or typed turn
-    reason: str | None
-    cwd: str | None
-    sidechain: bool
-    log: str
-
-
-def _friction(kind: str, where: Origin, agent: Agent, call: ToolCall | None, evidence: str,
+def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evidence: str,
               reason: str | None = None) -> Friction:
     return Friction(
-        kind=kind, scope=where.scope, session_id=where.session_id, record_uuid=where.record_uuid,
-        timestamp=where.timestamp, tool=call.name if call else None,
-        file_path=call.file_path if call else None, action=call.describe() if call else None,
-        said=agent.said_text(), evidence=clip(evidence.strip(), QUOTE_CHARS), reason=reason,
-        cwd=where.cwd, sidechain=where.sidechain, log=where.log)
+        kind=kind, scope=where.scope, session_id=where.session_id,
+        record_uuids=[where.record_uuid] if where.record_uuid else [], timestamp=where.timestamp,
+        calls=calls, said=agent.said_text(), evidence=clip(strip_ansi(evidence).strip(), QUOTE_CHARS),
+        reason=reason, cwd=where.cwd, sidechain=where.sidechain, log=where.log)
+
+
+def _signature(call: ToolCall | None) -> str:
+    """Which calls are 'the same call' for getting past an error: the tool and the head of its
+    target (`git push`, `mix test`, a file path)."""
+    if call is None:
+        return "?"
+    words = (call.target or "").split()
+    return f"{call.name} {' '.join(words[:2])}"
+
+
+@dataclass
+class _Error:
+    friction: Friction
+    call: str
+    resolved: bool = False
+
+
+@dataclass
+class _Thread:
+    stop: Friction | None = None  # a stop waiting for the person's reason
+    candidate: Friction | None = None  # a typed turn waiting for the agent's reply
+    open_errors: list[_Error] = field(default_factory=list)  # since the last success
+
+
+_WORD = re.compile(r"[A-Za-z_][\w.-]{3,}|[\u4e00-\u9fff]{2,}")
+_COMMON = frozenset({"that", "this", "with", "from", "have", "file", "error", "does", "what",
+                     "please", "there", "then", "when", "should", "would", "could", "just"})
+
+
+def _mentions(text: str, friction: Friction) -> bool:
+    """Does a typed turn name something of the failed call or its error (a command, a file)?"""
+    call = friction.call
+    named = " ".join([call.target or "" if call else "", friction.evidence]).lower()
+    words = {w.lower() for w in _WORD.findall(text)} - _COMMON
+    return any(w in named for w in words)
 
 
 class Detector:
@@ -108,57 +111,180 @@ class Detector:
 
     def __init__(self) -> None:
         self.frictions: list[Friction] = []
-        # Per thread (keyed by `Origin.sidechain`): frictions waiting for an interrupt marker.
-        self._pending: dict[bool, list[Friction]] = {False: [], True: []}
+        self._threads = {False: _Thread(), True: _Thread()}
+        self._errors: list[_Error] = []
+        self._failures: dict[str, int] = {}
+
+    # -- the agent ------------------------------------------------------------------------------
 
     def agent_acted(self, sidechain: bool) -> None:
-        """An agent record in a thread: what waited there for an interrupt marker is settled."""
+        """An agent record in a thread: a stop still waiting there gets no reason now."""
         self._settle(sidechain)
 
-    def tool_failed(self, where: Origin, agent: Agent, call: ToolCall | None, content: str) -> None:
+    def awaits_reply(self, sidechain: bool) -> bool:
+        return self._threads[sidechain].candidate is not None
+
+    def agent_replied(self, sidechain: bool, text: str | None) -> None:
+        """The agent's first words (None: a tool call first) after a typed turn."""
+        thread = self._threads[sidechain]
+        candidate, thread.candidate = thread.candidate, None
+        if candidate is not None and text and corrections.acknowledges_mistake(text):
+            candidate.reply = clip(strip_ansi(text).strip(), 300)
+            candidate.extra["rule"] = "acknowledged"
+            self.frictions.append(candidate)
+
+    # -- tools ----------------------------------------------------------------------------------
+
+    @property
+    def has_open_errors(self) -> bool:
+        return any(not e.resolved for e in self._errors)
+
+    def tool_succeeded(self, sidechain: bool, call: ToolCall | None) -> None:
+        """A tool call succeeded: the agent got past the errors of the same call."""
+        self._threads[sidechain].open_errors.clear()
+        signature = _signature(call)
+        for error in self._errors:
+            if error.call == signature:
+                error.resolved = True
+
+    def tool_failed(self, where: Origin, agent: Agent, call: ToolCall | None, content: str,
+                    signals: rules.Signals) -> None:
         """A tool_result marked `is_error`, `call` the tool_use it answers (None when unknown)."""
         text = rules.error_text(content)
-        kind, reason = rules.classify_tool_error(text)
+        kind, reason = rules.classify_tool_error(text, signals)
         if kind == "denial" and call is None:
             tool = rules.denied_tool(text)
             call = ToolCall(tool, None, None) if tool else None
-        friction = _friction(kind, where, agent, call, text, reason)
-        if kind == "interruption" or (kind == "rejection" and reason is None):
-            self._pending[where.sidechain].append(friction)  # an interrupt marker may follow
-        else:
-            self.frictions.append(friction)
+        calls = [call] if call else []
+        if kind in _STOPS:
+            self._stopped(_friction(kind, where, agent, calls, text, reason))
+            return
+        thread = self._threads[where.sidechain]
+        if kind != "tool_error":
+            self.frictions.append(_friction(kind, where, agent, calls, text))
+            return
+        friction = _friction(kind, where, agent, calls, lessons.error_lines(text, QUOTE_CHARS))
+        error = _Error(friction, _signature(call))
+        self._failures[error.call] = self._failures.get(error.call, 0) + 1
+        self._errors.append(error)
+        thread.open_errors.append(error)
 
-    def person_typed(self, where: Origin, agent: Agent, text: str) -> bool:
-        """A user text; True when it is the person's turn, which starts the agent's context anew."""
+    def _stopped(self, friction: Friction) -> None:
+        thread = self._threads[friction.sidechain]
+        if friction.reason is not None:
+            self.frictions.append(friction)  # the reason came with the result
+            return
+        waiting = thread.stop
+        if waiting is None:
+            thread.stop = friction
+            return
+        # Parallel calls stopped at once: one event, the strongest kind names it.
+        waiting.calls.extend(c for c in friction.calls if c not in waiting.calls)
+        waiting.record_uuids.extend(u for u in friction.record_uuids if u not in waiting.record_uuids)
+        if _STOPS.index(friction.kind) < _STOPS.index(waiting.kind):
+            waiting.kind = friction.kind
+
+    # -- the person -----------------------------------------------------------------------------
+
+    def person_typed(self, where: Origin, agent: Agent, text: str, *, human: bool = True) -> bool:
+        """A user text; True when it is a turn, which starts the agent's context anew. `human`
+        is False for a session the Agent SDK ran: its turns are a program's."""
         text = rules.clean_user_text(text)
         if not text:
             return False
+        thread = self._threads[where.sidechain]
         if rules.is_interruption(text):
-            self._interrupted(where, agent, text)
+            if thread.stop is None and agent.acted:  # else the person stopped their own prompt
+                calls = [agent.last_tool] if agent.last_tool else []
+                thread.stop = _friction("interruption", where, agent, calls, text)
             return False
-        self._settle(where.sidechain)
-        if agent.acted and not where.sidechain and rules.is_correction(text, agent.said_text):
-            self.frictions.append(_friction("correction", where, agent, agent.last_tool, text))
+        if not human or where.sidechain:
+            self._settle(where.sidechain)
+            return True
+        thread.candidate = None
+        if thread.stop is not None:
+            self._give_reason(thread, text)
+            return True
+        self._comment_errors(thread, text)
+        if agent.acted and not corrections.pasted_log(text):
+            friction = _friction("correction", where, agent,
+                                 [agent.last_tool] if agent.last_tool else [], text)
+            rule = corrections.correction_rule(text)
+            if rule in corrections.ANSWERABLE:
+                said = agent.said_text()
+                rule = None if said and said.rstrip().endswith(("?", "？")) else rule
+            if rule is not None:
+                friction.extra["rule"] = rule
+                self.frictions.append(friction)
+            else:
+                thread.candidate = friction  # the agent's reply decides
         return True
 
-    def _interrupted(self, where: Origin, agent: Agent, text: str) -> None:
-        pending = self._pending[where.sidechain]
-        if pending:
-            # The Esc key at a permission prompt writes a rejection, then this marker.
-            pending[:] = [replace(f, kind="interruption", evidence=text)
-                          if f.kind == "rejection" else f for f in pending]
-            self._settle(where.sidechain)
-            return
-        self.frictions.append(_friction("interruption", where, agent, agent.last_tool, text))
+    def queued(self, where: Origin, agent: Agent, text: str) -> bool:
+        """Text the person typed while the agent worked (an `attachment` `queued_command`)."""
+        text = rules.clean_user_text(text)
+        thread = self._threads[where.sidechain]
+        if text and thread.stop is not None and not where.sidechain:
+            stop = thread.stop
+            stop.reason = f"{stop.reason}\n{text}" if stop.reason else text
+            return False
+        return self.person_typed(where, agent, text) if text else False
+
+    def hook_said(self, where: Origin, agent: Agent, text: str) -> None:
+        """A hook's message outside a tool result (a `system` or `attachment` record)."""
+        text = rules.error_text(text)
+        if rules.names_a_block(text):
+            calls = [agent.last_tool] if agent.last_tool else []
+            self.frictions.append(_friction("hook_block", where, agent, calls, text))
+
+    def _give_reason(self, thread: _Thread, text: str) -> None:
+        stop = thread.stop
+        assert stop is not None
+        reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
+        stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
+        thread.stop = None
+        self.frictions.append(stop)
+
+    def _comment_errors(self, thread: _Thread, text: str) -> None:
+        """The person typed while an error was the last thing that happened: their comment, if
+        it corrects the agent or names what failed (not "continue", not another subject)."""
+        if thread.open_errors:
+            last = thread.open_errors[-1]
+            if corrections.correction_rule(text) is not None or _mentions(text, last.friction):
+                last.friction.reason = clip(strip_ansi(text).strip(), QUOTE_CHARS)
+                last.friction.why = "the person commented on it"
+        thread.open_errors.clear()
+
+    # -- the end --------------------------------------------------------------------------------
 
     def finish(self) -> list[Friction]:
         """The log ended: nothing waits any longer; every friction, in log order."""
         self._settle(False)
         self._settle(True)
+        for error in self._errors:
+            self.frictions.append(self._judged(error))
+        self._errors.clear()
+        self.frictions.sort(key=lambda f: f.timestamp or "")
         return self.frictions
 
+    def _judged(self, error: _Error) -> Friction:
+        friction = error.friction
+        evidence = friction.evidence
+        tool = friction.call.name if friction.call else "?"
+        if friction.why:
+            return friction
+        if lessons.environment_fact(evidence):
+            friction.why = "an environment fact"
+        elif not error.resolved and self._failures[error.call] >= 2 and \
+                not lessons.routine_error(evidence):
+            friction.why = (f"the same call failed {self._failures[error.call]} times "
+                            "and the agent did not get past it")
+        else:
+            friction.extra["signature"] = lessons.error_signature(tool, evidence)
+        return friction
+
     def _settle(self, sidechain: bool) -> None:
-        pending = self._pending[sidechain]
-        if pending:
-            self.frictions.extend(pending)
-            pending.clear()
+        thread = self._threads[sidechain]
+        stop, thread.stop = thread.stop, None
+        if stop is not None and stop.kind != "interruption":
+            self.frictions.append(stop)  # refused with no reason typed: still a refusal

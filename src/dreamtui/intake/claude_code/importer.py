@@ -8,21 +8,28 @@ tool. An unchanged log (same size and mtime) is not opened. A log that shrank, o
 consumed line changed, is read whole again; idempotency keys keep that from duplicating
 memories. Logs written to within `live_minutes` are live sessions and are skipped unless asked
 for.
+
+Across logs: a resumed session replays earlier records (same record uuids) into a new file, so a
+friction whose record was already imported — from another file, in this import or an earlier one
+(the uuids each log yielded are kept in its state) — is not stored again; logs are read oldest
+first, so the original keeps it. A tool error kept only as a candidate (`frictions` module
+docstring) becomes a memory when the same error occurs in two or more sessions of the import.
+`--since` is the time of each event, not of the file: a log untouched since then is not opened,
+and an event before it in a log written to since is left out.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamtui.errors import InputError
 from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs
-from dreamtui.intake.claude_code.frictions import Friction
 from dreamtui.intake.claude_code.memories import SOURCE, build_memories, merge_repeats
 from dreamtui.intake.claude_code.parser import ReadStats, line_identity, read_log
+from dreamtui.intake.lessons import Friction, routine_error
 from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
 from dreamtui.store.stm import STMStore
@@ -47,6 +54,9 @@ class ImportReport:
     live: int = 0
     too_old: int = 0
     other_project: int = 0
+    replayed: int = 0  # frictions of records already imported from another log (resumed sessions)
+    before_since: int = 0  # frictions of events before --since
+    single_errors: int = 0  # tool errors seen once, with nothing that makes them a lesson
     stats: ReadStats = field(default_factory=ReadStats)
     frictions: int = 0
     memories: list[NewMemory] = field(default_factory=list)
@@ -68,6 +78,11 @@ def _anchor_holds(path: Path, state: FileState) -> bool:
     return line.endswith(b"\n") and line_identity(line) == state.last_id
 
 
+def _uuids_of(state: FileState | None) -> list[str]:
+    uuids = state.context.get("friction_uuids") if state is not None else None
+    return [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
+
+
 def resume_point(path: Path, state: FileState | None, stat: os.stat_result) -> FileState | None:
     """The state to resume reading from; None when the log is unchanged and need not be opened."""
     fresh = FileState(0, 0, 0, 0, None, {})
@@ -80,23 +95,75 @@ def resume_point(path: Path, state: FileState | None, stat: os.stat_result) -> F
     return state
 
 
+def _cwd_seen(state: FileState | None) -> str | None:
+    cwd = state.context.get("cwd") if state is not None else None
+    return cwd if isinstance(cwd, str) else None
+
+
 def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, FileState],
-              report: ImportReport, now: datetime) -> Iterator[tuple[LogFile, os.stat_result]]:
+              report: ImportReport, now: datetime) -> list[tuple[LogFile, os.stat_result]]:
+    """The logs to look at, oldest first (a resumed session's original before its replay)."""
     live_after = now.timestamp() - options.live_minutes * 60
     since = options.since.timestamp() if options.since else None
-    for log in logs:
+    verdicts: dict[Path, bool] = {}
+    chosen: list[tuple[LogFile, os.stat_result]] = []
+    for log in logs:  # session logs come before their subagents' (`find_logs`)
         try:
             stat = log.path.stat()
         except OSError:
             continue  # vanished since the folder was listed
         if since is not None and stat.st_mtime < since:
             report.too_old += 1
+            continue
+        mine = belongs(log, options.project, _cwd_seen(states.get(str(log.path))), verdicts)
+        if not log.subagent:
+            verdicts[log.path] = mine
+        if not mine:
+            report.other_project += 1
         elif stat.st_mtime >= live_after and not options.include_live:
             report.live += 1
-        elif str(log.path) not in states and not belongs(log, options.project):
-            report.other_project += 1
         else:
-            yield log, stat
+            chosen.append((log, stat))
+    return sorted(chosen, key=lambda pair: (pair[1].st_mtime_ns, str(pair[0].path)))
+
+
+def _owners(states: dict[str, FileState]) -> dict[str, str]:
+    """Which log each record uuid of an earlier import's frictions came from."""
+    owners: dict[str, str] = {}
+    for path, state in states.items():
+        for uuid in _uuids_of(state):
+            owners.setdefault(uuid, path)
+    return owners
+
+
+def _after(friction: Friction, since: datetime | None) -> bool:
+    if since is None or not friction.timestamp:
+        return True
+    try:
+        moment = datetime.fromisoformat(friction.timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)) >= since
+
+
+def _recurring(frictions: list[Friction], report: ImportReport) -> list[Friction]:
+    """Tool-error candidates kept when the same error occurs in two or more sessions."""
+    sessions: dict[str, set[str]] = {}
+    for friction in frictions:
+        signature = friction.extra.get("signature")
+        if isinstance(signature, str):
+            sessions.setdefault(signature, set()).add(friction.session_id)
+    kept = []
+    for friction in frictions:
+        signature = friction.extra.pop("signature", None)
+        if not isinstance(signature, str):
+            kept.append(friction)
+        elif len(sessions[signature]) >= 2 and not routine_error(friction.evidence):
+            friction.why = f"the same error occurred in {len(sessions[signature])} sessions"
+            kept.append(friction)
+        else:
+            report.single_errors += 1
+    return kept
 
 
 def import_logs(workspace: Workspace, options: ImportOptions, *,
@@ -114,8 +181,11 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
     report = ImportReport(logs=len(logs))
     frictions: list[Friction] = []
     updated: dict[str, FileState] = {}
-    for log, stat in _selected(logs, options, states, report, now):
-        start = resume_point(log.path, states.get(str(log.path)), stat)
+    selected = _selected(logs, options, states, report, now)
+    owners = _owners(states)
+    for log, stat in selected:
+        state = states.get(str(log.path))
+        start = resume_point(log.path, state, stat)
         if start is None:
             report.unchanged += 1
             continue
@@ -123,9 +193,23 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                            start.context, start.anchor, start.last_id)
         report.read += 1
         report.stats.add(outcome.stats)
-        frictions.extend(outcome.frictions)
+        yielded = list(_uuids_of(start)) if start is state else []
+        here = str(log.path)
+        for friction in outcome.frictions:
+            if owners.get(friction.record_uuid or "", here) != here:
+                report.replayed += 1
+                continue
+            yielded.extend(friction.record_uuids)
+            if _after(friction, options.since):
+                frictions.append(friction)
+            else:
+                report.before_since += 1
+        for uuid in yielded:
+            owners.setdefault(uuid, here)
+        context = {**outcome.context, "friction_uuids": list(dict.fromkeys(yielded))}
         updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
-                                           outcome.anchor, outcome.last_id, outcome.context)
+                                           outcome.anchor, outcome.last_id, context)
+    frictions = _recurring(frictions, report)
     report.frictions = len(frictions)
     report.memories = build_memories(frictions, workspace.config)
     if options.dry_run:

@@ -1,25 +1,32 @@
 """Reading one Claude Code log: JSONL lines in, a session's events out to `frictions.Detector`.
 
-What a log holds. There is no official schema, so every field is optional: records of unknown
-types (`file-history-snapshot`, `summary`, `system`, `attachment`, `queue-operation`, …) are
-skipped; a line that is not a JSON object is counted as malformed and skipped; a line with invalid
-UTF-8 is counted and decoded with replacement characters. A last line without its newline is a
-write in progress: it is not consumed, and the next import reads it once it is complete.
+What a log holds. There is no official schema, so every field is optional; a line that is not a
+JSON object is counted as malformed and skipped; a line with invalid UTF-8 is counted and decoded
+with replacement characters. A last line without its newline is a write in progress: it is not
+consumed, and the next import reads it once it is complete.
 
 The events. An assistant record is the agent acting: its tool_use blocks are calls remembered by
 id, its text blocks the words it said. A user record's tool_result marked `is_error` is a failed
-tool call, named by the tool_use it answers. A user record's text is the person typing, unless
-Claude Code marks the record `isMeta` or `isCompactSummary` (its own words in the person's place).
-Everything else — successful tool results, other record types — is no event. The parser knows
-the record format and nothing of what makes a friction: that is `rules` and `frictions`.
+tool call, named by the tool_use it answers, with the record's signals (`toolUseResult`,
+`toolDenialKind`, the session's `permissionMode`, a PreToolUse hook that ran for it). A user
+record's text is the person typing, unless Claude Code marks the record `isMeta` or
+`isCompactSummary` (its own words in the person's place) or the session is the Agent SDK's
+(`entrypoint` `sdk-*`). Text queued while the agent worked comes in `attachment` records
+(`queued_command`); hooks speak in `progress` records (`hook_progress`, naming the hook that ran
+for a tool call), `system` records (subtype `informational`) and `attachment` records
+(`hook_blocking_error`, `hook_system_message`). Other records (`file-history-snapshot`,
+`summary`, `queue-operation`, …) are no event.
 
 Context. So that an appended log reads as if whole, what a later line may need is carried to the
 next import (`LogRead.context`): the recent tool calls (a result still names its tool), each
-thread's agent context (did it act, its last call and words), the session id and the `cwd`.
+thread's agent context (did it act, its last call and words), the session id, `cwd`,
+`permissionMode` and `entrypoint`.
 
-Speed. Most lines are successful tool results and plain assistant text; byte-level pre-checks
-(`"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide which lines need
-`json.loads`. Assistant text is decoded only when a friction quotes it.
+Speed. Most lines are successful tool results, progress records and plain assistant text;
+byte-level pre-checks (`"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide
+which lines need `json.loads`. Assistant text is decoded only when a friction quotes it or a
+typed turn waits for the agent's reply; a successful result is looked at only while an error
+waits to be got past.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from dreamtui.errors import InputError
+from dreamtui.intake.claude_code import rules
 from dreamtui.intake.claude_code.discovery import LogFile
-from dreamtui.intake.claude_code.frictions import QUOTE_CHARS, Detector, Friction, Origin, ToolCall, clip, one_line
+from dreamtui.intake.claude_code.frictions import Detector, Origin
+from dreamtui.intake.lessons import QUOTE_CHARS, Friction, ToolCall, clip, one_line
 
 # Byte-level pre-checks: they only decide which lines are worth json.loads; the parsed record
 # decides everything else, so a pre-check hit on a string's content costs a parse, nothing more.
@@ -52,8 +61,21 @@ _B_USER = _spellings("type", '"user"')
 _B_SIDECHAIN = _spellings("isSidechain", "true")
 _B_TEXT_BLOCK = _spellings("type", '"text"')
 _B_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,100})"')
+_B_HOOK_PROGRESS = b'"hook_progress"'
+_B_PRE_TOOL_USE = b'"PreToolUse'
+_B_HOOK_ID = re.compile(rb'"toolUseID"\s*:\s*"([^"\\]{1,200})"')
+_B_HOOK_NAME = re.compile(rb'"hookName"\s*:\s*"([^"\\]{1,200})"')
+_B_RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
+_B_ATTACHMENT = _spellings("type", '"attachment"')
+_B_SYSTEM = _spellings("type", '"system"')
+_B_MODE = b'ermissionMode"'  # permissionMode (user records) and the permission-mode record
+_B_ENTRYPOINT = b'"entrypoint"'
+_ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_message",
+                          "hook_stopped_continuation", "hook_error_during_execution"})
 
 _KEPT_TOOLS = 64  # tool calls remembered across imports: results follow their call closely
+_KEPT_HOOKS = 64  # tool calls a PreToolUse hook ran for, remembered until their result
+_PLAN_CHARS = 2000  # how much of a plan a rejected plan's memory may quote
 
 
 def _result_text(content: Any) -> str:
@@ -72,13 +94,21 @@ def _tool_call(block: dict[str, Any]) -> ToolCall:
     data = data if isinstance(data, dict) else {}
     path = next((data[k] for k in ("file_path", "notebook_path", "path")
                  if isinstance(data.get(k), str)), None)
+    plan = data.get("plan") if isinstance(data.get("plan"), str) and data["plan"].strip() else None
     target = path
+    if target is None and plan is not None:
+        target = next((line.lstrip("# ") for line in plan.splitlines() if line.strip()), None)
+    if target is None and isinstance(data.get("questions"), list) and data["questions"]:
+        first = data["questions"][0]
+        if isinstance(first, dict) and isinstance(first.get("question"), str):
+            target = first["question"]
     if target is None:
-        for key in ("command", "pattern", "url", "query", "description", "prompt"):
+        for key in ("command", "pattern", "url", "query", "description", "prompt", "skill"):
             if isinstance(data.get(key), str) and data[key].strip():
                 target = data[key]
                 break
-    return ToolCall(name, one_line(target, 100) if target else None, path)
+    return ToolCall(name, one_line(target, 100) if target else None, path,
+                    clip(plan.strip(), _PLAN_CHARS) if plan else None)
 
 
 @dataclass
@@ -118,8 +148,7 @@ class _Thread:
         if not isinstance(data, dict):
             return cls()
         tool = data.get("last_tool")
-        return cls(acted=bool(data.get("acted")),
-                   last_tool=ToolCall(*tool) if isinstance(tool, list) and len(tool) == 3 else None,
+        return cls(acted=bool(data.get("acted")), last_tool=ToolCall.from_json(tool),
                    said=data.get("said") if isinstance(data.get("said"), str) else None,
                    said_in=data.get("said_in") if isinstance(data.get("said_in"), str) else None)
 
@@ -171,26 +200,43 @@ class _LogParser:
         self.detector = Detector()
         tools = context.get("tools")
         tools = tools if isinstance(tools, dict) else {}
-        self.tools: dict[str, ToolCall] = {k: ToolCall(*v) for k, v in tools.items()
-                                           if isinstance(v, list) and len(v) == 3}
+        self.tools: dict[str, ToolCall] = {}
+        for key, value in tools.items():
+            call = ToolCall.from_json(value)
+            if call is not None:
+                self.tools[key] = call
+        hooked = context.get("hooked")
+        self.hooked: dict[str, str] = {k: v for k, v in hooked.items() if isinstance(v, str)} \
+            if isinstance(hooked, dict) else {}
         streams = context.get("streams")
         streams = streams if isinstance(streams, dict) else {}
         self.main = _Thread.from_json(streams.get("main"))
         self.side = _Thread.from_json(streams.get("side"))
         self.session_id: str = str(context.get("session_id") or log.session_id)
-        self.cwd: str | None = context.get("cwd") if isinstance(context.get("cwd"), str) else None
+        self.cwd: str | None = _text(context.get("cwd"))
+        self.mode: str | None = _text(context.get("mode"))
+        self.entrypoint: str | None = _text(context.get("entrypoint"))
 
     def context(self) -> dict[str, Any]:
         kept = list(self.tools.items())[-_KEPT_TOOLS:]
         return {"tools": {k: v.to_json() for k, v in kept},
+                "hooked": dict(list(self.hooked.items())[-_KEPT_HOOKS:]),
                 "streams": {"main": self.main.to_json(), "side": self.side.to_json()},
-                "session_id": self.session_id, "cwd": self.cwd}
+                "session_id": self.session_id, "cwd": self.cwd, "mode": self.mode,
+                "entrypoint": self.entrypoint}
 
     def feed(self, raw: bytes) -> None:
         if _B_TOOL_USE in raw or _has(raw, _B_IS_ERROR):
             self._parse(raw)
         elif _B_TOOL_RESULT in raw:
-            return  # a successful tool result: most of the bytes, never an event
+            if self.detector.has_open_errors:  # did the agent get past an error?
+                found = _B_RESULT_ID.search(raw)
+                if found:
+                    sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
+                    call = self.tools.get(found.group(1).decode("utf-8", "replace"))
+                    self.detector.tool_succeeded(sidechain, call)
+            if _B_MODE in raw or _B_ENTRYPOINT in raw:
+                self._parse(raw)  # a result seldom carries them; the first one may
         elif _has(raw, _B_ASSISTANT):
             sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
             self.detector.agent_acted(sidechain)
@@ -198,9 +244,21 @@ class _LogParser:
             thread.acted = True
             if _has(raw, _B_TEXT_BLOCK):
                 thread.said = raw
+                if self.detector.awaits_reply(sidechain):
+                    self.detector.agent_replied(sidechain, thread.said_text())
         elif _has(raw, _B_USER):
             self._parse(raw)
-        # anything else (summaries, snapshots, system records…) is skipped unread
+        elif _B_HOOK_PROGRESS in raw:
+            if _B_PRE_TOOL_USE in raw:
+                tool_id, name = _B_HOOK_ID.search(raw), _B_HOOK_NAME.search(raw)
+                if tool_id and name:
+                    self.hooked[tool_id.group(1).decode("utf-8", "replace")] = \
+                        name.group(1).decode("utf-8", "replace")
+                    if len(self.hooked) > 4 * _KEPT_HOOKS:
+                        self.hooked = dict(list(self.hooked.items())[-_KEPT_HOOKS:])
+        elif _has(raw, _B_ATTACHMENT) or _has(raw, _B_SYSTEM) or _B_MODE in raw:
+            self._parse(raw)
+        # anything else (summaries, snapshots, progress, queue operations…) is skipped unread
 
     def finish(self) -> list[Friction]:
         return self.detector.finish()
@@ -216,26 +274,32 @@ class _LogParser:
         if not isinstance(record, dict):
             self.stats.malformed += 1
             return
-        if isinstance(record.get("cwd"), str):
-            self.cwd = record["cwd"]
-        if isinstance(record.get("sessionId"), str):
-            self.session_id = record["sessionId"]
+        self.cwd = _text(record.get("cwd")) or self.cwd
+        self.session_id = _text(record.get("sessionId")) or self.session_id
+        self.mode = _text(record.get("permissionMode")) or self.mode
+        self.entrypoint = _text(record.get("entrypoint")) or self.entrypoint
         message = record.get("message")
         message = message if isinstance(message, dict) else {}
-        if record.get("type") == "assistant":
+        kind = record.get("type")
+        if kind == "assistant":
             self._assistant(record, message)
-        elif record.get("type") == "user":
+        elif kind == "user":
             self._user(record, message.get("content"))
+        elif kind == "attachment":
+            self._attachment(record)
+        elif kind == "system" and record.get("subtype") == "informational" \
+                and isinstance(record.get("content"), str):
+            sidechain = self._sidechain(record)
+            self.detector.hook_said(self._origin(record, sidechain),
+                                    self.side if sidechain else self.main, record["content"])
 
     def _sidechain(self, record: dict[str, Any]) -> bool:
         """Is the record in the sidechain thread? A subagent's transcript is all sidechain."""
         return record.get("isSidechain") is True or self.log.subagent
 
     def _origin(self, record: dict[str, Any], sidechain: bool) -> Origin:
-        uuid, timestamp = record.get("uuid"), record.get("timestamp")
         return Origin(scope=self.log.scope, session_id=self.session_id,
-                      record_uuid=uuid if isinstance(uuid, str) else None,
-                      timestamp=timestamp if isinstance(timestamp, str) else None,
+                      record_uuid=_text(record.get("uuid")), timestamp=_text(record.get("timestamp")),
                       cwd=self.cwd, log=self.log_name, sidechain=sidechain)
 
     def _assistant(self, record: dict[str, Any], message: dict[str, Any]) -> None:
@@ -252,9 +316,14 @@ class _LogParser:
                 call = _tool_call(block)
                 self.tools[str(block.get("id"))] = call
                 thread.calls(call, message_id)
+                if self.detector.awaits_reply(sidechain):
+                    self.detector.agent_replied(sidechain, None)
             elif block.get("type") == "text" and isinstance(block.get("text"), str) \
                     and block["text"].strip():
-                thread.said, thread.said_in = block["text"].strip(), message_id
+                words: str = block["text"].strip()
+                thread.said, thread.said_in = words, message_id
+                if self.detector.awaits_reply(sidechain):
+                    self.detector.agent_replied(sidechain, words)
 
     def _user(self, record: dict[str, Any], content: Any) -> None:
         sidechain = self._sidechain(record)
@@ -267,10 +336,19 @@ class _LogParser:
         blocks = [b for b in content if isinstance(b, dict)]
         results = [b for b in blocks if b.get("type") == "tool_result"]
         for block in results:
-            if block.get("is_error") is True:
-                call = self.tools.get(str(block.get("tool_use_id")))
-                self.detector.tool_failed(self._origin(record, sidechain), thread, call,
-                                          _result_text(block.get("content")))
+            tool_id = str(block.get("tool_use_id"))
+            call = self.tools.get(tool_id)
+            if block.get("is_error") is not True:
+                self.detector.tool_succeeded(sidechain, call)
+                continue
+            outcome = record.get("toolUseResult")
+            raw = _result_text(block.get("content"))
+            signals = rules.Signals(
+                tool=call.name if call else None,
+                user_rejected=isinstance(outcome, str) and outcome.startswith("User rejected"),
+                denial_kind=_text(record.get("toolDenialKind")), mode=self.mode,
+                hooked=self.hooked.pop(tool_id, None), tagged="<tool_use_error>" in raw[:40])
+            self.detector.tool_failed(self._origin(record, sidechain), thread, call, raw, signals)
         texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
         if texts and not results:
             self._typed(record, sidechain, thread, "\n".join(texts))
@@ -278,8 +356,42 @@ class _LogParser:
     def _typed(self, record: dict[str, Any], sidechain: bool, thread: _Thread, text: str) -> None:
         if record.get("isMeta") is True or record.get("isCompactSummary") is True:
             return  # Claude Code's own words in the person's place
-        if self.detector.person_typed(self._origin(record, sidechain), thread, text):
+        human = not rules.is_sdk(self.entrypoint)
+        if self.detector.person_typed(self._origin(record, sidechain), thread, text, human=human):
             thread.reset()
+
+    def _attachment(self, record: dict[str, Any]) -> None:
+        attachment = record.get("attachment")
+        if not isinstance(attachment, dict) or attachment.get("type") not in _ATTACHMENTS:
+            return
+        sidechain = self._sidechain(record)
+        thread = self.side if sidechain else self.main
+        where = self._origin(record, sidechain)
+        if attachment["type"] == "queued_command":
+            text = _attached_text(attachment, ("prompt", "content", "text"))
+            if text and not rules.is_sdk(self.entrypoint) and self.detector.queued(where, thread, text):
+                thread.reset()
+            return
+        text = _attached_text(attachment, ("blockingError", "content", "message", "stderr"))
+        if text:
+            self.detector.hook_said(where, thread, text)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _attached_text(attachment: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The text an attachment carries under the first of `keys` it has (a string, a list of
+    text blocks, or a dict such as `blockingError: {blockingError, command}`)."""
+    for key in keys:
+        value = attachment.get(key)
+        if isinstance(value, dict):
+            value = next((v for v in value.values() if isinstance(v, str) and v.strip()), None)
+        text = _result_text(value)
+        if text.strip():
+            return text
+    return None
 
 
 @dataclass

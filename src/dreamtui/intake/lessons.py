@@ -1,0 +1,428 @@
+"""From frictions to lessons: the memory an agent-log importer submits for each friction it found.
+
+Shared by every transcript importer (Claude Code now; a Codex rollout reader builds the same
+`Friction`s and calls the same `build_memories`). What is agent-specific — reading the log,
+telling a rejection from an Esc — stays in the importer's own package; what a friction *means*
+to a person reviewing it is written once, here:
+
+- A memory is a lesson: its title and first line say what to do or avoid, in the person's own
+  words when they gave a reason or a correction ("use pnpm, not npm (rejected: run `npm
+  install`)"), else what failed and how to avoid it. The quote follows: what the agent had just
+  done and said, the person's words, the error lines.
+- The provenance — session, record uuids, timestamps, log file, cwd — goes into metadata, where
+  the TUI shows it and the dream groups by it; none of it is in the title or the first line.
+- Terminal colour codes never reach a memory: every quoted text is stripped of ANSI escapes.
+- One memory per distinct friction: the idempotency key is `<prefix>:<scope>:<kind>:<hash of
+  what makes it the same friction>`, repeats in a session are one memory with
+  `metadata.occurrences`, and a later import raises the count of a memory still pending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dreamtui.errors import InputError
+from dreamtui.intake.validate import prepare
+from dreamtui.model import NewMemory, frontmatter_int
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.config import Config
+
+QUOTE_CHARS = 600  # how much of a tool result, typed turn or agent text a friction quotes
+
+KIND_TYPES: dict[str, str] = {
+    "rejection": "failure",
+    "plan_rejection": "failure",
+    "clarification": "observation",
+    "interruption": "observation",
+    "hook_block": "failure",
+    "denial": "failure",
+    "tool_error": "failure",
+    "correction": "failure",
+}
+
+# CSI (colours, cursor moves), OSC (titles, links) and lone two-byte escapes; also the visible
+# "␛[" some tools print in their place.
+_ANSI = re.compile(r"(?:\x1b|\u241b)(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_SPACES = re.compile(r"\s+")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text) if ("\x1b" in text or "\u241b" in text) else text
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, line breaks kept, "…" when cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def one_line(text: str, limit: int) -> str:
+    return clip(_SPACES.sub(" ", strip_ansi(text)).strip(), limit)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call, reduced to what a lesson names: the tool, its target (command, path, url,
+    …), the file it touches, and for a plan the plan's text."""
+
+    name: str
+    target: str | None
+    file_path: str | None
+    plan: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.name} {self.target}" if self.target else self.name
+
+    def doing(self) -> str:
+        """What the agent was doing, as a person says it: "run `npm install`"."""
+        name, target = self.name, self.target
+        if name == "ExitPlanMode":
+            return "carry out its plan" + (f" “{one_line(self.plan, 90)}”" if self.plan else "")
+        if not target:
+            return f"use {name}"
+        verbs = {"Bash": "run", "Edit": "edit", "MultiEdit": "edit", "Write": "write",
+                 "NotebookEdit": "edit", "Read": "read", "WebFetch": "fetch", "WebSearch": "search for",
+                 "Grep": "search for", "Glob": "look for", "Task": "start a subagent to",
+                 "Agent": "start a subagent to", "shell": "run", "exec_command": "run",
+                 "apply_patch": "patch"}
+        verb = verbs.get(name)
+        return f"{verb} `{target}`" if verb else f"use {name} on `{target}`"
+
+    def to_json(self) -> list[str | None]:
+        return [self.name, self.target, self.file_path, self.plan]
+
+    @classmethod
+    def from_json(cls, data: Any) -> ToolCall | None:
+        if isinstance(data, list) and len(data) in (3, 4) and isinstance(data[0], str):
+            parts = [p if isinstance(p, str) else None for p in data[1:]]
+            return cls(data[0], *parts)
+        return None
+
+
+@dataclass
+class Friction:
+    """One detected friction, before merging and turning into a memory."""
+
+    kind: str
+    scope: str  # what repeats merge within: a session, or `<session>/<subagent>`
+    session_id: str
+    record_uuids: list[str]
+    timestamp: str | None
+    calls: list[ToolCall]  # what the agent had just called (several for one Esc over parallel calls)
+    said: str | None  # the agent's last words before it
+    evidence: str  # the quoted text: the error lines, the typed turn, the marker
+    reason: str | None = None  # the person's words: a typed reason, a comment on an error
+    cwd: str | None = None
+    sidechain: bool = False
+    log: str = ""
+    why: str | None = None  # why a tool error is worth a lesson (`worth_reasons`)
+    reply: str | None = None  # the agent's acknowledgement of a correction
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def call(self) -> ToolCall | None:
+        return self.calls[0] if self.calls else None
+
+    @property
+    def record_uuid(self) -> str | None:
+        return self.record_uuids[0] if self.record_uuids else None
+
+    def doing(self) -> str | None:
+        if not self.calls:
+            return None
+        names = [c.doing() for c in self.calls[:3]]
+        more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
+        return ", ".join(names) + more
+
+
+# What makes two frictions of a kind "the same friction repeated" within a scope: a correction is
+# its words, wherever it came; a rejection is the same call refused for the same reason.
+_SAME_FRICTION: dict[str, tuple[str, ...]] = {
+    "rejection": ("action", "reason"),
+    "plan_rejection": ("reason", "uuid"),  # each plan refused is its own lesson
+    "clarification": ("tool", "reason"),
+    "interruption": ("action", "reason", "uuid"),  # one Esc, one memory
+    "hook_block": ("command", "first_line"),  # the same hook message for the same command
+    "denial": ("action", "evidence"),
+    "tool_error": ("tool", "evidence"),
+    "correction": ("evidence",),
+}
+_DIGITS = re.compile(r"\d+")
+
+
+def _normalise(text: str) -> str:
+    """What makes two evidences 'the same friction': case, spacing and numbers do not count."""
+    return _DIGITS.sub("#", _SPACES.sub(" ", text.lower())).strip()[:300]
+
+
+def _part(friction: Friction, name: str) -> str:
+    call = friction.call
+    if name == "action":
+        return " | ".join(c.describe() for c in friction.calls)
+    if name == "tool":
+        return call.name if call else ""
+    if name == "uuid":
+        return friction.record_uuid or ""
+    if name == "command":
+        return " ".join((call.target or "").split()[:2]) if call else ""
+    if name == "first_line":
+        return friction.evidence.strip().split("\n", 1)[0]
+    value = getattr(friction, name)
+    return value if isinstance(value, str) else ""
+
+
+def friction_key(friction: Friction, prefix: str) -> str:
+    """The idempotency key of the memory a friction becomes (module docstring)."""
+    parts = [_part(friction, name) for name in _SAME_FRICTION[friction.kind]]
+    digest = hashlib.sha256("\0".join(map(_normalise, parts)).encode("utf-8")).hexdigest()
+    scope = friction.scope if len(friction.scope) <= 120 else hashlib.sha256(
+        friction.scope.encode("utf-8")).hexdigest()[:32]
+    return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
+
+
+def _memory_type(kind: str, config: Config, who: str) -> str:
+    wanted = KIND_TYPES[kind]
+    for candidate in (wanted, "observation"):
+        if candidate in config.memory_types:
+            return candidate
+    raise InputError(f"memory_types: the {who} import stores '{wanted}' or 'observation' "
+                     f"memories, and the workspace config allows neither "
+                     f"(it allows {', '.join(config.memory_types)})")
+
+
+def _sentence(text: str, limit: int) -> str:
+    """The first sentence (or line) of a person's words, capitalised, on one line."""
+    line = strip_ansi(text).strip().splitlines()[0] if text.strip() else ""
+    head = re.split(r"(?<=[.!?。！？])\s", line, maxsplit=1)[0]
+    head = one_line(head, limit)
+    return head[:1].upper() + head[1:]
+
+
+def lesson_title(friction: Friction, limit: int) -> str:
+    """What to do or avoid, in a line (module docstring)."""
+    doing = friction.doing()
+    reason = _sentence(friction.reason, limit) if friction.reason else None
+    kind = friction.kind
+    if kind == "correction":
+        title = _sentence(friction.evidence, limit)
+    elif kind == "plan_rejection":
+        title = f"{reason} (plan rejected)" if reason else "Ask before carrying out a plan: the person rejected it"
+    elif kind == "rejection":
+        title = f"{reason} (rejected: {doing})" if reason else \
+            f"Ask before you {doing or 'call that tool'}: the person rejected it"
+    elif kind == "clarification":
+        title = f"Clarify first: {reason}" if reason else f"Clarify with the person before you {doing}"
+    elif kind == "interruption":
+        title = f"{reason} (interrupted: {doing})" if (reason and doing) else \
+            reason or f"Check with the person before you {doing or 'go on'}"
+    elif kind == "hook_block":
+        call = friction.call
+        head = " ".join((call.target or "").split()[:2]) if call and call.name == "Bash" else None
+        what = f"`{head}`" if head else (doing or "this call")
+        title = f"A hook blocks {what}: {one_line(friction.evidence, 120)}"
+    elif kind == "denial":
+        title = f"Not allowed here: {doing or 'that tool call'}"
+    else:
+        title = f"Avoid: {doing or 'that tool call'} fails here: {one_line(friction.evidence, 90)}"
+    return one_line(title, limit)
+
+
+def _first_line(friction: Friction) -> str:
+    doing = friction.doing() or "go on"
+    kind = friction.kind
+    said = f"“{one_line(friction.reason, 2 * QUOTE_CHARS)}”" if friction.reason else None
+    if kind == "correction":
+        after = f" after it tried to {doing}" if friction.calls else ""
+        return f"Do as the person said{after}: “{one_line(friction.evidence, 2 * QUOTE_CHARS)}”"
+    if kind == "plan_rejection":
+        return (f"Revise the plan before going on: the person rejected it and said {said}."
+                if said else "Do not carry out this plan: the person rejected it (no reason given).")
+    if kind == "rejection":
+        return (f"Do not {doing}: the person rejected it at the permission prompt and said {said}."
+                if said else f"Do not {doing} unasked: the person rejected it at the permission "
+                             "prompt (no reason typed).")
+    if kind == "clarification":
+        return f"Before you {doing}, clarify with the person" + (f": {said}." if said else ".")
+    if kind == "interruption":
+        return f"The person stopped the agent as it was about to {doing}" + (
+            f" and said {said}." if said else " (no reason typed).")
+    if kind == "hook_block":
+        return f"Do not {doing}: a hook blocks it with “{one_line(friction.evidence, QUOTE_CHARS)}”."
+    if kind == "denial":
+        return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
+    because = f" ({friction.why})" if friction.why else ""
+    return f"Avoid trying to {doing} as it was done here: it failed{because}."
+
+
+def _content(group: list[Friction], limit_bytes: int) -> str:
+    first = group[0]
+    lines = [_first_line(first)]
+    if first.calls and first.kind != "correction":
+        lines.append("The agent had called: " + "; ".join(one_line(c.describe(), 200)
+                                                         for c in first.calls[:5]))
+    elif first.calls:
+        lines.append(f"The agent had just called: {one_line(first.calls[0].describe(), 200)}")
+    plan = next((c.plan for c in first.calls if c.plan), None)
+    if plan:
+        lines.append(f"The plan: “{clip(strip_ansi(plan).strip(), QUOTE_CHARS)}”")
+    if first.said:
+        lines.append(f"The agent had said: “{one_line(first.said, 300)}”")
+    if first.kind == "tool_error":
+        lines.append(f"Error: “{first.evidence}”")
+        if first.reason:
+            lines.append(f"The person then said: “{one_line(first.reason, QUOTE_CHARS)}”")
+    elif first.kind in ("hook_block", "denial") and len(first.evidence) > QUOTE_CHARS // 2:
+        lines.append(f"Message: “{first.evidence}”")
+    if first.reply:
+        lines.append(f"The agent replied: “{one_line(first.reply, 200)}”")
+    if len(group) > 1:
+        lines.append(_seen_line(len(group), group[-1].timestamp))
+    text = "\n".join(lines)
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit_bytes:
+        return text
+    return encoded[: limit_bytes - 3].decode("utf-8", "ignore") + "…"
+
+
+def _seen_line(occurrences: int, last: str | None) -> str:
+    return f"Seen {occurrences} times in this session (last {last or 'unknown'})."
+
+
+_SEEN_LINE_RE = re.compile(r"\nSeen \d+ times in this session \(last [^()\n]*\)\.\Z")
+
+
+def _recounted(content: str, occurrences: int, last: str | None, limit_bytes: int) -> str:
+    """`content` saying the new count; as it was when it had been clipped or would not fit."""
+    if content.endswith("…"):
+        return content
+    text = _SEEN_LINE_RE.sub("", content) + "\n" + _seen_line(occurrences, last)
+    return text if len(text.encode("utf-8")) <= limit_bytes else content
+
+
+@dataclass(frozen=True)
+class Source:
+    """Who the memories come from: the metadata `source`, the agents, the key prefix, the name
+    a person reads in an error."""
+
+    name: str  # metadata.source and the tag, e.g. "claude-code"
+    agent_id: str
+    subagent_id: str
+    key_prefix: str  # e.g. "cc"
+    label: str  # e.g. "Claude Code"
+
+
+def _memory(key: str, group: list[Friction], config: Config, source: Source) -> NewMemory:
+    first = group[0]
+    call = first.call
+    uuids = [u for f in group for u in f.record_uuids]
+    metadata: dict[str, Any] = {
+        "source": source.name, "kind": first.kind, "session_id": first.session_id,
+        "record_uuid": first.record_uuid, "timestamp": first.timestamp,
+        "tool": call.name if call else None, "file_path": call.file_path if call else None,
+        "cwd": first.cwd, "log": first.log, "occurrences": len(group),
+        "record_uuids": list(dict.fromkeys(uuids)), "last_timestamp": group[-1].timestamp,
+        "reason": first.reason, "sidechain": first.sidechain,
+    }
+    if first.why:
+        metadata["why"] = first.why
+    metadata.update(first.extra)
+    return NewMemory(type=_memory_type(first.kind, config, source.label),
+                     title=lesson_title(first, config.stm.max_title_chars),
+                     content=_content(group, config.stm.max_content_bytes),
+                     agent_id=source.subagent_id if first.sidechain else source.agent_id,
+                     tags=(source.name, first.kind), metadata=metadata, idempotency_key=key)
+
+
+def build_memories(frictions: Iterable[Friction], config: Config, source: Source) -> list[NewMemory]:
+    """One validated, redacted memory per distinct friction, counting its repeats."""
+    groups: dict[str, list[Friction]] = {}
+    for friction in frictions:
+        groups.setdefault(friction_key(friction, source.key_prefix), []).append(friction)
+    return [prepare(_memory(key, group, config, source), config) for key, group in groups.items()]
+
+
+def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int,
+                  source: Source) -> int:
+    """Raise the count of pending memories that this import's frictions repeat; how many rose.
+
+    An appended session log adds occurrences, not duplicates. Records are told apart by uuid, so
+    a log read whole again (it shrank or changed) counts nothing twice; a friction without a
+    record uuid cannot be told apart and is not counted. A memory a dream has claimed or consumed
+    keeps its count: it has been read already.
+    """
+    keyed = {m.idempotency_key: m for m in memories if m.idempotency_key}
+    revisions: list[tuple[str, str, dict[str, Any]]] = []
+    for key, stored in store.pending_by_keys(keyed).items():
+        new = keyed[key]
+        counted = list(stored.metadata.get("record_uuids") or ())
+        known = set(counted)
+        fresh = [u for u in new.metadata.get("record_uuids") or () if u not in known]
+        if not fresh or stored.metadata.get("source") != source.name:
+            continue
+        occurrences = frontmatter_int(stored.metadata.get("occurrences"), default=1) + len(fresh)
+        last = new.metadata.get("last_timestamp")
+        metadata = {**stored.metadata, "occurrences": occurrences, "record_uuids": counted + fresh,
+                    "last_timestamp": last}
+        revisions.append((stored.id, _recounted(stored.content, occurrences, last, limit_bytes),
+                          metadata))
+    return store.revise_pending(revisions) if revisions else 0
+
+
+# -- which tool errors are worth a lesson (any agent's: the texts are the shell's and the OS's) --
+
+# An environment fact: the command or tool is missing or forbidden here, whatever the agent tries.
+_ENVIRONMENT = re.compile(
+    r"command not found|: not found\b|inaccessible or not found|is not recognized as an internal "
+    r"or external command|No module named|ModuleNotFoundError|Cannot find module|"
+    r"No space left on device|Read-only file system|Operation not permitted|"
+    r"must be run as root|requires root|permission denied: \S|EACCES|"
+    r"not installed|no such command|unknown command|Unknown command|"
+    r"is beyond a symbolic link|sandbox", re.IGNORECASE)
+# Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
+_ROUTINE = re.compile(
+    r"^(?:Error: )?(?:File does not exist|File has not been read yet|String to replace not found|"
+    r"Found \d+ matches of the string|Sibling tool call errored|File content \(|EISDIR|"
+    r"InputValidationError|<tool_use_error>|Interrupted by user|No files found|"
+    r"Path does not exist|Directory does not exist|The file .* does not exist|"
+    r"Cancelled|Request failed with status code|timeout of \d+ms exceeded|"
+    r"\S+ is temporarily unavailable)", re.IGNORECASE)
+_EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
+_ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|no such|cannot|can't|unable|"
+                         r"invalid|refused|exception|traceback|forbidden|missing|blocked|错误|失败",
+                         re.IGNORECASE)
+
+
+def environment_fact(text: str) -> bool:
+    return _ENVIRONMENT.search(text) is not None
+
+
+def routine_error(text: str) -> bool:
+    """An exploration miss or a tool's guard, or a bare exit code: no lesson on its own."""
+    stripped = text.strip()
+    return not stripped or _ROUTINE.match(stripped) is not None or \
+        _EXIT_ONLY.match(stripped) is not None
+
+
+def error_lines(text: str, limit: int) -> str:
+    """The lines that say what went wrong (not progress bars or the first N characters), ANSI
+    stripped; the head of the text when no line says so."""
+    lines = [line.strip() for line in strip_ansi(text).replace("\r", "\n").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return ""
+    head = lines[0] if re.match(r"^(?:Error: )?Exit code \d+$", lines[0]) else None
+    wanted = [line for line in lines if _ERROR_LINE.search(line)]
+    picked = list(dict.fromkeys(([head] if head else []) + (wanted or lines)))
+    return clip("\n".join(picked), limit)
+
+
+def error_signature(tool: str, text: str) -> str:
+    """What makes two tool errors the same error, across sessions: the tool and the error lines
+    with numbers, paths and quoted names made alike."""
+    lines = error_lines(text, 300)
+    lines = re.sub(r"(?:/[^\s/:'\"]+)+", "/…", lines)
+    lines = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "'…'", lines)
+    return f"{tool}\0{_normalise(lines)}"
