@@ -327,6 +327,12 @@ class Backend:
         return edit_proposal(self.workspace, dream_id, proposal_id, text, snapshot=self.snapshot(),
                              now=self.clock())
 
+    def reroute(self, dream_id: str, proposal_id: str, route: str) -> Changeset:
+        from dreamtui.review.decide import reroute
+
+        return reroute(self.workspace, dream_id, proposal_id, route, snapshot=self.snapshot(),
+                       now=self.clock())
+
     def undo(self, dream_id: str) -> Changeset:
         from dreamtui.review.decide import undo_last
 

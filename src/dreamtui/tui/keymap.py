@@ -84,6 +84,7 @@ DREAM: tuple[Action, ...] = (
     Action("dream.reject", "n", "decide('reject')", "reject"),
     Action("dream.defer", "b", "decide('defer')", "defer"),
     Action("dream.edit", "e", "edit", "edit, then accept", show=False),
+    Action("dream.route", "t", "route", "route (where the lesson goes)", show=False),
     Action("dream.undo", "u", "undo", "undo"),
     Action("dream.accept-rest", "A", "decide_rest('accept')", "accept rest of this op", show=False),
     Action("dream.reject-rest", "R", "decide_rest('reject')", "reject rest of this op", show=False),

@@ -24,6 +24,7 @@ from dreamtui.errors import DreamError, DreamtuiError
 from dreamtui.model import Changeset, Memory, Proposal, engine_label
 from dreamtui.review.commit import CommitReport
 from dreamtui.review.decide import AllMatching, all_matching, allowed_decisions, editable_text
+from dreamtui.review.plan import LESSON_OPS
 from dreamtui.safety.marks import display_text
 from dreamtui.store.changesets import ChangesetSummary
 from dreamtui.tui import keys
@@ -32,7 +33,7 @@ from dreamtui.tui.editor import edit_text
 from dreamtui.tui.formatting import fit, short_id
 from dreamtui.tui.jobs import LOG_NAME, JobFailed, log, run_job
 from dreamtui.tui.screens.confirm import ConfirmCommitScreen
-from dreamtui.tui.screens.pick import EnginePickScreen, EvidenceScreen
+from dreamtui.tui.screens.pick import EnginePickScreen, EvidenceScreen, RoutePickScreen
 from dreamtui.tui.screens.view import ViewScreen
 from dreamtui.tui.widgets.diff_view import DiffView
 from dreamtui.tui.widgets.proposal_list import DreamList, ProposalList, dream_counts
@@ -135,10 +136,42 @@ def proposal_head(proposal: Proposal, evidence: list[Memory] | None) -> Text:
         text.append(f"\n⚠ {', '.join(proposal.safety)}", "bold")
     if proposal.details.get("asks_human"):
         text.append("\nthe entry is pinned: dreams never change it on their own; you decide", "bold")
+    if proposal.route is not None:
+        engine_route = proposal.details.get("engine_route", proposal.route)
+        changed = f", changed from {engine_route}" if engine_route != proposal.route else ""
+        text.append(f"\nroute: {proposal.route}{changed} (t to change)", "dim")
+    for delivery in proposal.details.get("deliveries") or []:
+        if delivery.get("problem"):
+            text.append(f"\nheld back: {delivery['problem']}", "bold")
+        elif delivery.get("first"):
+            text.append(f"\nappends a dreamtui block to {delivery['target']} for the first time "
+                        "(below; only when you accept this)", "bold")
     left_out = proposal.details.get("left_out")
     if left_out:
         text.append(f"\nover the byte budget, left out: {', '.join(left_out[:8])}", "dim")
     return text
+
+
+def review_texts(proposal: Proposal) -> tuple[str | None, str | None]:
+    """What the diff view compares: the proposal's own before/after, and for the bundle also the
+    project files it appends a first block to (their unified diffs, cut back into both sides
+    under a `── <file> ──` line), so the person sees every byte that decision adds."""
+    before, after = proposal.before, proposal.after
+    for delivery in proposal.details.get("deliveries") or []:
+        if not delivery.get("first") or not delivery.get("diff"):
+            continue
+        heading = f"\n── {delivery['target']} (in the project) ──\n"
+        old, new = [], []
+        for line in str(delivery["diff"]).splitlines(keepends=True):
+            if line.startswith(("---", "+++", "@@")):
+                continue
+            if line[:1] in (" ", "-"):
+                old.append(line[1:])
+            if line[:1] in (" ", "+"):
+                new.append(line[1:])
+        before = (before or "") + heading + "".join(old)
+        after = (after or "") + heading + "".join(new)
+    return before, after
 
 
 class DreamScreen(ViewScreen):
@@ -238,7 +271,7 @@ class DreamScreen(ViewScreen):
         if proposal.op == "discard":
             diff.show(None, None, empty_text="the memory is consumed without an LTM change")
         else:
-            diff.show(proposal.before, proposal.after)
+            diff.show(*review_texts(proposal))
         if proposal.evidence and proposal.id not in self.evidence:
             self._load_evidence(proposal, open_after=False)
 
@@ -402,6 +435,26 @@ class DreamScreen(ViewScreen):
         dream_id, proposal_id = changeset.id, proposal.id
         run_job(self, lambda: self.backend.edit_proposal(dream_id, proposal_id, text), ChangesetSaved,
                 what=f"saving the edit of {proposal_id}", group="decide")
+
+    def action_route(self) -> None:
+        """Pick where the current proposal's lesson goes; saved as one undo step."""
+        changeset = self._reviewable()
+        proposal = self.current
+        if changeset is None or proposal is None:
+            return
+        if proposal.op not in LESSON_OPS:
+            self.notify(f"a {proposal.op} proposal carries no lesson, so it has no route",
+                        severity="warning")
+            return
+        dream_id, proposal_id = changeset.id, proposal.id
+
+        def picked(route: str | None) -> None:
+            if route is None or route == proposal.route:
+                return
+            run_job(self, lambda: self.backend.reroute(dream_id, proposal_id, route), ChangesetSaved,
+                    what=f"sending {proposal_id} to {route}", group="decide")
+
+        self.app.push_screen(RoutePickScreen(proposal.route), picked)
 
     def action_undo(self) -> None:
         changeset = self._reviewable()

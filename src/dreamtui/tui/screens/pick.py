@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 
-from dreamtui.model import Memory
+from dreamtui.model import ROUTES, Memory
 from dreamtui.tui import keys
 from dreamtui.tui.widgets.memory_detail import memory_text
 
@@ -35,6 +35,43 @@ class EnginePickScreen(ModalScreen[str | None]):
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
+
+
+class RoutePickScreen(ModalScreen[str | None]):
+    """Where a proposal's lesson goes (vocabulary.Route), its current route highlighted."""
+
+    BINDINGS = keys.bindings(keys.CANCEL)
+
+    def __init__(self, current: str | None) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box", id="route-box"):
+            yield Label("Send this lesson where?", classes="modal-title")
+            yield OptionList(*(f"{route:<10} {ROUTE_HELP[route]}" for route in ROUTES),
+                             id="route-options")
+            yield Label("enter choose    esc cancel", classes="modal-keys")
+
+    def on_mount(self) -> None:
+        if self.current in ROUTES:
+            self.query_one(OptionList).highlighted = ROUTES.index(self.current)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(ROUTES[event.option_index])
+
+    def action_dismiss_screen(self) -> None:
+        self.dismiss(None)
+
+
+# One line each, as the picker shows them (vocabulary.Route says the same at more length).
+ROUTE_HELP = {
+    "memory": "long-term memory only: searchable, not in AGENTS.md",
+    "bundle": "AGENTS.md, read by every agent session",
+    "skill": "a SKILL.md in context/skills/ and the project's .claude/skills/",
+    "decisions": "appended to the project's DECISIONS.md (never edited)",
+    "person": "a question for you, written into no agent's context",
+}
 
 
 class EvidenceScreen(ModalScreen[None]):
