@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 __all__ = [
+    "NEW_SLUG_LEN",
     "SLUG_MAX_LEN",
     "SLUG_PATTERN",
     "SLUG_RE",
@@ -22,7 +23,12 @@ __all__ = [
 ]
 
 
-SLUG_MAX_LEN = 200
+SLUG_MAX_LEN = 200  # what a valid slug may be: a hand-written or older entry keeps its own
+# What a new slug may be: a marker in every AGENTS.md line and a file name a person types, so
+# the first words of a title, not the whole title (issue 11: 60-character incident slugs).
+NEW_SLUG_LEN = 40
+# Words a shortened slug does not end on: "flaky-because-of" reads as cut, "flaky" does not.
+_DANGLING = frozenset("a an and are as at be because by for from in is of on or the to with".split())
 # The grammar alone, unanchored, so a search for `[mem: <slug>]` markers inside text uses it too.
 SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # `\Z`, not `$`: `$` also matches before a trailing newline, which would let "slug\n" through.
@@ -65,8 +71,11 @@ _ASCII_FOLD = str.maketrans(
 )
 
 
-def slugify(text: str, max_len: int = 60) -> str:
-    """Turn a title into a valid slug (ASCII-folded, lowercase, hyphenated); never empty."""
+def slugify(text: str, max_len: int = NEW_SLUG_LEN) -> str:
+    """Turn a title into a valid slug (ASCII-folded, lowercase, hyphenated); never empty.
+
+    A longer title is cut at a word boundary, dropping the function words it would end on.
+    """
     if max_len < 1:
         raise ValueError(f"max_len must be at least 1, got {max_len}")
     limit = min(max_len, SLUG_MAX_LEN)
@@ -78,7 +87,10 @@ def slugify(text: str, max_len: int = 60) -> str:
         # Cut at a word boundary when there is one, so the slug does not end mid-word.
         if slug[limit] != "-" and "-" in cut:
             cut = cut.rsplit("-", 1)[0]
-        slug = cut.strip("-")
+        words = cut.strip("-").split("-")
+        while len(words) > 1 and words[-1] in _DANGLING:
+            words.pop()
+        slug = "-".join(words)
     return slug or "memory"[:limit]
 
 
