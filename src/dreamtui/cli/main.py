@@ -48,6 +48,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("dream", "review", "decide", "undo", "commit", "abandon", "release"),
                     "dreamtui.cli.dream_cmds"),
     **dict.fromkeys(("mcp", "token"), "dreamtui.cli.mcp_cmds"),
+    **dict.fromkeys(("connect", "disconnect"), "dreamtui.cli.connect_cmds"),
 }
 
 
