@@ -277,6 +277,43 @@ _URL_SIGNATURE_RE = re.compile(
     r"[?&](?i:sig|signature|x-amz-signature|x-goog-signature)=(?P<value>[A-Za-z0-9%+/=~._-]{16,})"
 )
 
+# Shell environment assignments (`PGPASSWORD=… psql`, `export DEPLOY_KEY=…`). The variables the
+# clients read a password from hold one whatever it looks like, even a word (`PGPASSWORD=secret`);
+# other upper-case `*_KEY`/`*_TOKEN`/`*_SECRET` variables only machine-made values, so
+# `SORT_KEY=created_at`, `MAX_TOKENS=4096` and `PUBLIC_KEY=…` stay.
+_ENV_PASSWORD_RE = re.compile(
+    r"(?<![\w$.-])(?P<word>PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH|SSHPASS|MONGO_PASSWORD"
+    r"|SUDO_PASSWORD|ANSIBLE_BECOME_PASS)="
+    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;&|$][^\s"'`;&|]*)"""
+)
+_ENV_KEY_RE = re.compile(
+    r"(?<![\w$.-])(?P<word>(?!PUBLIC_|NEXT_PUBLIC_)[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET))="
+    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;&|$/~][^\s"'`;&|]*)"""
+)
+# `PGPASSWORD= psql`: an empty shell assignment, not `psql` as the password.
+_EMPTY_ENV_RE = re.compile(r"(?<![\w$.-])[A-Z][A-Z0-9_]*=(?=[ \t])")
+
+
+_SEGMENT_SPLIT_RE = re.compile(r"[-_./:]")
+
+
+def _key_material(value: str) -> bool:
+    """A run of at least 8 characters mixing letters with digits or cases: key material, where
+    `order-2024-05-01`, `build_lock_v2` or `uploads/2024/img.png` are names made of words."""
+    return any(len(part) >= 8 and _mixed(part) for part in _SEGMENT_SPLIT_RE.split(value))
+
+
+def _env_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _ENV_PASSWORD_RE.finditer(text):
+        start, value = _quoted_value(m)
+        if value and not _PLACEHOLDER_RE.match(value) and value[0] != "$":
+            yield start, start + len(value), "password"
+    for m in _ENV_KEY_RE.finditer(text):
+        start, value = _quoted_value(m)
+        if _key_material(value) and not _is_placeholder(value):
+            yield start, start + len(value), _word_kind(m["word"].rsplit("_", 1)[1])
+
+
 _WORD_KINDS = {
     "password": "password",
     "passwd": "password",
@@ -332,6 +369,8 @@ def _assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         start, value = _quoted_value(m)
         quoted = start != m.start("value")
+        if _EMPTY_ENV_RE.match(text, m.start("prefix")) and m.start("value") > m.end("sep"):
+            continue  # `PGPASSWORD= psql`: empty, the next word is the command
         if _keyed_value_ok(value, word) and (quoted or _plausible_unquoted(text, m, value)):
             yield start, start + len(value), _word_kind(word)
 
@@ -444,6 +483,7 @@ def _candidate_spans(text: str) -> Iterator[tuple[int, int, str]]:
     yield from _keyed_spans(_FLAG_RE, text)
     yield from _keyed_spans(_XML_SETTING_RE, text)
     yield from _assignment_spans(text)
+    yield from _env_spans(text)
 
 
 # Leftovers around an already-redacted secret that carry nothing: punctuation, spaces, `\n` escapes.
