@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamtui.dream.runner import dream
-from dreamtui.review.decide import decide
+from dreamtui.review.decide import all_matching, decide
 from dreamtui.scaffold import init_workspace, regenerate_generated_files
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.lock import WorkspaceLock
@@ -184,6 +184,18 @@ ALIAS_BOMB = "".join(["lol0: &a0 [x, x, x, x, x, x, x, x, x]\n",
 ENTRY_BOMB = ("---\ntitle: Laughs\nslug: laughs\ntype: topic\n" + ALIAS_BOMB
               + "---\nA billion laughs.\n")
 ENTRY_DEEP = "---\ntitle: Deep\nslug: deep\ntype: topic\nx: " + "[" * 200_000 + "]" * 200_000 + "\n---\nDeep.\n"
+
+
+def project_with_bad_targets(path: Path, b: Bases) -> None:
+    """The open dream, everything accepted, its workspace serving ../code, whose AGENTS.md is
+    Latin-1 bytes and whose CLAUDE.md is a folder."""
+    dreamed(path, b)
+    code = path / "code"
+    (code / "CLAUDE.md").mkdir(parents=True)
+    (code / "AGENTS.md").write_bytes("# Agents, caf\xe9\n".encode("latin-1"))
+    with (path / "ws" / "dreamtui.yaml").open("a", encoding="utf-8") as config_file:
+        config_file.write("\nproject:\n  root: ../code\n")
+    decide(open_workspace(path / "ws"), b.dream_id, all_matching(), "accept")
 
 
 # -- what runs alongside a case ---------------------------------------------------------------
@@ -449,6 +461,27 @@ CASES: tuple[Case, ...] = (
     Case("edit with --all", w("decide", "{dream}", "--all", "edit"), 2, ("exactly one proposal",), dreamed),
     Case("--file without edit", w("decide", "{dream}", "{create}", "accept", "--file", "-"), 2,
          ("--file only goes with edit",), dreamed, stdin=b""),
+    # delivery into the code project (project.root, context.targets) and routes
+    Case("config: context.also_claude_md (removed)", w("status"), 2,
+         ("dreamtui.yaml", "also_claude_md was removed", "context.targets"),
+         config("context:\n  also_claude_md: true\n")),
+    Case("config: a delivery target outside the project", w("status"), 2,
+         ("dreamtui.yaml", "context.targets.0.path", "'../notes/AGENTS.md'", "inside it"),
+         config("project:\n  root: ../code\ncontext:\n  targets:\n    - path: ../notes/AGENTS.md\n")),
+    Case("config: context.targets is a string, not a list", w("status"), 2,
+         ("dreamtui.yaml", "context.targets", "'AGENTS.md'"),
+         config("context:\n  targets: AGENTS.md\n")),
+    Case("config: an import target naming no block target", w("status"), 2,
+         ("dreamtui.yaml", "context.targets", "imports 'README.md'"),
+         config("context:\n  targets:\n    - path: AGENTS.md\n    - {path: CLAUDE.md, mode: import, "
+                "imports: README.md}\n")),
+    Case("project AGENTS.md is not UTF-8, CLAUDE.md a folder (held back, the rest committed)",
+         w("commit", "{dream}"), 0, ("held back", "AGENTS.md is not UTF-8 text", "CLAUDE.md is a folder"),
+         project_with_bad_targets),
+    Case("decide --route with an unknown route", w("decide", "{dream}", "{create}", "--route", "wiki"), 2,
+         ("--route", "'wiki'", "decisions"), dreamed),
+    Case("decide --route on the bundle", w("decide", "{dream}", "{context}", "--route", "skill"), 2,
+         ("is a context", "only a lesson"), dreamed),
 
 )
 
@@ -468,7 +501,8 @@ class Outcome:
 
 def _fill(text: str, ws: Path, b: Bases) -> str:
     return (text.replace(WS, str(ws)).replace("{dream}", b.dream_id)
-            .replace("{discard}", b.proposal["discard"]).replace("{create}", b.proposal["create"]))
+            .replace("{discard}", b.proposal["discard"]).replace("{create}", b.proposal["create"])
+            .replace("{context}", b.proposal["context"]))
 
 
 def _env(case: Case) -> dict[str, str]:
