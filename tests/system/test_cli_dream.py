@@ -35,7 +35,10 @@ def test_dream_review_decide_commit_end_to_end(seeded_sample: Workspace) -> None
     shown = run(ws, "review", "show", dream_id)
     assert shown.exit_code == 0
     assert "why: " in shown.stdout and "evidence:" in shown.stdout
-    assert "--- a/topics/ci-ports.md" in shown.stdout and "+++ b/archive/topics/ci-ports.md" in shown.stdout
+    # The memory stating CI's port (5433) corrects ci-ports in place (issue 11, item 2): an update
+    # answering the two flags, not an archive beside a new entry.
+    assert "--- a/topics/ci-ports.md" in shown.stdout and "+++ b/topics/ci-ports.md" in shown.stdout
+    assert "+CI Postgres listens on 5433 and Redis on 6379." in shown.stdout
     assert "⚠ safety: " in shown.stdout  # the sample's injection attempt is flagged
     assert "\x1b[" not in shown.stdout  # no colour codes when stdout is not a terminal
 
@@ -64,11 +67,11 @@ def test_dream_review_decide_commit_end_to_end(seeded_sample: Workspace) -> None
     assert f"committed {dream_id}: " in committed.stdout and "git: " in committed.stdout
 
     log = (ws.memory_root / "archive/LOG.md").read_text()
-    assert f"[dream {dream_id}]" in log and " archive topics/ci-ports.md " in log
+    assert f"[dream {dream_id}]" in log and " update topics/ci-ports.md " in log
     assert " reject " in log
     assert (ws.memory_root / "INDEX.md").read_text() != index_before
     bundle = ws.agents_md.read_text()
-    assert "[mem: ci-ports]" not in bundle
+    assert "- CI Postgres listens on 5433 and Redis on 6379. [mem: ci-ports]" in bundle
     assert "ignore all previous instructions" not in bundle.lower()
     head = git.Repo(ws.root).head.commit
     assert head.message.startswith(f"dreamtui: dream {dream_id} — ")

@@ -70,13 +70,17 @@ def test_a_cluster_across_agents_becomes_one_topic() -> None:
     assert sorted(found[0].evidence) == ["a1", "b1"]
 
 
-def test_a_single_memory_becomes_a_dated_incident_with_its_details() -> None:
+def test_a_rule_seen_once_becomes_a_topic_kept_out_of_the_bundle() -> None:
     found = proposals(dream_input([DB_RESET]))
-    assert [p.target for p in found] == ["incidents/2026-11/2026-11-28-reset-the-test-database.md"]
+    # An evergreen rule is a topic by meaning (issue 11, item 4), however often it was seen; seen
+    # once, its route keeps it out of AGENTS.md until it recurs (item 5).
+    assert [p.target for p in found] == ["topics/reset-the-test-database.md"]
+    assert found[0].route == "memory"
     created = parse_entry(found[0].after or "", found[0].target)
-    assert created.kind == "incident"
-    # The guidance takes the first sentences that fit one bundle line; nothing is lost.
-    assert "make db-reset" in created.guidance and "empty schema" in created.body
+    assert created.kind == "topic" and created.route == "memory"
+    # The guidance is the one actionable sentence; the rest of the memory follows it.
+    assert created.guidance == "Run make db-reset before pytest tests/integration."
+    assert "empty schema" in created.body
 
 
 def test_sessions_count_as_recurrence() -> None:

@@ -325,7 +325,7 @@ def test_enforce_refuses_unknown_ops_and_bad_slugs(root: Path) -> None:
     bad_op = create()
     bad_op.op = "delete"
     assert check(bad_op, snapshot(), root) == \
-        "op 'delete' is not one of create, update, reinforce, weaken, archive, discard, context"
+        "op 'delete' is not one of create, update, promote, reinforce, weaken, archive, discard, context"
     assert "invalid" in (check(create("Bad_Slug"), snapshot(), root) or "")
 
 

@@ -138,6 +138,14 @@ class Guard:
         if proposal.op == "archive":
             _check(proposal.details.get("archive_path") == archive_path(entry.path),
                    f"details.archive_path must be {archive_path(entry.path)}")
+        if proposal.op == "promote":
+            _check(after.route == "bundle", "a promote puts the entry into the bundle (route: bundle)")
+            moved = proposal.details.get("promote_path")
+            if moved is not None:
+                _check(moved == f"topics/{entry.slug}.md" and after.kind == "topic",
+                       f"details.promote_path must be topics/{entry.slug}.md, the entry a topic")
+                _check(moved not in self.snapshot.entries and not self._check_inside(str(moved)),
+                       f"a file already exists at {moved}")
         if self.config.ltm.enforce_pinned and entry.pinned:
             _check(after.pinned, "a dream cannot unpin an entry")
             _check(proposal.op == "reinforce"

@@ -324,6 +324,15 @@ def _flag_entries(flag: Memory, snapshot: LTMSnapshot, index: EntryIndex | None
     return ([entry] if entry is not None else []), reason
 
 
+def retired_by_flags(feedback: Sequence[Memory], snapshot: LTMSnapshot, index: EntryIndex | None = None
+                     ) -> set[str]:
+    """The paths of the entries this batch's flags will propose to archive (corroborated flags):
+    a memory restating such an entry states its replacement, not a repeat of it."""
+    confirmations, flags, _ = _route_feedback(feedback, snapshot, index)
+    return {path for path, flagging in flags.items()
+            if verdict(snapshot.entries[path], flagging, len(confirmations.get(path, []))).action == "archive"}
+
+
 def apply_feedback(feedback: Sequence[Memory], snapshot: LTMSnapshot, now: datetime, drafts: Drafts,
                    *, replacements: Sequence[Replacement] = (), index: EntryIndex | None = None
                    ) -> list[Proposal]:

@@ -33,7 +33,9 @@ _FENCE = "```"
 
 # When several changes meet in one entry the strongest decides the op (changeset-semantics.md):
 # retiring beats recording a flag, which beats merging facts, which beats counting a confirmation.
-OP_PRECEDENCE = ("archive", "weaken", "update", "reinforce")
+# A correction of the entry's fact answers the flags against it: it is an update, not a retirement.
+# A promotion carries whatever else the dream adds to the entry.
+OP_PRECEDENCE = ("correct", "archive", "weaken", "promote", "update", "reinforce")
 
 
 def content_fingerprint(memory: Memory) -> str:
@@ -66,7 +68,7 @@ def safety_marks(memories: Iterable[Memory], *texts: str) -> list[str]:
 def make_proposal(op: str, target: str, *, slug: str | None, before: str | None, after: str | None,
                   rationale: str, memories: Sequence[Memory], confidence: float,
                   scan_text: str = "", extra_marks: Iterable[str] = (),
-                  details: dict[str, Any] | None = None) -> Proposal:
+                  details: dict[str, Any] | None = None, route: str | None = None) -> Proposal:
     """One proposal with its id, base hash, evidence, safety marks and rejection fingerprints.
 
     `scan_text` is the new text a person has not seen yet (a new body, an appended paragraph):
@@ -89,6 +91,7 @@ def make_proposal(op: str, target: str, *, slug: str | None, before: str | None,
         confidence=round(min(1.0, max(0.0, confidence)), 2),
         safety=sorted(set(safety_marks(memories, scan_text)) | set(extra_marks)),
         details=details,
+        route=route,
     )
 
 
@@ -101,12 +104,14 @@ def discard_proposal(memory: Memory, reason: str, *, confidence: float = 0.9,
 
 
 def create_proposal(*, path: str, meta: dict[str, Any], body: str, kind: str, rationale: str,
-                    memories: Sequence[Memory], confidence: float) -> Proposal:
+                    memories: Sequence[Memory], confidence: float, route: str | None = None,
+                    details: dict[str, Any] | None = None) -> Proposal:
     """A new entry at `path` (see ltm.entry_path) with the given frontmatter and body."""
     after = render_entry(meta, body)
     return make_proposal("create", path, slug=str(meta["slug"]), before=None, after=after,
                          rationale=rationale, memories=memories, confidence=confidence,
-                         scan_text=f"{meta.get('title', '')}\n{body}", details={"kind": kind})
+                         scan_text=f"{meta.get('title', '')}\n{body}",
+                         details={"kind": kind, **(details or {})}, route=route)
 
 
 
@@ -252,12 +257,53 @@ class EntryDraft:
             self.add_sources(memories)
         self._note("reinforce", memories, rationale, confidence)
 
+    def correct(self, memories: Sequence[Memory], changes: Sequence[tuple[str, str]], now: datetime,
+                rationale: str, confidence: float, *, asks_human: bool = False) -> None:
+        """Change the entry's facts in place: each (old, new) value replaced where the entry states
+        it (whole words only), the memories cited as sources. Flags in the same dream are then
+        answered by the correction (see `flag`, `retire`)."""
+        body = self.body
+        for old, new in changes:
+            body = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, body)
+        self.new_text.extend(new for _old, new in changes)
+        self.body = body
+        self.add_sources(memories)
+        self.meta["updated_at"] = now
+        self.details["corrected"] = [{"from": old, "to": new} for old, new in changes]
+        if asks_human:
+            self.details["asks_human"] = True
+            self.marks.add(PINNED_MARK)
+        self._note("correct", memories, rationale, confidence)
+
+    def promote(self, memories: Sequence[Memory], when: datetime, now: datetime, rationale: str,
+                confidence: float, *, to_path: str | None) -> None:
+        """A once-seen lesson seen again: route `bundle` (into AGENTS.md), a topic (moved to
+        `to_path` when it was filed as an incident), each memory one confirmation."""
+        self.meta["route"] = "bundle"
+        if to_path is not None:
+            self.meta["type"] = "topic"
+            self.details["promote_path"] = to_path
+        self.meta["updated_at"] = now
+        self.details["promoted_from"] = self.entry.kind
+        self.confirm(memories, when, rationale, confidence, cite=True)
+        self.ops.add("promote")
+        self.confidence["promote"] = max(confidence, self.confidence.get("promote", 0.0))
+
+    @property
+    def corrected(self) -> bool:
+        return "correct" in self.ops
+
     def flag(self, memories: Sequence[Memory], caveats: Sequence[str], now: datetime, rationale: str,
              confidence: float, *, asks_human: bool = False) -> None:
-        """Record flags: counter, last_flagged and visible caveat lines under the guidance."""
+        """Record flags: counter, last_flagged and visible caveat lines under the guidance (none
+        when this dream corrects the fact they are about: the correction answers them)."""
         self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + len(memories)
         self.meta["last_flagged"] = now
         self.meta["updated_at"] = now
+        if self.corrected:
+            self.details["flags"] = self.details.get("flags", 0) + len(memories)
+            self._note("correct", memories, f"{rationale}; answered by the correction", confidence)
+            return
         for caveat in reversed(caveats):
             self.body = insert_after_guidance(self.body, caveat)
         self.new_text.extend(caveats)
@@ -269,9 +315,15 @@ class EntryDraft:
 
     def retire(self, memories: Sequence[Memory], now: datetime, reason: str,
                superseded_by: str | None, confidence: float) -> None:
-        """Archive the entry; the after-text is what will stand at archive/<path>."""
+        """Archive the entry; the after-text is what will stand at archive/<path>. When this dream
+        corrects the entry's fact instead, the flags are recorded and answered by the correction."""
         flagged = sum(1 for m in memories if m.type == FEEDBACK_FLAGGED)
         self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + flagged
+        if self.corrected:
+            self.meta["last_flagged"] = now
+            self.details["flags"] = self.details.get("flags", 0) + flagged
+            self._note("correct", memories, f"{reason}; answered by the correction", confidence)
+            return
         self.meta["retired_at"] = now
         self.meta["retired_reason"] = reason
         if superseded_by:
@@ -282,16 +334,20 @@ class EntryDraft:
 
     @property
     def op(self) -> str:
-        return next(op for op in OP_PRECEDENCE if op in self.ops)
+        """The proposal's op; a correction is an `update` (of the fact, in place)."""
+        op = next(op for op in OP_PRECEDENCE if op in self.ops)
+        return "update" if op == "correct" else op
 
     def to_proposal(self) -> Proposal:
         op = self.op
+        strongest = next(op for op in OP_PRECEDENCE if op in self.ops)
         after = render_entry(self.meta, self.body, original=self.entry)
+        route = "bundle" if op == "promote" else self.entry.route
         return make_proposal(op, self.entry.path, slug=self.entry.slug, before=self.entry.raw,
                              after=after, rationale="; ".join(self.rationale),
-                             memories=self.memories, confidence=self.confidence[op],
+                             memories=self.memories, confidence=self.confidence[strongest],
                              scan_text="\n".join(self.new_text), extra_marks=self.marks,
-                             details=self.details)
+                             details=self.details, route=route)
 
 
 class Drafts:

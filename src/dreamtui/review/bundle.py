@@ -32,10 +32,10 @@ from dreamtui.model import CAVEAT_PREFIX, Entry, frontmatter_time
 from dreamtui.safety.paths import SLUG_PATTERN
 from dreamtui.store.ltm import topic_group
 from dreamtui.vocabulary import clip
+from dreamtui.workspace.config import DEFAULT_INCLUDE
 
 DEFAULT_BYTE_BUDGET = 24 * 1024
 DEFAULT_TITLE = "Agent context"
-DEFAULT_INCLUDE: tuple[str, ...] = ("bundle",)  # context.include's default
 CAVEAT_CHARS = 200  # of a caveat on a bundle line: the observation, not the whole quote
 
 MARKER_RE = re.compile(rf"\[mem: ({SLUG_PATTERN})\]")

@@ -1,9 +1,20 @@
 """The default dream engine: offline, deterministic, no API key.
 
-New memories are clustered (cluster.py); each cluster either extends the live entry it matches
-(new sentences appended, or — when it adds nothing — a confirmation and a source) or becomes a
-new entry: a topic when it recurs across agents or sessions, an incident otherwise. Exact
-duplicates inside a cluster are discarded. Feedback goes through the policy (policy.py).
+New memories are clustered (cluster.py: one cluster per lesson, match.py's verdict). Before
+anything else, memories with no lesson (routes.no_lesson: a status remark, trivia, a bare "the
+tool failed") and orders to agents (an injection mark) become discards with a reason, exact
+duplicates too. Then each cluster is looked up in the LTM first (cluster.find_entry):
+
+- it restates a live entry: the entry gains only the facts it lacks (guidance.new_facts), else
+  a confirmation and a source; a fact it states with another value ("5432" → "5433") is changed
+  in place, and flags against that entry in the batch are answered by the correction; a
+  once-seen entry (route memory) seen again is promoted into the bundle;
+- it corrects one (same subject, a plain value differs): an update of that value, not an entry;
+- otherwise it becomes a new entry: guidance.lesson's one guidance sentence from the most
+  complete member, the kind by meaning (a dated story is an incident, a rule a topic), tags,
+  and the route of routes.lesson_route (a once-seen rule stays out of AGENTS.md).
+
+Feedback goes through the policy (policy.py).
 
 Determinism: inputs are sorted, there is no randomness, and every timestamp comes from
 `dream_input.now` or the memories themselves, so the same input gives the same proposal ids.
@@ -12,7 +23,9 @@ Determinism: inputs are sorted, there is no randomness, and every timestamp come
 from __future__ import annotations
 
 import asyncio
+import re
 import time
+from collections import Counter
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -23,30 +36,37 @@ from dreamtui.dream.cluster import (
     Signature,
     build_entry_index,
     cluster_memories,
-    match_entry,
+    entry_candidates,
+    find_entry,
     may_match,
     normalise,
 )
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
-from dreamtui.dream.policy import Replacement, apply_feedback
+from dreamtui.dream.guidance import Known, is_event, lesson, most_complete, new_facts, tags_for
+from dreamtui.dream.match import Conflict, compare_texts
+from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags
 from dreamtui.dream.proposals import (
     Drafts,
     content_fingerprint,
     create_proposal,
     discard_proposal,
-    guidance_and_rest,
-    new_paragraphs,
+    is_code,
     source_ref,
+    split_paragraphs,
+    split_sentences,
 )
-from dreamtui.model import Entry, Memory, Proposal
+from dreamtui.dream.routes import lesson_route, no_lesson, stored_route, why
+from dreamtui.model import Entry, Memory, Proposal, memory_session
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
-from dreamtui.vocabulary import clip, counted
+from dreamtui.vocabulary import Route, clip, counted
 from dreamtui.workspace.config import Config
 
 YIELD_EVERY = 50  # clusters between event-loop yields, so a cancel or a redraw is never far off
 TITLE_CHARS = 120
 REJECTED_REASON = "previously rejected"
+# Safety marks that make a memory an order to agents rather than a lesson (safety/marks.py).
+ORDERS_TO_AGENTS = frozenset({"injection-suspected", "exfiltration-cue", "role-delimiter"})
 
 
 def _order(memory: Memory) -> tuple[datetime, str]:
@@ -74,65 +94,162 @@ def cluster_tags(members: Sequence[Memory], first: Memory) -> list[str]:
 def entry_probe(first: Memory, tags: Sequence[str]) -> Signature:
     """How a cluster is compared with entries: what an entry made of it would say (title,
     guidance, tags), guarded by the numbers of everything it says."""
-    guidance, _rest = guidance_and_rest(first.title, first.content)
+    guidance = lesson(first.title, first.content).guidance
     return Signature.of(f"{first.title}.\n{guidance}\n{' '.join(tags)}", guidance,
                         facts=f"{first.title}\n{first.content}")
 
 
 def _spread(members: Sequence[Memory]) -> str:
     agents = len({m.agent_id for m in members})
-    sessions = len({m.metadata.get("session_id") for m in members if m.metadata.get("session_id")})
+    sessions = len({s for s in map(memory_session, members) if s})
     text = f"{counted(len(members), 'memory', 'memories')} from {counted(agents, 'agent')}"
     return f"{text}, {counted(sessions, 'session')}" if sessions else text
+
+
+def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str]]:
+    """(the entry's value, the memory's) for each conflicting fact `body` states as a plain word
+    or number, so it can be changed in place; [] when some conflict is not of that kind (a
+    stance, several values): a person then reads both."""
+    changes: list[tuple[str, str]] = []
+    for conflict in conflicts:
+        old, new = conflict.b, conflict.a
+        plain = all(v and "/" not in v and " " not in v and not v.startswith("not") for v in (old, new))
+        if not plain or not re.search(rf"(?<![\w.]){re.escape(old)}(?!\w)", body):
+            return []
+        if (old, new) not in changes:
+            changes.append((old, new))
+    return changes
+
+
+def stated_differently(body: str, members: Sequence[Memory]) -> list[tuple[str, str]]:
+    """The facts of `body` that a sentence of `members` restates with another value ("listens on
+    5432" vs "localhost:5433"), even when the memories as a whole read as the same lesson (they
+    mention the old value too: "connecting to 5432 is refused")."""
+    changes: list[tuple[str, str]] = []
+    for memory in members:
+        for paragraph in split_paragraphs(memory.content):
+            if is_code(paragraph):
+                continue
+            for sentence in split_sentences(paragraph):
+                verdict = compare_texts(sentence, body)
+                if verdict.conflicts and (verdict.same_lesson or verdict.correction):
+                    changes += [c for c in corrections(body, verdict.conflicts) if c not in changes]
+    olds = [old for old, _new in changes]
+    # One old value told two new ones is no correction a dream can make: a person decides.
+    return [c for c in changes if olds.count(c[0]) == 1]
+
+
+def worthless(memory: Memory) -> str | None:
+    """Why a memory is discarded rather than kept (the value gate), or None: it reads as an
+    order to agents (a person still decides: the discard carries the memory's marks), or it
+    carries no lesson (routes.no_lesson)."""
+    marked = sorted(set(memory.safety) & ORDERS_TO_AGENTS)
+    if marked:
+        return (f"reads as an order to agents, not a lesson ({', '.join(marked)}): kept out of memory "
+                "and AGENTS.md (reject this discard to keep it)")
+    return no_lesson(memory)
 
 
 class _Dream:
     """One run's state: the entry index, the drafts of live entries, the slugs taken so far."""
 
-    def __init__(self, dream_input: DreamInput) -> None:
+    def __init__(self, dream_input: DreamInput, feedback: Sequence[Memory] = ()) -> None:
         self.input = dream_input
         self.now = dream_input.now
         self.threshold = dream_input.config.dream.similarity
         self.index: EntryIndex = build_entry_index(dream_input.snapshot)
+        self.retiring = retired_by_flags(feedback, dream_input.snapshot, self.index)
         self.drafts = Drafts()
         self.replacements: list[Replacement] = []
         self.slugs = set(dream_input.snapshot.slugs())
         self.next_suffix: dict[str, int] = {}  # many clusters may share a title: no rescans
         self.paths = set(dream_input.snapshot.entries) | {
             str(problem.path) for problem in dream_input.snapshot.problems}
+        tag_counts = Counter(t for e in self.index.entries for t in e.tags)
+        self.known_tags = [t for t, _ in sorted(tag_counts.items(), key=lambda tc: (-tc[1], tc[0]))]
         self.matched = 0
         self.created = 0
+        self.promoted = 0
 
     def cluster(self, cluster: Cluster) -> list[Proposal]:
-        """Discards for exact duplicates, then a create, or nothing yet (the entry's draft grows)."""
+        """Discards (exact duplicates, memories with no lesson), then a create, or nothing yet
+        (the matched entry's draft grows)."""
         unique, duplicates = split_exact_duplicates(cluster.members)
         proposals = [discard_proposal(dup, f"exact duplicate of {source_ref(first.id)}", confidence=0.99,
                                       details={"exact_duplicate": True})
                      for dup, first in duplicates]
+        kept: list[Memory] = []
+        for memory in unique:
+            reason = worthless(memory)
+            if reason is None:
+                kept.append(memory)
+            else:
+                proposals.append(discard_proposal(memory, reason, confidence=0.8,
+                                                  details={"no_lesson": True}))
+        if not kept:
+            return proposals
         # The representative may itself be a duplicate; the memory it repeats stands for it.
-        first = next((kept for dup, kept in duplicates if dup.id == cluster.representative.id),
+        first = next((kept_ for dup, kept_ in duplicates if dup.id == cluster.representative.id),
                      cluster.representative)
-        tags = cluster_tags(unique, first)
-        match = None
-        if may_match(cluster.signature, self.index):
-            match = match_entry(entry_probe(first, tags), self.index, self.threshold)
-        if match is not None:
-            self._extend(match[0], match[1], unique)
-        else:
-            proposals.append(self._create(first, unique, tags, cluster))
+        if first not in kept:
+            first = kept[0]
+        probe = entry_probe(first, cluster_tags(kept, first))
+        found = find_entry(probe, self.index, self.threshold) if may_match(probe, self.index) else None
+        if found is not None and found.item.path in self.retiring and not stated_differently(
+                found.item.body, kept):
+            found = None  # restating an entry the flags retire: the replacement, a new entry
+        if found is not None and found.verdict.same_lesson:
+            self._extend(found.item, found.verdict.score, kept, cluster.members)
+            return proposals
+        changes = corrections(found.item.body, found.verdict.conflicts) if found is not None else []
+        if found is not None and changes:
+            self._correct(found.item, changes, found.verdict.describe(), kept)
+            return proposals
+        proposals.append(self._create(first, kept, cluster, probe))
         return proposals
 
-    def _extend(self, entry: Entry, score: float, members: list[Memory]) -> None:
+    def _correct(self, entry: Entry, changes: list[tuple[str, str]], verdict: str,
+                 members: list[Memory]) -> None:
+        """A cluster stating the entry's subject with a different fact: the fact changes in place
+        (an update), rather than a new entry beside the wrong one."""
         self.matched += 1
         draft = self.drafts(entry)
-        paragraphs = new_paragraphs(members, draft.body)
-        if paragraphs:
-            draft.merge_facts(members, paragraphs, self.now,
-                              f"{_spread(members)} add {counted(len(paragraphs), 'paragraph')} (match {score:.0f})",
+        said = ", ".join(f"{old} → {new}" for old, new in changes)
+        draft.correct(members, changes, self.now,
+                      f"{_spread(members)} correct this entry ({verdict}): {said}",
+                      confidence=0.75, asks_human=entry.pinned)
+        self.replacements.extend(Replacement(m, entry.slug) for m in members)
+
+    def _extend(self, entry: Entry, score: float, members: list[Memory], seen: Sequence[Memory]) -> None:
+        """A cluster restating or extending a live entry: never a new entry. A once-seen lesson
+        (route memory) seen again is promoted; new facts are added; a pure restatement confirms."""
+        self.matched += 1
+        draft = self.drafts(entry)
+        changes = stated_differently(draft.body, members)
+        if changes:
+            said = ", ".join(f"{old} → {new}" for old, new in changes)
+            draft.correct(members, changes, self.now, f"{_spread(members)} state a fact differently: {said}",
+                          confidence=0.75, asks_human=entry.pinned)
+        known = Known(f"{entry.title}\n{draft.body}")
+        facts = new_facts(members, known)
+        when = max(m.submitted_at for m in seen)
+        if facts:
+            draft.merge_facts(members, facts, self.now,
+                              f"{_spread(members)} add {counted(len(facts), 'fact')} (match {score:.0f})",
                               confidence=0.5 + score / 250, asks_human=entry.pinned)
-        else:
-            draft.confirm(members, max(m.submitted_at for m in members),
-                          f"{_spread(members)} repeat this entry", confidence=0.9, cite=True)
+        if entry.route == Route.MEMORY and not entry.pinned:
+            self.promoted += 1
+            to_path = None
+            if entry.kind == "incident":
+                candidate = entry_path(entry.slug, "topic", when)
+                to_path = candidate if candidate not in self.paths else None
+                if to_path is not None:
+                    self.paths.add(to_path)
+            draft.promote(members, when, self.now,
+                          f"{_spread(members)} repeat this once-seen lesson: it recurs, so into AGENTS.md",
+                          confidence=0.85, to_path=to_path)
+        elif not facts:
+            draft.confirm(members, when, f"{_spread(members)} repeat this entry", confidence=0.9, cite=True)
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
 
     def _slug_and_path(self, title: str, kind: str, when: datetime) -> tuple[str, str]:
@@ -148,27 +265,37 @@ class _Dream:
                 self.paths.add(path)
                 return slug, path
 
-    def _create(self, first: Memory, members: list[Memory], tags: list[str], cluster: Cluster) -> Proposal:
+    def _nearby_tags(self, probe: Signature) -> list[str]:
+        """The tags of the live entry sharing most rare words with the lesson, if any."""
+        for i in entry_candidates(probe, self.index, limit=1):
+            return list(self.index.entries[i].tags)
+        return []
+
+    def _create(self, first: Memory, members: list[Memory], cluster: Cluster, probe: Signature) -> Proposal:
         self.created += 1
-        recurs = len(cluster.agents) >= 2 or len(cluster.sessions) >= 2
-        kind = "topic" if recurs else "incident"
-        title = clip(first.title, TITLE_CHARS)
+        best = most_complete(members, first)
+        taught = lesson(best.title, best.content)
+        kind = "incident" if is_event(members, taught) else "topic"
+        route = lesson_route(cluster.members)
+        text = f"{best.title}\n{best.content}"
+        tags = tags_for(members, best, nearby=() if any(m.tags for m in members) else self._nearby_tags(probe),
+                        known_tags=self.known_tags, text=text)
+        title = clip(best.title, TITLE_CHARS)
         slug, path = self._slug_and_path(title, kind, min(m.submitted_at for m in members))
-        guidance, rest = guidance_and_rest(first.title, first.content)
-        others = [m for m in members if m.id != first.id]
-        body_parts = [guidance, *rest]
-        body_parts += new_paragraphs(others, "\n\n".join(body_parts))
+        body_parts = [taught.guidance, *taught.rest]
+        known = Known(f"{title}\n" + "\n\n".join(body_parts))
+        body_parts += new_facts([m for m in members if m.id != best.id], known)
+        body = "\n\n".join(body_parts) + "\n"
         meta: dict[str, Any] = {
-            "title": title, "slug": slug, "type": kind, "tags": tags,
+            "title": title, "slug": slug, "type": kind, "tags": tags, "route": stored_route(route),
             "created_at": self.now, "updated_at": self.now,
             "sources": [source_ref(m.id) for m in members],
         }
         self.replacements.extend(Replacement(m, slug) for m in members)
-        why = "recurs across agents or sessions" if recurs else "seen in one session"
-        confidence = min(0.9, 0.5 + 0.1 * (len(cluster.members) - 1) + (0.1 if recurs else 0.0))
-        return create_proposal(path=path, meta=meta, body="\n\n".join(body_parts) + "\n", kind=kind,
-                               rationale=f"new {kind}: {_spread(cluster.members)}; {why}",
-                               memories=members, confidence=confidence)
+        confidence = min(0.9, 0.5 + 0.1 * (len(cluster.members) - 1) + (0.1 if route != Route.MEMORY else 0.0))
+        return create_proposal(path=path, meta=meta, body=body, kind=kind,
+                               rationale=f"new {kind}: {_spread(cluster.members)}; {why(route)}",
+                               memories=members, confidence=confidence, route=route)
 
     def feedback(self, feedback: Sequence[Memory]) -> list[Proposal]:
         return apply_feedback(feedback, self.input.snapshot, self.now, self.drafts,
@@ -205,7 +332,7 @@ class HeuristicEngine:
                 yield ProposalReady(discard_proposal(memory, REJECTED_REASON))
             else:
                 fresh.append(memory)
-        dream = _Dream(dream_input)
+        dream = _Dream(dream_input, [m for m in fresh if m.is_feedback])
         clusters = cluster_memories([m for m in fresh if not m.is_feedback], dream.threshold)
         clustered = time.perf_counter()
         total = len(clusters) + 1
@@ -228,6 +355,7 @@ class HeuristicEngine:
             "clusters": len(clusters),
             "matched_entries": dream.matched,
             "new_entries": dream.created,
+            "promoted_entries": dream.promoted,
             "cluster_seconds": round(clustered - started, 3),
             "engine_seconds": round(time.perf_counter() - started, 3),
         })

@@ -1,0 +1,312 @@
+"""What an entry says: one actionable guidance sentence, its kind, its tags, and what is new.
+
+An entry's first paragraph is the line AGENTS.md carries, so it must be the lesson itself — the
+rule, the command, the fix — in one sentence, taken from the most complete memory of a cluster,
+never a concatenation of every phrasing (issue 11, item 3):
+
+- each sentence of a memory's prose is scored by what makes it actionable (an imperative, a
+  modal "must/never/only", a fix after a semicolon, a command) against what makes it a story (a
+  date or a clock time, "I"/"we" in the past tense); the best one is the guidance and the rest of
+  the memory stays in the body, in its order: an incident's story follows its fix;
+- a fix told in the past ("Using X made it stable", "I rewrote it with X") is said as the rule
+  ("Use X", "rewrite it with X");
+- a code snippet keeps its code in the body; its guidance says when to use it (its own "Use it
+  …" sentence, named by the title), never just the title;
+- other members of the cluster are sources and evidence; from them the body takes only sentences
+  stating a fact the entry lacks (a command, identifier, number or enough new words), so an
+  update never appends a restatement.
+
+Kind (item 4): a dated event (a date, a clock time, "yesterday", a severity) or a story with no
+rule is an incident; a rule or a standing fact is a topic. Tags: the memories', else the closest
+live entry's, else the known tags the lesson's words name, else its first tool or path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from dreamtui.dream.match import STOPWORDS, identifiers, normalise, stem
+from dreamtui.dream.proposals import is_code, split_paragraphs, split_sentences
+from dreamtui.model import Memory
+
+# First words of an instruction ("Run …", "Never …"): the sentence tells the reader what to do.
+IMPERATIVES = frozenset("""
+use run mark start stop create set add call avoid never always do dont prefer keep put format
+install build open close check make pin reset migrate seed wrap enqueue return read write pass
+export import prefix restart retry remove delete rename rewrite configure enable disable point
+copy move switch update upgrade downgrade clear invalidate await test lint commit push deploy
+only ensure verify wait include exclude define declare register load store cache quote escape
+""".split())
+_MODAL_RE = re.compile(r"\b(?:must|should|shouldn't|needs? to|need|has to|have to|always|never|"
+                       r"do not|don't|only|requires?|is required)\b", re.IGNORECASE)
+_CLAUSE_FIX_RE = re.compile(r"[;:]\s*(?:so\s+|then\s+)?([A-Za-z`']+)")
+_CONDITION_RE = re.compile(r"\b(?:unless|before|instead of|rather than|otherwise|first)\b", re.IGNORECASE)
+_CODE_SPAN_RE = re.compile(r"`[^`]+`")
+_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
+                      r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
+_FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
+_STORY_RE = re.compile(r"\b(?:crashed|broke|returned|happened|took|went down|was|were|failed)\b",
+                       re.IGNORECASE)
+# A fix told in the past, said as the rule: "Using X made it stable." → "Use X."
+_GERUND_FIX_RE = re.compile(
+    r"^(?P<verb>[A-Z][a-z]+ing)\s+(?P<rest>.+?)\s+(?:made it (?:stable|work|pass)|fixed it|fixed this|"
+    r"solved it|solved this|worked|helped|did the trick)(?P<end>[.!]?)$")
+# Verbs a fix is told with, past (or gerund) → base. Irregular and doubled forms are listed.
+_BASE_VERBS = {
+    "used": "use", "using": "use", "ran": "run", "running": "run", "set": "set", "setting": "set",
+    "added": "add", "adding": "add", "rewrote": "rewrite", "rewriting": "rewrite",
+    "fixed": "fix", "fixing": "fix", "pinned": "pin", "pinning": "pin", "moved": "move",
+    "moving": "move", "switched": "switch", "switching": "switch", "replaced": "replace",
+    "replacing": "replace", "called": "call", "calling": "call", "changed": "change",
+    "changing": "change", "installed": "install", "installing": "install", "removed": "remove",
+    "removing": "remove", "wrapped": "wrap", "wrapping": "wrap", "passed": "pass",
+    "passing": "pass", "restarted": "restart", "restarting": "restart", "upgraded": "upgrade",
+    "upgrading": "upgrade", "reset": "reset", "resetting": "reset", "opened": "open",
+    "opening": "open", "closed": "close", "closing": "close", "marked": "mark", "marking": "mark",
+    "cleared": "clear", "clearing": "clear", "started": "start", "starting": "start",
+    "put": "put", "putting": "put", "made": "make", "making": "make", "exported": "export",
+    "exporting": "export", "configured": "configure", "configuring": "configure",
+}
+STORY_LIMIT = 0  # a best sentence scoring at most this tells a story, not a rule
+SELF_CONTAINED = 12  # words of a rule sentence that also says when it applies
+NEW_WORDS = 2  # content stems a sentence must add (with no new command, number or name) to be a new fact
+NEW_SHARE = 0.5  # ... and the share of its content stems they must be
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """An entry's text made from memories: the guidance sentence and the paragraphs after it."""
+
+    guidance: str
+    rest: list[str]
+    actionable: bool  # the guidance states a rule or a fix (not only a story or a title)
+
+
+def _words(sentence: str) -> list[str]:
+    return normalise(_CODE_SPAN_RE.sub(" ", sentence)).split()
+
+
+def score(sentence: str) -> int:
+    """How much `sentence` reads as something to do (positive) rather than a story (negative)."""
+    words = _words(sentence)
+    first = words[0] if words else ""
+    points = 0
+    if first in IMPERATIVES:
+        points += 4
+    if _MODAL_RE.search(sentence):
+        points += 3
+    for match in _CLAUSE_FIX_RE.finditer(sentence):
+        if normalise(match.group(1)) in IMPERATIVES:
+            points += 3
+            break
+    if _CONDITION_RE.search(sentence):
+        points += 1
+    if _CODE_SPAN_RE.search(sentence):
+        points += 1
+    if _DATE_RE.search(sentence):
+        points -= 3
+    if _FIRST_PERSON_RE.search(sentence):
+        points -= 1
+    if _STORY_RE.search(sentence) and points < 3:
+        points -= 1
+    if len(words) < 4:
+        points -= 1
+    return points
+
+
+def rank(sentence: str) -> int:
+    """How good a guidance `sentence` makes: its score said as a rule, less for a sentence that
+    had to be rewritten (it loses its context), more for one that states the trigger and the fix
+    together (long enough to stand alone)."""
+    rule = as_rule(sentence)
+    points = score(rule)
+    if rule != sentence:
+        points -= 2
+    elif points >= 3 and len(_words(sentence)) >= SELF_CONTAINED:
+        points += 1
+    return points
+
+
+def as_rule(sentence: str) -> str:
+    """A fix told in the past said as the rule; other sentences unchanged."""
+    found = _GERUND_FIX_RE.match(sentence)
+    if found and found["verb"].lower() in _BASE_VERBS:
+        return f"{_BASE_VERBS[found['verb'].lower()].capitalize()} {found['rest']}{found['end'] or '.'}"
+
+    def base(match: re.Match[str]) -> str:
+        verb = _BASE_VERBS.get(match.group(1))
+        if verb is None:
+            return match.group(0)
+        lead = match.group(0)[: match.start(1) - match.start(0)]
+        lead = re.sub(r"(?:I|we|We)\s+$", "", lead)
+        return f"{lead}{verb.capitalize() if not lead.strip() else verb}"
+
+    return _FIRST_PERSON_RE.sub(base, sentence)
+
+
+def _use_sentence(sentence: str, title: str) -> str:
+    """A snippet's own "Use it …" sentence, naming what "it" is."""
+    if title[:1].isupper() and not title[1:2].isupper():
+        title = title[0].lower() + title[1:]  # "Async test client fixture" inside a sentence
+    return re.sub(r"^(Use|Run|Call|Apply|Paste|Copy)\s+(it|this|them)\b",
+                  lambda m: f"{m.group(1)} the {title} snippet", sentence, count=1, flags=re.IGNORECASE)
+
+
+def _paragraphs(content: str) -> list[str]:
+    """Paragraphs, with prose written right after a closing fence (no blank line) split off the
+    code: "```…```\nUse it instead of TestClient." is a snippet and a sentence about it."""
+    out: list[str] = []
+    for paragraph in split_paragraphs(content):
+        lines = paragraph.split("\n")
+        fences = [n for n, line in enumerate(lines) if line.strip().startswith("```")]
+        if len(fences) >= 2 and fences[0] == 0 and fences[-1] < len(lines) - 1:
+            out += ["\n".join(lines[: fences[-1] + 1]), " ".join(lines[fences[-1] + 1:]).strip()]
+        else:
+            out.append(paragraph)
+    return [p for p in out if p]
+
+
+def lesson(title: str, content: str) -> Lesson:
+    """The guidance of one memory and the rest of its content (see the module docstring)."""
+    paragraphs = _paragraphs(content)
+    prose = [(i, split_sentences(p)) for i, p in enumerate(paragraphs) if not is_code(p)]
+    has_code = any(is_code(p) for p in paragraphs)
+    ranked = [(rank(s), -i, -j, i, j, s) for i, sentences in prose for j, s in enumerate(sentences)]
+    title_line = " ".join(title.split())
+    if not ranked:
+        guidance = f"{title_line}: use the snippet in this entry." if has_code else title_line
+        return Lesson(guidance.replace("..", "."), paragraphs, actionable=has_code)
+    best = max(ranked)
+    points, _, _, i, j, sentence = best
+    if has_code and (points <= STORY_LIMIT or re.match(r"^(?:Use|Run|Call|Apply)\s+(?:it|this|them)\b",
+                                                       sentence, re.IGNORECASE)):
+        use = _use_sentence(sentence, title_line) if points > STORY_LIMIT else (
+            f"{title_line}: use the snippet in this entry.")
+        guidance = use
+    else:
+        guidance = as_rule(sentence)
+    rest: list[str] = []
+    for k, paragraph in enumerate(paragraphs):
+        if k != i:
+            rest.append(paragraph)
+            continue
+        sentences = split_sentences(paragraph)
+        remaining = " ".join(s for n, s in enumerate(sentences) if n != j)
+        if guidance != sentence and guidance.startswith(f"{title_line}:"):
+            remaining = " ".join(sentences)  # the snippet line named the title; keep its own words
+        if remaining:
+            rest.append(remaining)
+    return Lesson(guidance, rest, actionable=points > STORY_LIMIT or has_code)
+
+
+def most_complete(members: Sequence[Memory], first: Memory) -> Memory:
+    """The member whose content covers most of what the cluster says (its content words), an
+    actionable one first; ties go to `first` (the representative), then the earlier member."""
+    if len(members) == 1:
+        return members[0]
+    vocab = [set(_words(m.content)) for m in members]
+    union = set().union(*vocab)
+
+    def order(k: int) -> tuple[int, int, int, int]:
+        member = members[k]
+        best = max((rank(s) for p in _paragraphs(member.content) if not is_code(p)
+                    for s in split_sentences(p)), default=0)
+        return (best, len(vocab[k] & union), member.id == first.id, -k)
+
+    return members[max(range(len(members)), key=order)]
+
+
+# --- what is new ------------------------------------------------------------------------------
+
+
+def _facts(text: str) -> tuple[set[str], set[str]]:
+    """(strong terms: code spans, numbers, code-shaped words and names; content stems) of `text`."""
+    strong = {normalise(span) for span in _CODE_SPAN_RE.findall(text)}
+    strong |= set(re.findall(r"\d+", text))
+    strong |= {normalise(w) for w in re.findall(r"[\w.-]*[_./][\w./-]+", text)}
+    strong |= {" ".join(words) for words in identifiers(text)}
+    stems = {stem(w) for w in normalise(text).split()
+             if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
+    return {s for s in strong if s}, stems
+
+
+class Known:
+    """What an entry already states, grown as sentences are added to it."""
+
+    def __init__(self, text: str) -> None:
+        self.norm = f" {normalise(text)} "
+        self.strong, self.stems = _facts(text)
+
+    def adds(self, piece: str) -> bool:
+        """Whether `piece` states a fact not known yet: a command, number, identifier or name
+        the entry never mentions, or enough new words (a reworded sentence brings few)."""
+        if f" {normalise(piece)} " in self.norm:
+            return False
+        strong, stems = _facts(piece)
+        if any(f" {s} " not in self.norm and s not in self.strong for s in strong):
+            return True
+        new = stems - self.stems
+        return len(new) >= NEW_WORDS and len(new) >= NEW_SHARE * max(1, len(stems))
+
+    def add(self, piece: str) -> None:
+        self.norm += f"{normalise(piece)} "
+        strong, stems = _facts(piece)
+        self.strong |= strong
+        self.stems |= stems
+
+
+def new_facts(memories: Iterable[Memory], known: Known) -> list[str]:
+    """The paragraphs `memories` would add: whole new code blocks, and of prose only the
+    sentences that state a fact `known` lacks (each counted as known once taken)."""
+    out: list[str] = []
+    for memory in memories:
+        for paragraph in split_paragraphs(memory.content):
+            if is_code(paragraph):
+                if normalise(paragraph) not in known.norm:
+                    out.append(paragraph)
+                    known.add(paragraph)
+                continue
+            fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
+            for sentence in fresh:
+                known.add(sentence)
+            if fresh:
+                out.append(" ".join(fresh))
+    return out
+
+
+# --- kind and tags ----------------------------------------------------------------------------
+
+
+def is_event(members: Sequence[Memory], taught: Lesson) -> bool:
+    """A dated event, or a story told in the past with no rule to keep: an incident rather than a
+    topic (a standing fact, "CI exposes Postgres on 5433", is a topic)."""
+    if any(_DATE_RE.search(m.content) or m.metadata.get("severity") for m in members):
+        return True
+    return not taught.actionable and bool(_STORY_RE.search(taught.guidance)
+                                          or _FIRST_PERSON_RE.search(taught.guidance))
+
+
+def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] = (),
+             known_tags: Sequence[str] = (), text: str = "") -> list[str]:
+    """The memories' tags (the representative's first: the first tag is the bundle section),
+    else `nearby` (the closest live entry's), else the known tags the lesson's words name, else
+    its first command or path word; [] only when nothing names a subject."""
+    tags = list(dict.fromkeys(t for m in (first, *members) for t in m.tags))
+    if tags:
+        return tags
+    if nearby:
+        return list(nearby)
+    words = set(normalise(text).split())
+    named = [t for t in known_tags if normalise(t) and set(normalise(t).split()) <= words]
+    if named:
+        return named[:2]
+    spans = _CODE_SPAN_RE.findall(text)
+    for span in spans:
+        head = normalise(span.strip("`").split("/")[0]).split()
+        if head and head[0] not in ("make", "npm", "python", "pip", "git") and head[0].isalpha():
+            return [head[0]]
+        if len(head) > 1 and head[1].isalpha():
+            return [head[1]]
+    return []

@@ -1,0 +1,170 @@
+"""What a lesson is, and where it goes: the route rule (issue 13, item 5), written once.
+
+Every lesson proposal a dream makes carries `Proposal.route` (vocabulary.Route). What the lesson
+*is* decides first, how often it was seen second:
+
+- `person`: a product question for the human ("Should guests be able to …?"); never agent context;
+- `decisions`: a design decision ("We decided to …", "Decision: …"), appended to DECISIONS.md;
+- `skill`: a procedure — ordered steps, a recipe of commands, a code snippet for a recurring task;
+- `bundle`: a rule seen in two sessions or from two agents, or one a person pinned: AGENTS.md;
+- `memory`: a rule seen once, from one agent in one session: kept in LTM (searchable over MCP),
+  not in AGENTS.md until it recurs (then the dream proposes `promote`) or a person pins it.
+
+The route is persisted on an entry as the frontmatter key `route` (`memory` | `bundle` |
+`skill`; a decision or a question is kept in LTM as `memory`, its own delivery is the commit's);
+an entry without the key was written before routes existed and counts as `bundle`, where it was.
+
+The delivery (deliver/) reads the entry itself: a skill's SKILL.md `description` is its guidance
+line (which says when to use it) and its body the entry's body; a decision's DECISIONS.md section
+is its title and body; a question is the proposal's rationale and text.
+
+A lesson that carries nothing to learn (a status remark, trivia, a bare "the tool failed") has no
+route: `no_lesson` names why, and the engine proposes a `discard` with that reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from dreamtui.model import ENTRY_ROUTES, Entry, Memory, memory_session
+from dreamtui.vocabulary import Route
+
+CODE_SNIPPET = "code_snippet"
+
+_FENCE_RE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+_STEP_RE = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+\S", re.IGNORECASE | re.MULTILINE)
+_QUESTION_RE = re.compile(
+    r"\b(?:question for (?:the )?(?:human|person|product|owner|team|maintainers?)"
+    r"|ask (?:the )?(?:human|person|product owner|owner|maintainers?|team)"
+    r"|product (?:question|decision needed)|needs? a (?:product )?decision from)\b", re.IGNORECASE)
+_WANT_RE = re.compile(r"^\s*(?:should (?:we|the product|users|guests|customers)|do we want|"
+                      r"is it intended|is .{3,60} intended|are we supposed)\b", re.IGNORECASE)
+_DECISION_RE = re.compile(
+    r"^\s*(?:decision|adr(?:[- ]\d+)?)\s*:|\b(?:we|the team) (?:decided|chose|agreed|have decided)\b"
+    r"|\bdecided (?:to|against|on)\b|\bgoing forward,? we (?:will|use)\b", re.IGNORECASE | re.MULTILINE)
+
+# --- the value gate: memories that carry no lesson --------------------------------------------
+
+# A lesson says what to do, what not to do, or how things are (a fact a later session needs).
+_ACTION_RE = re.compile(
+    r"\b(?:always|never|must|should|shouldn't|need(?:s|ed)? to|needs?|require[sd]?|use|run|set|"
+    r"avoid|don'?t|do not|instead|before|after|only|unless|otherwise|fix(?:ed|es)?|because|so that|"
+    r"make sure|ensure|prefer|pin(?:s|ned)?|install|call|add|remove|rewrite|restart|reset|retry|"
+    r"expects?|fails?|refuses?|breaks?|mapped|listens?|publishes|backs|reads|keeps?)\b",
+    re.IGNORECASE)
+_STATUS_RE = re.compile(
+    r"^\s*(?:done|finished|completed?|all (?:tests|checks) (?:pass|passed|green)|tests pass(?:ed)?|"
+    r"wip|working on|started|starting|progress|status|update|ok|looks good|lgtm|nothing to report|"
+    r"(?:i )?(?:have )?(?:implemented|refactored|updated|added|fixed|merged|pushed|opened|created|"
+    r"reviewed|ran|looked at|read|explored))\b", re.IGNORECASE)
+_BARE_FAILURE_RE = re.compile(
+    r"^(?:.*\b(?:the )?(?:agent'?s? )?(?:tool(?: call)?|command|step|request|build|job)\s+"
+    r"(?:call )?(?:failed|errored|did not work|didn'?t work|timed out)\b[^.;:]*[.!]?)$", re.IGNORECASE)
+_TRIVIA_TITLE_RE = re.compile(
+    r"^\s*(?:(?:the )?(?:python|node|java|go|ruby|rust|os|project)(?: version)?|readme(?: is [a-z ]+)?|"
+    r"(?:the )?project (?:name|description|uses? [a-z0-9 .]+))\s*$", re.IGNORECASE)
+_WORD_RE = re.compile(r"[A-Za-z0-9_`./-]+")
+_CODE_RE = re.compile(r"`[^`\n]+`|```")
+# A name from the code (test_checkout, app.seed, web/.nvmrc, OrderFactory): a remark about it may
+# be short and still be the lesson ("test_checkout depends on the wall clock").
+_NAMED_RE = re.compile(r"\b\w+_\w+|\w+\.\w{2,}|\w*/\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
+SHORT_WORDS = 12  # below this, a remark with nothing to do and no code is not a lesson
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
+
+
+def no_lesson(memory: Memory) -> str | None:
+    """Why `memory` carries no lesson (a reason a person understands), or None when it does."""
+    text = " ".join(memory.content.split())
+    if memory.type == CODE_SNIPPET or _CODE_RE.search(memory.content) or _STEP_RE.search(memory.content):
+        return None  # code, a command or steps: something to reuse
+    words = _words(text)
+    if _BARE_FAILURE_RE.match(text) and len(words) <= 2 * SHORT_WORDS:
+        return "a failure without its cause or fix: nothing a later session can act on"
+    if _STATUS_RE.match(text) and not _ACTION_RE.search(text.split(" ", 2)[-1] if len(words) > 2 else ""):
+        return "a status remark about one session's work, not a lesson for the next"
+    if len(words) <= SHORT_WORDS and not _ACTION_RE.search(text) and not _NAMED_RE.search(text):
+        if _TRIVIA_TITLE_RE.match(memory.title) or len(words) <= 6:
+            return "trivia the project's own files already show; nothing to do differently"
+        return "a remark with nothing to do and no command, fact or fix to reuse"
+    return None
+
+
+# --- what a lesson is --------------------------------------------------------------------------
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line for block in _FENCE_RE.findall(text) for line in block.splitlines() if line.strip()]
+
+
+def is_procedure(memories: Sequence[Memory]) -> bool:
+    """Ordered steps, a recipe of several commands, or a snippet submitted as one."""
+    for memory in memories:
+        if memory.type == CODE_SNIPPET:
+            return True
+        if len(_STEP_RE.findall(memory.content)) >= 2:
+            return True
+        shell = [line for line in _code_lines(memory.content) if not line.lstrip().startswith("#")]
+        if len(shell) >= 2:
+            return True
+    return False
+
+
+def is_question(memories: Sequence[Memory]) -> bool:
+    """A product question for the human: what the product should do, not how the code works."""
+    for memory in memories:
+        text = f"{memory.title}\n{memory.content}"
+        if _QUESTION_RE.search(text):
+            return True
+        if memory.title.rstrip().endswith("?") and _WANT_RE.match(memory.title):
+            return True
+    return False
+
+
+def is_decision(memories: Sequence[Memory]) -> bool:
+    return any(_DECISION_RE.search(f"{m.title}\n{m.content}") for m in memories)
+
+
+def recurs(memories: Iterable[Memory], earlier: Iterable[Memory] = ()) -> bool:
+    """Seen from two agents, or in two sessions (a memory naming no session is its own)."""
+    agents: set[str] = set()
+    sessions: set[str] = set()
+    for memory in (*earlier, *memories):
+        agents.add(memory.agent_id)
+        sessions.add(memory_session(memory) or f"memory:{memory.id}")
+    return len(agents) >= 2 or len(sessions) >= 2
+
+
+def lesson_route(memories: Sequence[Memory], *, pinned: bool = False) -> Route:
+    """The route a new lesson made of `memories` is proposed with (the module docstring's order)."""
+    if is_question(memories):
+        return Route.PERSON
+    if is_decision(memories):
+        return Route.DECISIONS
+    if is_procedure(memories):
+        return Route.SKILL
+    return Route.BUNDLE if pinned or recurs(memories) else Route.MEMORY
+
+
+def entry_route(entry: Entry) -> Route:
+    """An entry's persisted route (`Entry.route`: absent counts as `bundle`)."""
+    return Route(entry.route)
+
+
+def stored_route(route: Route) -> Route:
+    """What an entry's frontmatter keeps for a proposal's route."""
+    return route if route in ENTRY_ROUTES else Route.MEMORY
+
+
+def why(route: Route) -> str:
+    """The rationale's words for a route, as a reviewer reads them."""
+    return {
+        Route.MEMORY: "seen once (one agent, one session): kept in memory, not in AGENTS.md until it recurs",
+        Route.BUNDLE: "recurs across agents or sessions: into AGENTS.md",
+        Route.SKILL: "a procedure: proposed as a skill",
+        Route.DECISIONS: "a design decision: proposed for DECISIONS.md",
+        Route.PERSON: "a product question for the human: listed for a person, not given to agents",
+    }[route]
