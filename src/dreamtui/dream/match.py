@@ -148,19 +148,19 @@ def polarity(tokens: Iterable[str]) -> tuple[bool, frozenset[tuple[str, int]]]:
 
 # Words of instructions that say how strongly, not what: they do not make two rules alike.
 _EMPHASIS = frozenset("""
-always must ensure make sure please important critical mandatory strictly project should need
+always must ensure make sure please important critical mandatory strictly project should need ever
 needs required require requires note every all any
 """.split())
 
 # The score is calibrated so that DEFAULT_SIMILARITY (config.dream.similarity's default) falls
-# where the raw weighted overlap reaches RAW_CUT: the setting keeps its meaning ("how alike two
-# memories must be to merge; lower merges more") with 100 meaning the same words.
+# where the raw weighted overlap reaches RAW_CUT, linearly on each side of it: the setting keeps
+# its meaning ("how alike two memories must be to merge; lower merges more"), 100 meaning the
+# same words.
 DEFAULT_SIMILARITY = 88
 RAW_CUT = 0.32
-_GAMMA = math.log(DEFAULT_SIMILARITY / 100) / math.log(RAW_CUT)
 # Below this (on the same scale) two texts are about different things; between it and the
 # merge threshold they share a subject, so a conflicting fact makes a correction, not news.
-SUBJECT_SIMILARITY = 80
+SUBJECT_SIMILARITY = 70
 SMALLER_SHARE = 0.25  # of the overlap score: overlap-over-the-smaller text, the rest Dice
 STRONG_WEIGHT = 2.0  # a command, path, flag, code span or tool name, against a plain word
 TITLE_WEIGHT = 1.0  # title words count as content words: a title is the lesson in brief
@@ -191,7 +191,11 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
     "docstring style": ("google", "numpy", "sphinx", "epytext"),
     "container runtime": ("docker", "podman"),
     "shell": ("bash", "zsh", "fish", "powershell"),
+    "environment": ("ci", "staging", "production", "prod", "local", "development", "qa", "preview"),
 }
+# Slots naming what a text is about rather than a value in it: a different one is a different
+# subject (staging's port is not a correction of CI's port), never a correction.
+SUBJECT_SLOTS = frozenset({"environment", "action"})
 _ALIASES = {"postgresql": "postgres", "mongo": "mongodb"}
 # Words instruction files use for one thing, by stem: a small, general table (not tuned per
 # rule). Each maps onto the first.
@@ -284,7 +288,8 @@ class Features:
     picks: dict[str, frozenset[str]]  # tool slot -> tools the text uses
     rejects: dict[str, frozenset[str]]  # tool slot -> tools the text rejects
     stance: dict[str, int]  # content stem -> 1 done, 2 rejected, 3 both
-    actions: frozenset[str]  # the action verbs the text is about (commit, read, push ...)
+    heads: dict[str, int]  # the same for the first content words of clauses and rejections
+    actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
     commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
     poles: frozenset[tuple[str, int]]
     body: str  # the part whose word order single_swap compares (a memory's content)
@@ -300,7 +305,7 @@ class Features:
                    slots={k: frozenset(v) for k, v in reader.slots.items()},
                    picks={k: frozenset(v) for k, v in reader.picks.items()},
                    rejects={k: frozenset(v) for k, v in reader.rejects.items()},
-                   stance=reader.stance, actions=frozenset(reader.actions),
+                   stance=reader.stance, heads=reader.heads, actions=frozenset(reader.actions),
                    commands=frozenset(reader.commands), poles=frozenset(reader.poles),
                    body=text if body is None else body)
 
@@ -345,18 +350,22 @@ class _Reader:
         self.rejects: dict[str, set[str]] = {}
         self.stance: dict[str, int] = {}
         self.actions: set[str] = set()
+        self.heads: dict[str, int] = {}
         self.poles: set[tuple[str, int]] = set()
 
     def sentence(self, sentence: str) -> None:
-        # A rejection carries over a colon ("Never read: .env, keys") but not past a dash or a
-        # parenthesis, which start an aside ("Avoid `any` — use `unknown`", "uv (never pip)").
+        # A rejection carries over a colon when it is all the clause before says ("Never read:
+        # .env, keys"), not after a full instruction ("Decimal, never float: float rounding
+        # broke totals"), and never past a dash or a parenthesis, which start an aside
+        # ("Avoid `any` — use `unknown`", "uv (never pip)").
         for part in _ASIDE_RE.split(sentence):
-            rejected = False
+            carried = False
             for clause in _COLON_RE.split(part):
-                rejected = self.clause(clause, rejected)
+                carried = self.clause(clause, carried)
             _read_numbers(part, self.slots)
 
     def clause(self, clause: str, rejected: bool) -> bool:
+        """Read one clause; whether it rejects from its start to its end."""
         words: list[str] = []
         restarts: set[int] = set()  # positions where a comma may start a new instruction
         for token in clause.split():
@@ -370,13 +379,18 @@ class _Reader:
                 restarts.add(len(words))
         restarts.add(0)  # "Prefer uv over pip: use uv for ..." starts afresh after the colon
         phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
+        whole = rejected  # rejecting from the clause's start
+        since = 0  # content words since the clause began or a rejection did: 0-1 are its head
         for position, word in enumerate(words):
             if (position in restarts and word in _RESTART) or word in _CONDITION \
                     or (phrase and word in _PHRASE_END):
-                rejected = phrase = False
+                rejected = phrase = whole = False
+                since = 0
             if word in _REJECT or word in _REJECT_PHRASE:
                 phrase = word in _REJECT_PHRASE and not rejected
+                whole = whole or (not phrase and self._content_before(words, position) == 0)
                 rejected = True
+                since = 0
                 continue
             if word[0].isdigit():
                 continue
@@ -387,16 +401,24 @@ class _Reader:
                 continue
             s = stem(word)
             self.stems.add(s)
-            self.stance[s] = self.stance.get(s, 0) | (2 if rejected else 1)
-            if s in ACTIONS:
-                self.actions.add(s)
+            bit = 2 if rejected else 1
+            self.stance[s] = self.stance.get(s, 0) | bit
+            if since < 2:
+                self.heads[s] = self.heads.get(s, 0) | bit
+                if s in ACTIONS:
+                    self.actions.add(s)
+            since += 1
             tool_slot = _TOOL_SLOT.get(word)
             if tool_slot is not None:
                 (self.rejects if rejected else self.picks).setdefault(tool_slot, set()).add(
                     _ALIASES.get(word, word))
             if tool_slot is not None or code:
                 self.strong.add(s)
-        return rejected
+        return rejected and whole
+
+    @staticmethod
+    def _content_before(words: Sequence[str], position: int) -> int:
+        return sum(1 for w in words[:position] if _content(w))
 
 
 def _read_numbers(clause: str, slots: dict[str, set[str]]) -> None:
@@ -412,6 +434,8 @@ def _read_numbers(clause: str, slots: dict[str, set[str]]) -> None:
         after = next((w for w in words[i + 1:i + 2] if _content(w) and not w[0].isdigit()), "")
         if after in _TIME_UNITS and not setting:
             continue  # "took 3 minutes", "failed 1 run in 5": how it went, not what to do
+        if i and words[i - 1] in NEGATIONS:
+            continue  # "5433, not 5432": the value it is not
         for key in ((f"after {stem(before)}" if before else ""), (f"before {stem(after)}" if after else "")):
             if key:
                 slots.setdefault(key, set()).add(word)
@@ -463,7 +487,8 @@ class Verdict:
     @property
     def correction(self) -> bool:
         """Same subject, a different fact: update the fact in place, do not add news."""
-        return bool(self.conflicts) and self.score >= min(self.threshold, SUBJECT_SIMILARITY)
+        return bool(self.conflicts) and self.score >= min(self.threshold, SUBJECT_SIMILARITY) \
+            and not any(c.slot in SUBJECT_SLOTS for c in self.conflicts)
 
     @property
     def kind(self) -> str:
@@ -493,7 +518,10 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
 
 
 def calibrated(raw: float) -> float:
-    return 100.0 * raw ** _GAMMA if raw > 0 else 0.0
+    """The raw overlap (0-1) on config.dream.similarity's scale (RAW_CUT -> DEFAULT_SIMILARITY)."""
+    if raw <= RAW_CUT:
+        return DEFAULT_SIMILARITY * raw / RAW_CUT
+    return DEFAULT_SIMILARITY + (100 - DEFAULT_SIMILARITY) * (raw - RAW_CUT) / (1 - RAW_CUT)
 
 
 def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
@@ -506,21 +534,27 @@ def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
     for slot in sorted(a.picks.keys() | b.picks.keys()):
         pa, pb = a.picks.get(slot, frozenset()), b.picks.get(slot, frozenset())
         ra, rb = a.rejects.get(slot, frozenset()), b.rejects.get(slot, frozenset())
-        # A tool a side both uses and rejects ("`uv pip`, not `pip`") takes no side.
-        if (pa and pb and pa.isdisjoint(pb)) or (pa & (rb - pb)) or (pb & (ra - pa)):
+        # Only two different picks conflict: a text may mention a tool it does not endorse
+        # ("black formats differently") while the other rejects it.
+        if pa and pb and pa.isdisjoint(pb):
             found.append(Conflict(slot, "/".join(sorted(pa)) or "not " + "/".join(sorted(ra)),
                                   "/".join(sorted(pb)) or "not " + "/".join(sorted(rb))))
-    # Do vs do not: on a strong term always; on a plain word only when the side doing it rejects
-    # nothing at all ("always pass --no-cache" / "never pass --no-cache"), since a rejection's
-    # scope is a guess ("never use `any` type" and "type variables strongly, not `any`" agree).
+    # Do vs do not: on a strong term always; on a plain word only where it heads a clause on
+    # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
+    # X"): a rejection's scope is a guess ("floats produce rounding errors" does not endorse
+    # floats, "never use float" rejects them).
     strong = a.strong | b.strong
     for s in sorted(a.stance.keys() & b.stance.keys()):
         if {a.stance[s], b.stance[s]} != {1, 2} or s in _TOOL_SLOT:
             continue
         doer = a if a.stance[s] == 1 else b
-        if s in strong or not doer.rejects_any:
+        heads = {a.heads.get(s, 0), b.heads.get(s, 0)} == {1, 2}
+        if s in strong or (heads and not doer.rejects_any):
             found.append(Conflict(s, "do" if a.stance[s] == 1 else "do not",
                                   "do" if b.stance[s] == 1 else "do not"))
+    if _negation_swap(a.words, b.words) or _negation_swap(a.norm.split(), b.norm.split()):
+        found.append(Conflict("polarity", "negated" if a.rejects_any else "affirmed",
+                              "negated" if b.rejects_any else "affirmed"))
     if a.actions and b.actions and a.actions.isdisjoint(b.actions) \
             and a.actions.isdisjoint(b.stems) and b.actions.isdisjoint(a.stems):
         found.append(Conflict("action", "/".join(sorted(a.actions)), "/".join(sorted(b.actions))))
@@ -540,6 +574,15 @@ def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
     if swap is not None:
         found.append(Conflict("word", *swap))
     return tuple(found)
+
+
+def _negation_swap(a: Sequence[str], b: Sequence[str]) -> bool:
+    """The texts differ only by negation words ("listens on 5433" / "never listens on 5433")."""
+    edits = [op for op in Levenshtein.opcodes(a, b) if op.tag != "equal"]
+    changed = [w for op in edits
+               for w in (*a[op.src_start:op.src_end], *b[op.dest_start:op.dest_end])]
+    return bool(changed) and any(w in _REJECT for w in changed) \
+        and all(w in _REJECT or w in _EMPHASIS or w in STOPWORDS for w in changed)
 
 
 def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:

@@ -1,0 +1,120 @@
+"""The pairwise verdict (dream/match.py) on sets written for this project (tests/data/quality)."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreamtui.dream.cluster import build_entry_index, cluster_memories, find_entry
+from dreamtui.dream.match import Features, Weights, compare, compare_texts
+from tests.factories import entry_text, memory, snapshot_of
+
+SETS = Path(__file__).parents[1] / "data" / "quality"
+THRESHOLD = 88  # config.dream.similarity's default
+
+
+def _text(m: dict[str, Any]) -> str:
+    return f"{m['title']}.\n{m['content']}"
+
+
+def _features(m: dict[str, Any]) -> Features:
+    return Features.of(_text(m), m["content"])
+
+
+def test_issue_cases_precision_and_recall_meet_the_targets() -> None:
+    """Every pair inside a group merges (recall >= 0.90), no labelled negative does (precision
+    >= 0.95, and not one look-alike), with rarity taken across the whole set as in a dream."""
+    data = json.loads((SETS / "issue-cases.json").read_text(encoding="utf-8"))
+    groups = [[_features(m) for m in g["memories"]] for g in data["groups"]]
+    looks = [(_features(p["a"]), _features(p["b"])) for p in data["lookalikes"]]
+    singles = [_features(m) for m in data["singletons"]]
+    everything = [f for g in groups for f in g] + [f for pair in looks for f in pair] + singles
+    weights = Weights(everything)
+    positives = [(a, b) for g in groups for a, b in combinations(g, 2)]
+    negatives = [(a, b) for g, h in combinations(groups, 2) for a in g for b in h]
+    negatives += [(s, f) for s in singles for f in everything if f is not s]
+    merged = sum(compare(a, b, weights).same_lesson for a, b in positives)
+    wrong = sum(compare(a, b, weights).same_lesson for a, b in negatives)
+    looked_alike = [(a.text, b.text) for a, b in looks if compare(a, b, weights).same_lesson]
+    assert looked_alike == []
+    assert merged / len(positives) >= 0.90
+    assert merged / (merged + wrong + len(looked_alike)) >= 0.95
+
+
+def test_issue_cases_cluster_as_one_lesson_each() -> None:
+    data = json.loads((SETS / "issue-cases.json").read_text(encoding="utf-8"))
+    batch = [memory(f"{g['id']}-{n}", m["title"], m["content"], agent=m["agent"], minutes=n)
+             for g in data["groups"] for n, m in enumerate(g["memories"])]
+    clusters = cluster_memories(batch, THRESHOLD)
+    lessons = {tuple(sorted({m.id.rsplit("-", 1)[0] for m in c.members})) for c in clusters}
+    assert all(len(group) == 1 for group in lessons), lessons  # no cluster mixes two lessons
+    whole = {c.members[0].id.rsplit("-", 1)[0] for c in clusters if len(c.members) > 1}
+    # pytest/editable, Decimal, the DB reset with its durations, five ruff tips: one cluster each
+    for gid in ("pytest-needs-editable-install", "decimal-for-money", "integration-tests-db-reset",
+                "ruff-format-not-black"):
+        assert sum(1 for c in clusters if c.members[0].id.startswith(gid)) == 1, gid
+    assert whole
+
+
+def test_the_live_entries_come_first_restatements_match_and_corrections_are_told_apart() -> None:
+    data = json.loads((SETS / "issue-cases.json").read_text(encoding="utf-8"))
+    snapshot = snapshot_of(*[(f"topics/{e['slug']}.md", entry_text(e["slug"], e["title"], e["body"],
+                                                                   tags=e.get("tags", [])))
+                             for e in data["entries"]])
+    index = build_entry_index(snapshot)
+    for case in data["restates"]:
+        found = find_entry(_text(case["memory"]), index)
+        assert found is not None and found.item.slug == case["entry"] and found.verdict.same_lesson
+    for case in data["corrects"]:
+        found = find_entry(_text(case["memory"]), index)
+        assert found is not None and found.item.slug == case["entry"]
+        assert found.verdict.kind == "correction" and not found.verdict.same_lesson
+        assert [str(c) for c in found.verdict.conflicts] == ["port: 5433 vs 5432"]
+
+
+def test_conflicts_name_the_differing_fact() -> None:
+    port = compare_texts("CI Postgres uses port 5432.", "CI Postgres uses port 5433.")
+    assert port.kind == "correction" and [str(c) for c in port.conflicts] == ["port: 5432 vs 5433"]
+    tool = compare_texts("Always use `pnpm` instead of `npm`.", "Always use `yarn` instead of `npm`.")
+    assert not tool.same_lesson
+    assert "JavaScript package manager: pnpm vs yarn" in [str(c) for c in tool.conflicts]
+    polarity = compare_texts("Always pass --no-cache to docker build in CI.",
+                             "Never pass --no-cache to docker build in CI.")
+    assert not polarity.same_lesson and polarity.conflicts
+
+
+def test_what_only_one_side_says_or_a_story_number_is_no_conflict() -> None:
+    took = compare_texts("Integration tests need a DB reset. Run make db-reset first. It took 3 minutes.",
+                         "Integration tests need a DB reset. Run make db-reset first. It took 4 minutes.")
+    assert took.same_lesson, took
+    shorter = compare_texts("Run `make db-reset` before `pytest tests/integration`.",
+                            "Run `make db-reset` before `pytest tests/integration` (port 5433).")
+    assert shorter.conflicts == ()
+    timeout = compare_texts("Set the HTTP client timeout to 30 seconds.",
+                            "Set the HTTP client timeout to 60 seconds.")
+    assert not timeout.same_lesson  # a duration in a setting is a fact
+
+
+def test_a_different_environment_is_a_different_subject_not_a_correction() -> None:
+    verdict = compare_texts("Staging Postgres listens on port 5432.", "CI Postgres listens on port 5432.")
+    assert not verdict.same_lesson and not verdict.correction
+
+
+_WORDS = st.sampled_from("run use never always pytest pnpm yarn port 5432 5433 the tests before after "
+                         "install `make db-reset` migrations database not cache --no-cache".split())
+_TEXTS = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXTS, _TEXTS)
+def test_the_verdict_is_symmetric_and_deterministic(a: str, b: str) -> None:
+    one, other = compare_texts(a, b), compare_texts(b, a)
+    assert (one.score, one.same_lesson, one.correction) == (other.score, other.same_lesson, other.correction)
+    assert len(one.conflicts) == len(other.conflicts)
+    assert compare_texts(a, b) == one
+    assert compare_texts(a, a).conflicts == ()
