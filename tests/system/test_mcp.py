@@ -63,33 +63,45 @@ async def test_stdio_tools_store_memories_and_feedback(ws: Path) -> None:
                 "content": f"Connection refused on 5432; the workflow maps 5433. Token {SECRET}.",
                 "tags": ["ci", "db"], "metadata": {"file": ".github/workflows/ci.yml"},
                 "idempotency_key": "ci-port-1"})
-            assert first["ok"] and first["result"]["created"]
-            assert first["result"]["agent_id"] == "claude"
-            assert first["result"]["redacted"] == ["github-token"]
+            # Dreamer's shape: {"submitted": [Memory]}, its fields, then the extra ones.
+            assert first["ok"] and list(first["result"]) == ["submitted"]
+            [memory] = first["result"]["submitted"]
+            assert list(memory)[:12] == ["id", "tenant_id", "agent_id", "type", "title", "content", "tags",
+                                         "metadata", "submitted_at", "consumed_at", "consumed_by_lease",
+                                         "idempotency_key"]
+            assert memory["agent_id"] == "claude" and memory["tenant_id"] == "default"
+            assert memory["submitted_at"].endswith("Z") and memory["consumed_at"] is None
+            assert memory["redacted"] == ["github-token"] and SECRET not in memory["content"]
             again = await call(client, "submit_memory", {
                 "type": "failure", "title": "different", "content": "different",
                 "idempotency_key": "ci-port-1"})
-            assert again["result"] == {**first["result"], "created": False}
+            assert again["result"] == first["result"]  # the first memory, as Dreamer answers a repeat
 
             confirmed = await call(client, "confirm_context", {"target": "test-db-reset"})
-            assert confirmed["ok"] and confirmed["result"]["created"]
+            assert confirmed["result"] == {"stored": True, "target": "test-db-reset", "deduplicated": False,
+                                           "memory_id": confirmed["result"]["memory_id"]}
             repeat = await call(client, "confirm_context", {"target": "test-db-reset", "note": "again"})
-            assert repeat["ok"] and not repeat["result"]["created"]
-            assert repeat["result"]["id"] == confirmed["result"]["id"]
+            assert repeat["result"] == {**confirmed["result"], "deduplicated": True}
 
             flagged = await call(client, "flag_context", {
                 "observation": "Context says 5432 but CI maps 5433", "targets": ["ci-ports"],
                 "quote": "listens on 5432"})
-            assert flagged["ok"] and flagged["result"]["type"] == "context_flagged"
+            assert flagged["result"] == {"stored": True, "targets": ["ci-ports"], "anchored": True,
+                                         "memory_id": flagged["result"]["memory_id"]}
+            loose = await call(client, "flag_context", {"observation": "Something said 5432"})
+            assert loose["result"]["anchored"] is False and loose["result"]["targets"] == []
 
     rows = stored(ws)
-    assert [row["type"] for row in rows] == ["failure", "context_confirmed", "context_flagged"]
+    assert [row["type"] for row in rows] == ["failure", "context_confirmed", "context_flagged", "context_flagged"]
     assert {row["agent_id"] for row in rows} == {"claude"}
-    memory, confirmation, flag = rows
+    memory, confirmation, flag, _ = rows
     assert SECRET not in memory["content"] and "[REDACTED:github-token]" in memory["content"]
     assert memory["tags"] == ["ci", "db"] and memory["idempotency_key"] == "ci-port-1"
+    # Shaped as Dreamer's confirm_context makes it: one confirmation through either server counts once.
     assert confirmation["metadata"] == {"target": "test-db-reset"}
-    assert confirmation["idempotency_key"].startswith("confirm:claude:test-db-reset:")
+    assert (confirmation["title"], confirmation["content"]) == ("context confirmed: test-db-reset", "")
+    assert confirmation["idempotency_key"].startswith("context_confirmed:claude:test-db-reset:")
+    assert flag["title"] == "context flagged: ci-ports"
     assert flag["metadata"] == {"targets": ["ci-ports"], "quote": "listens on 5432"}
     assert flag["content"] == "Context says 5432 but CI maps 5433"
 
@@ -98,18 +110,24 @@ BAD_CALLS = [
     ("submit_memory", {"type": "recipe", "title": "t", "content": "c"}, "type_not_allowed", "type:"),
     ("submit_memory", {"type": "context_confirmed", "title": "t", "content": "c"},
      "type_not_allowed", "confirm_context"),
-    ("submit_memory", {"type": "observation", "title": "x" * 121, "content": "c"}, "too_large", "title:"),
-    ("submit_memory", {"type": "observation", "title": "t", "content": "é" * 4200}, "too_large", "content:"),
+    # Size limits are invalid_args, as Dreamer codes them.
+    ("submit_memory", {"type": "observation", "title": "x" * 121, "content": "c"}, "invalid_args", "title:"),
+    ("submit_memory", {"type": "observation", "title": "t", "content": "é" * 4200}, "invalid_args", "content:"),
     ("submit_memory", {"type": "observation", "title": "  ", "content": "c"}, "invalid_args", "title:"),
     ("submit_memory", {"type": "observation", "title": "t"}, "invalid_args", "content"),
     ("submit_memory", {"type": "observation", "title": "t", "content": "c", "tags": "ci"},
      "invalid_args", "tags"),
     ("confirm_context", {"target": "Not A Slug"}, "invalid_args", "target:"),
     ("confirm_context", {}, "invalid_args", "target"),
+    ("confirm_context", {"target": "a-slug", "agent_id": "someone-else"}, "invalid_args", "agent_id"),
+    ("flag_context", {"observation": "wrong", "severity": "high"}, "invalid_args", "severity"),
     ("flag_context", {"observation": "wrong", "targets": ["ok-slug", "../etc"]}, "invalid_args", "targets:"),
     ("flag_context", {"observation": "   "}, "invalid_args", "observation:"),
     ("submit_memory", {"type": "observation", "title": "t", "content": "c",
                        "idempotency_key": "confirm:claude:a-slug:2026-11-29"},
+     "invalid_args", "idempotency_key:"),
+    ("submit_memory", {"type": "observation", "title": "t", "content": "c",
+                       "idempotency_key": "context_confirmed:claude:a-slug:2026-11-29"},
      "invalid_args", "idempotency_key:"),
     ("no_such_tool", {}, "unknown_tool", "submit_memory"),
 ]
@@ -220,7 +238,7 @@ async def test_http_tools_use_the_token_name_as_agent(http: HttpServer) -> None:
             submitted = await call(client, "submit_memory", {
                 "type": "observation", "title": "Run make db-reset first",
                 "content": "pytest tests/integration assumes an empty schema."})
-            assert submitted["ok"] and submitted["result"]["agent_id"] == "codex"
+            assert submitted["ok"] and submitted["result"]["submitted"][0]["agent_id"] == "codex"
             assert (await call(client, "confirm_context", {"target": "test-db-reset"}))["ok"]
             assert (await call(client, "flag_context", {"observation": "port is 5433"}))["ok"]
             refused = await call(client, "submit_memory", {"type": "nope", "title": "t", "content": "c"})

@@ -55,14 +55,14 @@ async def test_an_agent_never_gets_another_agents_memory_back_by_its_key(ws: Pat
             theirs = await call(bob, "submit_memory", {
                 "type": "failure", "title": "bob's own lesson", "content": "something else",
                 "idempotency_key": "ci-port"})
-            assert theirs["ok"] and theirs["result"]["created"]
-            assert theirs["result"]["agent_id"] == "bob" and theirs["result"]["title"] == "bob's own lesson"
-            assert theirs["result"]["id"] != first["result"]["id"]
+            [mine], [bobs] = first["result"]["submitted"], theirs["result"]["submitted"]
+            assert bobs["agent_id"] == "bob" and bobs["title"] == "bob's own lesson"
+            assert bobs["id"] != mine["id"]
             # Each agent's key still deduplicates its own submissions, and only its own.
             again = await call(alice, "submit_memory", {**OBSERVATION, "idempotency_key": "ci-port"})
-            assert again["result"] == {**first["result"], "created": False}
+            assert again["result"] == first["result"]
             bob_again = await call(bob, "submit_memory", {**OBSERVATION, "idempotency_key": "ci-port"})
-            assert bob_again["result"] == {**theirs["result"], "created": False}
+            assert bob_again["result"] == theirs["result"]
     keys = {(row["agent_id"], row["idempotency_key"]) for row in stored(ws)}
     # The first holder keeps the plain key (a Dreamer server sharing the file sees it as before).
     assert keys == {("alice", "ci-port"), ("bob", "agent:bob:ci-port")}
@@ -78,13 +78,14 @@ async def test_a_caller_cannot_take_the_keys_dreamtui_makes(ws: Path) -> None:
     workspace = open_workspace(ws)
     with anyio.fail_after(TIMEOUT):
         async with agent_client(workspace, "alice") as alice, agent_client(workspace, "bob") as bob:
-            for key in (*(f"confirm:alice:test-db-reset:{day}" for day in _days()),
-                        "flag:alice:test-db-reset", "agent:alice:ci-port"):
+            for key in (*(f"{prefix}:alice:test-db-reset:{day}" for day in _days()
+                          for prefix in ("context_confirmed", "confirm")),
+                        "flag:alice:test-db-reset", "context_flagged:alice", "agent:alice:ci-port"):
                 refused = await call(bob, "submit_memory", {**OBSERVATION, "idempotency_key": key})
                 assert refused["error"] == "invalid_args", key
                 assert refused["message"].startswith("idempotency_key:"), refused
             confirmed = await call(alice, "confirm_context", {"target": "test-db-reset"})
-            assert confirmed["ok"] and confirmed["result"]["created"]
+            assert confirmed["ok"] and confirmed["result"]["deduplicated"] is False
     assert [(row["type"], row["agent_id"]) for row in stored(ws)] == [("context_confirmed", "alice")]
 
 
@@ -93,14 +94,13 @@ async def test_a_key_stored_by_another_path_does_not_suppress_an_agents_feedback
     with STMStore.for_workspace(workspace) as store:  # e.g. `dreamtui submit --jsonl` of such rows
         for day in _days():
             store.submit(NewMemory(type="observation", title="t", content="c", agent_id="cli",
-                                   idempotency_key=f"confirm:alice:test-db-reset:{day}"))
+                                   idempotency_key=f"context_confirmed:alice:test-db-reset:{day}"))
     with anyio.fail_after(TIMEOUT):
         async with agent_client(workspace, "alice") as alice:
             confirmed = await call(alice, "confirm_context", {"target": "test-db-reset"})
-            assert confirmed["ok"] and confirmed["result"]["created"]
-            assert confirmed["result"]["agent_id"] == "alice"
+            assert confirmed["ok"] and confirmed["result"]["deduplicated"] is False
             repeat = await call(alice, "confirm_context", {"target": "test-db-reset"})
-            assert repeat["result"] == {**confirmed["result"], "created": False}
+            assert repeat["result"] == {**confirmed["result"], "deduplicated": True}
     assert [row["agent_id"] for row in stored(ws) if row["type"] == "context_confirmed"] == ["alice"]
 
 

@@ -70,7 +70,7 @@ async def read_everything(client: Client) -> None:
     assert unknown["ok"] is False and unknown["error"] == "not_found"
     assert "no live memory entry" in unknown["message"]
     marker = await call(client, "confirm_context", {"target": "[mem: ci-ports]"})
-    assert marker["ok"] and marker["result"]["type"] == "context_confirmed"
+    assert marker["ok"] and marker["result"]["target"] == "ci-ports"  # Dreamer's confirm_context result
 
 
 async def test_stdio_agents_read_the_bundle_entries_and_search(sample: Workspace) -> None:

@@ -232,14 +232,14 @@ def mcp_submitter(s: Stress) -> None:
                 for n in range(MCP_SUBMITS):
                     record = _record("mcp", n)
                     record.pop("agent_id")
-                    result = await call(client, "submit_memory", record)
+                    [result] = (await call(client, "submit_memory", record))["submitted"]
                     first_ids[record["idempotency_key"]] = result["id"]
                     s.tally.add(mcp_ids={result["id"]}, submits={"mcp": 1})
                     if n % 4 == 3:
                         again = _record("mcp", n - 2)
                         again.pop("agent_id")
-                        repeat = await call(client, "submit_memory", again)
-                        if repeat["created"] or repeat["id"] != first_ids[again["idempotency_key"]]:
+                        [repeat] = (await call(client, "submit_memory", again))["submitted"]
+                        if repeat["id"] != first_ids[again["idempotency_key"]]:
                             raise AssertionError(f"idempotency key re-sent over MCP: {repeat}")
                         s.tally.add(duplicates=1)
                     if n % 5 == 4:
@@ -247,7 +247,7 @@ def mcp_submitter(s: Stress) -> None:
                         if slugs:
                             confirmed = await call(client, "confirm_context",
                                                    {"target": slugs[n % len(slugs)]})
-                            s.tally.add(mcp_ids={confirmed["id"]}, submits={"mcp-confirm": 1})
+                            s.tally.add(mcp_ids={confirmed["memory_id"]}, submits={"mcp-confirm": 1})
                     await anyio.sleep(0.25)  # an agent's pace: the CLI submitters share the cores
 
     try:

@@ -156,9 +156,10 @@ async def test_mcp_submit_redacts_tags_and_says_so(tmp_path: Path) -> None:
     reply = await tools.submit_memory(type="observation", title="t", content="c", tags=["ci", GHP])
     envelope = reply.structured_content
     assert envelope is not None and envelope["ok"], envelope
-    assert envelope["result"]["redacted"] == ["github-token"]
+    [memory] = envelope["result"]["submitted"]
+    assert memory["redacted"] == ["github-token"]
     with STMStore.for_workspace(workspace) as store:
-        stored = store.get(envelope["result"]["id"])
+        stored = store.get(memory["id"])
     assert stored is not None and stored.tags == ("ci", "[REDACTED:github-token]")
 
 

@@ -1,13 +1,20 @@
 """`dreamtui mcp`: agents submit memories and feedback over MCP (stdio, or streamable HTTP).
 
-The tools match the Dreamer server's (`submit_memory`, `confirm_context`, `flag_context`) and
-every reply is a JSON envelope, `{"ok": true, "result": …}` or
-`{"ok": false, "error": "<code>", "message": …}`, so an agent can act on the code. Every
-submission passes `intake.validate` (limits, redaction, safety marks) before it reaches STM.
+The tools are the Dreamer server's (`submit_memory`, `confirm_context`, `flag_context`), with
+its input schemas, its results and its error codes, so a client written for Dreamer works
+unchanged: every reply is one text block holding a JSON envelope, `{"ok": true, "result": …}`
+or `{"ok": false, "error": "<code>", "message": …}`, with `isError` false either way (the
+error is in the envelope, as Dreamer puts it). submit_memory answers `{"submitted": [Memory]}`
+(Dreamer's Memory fields, then the extra ones such as `redacted` and `safety`), confirm_context
+`{"stored", "target", "deduplicated", "memory_id"}`, flag_context `{"stored", "targets",
+"anchored", "memory_id"}`. Every submission passes `intake.validate` (limits, redaction,
+safety marks) before it reaches STM.
 
-Over HTTP every request must carry `Authorization: Bearer <token>` (see `dreamtui.store.tokens`); the
-SDK's own bearer middleware asks `WorkspaceTokenVerifier` on each request, so a revoked token
-stops working at once, and the token's name becomes the memories' agent id. The HTTP server also
+Over HTTP every request must carry `Authorization: Bearer <token>` (see `dreamtui.store.tokens`:
+dreamtui's tokens and a Dreamer server's in the same database); the SDK's own bearer middleware
+asks `WorkspaceTokenVerifier` on each request, so a revoked token stops working at once, and the
+token's agent id (a dreamtui token's name, a Dreamer token's row id, as Dreamer attributes it)
+becomes the memories'. It answers at `/mcp` and at `/mcp/`, Dreamer's address. The HTTP server also
 checks every Host and Origin header exactly against the names it answers to (`allowed_hosts`),
 holds each token to `mcp.max_sessions_per_token` open sessions (`SessionQuota`), and logs
 requests without their query strings (`AccessLog`).
@@ -29,6 +36,7 @@ import re
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Annotated, Any
 
@@ -53,6 +61,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 from mcp_types import Resource as MCPResource
+from mcp_types import Tool as MCPTool
 from pydantic import Field, ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import Response
@@ -60,9 +69,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dreamtui.errors import EXIT_FAILED, DreamtuiError, InputError, StoreError
 from dreamtui.intake import validate
-from dreamtui.model import FEEDBACK_TYPES, NewMemory, iso_z
+from dreamtui.model import FEEDBACK_TYPES, Memory, NewMemory
+from dreamtui.safety.paths import SLUG_MAX_LEN, SLUG_PATTERN
 from dreamtui.store import tokens
 from dreamtui.store.stm import SCOPED_KEY_PREFIX, STMStore, SubmitResult
+from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
 
 logger = logging.getLogger(__name__)
@@ -91,14 +102,14 @@ the lesson in a few words (at most {title_chars} characters). Content: the speci
 command, path, setting or error text (at most {content_bytes} bytes). Never include secrets \
 (keys, tokens, passwords, credentials in URLs): they are redacted on receipt, which leaves the \
 memory useless. Allowed types: {types}. For feedback on existing guidance use confirm_context \
-or flag_context instead. Replies are {{"ok": true, "result": {{"id": ..., "created": ...}}}} or \
-{{"ok": false, "error": "<code>", "message": ...}}."""
+or flag_context instead. Replies are {{"ok": true, "result": {{"submitted": [{{"id": ..., ...}}]}}}} \
+or {{"ok": false, "error": "<code>", "message": ...}}."""
 
 CONFIRM_DESCRIPTION = """\
 Report that guidance marked [mem: <slug>] in your context (AGENTS.md, CLAUDE.md) helped with \
 this task. target is the slug inside the marker: for [mem: test-db-reset] pass \
 "test-db-reset". One confirmation per agent, slug and day counts; repeating it is harmless \
-(created: false). Confirmed guidance is kept and ranked higher."""
+(deduplicated: true). Confirmed guidance is kept and ranked higher."""
 
 FLAG_DESCRIPTION = """\
 Report that guidance in your context was wrong, outdated or misleading. observation: what you \
@@ -117,35 +128,41 @@ def failure(code: str, message: str) -> dict[str, Any]:
 
 
 def reply(envelope: dict[str, Any]) -> CallToolResult:
-    """The envelope as JSON text (what every client shows the model) and as structured content;
-    a refusal is marked as a tool error so clients surface it as one."""
+    """The envelope as JSON text, the one block Dreamer's clients parse, and as structured
+    content. `isError` stays false for a refusal too, as Dreamer sends it: the envelope says
+    `ok: false` and the code, and a client written for Dreamer reads it there."""
     return CallToolResult(content=[TextContent(type="text", text=json.dumps(envelope))],
-                          structured_content=envelope, is_error=not envelope["ok"])
+                          structured_content=envelope, is_error=False)
 
 
 def error_code(exc: InputError) -> str:
-    """Map a validation message to the code agents branch on; messages start with the field."""
+    """Map a validation message to Dreamer's code for it; messages start with the field."""
     message = str(exc)
     field = message.split(":", 1)[0]
     if field == "type" and "not an allowed memory type" in message:
         return "type_not_allowed"
-    if field in ("title", "content") and "at most" in message:
-        return "too_large"
-    return "invalid_args"
+    if field.startswith("metadata") and "schema in the config" in message:
+        return "invalid_metadata"
+    return "invalid_args"  # size limits too, as Dreamer codes them
 
 
-def _describe(submitted: SubmitResult) -> dict[str, Any]:
-    memory = submitted.memory
-    return {
-        "id": memory.id,
-        "created": submitted.created,  # false: the idempotency key matched an earlier submission
-        "type": memory.type,
-        "title": memory.title,
-        "agent_id": memory.agent_id,
-        "submitted_at": iso_z(memory.submitted_at),
-        "redacted": list(memory.extra.get("redacted", ())),
-        "safety": list(memory.safety),
+def _json_time(moment: datetime | None) -> str | None:
+    """A time as Dreamer's Memory serializes it (pydantic's JSON: ISO 8601, UTC as Z)."""
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+def memory_payload(memory: Memory) -> dict[str, Any]:
+    """A memory as Dreamer's `Memory.model_dump(mode="json")` gives it: its fields in Dreamer's
+    order, then the extra ones (`redacted`, `safety` …) as top-level keys, as Dreamer's model
+    (extra="allow") carries them."""
+    payload: dict[str, Any] = {
+        "id": memory.id, "tenant_id": memory.tenant_id, "agent_id": memory.agent_id,
+        "type": memory.type, "title": memory.title, "content": memory.content,
+        "tags": list(memory.tags), "metadata": memory.metadata,
+        "submitted_at": _json_time(memory.submitted_at), "consumed_at": _json_time(memory.consumed_at),
+        "consumed_by_lease": memory.consumed_by_lease, "idempotency_key": memory.idempotency_key,
     }
+    return {**payload, **{k: v for k, v in memory.extra.items() if k not in payload}}
 
 
 def _naming(argument: str, build: Callable[[], NewMemory]) -> NewMemory:
@@ -207,7 +224,8 @@ class MemoryTools:
                                   "tags": tags or [], "metadata": metadata or {}}
         if idempotency_key is not None:
             record["idempotency_key"] = idempotency_key
-        return await self._submit(partial(self._memory_from_record, record))
+        return await self._submit(partial(self._memory_from_record, record),
+                                  lambda done: {"submitted": [memory_payload(done.memory)]})
 
     async def confirm_context(
         self,
@@ -220,8 +238,11 @@ class MemoryTools:
             refusal = await anyio.to_thread.run_sync(self.known_target, target)
             if refusal is not None:
                 return reply(failure("not_found", refusal))
-        return await self._submit(lambda agent: validate.prepare(
-            _naming("target", lambda: validate.confirmation(target, agent, note)), self._config))
+        return await self._submit(
+            lambda agent: validate.prepare(_naming("target", lambda: validate.confirmation(
+                target, agent, note, self._workspace.clock())), self._config),
+            lambda done: {"stored": True, "target": done.memory.metadata["target"],
+                          "deduplicated": not done.created, "memory_id": done.memory.id})
 
     async def flag_context(
         self,
@@ -231,8 +252,13 @@ class MemoryTools:
                                                                "markers of the wrong guidance.")] = None,
         quote: Annotated[str | None, Field(description="The misleading text, quoted.")] = None,
     ) -> CallToolResult:
-        return await self._submit(lambda agent: validate.prepare(
-            _naming("targets", lambda: validate.flag(observation, targets, quote, agent)), self._config))
+        return await self._submit(
+            lambda agent: validate.prepare(
+                _naming("targets", lambda: validate.flag(observation, targets, quote, agent)), self._config),
+            lambda done: {"stored": True, "targets": list(done.memory.metadata.get("targets", [])),
+                          "anchored": bool(done.memory.metadata.get("targets")
+                                           or done.memory.metadata.get("quote")),
+                          "memory_id": done.memory.id})
 
     def _memory_from_record(self, record: dict[str, Any], agent: str) -> NewMemory:
         # Checked here, not only in `validate.prepare`: feedback types are valid STM types, but
@@ -249,9 +275,10 @@ class MemoryTools:
                              "are dreamtui's own (feedback and per-agent keys); choose another key")
         return validate.from_json(record, self._config, default_agent=agent)
 
-    async def _submit(self, build: Callable[[str], NewMemory]) -> CallToolResult:
-        """Build, validate and store one memory; every failure becomes an envelope, because a
-        tool must never take the server down."""
+    async def _submit(self, build: Callable[[str], NewMemory],
+                      result: Callable[[SubmitResult], dict[str, Any]]) -> CallToolResult:
+        """Build, validate and store one memory and answer `result` of it; every failure becomes
+        an envelope, because a tool must never take the server down."""
         agent = self._agent()
         if agent is None:
             return reply(failure("unauthorized", "no valid bearer token on this request"))
@@ -267,7 +294,7 @@ class MemoryTools:
             logger.exception("tool call from agent %r failed unexpectedly", agent)
             return reply(failure("internal", f"internal error ({type(exc).__name__}); "
                                              "the server's log has the details"))
-        return reply(ok(_describe(submitted)))
+        return reply(ok(result(submitted)))
 
     def _store(self, memory: NewMemory) -> SubmitResult:
         with STMStore.for_workspace(self._workspace) as store:
@@ -279,16 +306,68 @@ class MemoryTools:
         return message.replace(str(stm), stm.name).replace(str(self._workspace.root), "the workspace")
 
 
+def dreamer_schemas(config: Config) -> dict[str, dict[str, Any]]:
+    """The three tools' input schemas as Dreamer's server lists them (its mcp_app and feedback
+    tools), so a client that reads them finds what it was written for: submit_memory's `type`
+    an `enum` of the types an agent may submit, `title` its `maxLength`; the feedback tools'
+    slugs Dreamer's pattern and length, no argument beyond those named."""
+    slug = {"type": "string", "pattern": f"^{SLUG_PATTERN}$", "maxLength": SLUG_MAX_LEN}
+    return {
+        "submit_memory": {
+            "type": "object", "additionalProperties": False, "required": ["type", "title", "content"],
+            "properties": {
+                "type": {"type": "string", "enum": sorted(config.memory_types)},
+                "title": {"type": "string", "maxLength": config.stm.max_title_chars},
+                "content": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}, "default": []},
+                "metadata": {"type": "object", "default": {}},
+                "idempotency_key": {"type": "string"},
+            },
+        },
+        "confirm_context": {
+            "type": "object", "additionalProperties": False, "required": ["target"],
+            "properties": {
+                "target": {**slug, "description": "The LTM slug from the [mem: <slug>] marker."},
+                "note": {"type": "string", "description": "Optional: how the guidance helped."},
+            },
+        },
+        "flag_context": {
+            "type": "object", "additionalProperties": False, "required": ["observation"],
+            "properties": {
+                "observation": {"type": "string", "minLength": 1,
+                                "description": "What the context said or implied, and what turned "
+                                               "out to be true. Include the evidence."},
+                "targets": {"type": "array", "items": slug,
+                            "description": "LTM slugs from [mem: <slug>] markers, if known."},
+                "quote": {"type": "string", "description": "The misleading text, verbatim."},
+            },
+        },
+    }
+
+
+# Tools whose arguments are only those their schema names, as Dreamer validates them (its
+# submit_memory takes and ignores others: so does this one).
+_CLOSED = ("confirm_context", "flag_context")
+
+
 class DreamtuiMCPServer(MCPServer):
     """An unknown tool, and arguments that fail the tools' schemas, get the same envelope as every
-    other refusal, instead of the SDK's free-text tool error. `resources/list` also lists each
-    live entry (`listed`, set by `intake.mcp_read.register`), which changes with every commit."""
+    other refusal, instead of the SDK's free-text tool error. `tools/list` shows Dreamer's input
+    schemas for its three tools (`schemas`). `resources/list` also lists each live entry
+    (`listed`, set by `intake.mcp_read.register`), which changes with every commit."""
 
     listed: Callable[[], list[MCPResource]] | None = None
+    schemas: dict[str, dict[str, Any]] | None = None
 
     async def list_resources(self) -> list[MCPResource]:
         static = await super().list_resources()
         return static if self.listed is None else [*static, *await anyio.to_thread.run_sync(self.listed)]
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        schemas = self.schemas or {}
+        return [tool.model_copy(update={"input_schema": schemas[tool.name]}) if tool.name in schemas
+                else tool for tool in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
@@ -298,6 +377,13 @@ class DreamtuiMCPServer(MCPServer):
             # The name is not echoed: like every rejected value, it is the caller's data.
             return reply(failure("unknown_tool", f"no such tool; this server's tools are "
                                                  f"{', '.join(known)}"))
+        if name in _CLOSED and self.schemas is not None:
+            allowed = self.schemas[name]["properties"]
+            unexpected = sorted(str(key)[:40] for key in arguments if key not in allowed)
+            if unexpected:
+                return reply(failure("invalid_args", f"{name}: additional properties are not allowed "
+                                                     f"({', '.join(unexpected)}; known: "
+                                                     f"{', '.join(allowed)})"))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -317,6 +403,7 @@ def build_server(workspace: Workspace, agent: Callable[[], str | None],
     auth = AuthSettings(issuer_url=issuer_url, resource_server_url=None) if token_verifier else None
     server = DreamtuiMCPServer(SERVER_NAME, instructions=INSTRUCTIONS, token_verifier=token_verifier,
                                auth=auth)
+    server.schemas = dreamer_schemas(workspace.config)
     tools = MemoryTools(workspace, agent)
     stm = workspace.config.stm
     server.add_tool(tools.submit_memory, name="submit_memory",
@@ -537,6 +624,21 @@ class SessionQuota:
                         media_type="application/json", headers={"Retry-After": str(retry)})
 
 
+class TrailingSlash:
+    """`/mcp/`, where Dreamer serves MCP, answered as `/mcp` itself rather than with a 307: a
+    client configured with Dreamer's URL works unchanged, and one that will not follow a POST's
+    redirect (or drops its Authorization header on one) is not lost."""
+
+    def __init__(self, app: ASGIApp, *, path: str) -> None:
+        self._app = app
+        self._path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == self._path + "/":
+            scope = {**scope, "path": self._path, "raw_path": self._path.encode("ascii")}
+        await self._app(scope, receive, send)
+
+
 class AccessLog:
     """One line per request with the path only: uvicorn's own access log writes the query string,
     where a client may have put its token."""
@@ -563,8 +665,7 @@ def serve_http(workspace: Workspace, host: str, port: int, allowed: Sequence[str
     header naming the bind address, localhost or one of `allowed`."""
     security = transport_security(host, port, allowed)
     sockets = listen(host, port)  # first: a busy port is the whole message, not after warnings
-    if not any(t.live for t in tokens.list_tokens(workspace.stm_path,
-                                                  busy_timeout_ms=workspace.config.stm.busy_timeout_ms)):
+    if not tokens.any_live(workspace.stm_path, busy_timeout_ms=workspace.config.stm.busy_timeout_ms):
         logger.warning("no live tokens: every request will get 401 until you run "
                        "`dreamtui token create NAME`")
     if not is_loopback(host):
@@ -576,8 +677,8 @@ def serve_http(workspace: Workspace, host: str, port: int, allowed: Sequence[str
                           issuer_url=url)
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, transport_security=security,
                                      session_idle_timeout=config.session_idle_seconds)
-    gated = AccessLog(SessionQuota(app, path=HTTP_PATH, per_token=config.max_sessions_per_token,
-                                   idle_seconds=config.session_idle_seconds))
+    gated = AccessLog(TrailingSlash(SessionQuota(app, path=HTTP_PATH, per_token=config.max_sessions_per_token,
+                                                 idle_seconds=config.session_idle_seconds), path=HTTP_PATH))
     logger.info("dreamtui MCP server on %s%s (Host %s), workspace %s", url, HTTP_PATH,
                 ", ".join(security.allowed_hosts), workspace.root)
     # log_config=None: uvicorn's loggers propagate to our stderr handler (its default config would

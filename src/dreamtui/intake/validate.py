@@ -33,10 +33,12 @@ _INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 _KNOWN_FIELDS = frozenset({"type", "title", "content", "agent_id", "tags", "metadata",
                            "idempotency_key", "extra"})
 _KNOWN_LIST = ", ".join(sorted(_KNOWN_FIELDS))
-# Idempotency keys of feedback, which only the builders below make (`flag:` is held for flags):
-# a caller who could choose one could pre-empt, and so suppress, another agent's feedback.
-CONFIRM_KEY_PREFIX = "confirm:"
-FEEDBACK_KEY_PREFIXES = (CONFIRM_KEY_PREFIX, "flag:")
+# Idempotency keys of feedback, which only the builders below make: a caller who could choose
+# one could pre-empt, and so suppress, another agent's feedback. A confirmation's key is the one
+# Dreamer's confirm_context makes (`context_confirmed:<agent>:<slug>:<day>`), so an agent that
+# confirms through both servers counts once; the older `confirm:` form and `flag:` stay held.
+CONFIRM_KEY_PREFIX = f"{FEEDBACK_CONFIRMED}:"
+FEEDBACK_KEY_PREFIXES = (CONFIRM_KEY_PREFIX, f"{FEEDBACK_FLAGGED}:", "confirm:", "flag:")
 
 
 def prepare(memory: NewMemory, config: Config) -> NewMemory:
@@ -59,7 +61,7 @@ def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequenc
     limit = config.stm.max_title_chars
     if len(title) > limit:
         raise InputError(f"title: {len(title)} characters, at most {limit} allowed")
-    if not content.strip():
+    if not content.strip() and type_ != FEEDBACK_CONFIRMED:  # a confirmation's note is optional
         raise InputError("content: must not be empty")
     size = len(content.encode("utf-8"))
     if size > config.stm.max_content_bytes:
@@ -154,17 +156,19 @@ def target_slug(field: str, value: str) -> str:
 
 
 def confirmation(target: str, agent_id: str, note: str | None, now: datetime | None = None) -> NewMemory:
-    """A `context_confirmed` memory; one per agent, target and UTC day (its idempotency key)."""
+    """A `context_confirmed` memory shaped as Dreamer's confirm_context makes it (title, content:
+    the note or nothing, metadata.target); one per agent, target and UTC day (its idempotency
+    key, Dreamer's too), so a confirmation sent through both servers counts once."""
     slug = target_slug("target", target)
     day = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d")
-    content = note.strip() if note and note.strip() else f"The guidance marked [mem: {slug}] helped."
-    return NewMemory(type=FEEDBACK_CONFIRMED, title=f"confirmed {slug}", content=content,
-                     agent_id=agent_id, metadata={"target": slug},
+    return NewMemory(type=FEEDBACK_CONFIRMED, title=f"context confirmed: {slug}"[:120],
+                     content=note.strip() if note else "", agent_id=agent_id, metadata={"target": slug},
                      idempotency_key=f"{CONFIRM_KEY_PREFIX}{agent_id}:{slug}:{day}")
 
 
 def flag(observation: str, targets: list[str] | None, quote: str | None, agent_id: str) -> NewMemory:
-    """A `context_flagged` memory: what the agent observed, against which slugs, quoting what."""
+    """A `context_flagged` memory: what the agent observed, against which slugs, quoting what;
+    titled as Dreamer's flag_context titles it."""
     if not observation.strip():
         raise InputError("observation: must describe what was wrong")
     _check_targets("targets", len(targets or ()))
@@ -173,7 +177,8 @@ def flag(observation: str, targets: list[str] | None, quote: str | None, agent_i
         metadata["targets"] = [target_slug("targets", t) for t in targets]
     if quote and quote.strip():
         metadata["quote"] = quote.strip()
-    title = "flagged " + ", ".join(metadata.get("targets", [])) if targets else "flagged context"
+    title = ("context flagged: " + ", ".join(metadata["targets"]) if targets
+             else "context flagged: unanchored")
     return NewMemory(type=FEEDBACK_FLAGGED, title=title[:120], content=observation.strip(),
                      agent_id=agent_id, metadata=metadata)
 

@@ -1,7 +1,14 @@
 """Bearer tokens for the MCP server over HTTP, kept hashed in the workspace's STM database.
 
 A token is shown once, when it is created; only its SHA-256 is stored, so a copy of `stm.db`
-does not leak working credentials. The token's name is the agent id its memories carry.
+does not leak working credentials. A dreamtui token's name is the agent id its memories carry.
+
+A Dreamer server's tokens (its `auth_tokens` table, made by its SimpleTokenAuth in the same
+database, hashed the same way) are accepted too, and attributed as Dreamer attributes them: the
+agent id is the token's row id (a uuid, Dreamer's `Principal.id`), not its name, so a memory or
+a confirmation sent with one token carries the same agent id, and the same idempotency key,
+through either server. Their `last_used_at` is kept as Dreamer keeps it. Dreamer's tokens are
+made and revoked with Dreamer's own CLI; `dreamtui token` manages only dreamtui's.
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ from pathlib import Path
 from dreamtui.errors import InputError
 from dreamtui.model import iso_z, utcnow
 from dreamtui.store import db
+from dreamtui.store.stm import format_ts
 
 TABLE = "dreamtui_tokens"
+DREAMER_TABLE = "auth_tokens"  # Dreamer's SimpleTokenAuth, when it shares the database
 TOKEN_PREFIX = "dtui_"
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -98,13 +107,44 @@ def revoke_token(store_path: Path, name: str, *, busy_timeout_ms: int = 5000) ->
 
 
 def verify(store_path: Path, token: str, *, busy_timeout_ms: int = 5000) -> str | None:
-    """The name of the live token `token`, or None. Compares every live hash in constant time,
-    so the answer's timing says nothing about how close a guess came."""
+    """The agent id of the live token `token` (a dreamtui token's name, a Dreamer token's row
+    id), or None. dreamtui's hashes are compared in constant time, every live one, so the
+    answer's timing says nothing about how close a guess came."""
     candidate = _hash(token)
     with _connect(store_path, busy_timeout_ms) as conn:
         rows = conn.execute(f"SELECT name, token_sha256 FROM {TABLE} WHERE revoked_at IS NULL").fetchall()
-    found: str | None = None
-    for name, stored in rows:
-        if hmac.compare_digest(candidate, stored):
-            found = name
-    return found
+        found: str | None = None
+        for name, stored in rows:
+            if hmac.compare_digest(candidate, stored):
+                found = name
+        return found if found is not None else _dreamer_token(conn, candidate)
+
+
+def _has_dreamer_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                        (DREAMER_TABLE,)).fetchone() is not None
+
+
+def _dreamer_token(conn: sqlite3.Connection, digest: str) -> str | None:
+    """Dreamer's row id for a token of its `auth_tokens` table, or None (none there, revoked).
+
+    Looked up by its unique hash, as Dreamer does: the lookup is by a SHA-256 of the token, so
+    its timing tells nothing about the token. Like Dreamer, every attempt with a known token,
+    revoked or not, sets last_used_at (in Dreamer's text form), so its audit trail stays whole.
+    """
+    if not _has_dreamer_table(conn):
+        return None
+    row = conn.execute(f"SELECT id, revoked_at FROM {DREAMER_TABLE} WHERE hash = ?", (digest,)).fetchone()
+    if row is None:
+        return None
+    conn.execute(f"UPDATE {DREAMER_TABLE} SET last_used_at = ? WHERE id = ?", (format_ts(utcnow()), row[0]))
+    return None if row[1] is not None else str(row[0])
+
+
+def any_live(store_path: Path, *, busy_timeout_ms: int = 5000) -> bool:
+    """Whether any token, dreamtui's or a Dreamer server's, would be accepted now."""
+    with _connect(store_path, busy_timeout_ms) as conn:
+        if conn.execute(f"SELECT 1 FROM {TABLE} WHERE revoked_at IS NULL LIMIT 1").fetchone():
+            return True
+        return _has_dreamer_table(conn) and conn.execute(
+            f"SELECT 1 FROM {DREAMER_TABLE} WHERE revoked_at IS NULL LIMIT 1").fetchone() is not None
