@@ -364,6 +364,9 @@ CASES: tuple[Case, ...] = (
     Case("import from a missing projects folder",
          w("import", "claude-code", "--projects-dir", "/nonexistent"), 2,
          ("--projects-dir /nonexistent", "not a folder"), plain),
+    Case("import codex from a missing sessions folder",
+         w("import", "codex", "--sessions-dir", "/nonexistent"), 2,
+         ("--sessions-dir /nonexistent", "not a folder"), plain),
     Case("import --since that is not a moment", w("import", "claude-code", "--since", "last tuesday"),
          2, ("--since", "'last tuesday'", "is not a moment"), plain),
     # dreaming

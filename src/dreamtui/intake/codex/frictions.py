@@ -1,0 +1,234 @@
+"""A rollout's events → the frictions worth a lesson.
+
+| kind        | fires on                                                                      |
+|-------------|-------------------------------------------------------------------------------|
+| rejection   | the person declined the approval prompt: Codex's exact "exec command rejected  |
+|             | by user" / "patch rejected by user" / "user rejected MCP tool call", or an     |
+|             | `exec_command_end` with `status: declined`. The person's next typed turn is    |
+|             | the reason. Each declined call is its own memory.                             |
+| denial      | a policy or the guardian refused the call ("rejected due to unacceptable       |
+|             | risk", "policy forbids commands starting with", "approval required by policy", |
+|             | "writing outside of the project").                                            |
+| hook_block  | "Command blocked by PreToolUse hook: …".                                      |
+| environment | a failure that states a fact of the machine: command not found, network        |
+|             | blocked, sandbox or permission denied, read-only file system.                 |
+| tool_error  | any other failed command or patch, kept only when the agent never got past it |
+|             | (no later success of the same command) and it failed twice or the person      |
+|             | spoke right after it — a test run the agent then fixed is routine.            |
+| interruption| the person stopped the turn (`turn_aborted`, "aborted by user") and typed what |
+|             | to do instead; one per turn, however many calls were running. Without a typed |
+|             | reason there is no lesson, and none is kept.                                  |
+| correction  | a typed turn right after the agent acted that contradicts it, or one the      |
+|             | agent's next reply acknowledges as its mistake (`intake.corrections`, shared  |
+|             | with the Claude Code importer).                                               |
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from dreamtui.intake import lessons
+from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Event, Meta, Result, UserTurn
+from dreamtui.intake.corrections import ANSWERABLE, acknowledges_mistake, correction_rule, pasted_log
+from dreamtui.vocabulary import clip
+
+QUOTE_CHARS = 600
+
+_REJECTED = ("exec command rejected by user", "patch rejected by user",
+             "user rejected mcp tool call")
+_DENIED = re.compile(r"rejected due to unacceptable risk|policy forbids commands starting with|"
+                     r"approval required by policy|you should not ask for escalated permissions|"
+                     r"writing outside of the project|same tool request was already denied",
+                     re.IGNORECASE)
+_HOOK = re.compile(r"blocked by (?:a |the )?(?:Pre|Post)ToolUse hook", re.IGNORECASE)
+# Codex's own words for what its sandbox and network policy refused; the shell's and the OS's
+# words for a missing or forbidden tool are `lessons.environment_fact`'s.
+_CODEX_ENVIRONMENT = re.compile(
+    r"network access to \S+ is blocked|sandbox denied|command failed inside sandbox|"
+    r"execution denied|Could not resolve host|Temporary failure in name resolution",
+    re.IGNORECASE)
+_ABORTED = re.compile(r"^aborted by user\b", re.IGNORECASE)
+_FRAMING = re.compile(r"^(?:Exit code: -?\d+|Wall time: [\d.]+ \w+|Output:|Process exited with "
+                      r"code -?\d+|Chunk ID: \S+|Original token count: \d+)\s*$")
+
+
+
+@dataclass(frozen=True)
+class Friction:
+    kind: str
+    session_id: str
+    timestamp: str | None
+    action: str | None  # what the agent had just done
+    tool: str | None
+    evidence: str
+    reason: str | None  # what the person typed about it
+    call_id: str | None
+    cwd: str | None
+    said: str | None = None  # the agent's words just before
+    occurrences: int = 1
+
+
+def error_lines(text: str, limit: int = QUOTE_CHARS) -> str:
+    """What went wrong (`lessons.error_lines`), once Codex's framing lines are off the output."""
+    unframed = "\n".join(line for line in text.splitlines() if not _FRAMING.match(line.strip()))
+    return lessons.error_lines(unframed, limit)
+
+
+def classify(result: Result) -> str | None:
+    """The friction kind a failed result is, before the order-dependent rules; None for success."""
+    lowered = result.text.lstrip().lower()
+    if result.declined or lowered.startswith(_REJECTED):
+        return "rejection"
+    if result.ok:
+        return None
+    if _ABORTED.match(lowered):
+        return "interruption"
+    if _HOOK.search(result.text):
+        return "hook_block"
+    if _DENIED.search(result.text):
+        return "denial"
+    if _CODEX_ENVIRONMENT.search(result.text) or lessons.environment_fact(result.text):
+        return "environment"
+    return "tool_error"
+
+
+def _corrects(text: str, said: str | None) -> bool:
+    """The shared correction rule; a "no" answering the agent's own question is an answer."""
+    if pasted_log(text):
+        return False
+    rule = correction_rule(text)
+    if rule in ANSWERABLE:
+        return not (said and said.rstrip().endswith("?"))
+    return rule is not None
+
+
+@dataclass
+class _Failure:
+    friction: Friction
+    count: int = 1
+    recovered: bool = False
+    commented: bool = False
+
+
+class Detector:
+    """Reads one rollout's events in order; `finish` returns its frictions (module docstring)."""
+
+    def __init__(self) -> None:
+        self.session_id = "unknown"
+        self.cwd: str | None = None
+        self.version: str | None = None
+        self.frictions: list[Friction] = []
+        self._calls: dict[str, Call] = {}
+        self._settled: set[str] = set()
+        self._last_call: Call | None = None
+        self._acted = False  # the agent acted since the person last typed
+        self._said: str | None = None
+        self._waiting: list[Friction] = []  # rejections and interruptions awaiting a reason
+        self._interrupted = False  # this turn already has its interruption
+        self._failures: dict[str, _Failure] = {}
+        self._last_failure: _Failure | None = None
+        self._turn: tuple[UserTurn, Call | None] | None = None  # the last typed turn, uncounted
+        self._answered = True  # the agent has replied since that turn
+
+    def feed(self, event: Event) -> None:
+        if isinstance(event, Meta):
+            self.session_id, self.cwd = event.session_id, event.cwd or self.cwd
+            self.version = event.version
+        elif isinstance(event, Call):
+            self._calls[event.call_id] = event
+            self._last_call, self._acted = event, True
+        elif isinstance(event, Result):
+            self._result(event)
+        elif isinstance(event, UserTurn):
+            self._typed(event)
+        elif isinstance(event, AgentText):
+            self._agent(event.text)
+        elif isinstance(event, Aborted) and event.reason == "interrupted":
+            self._interruption(None, event.timestamp, "the person stopped the turn")
+
+    def _friction(self, kind: str, call: Call | None, evidence: str, timestamp: str | None,
+                  reason: str | None = None) -> Friction:
+        return Friction(kind=kind, session_id=self.session_id, timestamp=timestamp,
+                        action=call.action if call else None, tool=call.tool if call else None,
+                        evidence=clip(evidence.strip(), QUOTE_CHARS), reason=reason,
+                        call_id=call.call_id if call else None, cwd=self.cwd,
+                        said=clip(self._said, 300) if self._said else None)
+
+    def _result(self, result: Result) -> None:
+        # Codex reports a call twice (the output item and the *_end event): the first one counts.
+        if result.call_id in self._settled:
+            return
+        self._settled.add(result.call_id)
+        call = self._calls.get(result.call_id)
+        kind = classify(result)
+        key = call.action if call else result.call_id
+        if kind is None:
+            failure = self._failures.get(key)
+            if failure is not None:
+                failure.recovered = True
+            return
+        evidence = error_lines(result.text) or result.text
+        if kind == "rejection":
+            self._waiting.append(self._friction(kind, call, evidence, result.timestamp))
+        elif kind == "interruption":
+            self._interruption(call, result.timestamp, evidence)
+        elif kind == "tool_error":
+            failure = self._failures.get(key)
+            if failure is None or failure.recovered:
+                failure = self._failures[key] = _Failure(
+                    self._friction(kind, call, evidence, result.timestamp))
+            else:
+                failure.count += 1
+            self._last_failure = failure
+        else:
+            self.frictions.append(self._friction(kind, call, evidence, result.timestamp))
+
+    def _interruption(self, call: Call | None, timestamp: str | None, evidence: str) -> None:
+        if not self._interrupted:
+            self._interrupted = True
+            self._waiting.append(self._friction("interruption", call or self._last_call,
+                                                evidence, timestamp))
+
+    def _typed(self, turn: UserTurn) -> None:
+        reason = clip(turn.text, 2 * QUOTE_CHARS)
+        for friction in self._waiting:
+            self.frictions.append(replace(friction, reason=reason))
+        answered_a_stop = bool(self._waiting)
+        self._waiting.clear()
+        self._interrupted = False
+        failure = self._last_failure
+        commented = failure is not None and not failure.recovered
+        if failure is not None and commented:
+            failure.commented = True
+            failure.friction = replace(failure.friction, reason=reason)
+        self._last_failure = None
+        answered_a_stop = answered_a_stop or commented  # the turn is that friction's reason
+        said = self._said
+        if not answered_a_stop and self._acted and _corrects(turn.text, said):
+            self.frictions.append(self._friction("correction", self._last_call, turn.text,
+                                                 turn.timestamp, reason=None))
+            self._turn = None
+        else:
+            self._turn = (turn, self._last_call) if self._acted and not answered_a_stop else None
+        self._answered = False
+        self._acted = False
+
+    def _agent(self, text: str) -> None:
+        if not self._answered and self._turn is not None and acknowledges_mistake(text):
+            turn, call = self._turn
+            self.frictions.append(self._friction("correction", call, turn.text, turn.timestamp))
+        self._turn = None
+        self._answered = True
+        self._said = text
+
+    def finish(self) -> list[Friction]:
+        """The frictions, once the rollout has ended: reason-less stops kept only as rejections,
+        failures only when the agent never got past them (module docstring)."""
+        self.frictions.extend(f for f in self._waiting if f.kind == "rejection")
+        self._waiting.clear()
+        for failure in self._failures.values():
+            if not failure.recovered and (failure.count > 1 or failure.commented):
+                self.frictions.append(replace(failure.friction, occurrences=failure.count))
+        self._failures.clear()
+        return self.frictions

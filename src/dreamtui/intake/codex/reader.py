@@ -1,0 +1,347 @@
+"""A Codex CLI rollout's records → the events the friction rules read, and counts of the rest.
+
+Shapes read (Codex CLI 0.2x–0.14x): `session_meta` (session id, cwd, version), `response_item`
+(`message`, `function_call`/`custom_tool_call`/`local_shell_call` and their `*_output`),
+`event_msg` (`user_message`, `agent_message`, `exec_command_end`, `patch_apply_end`,
+`mcp_tool_call_end`, `turn_aborted`), and the oldest layout where the response items stand at
+the top level without a `payload`. Records known to carry nothing for a lesson (token counts,
+reasoning, world state, …) are skipped; every other shape is counted by `type/subtype` and
+reported, never silently ignored.
+
+Codex writes the person's turn twice (a `message` item and a `user_message` event) and its own
+context as user-role messages (`<environment_context>`, `# AGENTS.md instructions`, …): the
+first are one turn, the second are not the person's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from dreamtui.intake.lessons import strip_ansi
+
+# `{"timestamp":"…","type":"X","payload":{"type":"Y"` — read off the line's head so the records
+# skipped anyway (most of a rollout's bytes) are never decoded.
+_HEAD = re.compile(rb'^\{"timestamp":"[^"]*","type":"([a-z_]+)"(?:,"payload":\{"type":"([^"]+)")?')
+
+_RESPONSE_ITEMS = frozenset({"message", "function_call", "custom_tool_call", "local_shell_call",
+                             "function_call_output", "custom_tool_call_output"})
+_EVENTS = frozenset({"user_message", "agent_message", "exec_command_end", "patch_apply_end",
+                     "mcp_tool_call_end", "turn_aborted"})
+# Shapes that carry no friction: read past without counting them as unknown.
+_QUIET_TYPES = frozenset({"turn_context", "world_state", "compacted",
+                          "inter_agent_communication_metadata"})
+_QUIET_ITEMS = frozenset({"reasoning", "ghost_snapshot", "web_search_call", "tool_search_call",
+                          "tool_search_output", "image_generation_call", "agent_message",
+                          "compaction", "tool_call", "tool_result"})
+_QUIET_EVENTS = frozenset({
+    "token_count", "task_started", "task_complete", "agent_reasoning", "agent_reasoning_delta",
+    "agent_message_delta", "agent_reasoning_raw_content", "agent_reasoning_section_break",
+    "exec_command_begin", "exec_command_output_delta", "patch_apply_begin", "mcp_tool_call_begin",
+    "web_search_begin", "web_search_end", "thread_settings_applied", "context_compacted",
+    "sub_agent_activity", "image_generation_end", "thread_goal_updated", "entered_review_mode",
+    "exited_review_mode", "item_completed", "item_started", "thread_name_updated",
+    "collab_agent_spawn_end", "collab_waiting_end", "collab_close_end",
+    "collab_agent_interaction_end", "view_image_tool_call", "dynamic_tool_call_request",
+    "dynamic_tool_call_response", "undo_completed", "undo_started", "turn_diff", "plan_update",
+    "background_event", "stream_error", "warning", "error", "session_configured",
+    "turn.completed", "account/rateLimits/updated", "codex/event/raw_item", "guardian_assessment",
+    "exec_approval_request", "apply_patch_approval_request", "shutdown_complete",
+    "list_custom_prompts_response", "mcp_list_tools_response", "get_history_entry_response",
+    "user_message_delta"})
+
+# Codex's own context, written as user-role messages: never the person's words.
+_HARNESS = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
+            "<permissions instructions>", "<turn_aborted>", "<codex_internal_context",
+            "<external_", "<skill>", "<model_switch>", "<personality_spec>", "<user_shell_command>",
+            "Another language model started to solve this problem")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
+
+
+@dataclass(frozen=True)
+class Meta:
+    session_id: str
+    cwd: str | None
+    version: str | None
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    text: str
+    timestamp: str | None
+
+
+@dataclass(frozen=True)
+class AgentText:
+    text: str
+
+
+@dataclass(frozen=True)
+class Call:
+    call_id: str
+    tool: str
+    action: str  # what a memory names: the command line, "apply_patch a.py", the tool
+
+
+@dataclass(frozen=True)
+class Result:
+    call_id: str
+    ok: bool
+    text: str
+    timestamp: str | None
+    declined: bool = False  # Codex's own verdict that the call never ran (`status: declined`)
+
+
+@dataclass(frozen=True)
+class Aborted:
+    reason: str
+    timestamp: str | None
+
+
+Event = Meta | UserTurn | AgentText | Call | Result | Aborted
+
+
+@dataclass
+class ReadStats:
+    bytes_read: int = 0
+    lines_read: int = 0
+    malformed: int = 0
+    unknown: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: ReadStats) -> None:
+        self.bytes_read += other.bytes_read
+        self.lines_read += other.lines_read
+        self.malformed += other.malformed
+        self.unknown.update(other.unknown)
+
+
+def _text(value: Any) -> str:
+    """The text of an output or content field: a string, `{text|content|output}`, or a list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("text", "content", "output"):
+            if key in value:
+                return _text(value[key])
+        return ""
+    if isinstance(value, list):
+        return "\n".join(t for t in map(_text, value) if t)
+    return ""
+
+
+def _command(value: Any) -> str:
+    """`["bash", "-lc", "pnpm test"]` → `pnpm test`; a string stays as it is."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if len(value) >= 3 and value[0] in _SHELLS and value[1] in ("-lc", "-c"):
+            return str(value[2])
+        return " ".join(value)
+    return value if isinstance(value, str) else ""
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def _call(item: dict[str, Any]) -> Call | None:
+    call_id = item.get("call_id") or item.get("id")
+    if not isinstance(call_id, str):
+        return None
+    name = str(item.get("name") or "shell")
+    if item.get("type") == "local_shell_call":
+        action = _text(item.get("action")) or _command((item.get("action") or {}).get("command"))
+        return Call(call_id, "shell", strip_ansi(action) or "shell")
+    raw = item.get("input") if item.get("type") == "custom_tool_call" else item.get("arguments")
+    if name == "apply_patch":
+        files = _PATCH_FILE.findall(raw if isinstance(raw, str) else _text(_arguments(raw)))
+        return Call(call_id, name, "apply_patch " + ", ".join(files) if files else "apply_patch")
+    args = _arguments(raw)
+    command = _command(args.get("command") or args.get("cmd"))
+    if command:
+        return Call(call_id, "shell", strip_ansi(command))
+    return Call(call_id, name, name)
+
+
+def _output_result(item: dict[str, Any], timestamp: str | None) -> Result | None:
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str):
+        return None
+    output = item.get("output")
+    text = _text(output)
+    exit_code: int | None = None
+    if isinstance(output, str) and output.startswith("{"):
+        parsed = _arguments(output)  # older Codex: {"output": "...", "metadata": {"exit_code": 1}}
+        if parsed:
+            text = _text(parsed.get("output", text))
+            meta = parsed.get("metadata")
+            if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
+                exit_code = meta["exit_code"]
+    if exit_code is None:
+        framed = _EXIT_LINE.search(text[:200])
+        exit_code = int(framed.group(1)) if framed else None
+    success = output.get("success") if isinstance(output, dict) else None
+    ok = exit_code == 0 if exit_code is not None else success is not False and not _patch_failed(text)
+    # A success's output is never quoted: not cleaning it keeps big outputs cheap.
+    return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp)
+
+
+def _patch_failed(text: str) -> bool:
+    head = text[:300].lower()
+    return ("verification failed" in head or head.startswith(("error", "failed", "invalid patch"))
+            or "rejected" in head)
+
+
+def _event_result(kind: str, event: dict[str, Any], timestamp: str | None) -> Result | None:
+    call_id = event.get("call_id")
+    if not isinstance(call_id, str):
+        return None
+    if kind == "exec_command_end":
+        code = event.get("exit_code")
+        text = _text(event.get("stderr")) or _text(event.get("aggregated_output")) \
+            or _text(event.get("formatted_output"))
+        declined = event.get("status") == "declined"
+        ok = code == 0 and not declined
+        return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, declined)
+    if kind == "patch_apply_end":
+        declined = event.get("status") == "declined"
+        ok = event.get("success") is not False and not declined
+        text = "" if ok else _text(event.get("stderr")) or _text(event.get("stdout"))
+        return Result(call_id, ok, strip_ansi(text), timestamp, declined)
+    result = event.get("result")  # mcp_tool_call_end: {"Ok": {...}} or {"Err": "..."}
+    if isinstance(result, dict) and "Err" in result:
+        return Result(call_id, False, strip_ansi(_text(result["Err"])), timestamp)
+    ok_part = result.get("Ok") if isinstance(result, dict) else None
+    failed = isinstance(ok_part, dict) and ok_part.get("isError") is True
+    return Result(call_id, not failed, strip_ansi(_text(ok_part)) if failed else "", timestamp)
+
+
+def is_person(text: str) -> bool:
+    return bool(text.strip()) and not text.lstrip().startswith(_HARNESS)
+
+
+class RolloutReader:
+    """One rollout's records in order → events (module docstring); counts in `stats`."""
+
+    def __init__(self) -> None:
+        self.stats = ReadStats()
+        self._last_user: str | None = None
+        self._typed_events = False  # the rollout writes `user_message` events: items are echoes
+
+    def events(self, lines: Iterator[bytes]) -> Iterator[Event]:
+        for line in lines:
+            self.stats.lines_read += 1
+            self.stats.bytes_read += len(line)
+            if not line.strip():
+                continue
+            head = _HEAD.match(line)
+            if head is not None and not self._wanted(head.group(1).decode(),
+                                                     (head.group(2) or b"").decode()):
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                self.stats.malformed += 1
+                continue
+            if isinstance(record, dict):
+                yield from self._record(record)
+            else:
+                self.stats.malformed += 1
+
+    def _wanted(self, kind: str, sub: str) -> bool:
+        """From the head alone: is this record worth decoding? (Quiet shapes are not.)"""
+        if kind in _QUIET_TYPES:
+            return False
+        if kind == "response_item" and sub in _QUIET_ITEMS:
+            return False
+        return not (kind == "event_msg" and sub in _QUIET_EVENTS)
+
+    def _record(self, record: dict[str, Any]) -> Iterator[Event]:
+        kind = record.get("type")
+        timestamp = record.get("timestamp") or record.get("created_at")
+        ts = timestamp if isinstance(timestamp, str) else None
+        payload = record.get("payload")
+        if kind == "session_meta" and isinstance(payload, dict):
+            yield self._meta(payload)
+        elif kind == "response_item" and isinstance(payload, dict):
+            yield from self._item(payload, ts)
+        elif kind == "event_msg" and isinstance(payload, dict):
+            yield from self._event(payload, ts)
+        elif payload is None and kind in _RESPONSE_ITEMS:
+            yield from self._item(record, ts)  # the oldest layout: items at the top level
+        elif payload is None and kind is None and "record_type" in record:
+            return  # the oldest layout's state lines
+        elif payload is None and kind is None and isinstance(record.get("id"), str) \
+                and "timestamp" in record:
+            yield self._meta(record)  # the oldest layout's first line
+        elif kind in _QUIET_TYPES or (kind == "response_item" and isinstance(payload, dict)
+                                      and payload.get("type") in _QUIET_ITEMS):
+            return
+        else:
+            sub = payload.get("type") if isinstance(payload, dict) else None
+            self.stats.unknown[f"{kind}/{sub}" if sub else str(kind)] += 1
+
+    def _meta(self, payload: dict[str, Any]) -> Meta:
+        cwd, version = payload.get("cwd"), payload.get("cli_version")
+        return Meta(str(payload.get("id") or payload.get("session_id") or "unknown"),
+                    cwd if isinstance(cwd, str) else None,
+                    version if isinstance(version, str) else None)
+
+    def _item(self, item: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        kind = item.get("type")
+        if kind == "message":
+            text = _text(item.get("content"))
+            if item.get("role") == "assistant" and text:
+                yield AgentText(text)
+            elif item.get("role") == "user" and not self._typed_events:
+                yield from self._user(text, ts)
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            call = _call(item)
+            if call is not None:
+                yield call
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            result = _output_result(item, ts)
+            if result is not None:
+                yield result
+        elif kind not in _QUIET_ITEMS:
+            self.stats.unknown[f"response_item/{kind}"] += 1
+
+    def _event(self, event: dict[str, Any], ts: str | None) -> Iterator[Event]:
+        kind = event.get("type")
+        if kind == "user_message":
+            text = _text(event.get("message"))
+            if text == self._last_user and not self._typed_events:
+                self._typed_events = True  # the item came first: this event is its echo
+                return
+            self._typed_events = True
+            yield from self._user(text, ts)
+        elif kind == "agent_message":
+            text = _text(event.get("message"))
+            if text:
+                yield AgentText(text)
+        elif kind == "turn_aborted":
+            yield Aborted(str(event.get("reason") or "interrupted"), ts)
+        elif isinstance(kind, str) and kind in _EVENTS:
+            result = _event_result(kind, event, ts)
+            if result is not None:
+                yield result
+        elif kind not in _QUIET_EVENTS:
+            self.stats.unknown[f"event_msg/{kind}"] += 1
+
+    def _user(self, text: str, ts: str | None) -> Iterator[Event]:
+        text = strip_ansi(text).strip()
+        if is_person(text):
+            self._last_user = text
+            yield UserTurn(text, ts)

@@ -1,0 +1,308 @@
+"""`dreamtui import codex`: Codex CLI rollouts → lessons.
+
+The fixtures are written here in the shapes Codex CLI writes (session_meta, response_item,
+event_msg records; the human-denial and policy strings codex-rs emits; the oldest top-level
+layout), not copied from anyone's sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dreamtui.intake.codex.frictions import classify, error_lines
+from dreamtui.intake.codex.importer import (
+    CodexOptions,
+    default_sessions_dir,
+    import_rollouts,
+    inside,
+    read_rollout,
+)
+from dreamtui.intake.codex.reader import Result
+from dreamtui.scaffold import init_workspace
+from dreamtui.store.stm import STMStore
+from dreamtui.workspace.layout import Workspace, open_workspace
+
+PROJECT = "/code/app"
+OLD = datetime(2026, 8, 3, 12, 0, tzinfo=UTC)
+NOW = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)
+
+
+class Rollout:
+    """Builds one rollout's lines the way Codex CLI writes them."""
+
+    def __init__(self, session: str = "019f-aaaa", cwd: str = PROJECT, version: str = "0.146.0"):
+        self.session = session
+        self.lines: list[dict[str, Any]] = []
+        self.minute = 0
+        self.calls = 0
+        self.record("session_meta", {"id": session, "timestamp": self.ts(), "cwd": cwd,
+                                     "originator": "codex_cli_rs", "cli_version": version,
+                                     "source": "cli", "base_instructions": {"text": "x" * 2000}})
+        self.record("turn_context", {"cwd": cwd, "approval_policy": "on-request", "model": "gpt"})
+
+    def ts(self) -> str:
+        self.minute += 1
+        return f"2026-08-03T10:{self.minute:02d}:00.000Z"
+
+    def record(self, kind: str, payload: dict[str, Any]) -> None:
+        self.lines.append({"timestamp": self.ts(), "type": kind, "payload": payload})
+
+    def typed(self, text: str) -> Rollout:
+        # Codex writes the turn as a message item and again as a user_message event.
+        self.record("response_item", {"type": "message", "role": "user",
+                                      "content": [{"type": "input_text", "text": text}]})
+        self.record("event_msg", {"type": "user_message", "message": text, "images": []})
+        return self
+
+    def harness(self, text: str) -> Rollout:
+        self.record("response_item", {"type": "message", "role": "user",
+                                      "content": [{"type": "input_text", "text": text}]})
+        return self
+
+    def says(self, text: str) -> Rollout:
+        self.record("event_msg", {"type": "agent_message", "message": text})
+        self.record("response_item", {"type": "message", "role": "assistant",
+                                      "content": [{"type": "output_text", "text": text}]})
+        return self
+
+    def shell(self, command: str, output: str, exit_code: int = 0, *,
+              declined: bool = False) -> Rollout:
+        self.calls += 1
+        call_id = f"call_{self.calls}"
+        self.record("response_item", {"type": "function_call", "name": "shell", "call_id": call_id,
+                                      "arguments": json.dumps({"command": ["bash", "-lc", command],
+                                                               "workdir": PROJECT})})
+        framed = output if declined else (f"Exit code: {exit_code}\nWall time: 0.4 seconds\n"
+                                          f"Output:\n{output}")
+        self.record("event_msg", {"type": "exec_command_end", "call_id": call_id,
+                                  "command": ["bash", "-lc", command], "exit_code": -1 if declined
+                                  else exit_code, "stdout": "", "stderr": output,
+                                  "aggregated_output": output,
+                                  "status": "declined" if declined else
+                                  ("completed" if exit_code == 0 else "failed")})
+        self.record("response_item", {"type": "function_call_output", "call_id": call_id,
+                                      "output": framed})
+        return self
+
+    def patch(self, path: str, output: str) -> Rollout:
+        self.calls += 1
+        call_id = f"call_{self.calls}"
+        body = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
+        self.record("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                                      "call_id": call_id, "input": body, "status": "completed"})
+        self.record("response_item", {"type": "custom_tool_call_output", "call_id": call_id,
+                                      "output": output})
+        return self
+
+    def abort(self) -> Rollout:
+        self.record("event_msg", {"type": "turn_aborted", "reason": "interrupted"})
+        return self
+
+    def write(self, folder: Path, name: str | None = None, when: datetime = OLD) -> Path:
+        day = folder / "2026" / "08" / "03"
+        day.mkdir(parents=True, exist_ok=True)
+        path = day / (name or f"rollout-2026-08-03T10-00-00-{self.session}.jsonl")
+        path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n"
+                                for line in self.lines), encoding="utf-8")
+        os.utime(path, (when.timestamp(), when.timestamp()))
+        return path
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    init_workspace(root)
+    return open_workspace(root)
+
+
+def _import(workspace: Workspace, sessions: Path, **kw: Any) -> Any:
+    options = CodexOptions(sessions_dir=sessions, project=PROJECT, **kw)
+    return import_rollouts(workspace, options, now=NOW)
+
+
+def _stored(workspace: Workspace) -> list[Any]:
+    with STMStore.for_workspace(workspace) as store:
+        return list(store.page(limit=1000))
+
+
+def test_a_declined_command_is_a_rejection_with_the_reason_the_person_typed(tmp_path: Path) -> None:
+    rollout = (Rollout().harness("<environment_context>\n<cwd>/code/app</cwd>\n</environment_context>")
+               .typed("Set up the database")
+               .shell("psql -h prod.db -c 'drop table users'", "exec command rejected by user",
+                      declined=True)
+               .typed("never touch the prod database; use the local docker one"))
+    frictions, stats, version = read_rollout(rollout.write(tmp_path))
+    assert [f.kind for f in frictions] == ["rejection"]
+    rejection = frictions[0]
+    assert rejection.action == "psql -h prod.db -c 'drop table users'"
+    assert rejection.reason == "never touch the prod database; use the local docker one"
+    assert version == "0.146.0" and stats.malformed == 0 and not stats.unknown
+
+
+def test_each_declined_call_is_its_own_memory_and_a_reasonless_one_is_kept(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Deploy it")
+               .shell("git push --force", "exec command rejected by user", declined=True)
+               .typed("no force pushes, open a PR")
+               .shell("git push origin HEAD:main", "exec command rejected by user", declined=True)
+               .typed("I said open a PR")
+               .patch("/etc/hosts", "patch rejected by user"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert [(f.kind, f.reason) for f in frictions] == [
+        ("rejection", "no force pushes, open a PR"), ("rejection", "I said open a PR"),
+        ("rejection", None)]
+    assert frictions[2].action == "apply_patch /etc/hosts"
+
+
+def test_routine_failures_are_dropped_and_the_ones_the_agent_could_not_pass_kept(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Fix the failing test")
+               .shell("cat src/missing.py", "cat: src/missing.py: No such file or directory", 1)
+               .shell("pytest tests/test_a.py", "FAILED tests/test_a.py::test_x - AssertionError", 1)
+               .shell("pytest tests/test_a.py", "1 passed", 0)
+               .shell("make lint", "\x1b[31merror\x1b[0m: ruff config invalid: unknown rule E999", 2)
+               .shell("make lint", "\x1b[31merror\x1b[0m: ruff config invalid: unknown rule E999", 2)
+               .shell("pnpm test", "bash: line 1: pnpm: command not found", 127)
+               .says("Done."))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    kinds = {(f.kind, f.action) for f in frictions}
+    assert kinds == {("environment", "pnpm test"), ("tool_error", "make lint")}
+    lint = next(f for f in frictions if f.kind == "tool_error")
+    assert lint.occurrences == 2
+    assert "\x1b" not in lint.evidence and lint.evidence == "error: ruff config invalid: unknown rule E999"
+
+
+def test_a_failure_the_person_spoke_about_is_kept_with_their_words(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Run the migrations")
+               .shell("alembic upgrade head", "sqlalchemy.exc.OperationalError: could not connect", 1)
+               .typed("the db runs in docker compose, start it first"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert [(f.kind, f.reason) for f in frictions] == [
+        ("tool_error", "the db runs in docker compose, start it first")]
+
+
+def test_corrections_by_rule_and_by_the_agents_acknowledgement(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Add the dependency")
+               .shell("pip install httpx", "Successfully installed httpx", 0)
+               .typed("no, use uv add instead of pip")
+               .says("Switching to uv.")
+               .shell("uv add httpx", "Resolved 3 packages", 0)
+               .typed("did you actually run the tests after that?")
+               .says("You're right, I did not run them. Running now.")
+               .shell("uv run pytest", "3 passed", 0)
+               .typed("thanks, looks good")
+               .says("Great."))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert [(f.kind, f.evidence, f.action) for f in frictions] == [
+        ("correction", "no, use uv add instead of pip", "pip install httpx"),
+        ("correction", "did you actually run the tests after that?", "uv add httpx")]
+
+
+def test_one_interruption_per_turn_with_the_reason_and_none_without(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Refactor the parser")
+               .shell("sleep 100", "aborted by user after 3.2s", 1)
+               .shell("rg parser", "aborted by user after 3.2s", 1)
+               .abort()
+               .typed("stop, keep the public API unchanged")
+               .shell("rg tokens", "aborted by user after 1.0s", 1)
+               .abort())
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert [(f.kind, f.reason) for f in frictions] == [
+        ("interruption", "stop, keep the public API unchanged")]
+
+
+def test_policy_denials_hooks_and_sandbox_are_told_apart() -> None:
+    def kind(text: str) -> str | None:
+        return classify(Result("c", False, text, None))
+    assert kind("This action was rejected due to unacceptable risk. Rationale: deletes data") == "denial"
+    assert kind("`rm -rf /` rejected: policy forbids commands starting with `rm`") == "denial"
+    assert kind("Command blocked by PreToolUse hook: no network. Command: curl x") == "hook_block"
+    assert kind('Network access to "pypi.org" is blocked by policy.') == "environment"
+    assert kind("touch: cannot touch '/usr/x': Read-only file system") == "environment"
+    assert kind("Traceback (most recent call last):\nValueError: bad") == "tool_error"
+    assert classify(Result("c", True, "ok", None)) is None
+    framed = ("Exit code: 1\nWall time: 1.2 seconds\nOutput:\ncollected 3 items\n"
+              "FAILED tests/test_a.py::test_x - AssertionError\n")
+    assert error_lines(framed) == "FAILED tests/test_a.py::test_x - AssertionError"
+
+
+def test_the_oldest_layout_and_unknown_shapes_are_read_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-old.jsonl"
+    lines = [
+        {"id": "old-1", "timestamp": "2025-05-01T10:00:00Z", "instructions": "x"},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run it"}]},
+        {"type": "function_call", "name": "shell", "call_id": "c1",
+         "arguments": json.dumps({"command": ["make", "release"]})},
+        {"type": "function_call_output", "call_id": "c1",
+         "output": json.dumps({"output": "exec command rejected by user", "metadata": {"exit_code": 1}})},
+        {"type": "message", "role": "user", "content": [{"type": "input_text",
+                                                         "text": "releases go through CI only"}]},
+        {"timestamp": "2025-05-01T10:05:00Z", "type": "event_msg",
+         "payload": {"type": "brand_new_event", "x": 1}},
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\nnot json\n", encoding="utf-8")
+    frictions, stats, _ = read_rollout(path)
+    assert [(f.kind, f.action, f.reason) for f in frictions] == [
+        ("rejection", "make release", "releases go through CI only")]
+    assert frictions[0].session_id == "old-1"
+    assert stats.unknown == {"event_msg/brand_new_event": 1} and stats.malformed == 1
+
+
+def test_import_stores_lessons_once_and_reimport_reads_nothing(workspace: Workspace,
+                                                               tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    (Rollout().typed("Set up")
+     .shell("npm install", "exec command rejected by user", declined=True)
+     .typed("this repo uses pnpm, never npm")).write(sessions)
+    Rollout(session="019f-bbbb", cwd="/code/app2").typed("x").shell(
+        "rm -rf build", "exec command rejected by user", declined=True).typed("no").write(sessions)
+    first = _import(workspace, sessions)
+    assert (first.read, first.other_project, first.inserted) == (1, 1, 1)
+    memory = _stored(workspace)[0]
+    assert memory.title == "this repo uses pnpm, never npm"
+    assert memory.content.startswith("The person declined `npm install` at Codex's approval prompt")
+    assert memory.metadata["session_id"] == "019f-aaaa" and memory.metadata["source"] == "codex"
+    assert memory.agent_id == "codex"
+    again = _import(workspace, sessions)
+    assert (again.read, again.unchanged, again.other_project, again.inserted) == (0, 1, 1, 0)
+
+
+def test_an_appended_rollout_adds_only_its_new_lessons(workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    rollout = (Rollout().typed("go").shell("npm install", "exec command rejected by user",
+                                           declined=True).typed("use pnpm"))
+    rollout.write(sessions)
+    _import(workspace, sessions)
+    rollout.shell("docker compose down -v", "exec command rejected by user", declined=True)
+    rollout.typed("never drop the volumes, they hold the dev data")
+    rollout.write(sessions, when=datetime(2026, 8, 3, 13, 0, tzinfo=UTC))
+    report = _import(workspace, sessions)
+    assert (report.inserted, report.duplicates) == (1, 1)
+    assert len(_stored(workspace)) == 2
+
+
+def test_since_compares_the_events_own_time(workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    (Rollout().typed("go").shell("npm install", "exec command rejected by user", declined=True)
+     .typed("use pnpm")).write(sessions)
+    report = _import(workspace, sessions, since=datetime(2026, 8, 3, 10, 30, tzinfo=UTC))
+    assert (report.read, report.frictions) == (1, 0)
+
+
+def test_live_rollouts_wait_and_a_prefix_project_is_not_ours(workspace: Workspace,
+                                                             tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    Rollout().typed("go").write(sessions, when=NOW)
+    assert _import(workspace, sessions).live == 1
+    assert inside("/code/app/sub", "/code/app") and not inside("/code/app2", "/code/app")
+
+
+def test_sessions_dir_follows_codex_home(workspace: Workspace, tmp_path: Path) -> None:
+    assert default_sessions_dir(workspace, {"CODEX_HOME": str(tmp_path / "ch")}) == \
+        tmp_path / "ch" / "sessions"
+    assert default_sessions_dir(workspace, {}).parts[-2:] == (".codex", "sessions")
