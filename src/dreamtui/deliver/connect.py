@@ -118,12 +118,16 @@ class Op:
     """One of connect's entries in a file: a member (`previous`: what it replaced) or a list item."""
 
     kind: Literal["member", "item"]
-    path: list[str]
+    path: list[str]  # a member's, or the list's
     value: Any
     previous: Any = MISSING
+    # How many of the path's last parts connect made (a member counts itself): undone, they go
+    # again once empty, so `"hooks": {}` is not left behind where there was no "hooks".
+    made: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": self.kind, "path": self.path, "value": self.value}
+        data: dict[str, Any] = {"kind": self.kind, "path": self.path, "value": self.value,
+                                "made": self.made}
         if self.previous is not MISSING:
             data["previous"] = self.previous
         return data
@@ -131,7 +135,7 @@ class Op:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Op:
         return cls(kind=data["kind"], path=list(data["path"]), value=data["value"],
-                   previous=data.get("previous", MISSING))
+                   previous=data.get("previous", MISSING), made=int(data.get("made", 0)))
 
 
 @dataclass
@@ -286,8 +290,15 @@ class _Toml(_Document):
         item = tomlkit.table()
         for key, sub in value.items():
             item[key] = sub
+        item.add(tomlkit.nl())  # a blank line before whatever table follows, as people write them
         container[path[-1]] = item
-        self.text = tomlkit.dumps(self._doc)
+        self._dump()
+
+    def _dump(self) -> None:
+        text = tomlkit.dumps(self._doc)
+        # No blank lines piled up at the end of a file that ended with one newline.
+        self.text = text.rstrip("\n") + "\n" if text.endswith("\n\n") and not self.text.endswith("\n\n") \
+            else text
 
     def remove(self, path: list[str]) -> None:
         container: Any = self._doc
@@ -300,7 +311,7 @@ class _Toml(_Document):
             parent_path = path[:-1]
             if parent_path and not self.get(parent_path):
                 self.remove(parent_path)  # an empty [mcp_servers] says nothing
-        self.text = tomlkit.dumps(self._doc)
+        self._dump()
 
     def append(self, path: list[str], item: Any) -> None:
         raise InputError("connect adds no list items to TOML")  # Codex needs none
@@ -436,6 +447,7 @@ def _plan_file(path: Path, kind: Format, wanted: list[Op], earlier: FileRecord |
     ops: list[Op] = []
     for op in wanted:
         old = next((o for o in earlier.ops if o.kind == op.kind and o.path == op.path), None) if earlier else None
+        op.made = old.made if old is not None else _made(document, op.path)
         if op.kind == "member":
             current = document.get(op.path)
             # What the path held before dreamtui first wrote it, kept across connects.
@@ -471,6 +483,24 @@ def _plan_file(path: Path, kind: Format, wanted: list[Op], earlier: FileRecord |
     record.written = after
     record.ops = ops
     return FileChange(path, before, after, what, record)
+
+
+def _made(document: _Document, path: list[str]) -> int:
+    """How many of `path`'s last parts are not in `document` yet."""
+    existing = len(path)
+    while existing and document.get(path[:existing]) is MISSING:
+        existing -= 1
+    return len(path) - existing
+
+
+def _prune(document: _Document, op: Op) -> None:
+    """Remove the containers connect made for `op` that are empty now that it is undone."""
+    first = 0 if op.kind == "item" else 1
+    for level in range(first, op.made):
+        prefix = op.path[:len(op.path) - level]
+        if document.get(prefix) not in ({}, []):
+            break
+        document.remove(prefix)
 
 
 def _missing_dirs(folder: Path) -> list[Path]:
@@ -626,10 +656,12 @@ def _undo_file(record: FileRecord, others: list[Connection]) -> tuple[FileChange
         if shared:
             continue  # another connection still needs it (dreamtui.yaml's project.root)
         if op.kind == "item":
-            document.remove_item(op.path, op.value)
+            if document.remove_item(op.path, op.value):
+                _prune(document, op)
         elif document.get(op.path) == op.value:
             if op.previous is MISSING:
                 document.remove(op.path)
+                _prune(document, op)
             else:
                 document.set(op.path, op.previous)
         elif document.get(op.path) is not MISSING:

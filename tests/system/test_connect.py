@@ -1,0 +1,246 @@
+"""`dreamtui connect` / `disconnect` through the CLI, on a workspace beside a toy project, with
+HOME and CODEX_HOME in tmp_path (never the real ~): merges keep every other byte, a second run
+changes nothing, --dry-run writes nothing, disconnect restores files byte for byte, and a file
+that is not valid JSON/TOML is refused with its line, untouched."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from dreamtui.cli.main import main
+from dreamtui.scaffold import init_workspace
+from dreamtui.store import tokens
+from dreamtui.workspace.layout import open_workspace
+
+SETTINGS = """{
+  "permissions": {"allow": ["Bash(ls)", "Bash(make test)"]},
+  "model": "opus",
+  "hooks": {
+    "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "ruff format"}]}]
+  }
+}
+"""
+MCP_JSON = """{
+    "mcpServers": {
+        "github": {"command": "gh-mcp", "args": ["--read-only"], "env": {"GH_HOST": "github.com"}}
+    }
+}"""  # four-space indent, no final newline: both must survive
+CODEX = """# Codex settings, kept by hand
+model = "o4-mini"   # fast enough
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+command = "docs-mcp"  # the docs server
+args = ["--port", "9000"]
+
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(home / "codex-home"))
+    monkeypatch.delenv("DREAMTUI_WORKSPACE", raising=False)
+    return home
+
+
+@pytest.fixture
+def layout(tmp_path: Path, home: Path) -> tuple[Path, Path]:
+    """~/notes/x (the workspace) beside ~/code/x (the project)."""
+    project = home / "code" / "x"
+    project.mkdir(parents=True)
+    workspace = init_workspace(home / "notes" / "x", git=False)
+    return workspace.root, project
+
+
+def run(ws: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["-w", str(ws), *args])
+
+
+def files(*paths: Path) -> dict[Path, bytes | None]:
+    return {p: p.read_bytes() if p.exists() else None for p in paths}
+
+
+def test_claude_code_merges_is_idempotent_and_disconnects_byte_for_byte(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(SETTINGS, encoding="utf-8")
+    (project / ".mcp.json").write_text(MCP_JSON, encoding="utf-8")
+    watched = [project / ".mcp.json", project / ".claude" / "settings.json", ws / "dreamtui.yaml"]
+    before = files(*watched)
+
+    preview = run(ws, "connect", "claude-code", "--project", str(project), "--dry-run")
+    assert preview.exit_code == 0, preview.output
+    assert "+++ " + str(project / ".mcp.json") in preview.output and "dry run: nothing was written" in preview.output
+    assert files(*watched) == before and not (ws / ".dreamtui" / "connections.json").exists()
+
+    done = run(ws, "connect", "claude-code", "--project", str(project))
+    assert done.exit_code == 0, done.output
+    assert f"connected claude-code to {project}" in done.output
+    servers = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["github"] == {"command": "gh-mcp", "args": ["--read-only"], "env": {"GH_HOST": "github.com"}}
+    assert servers["dreamtui"]["type"] == "stdio"
+    assert servers["dreamtui"]["args"][-5:] == ["--workspace", str(ws), "mcp", "--agent", "claude-code"]
+    mcp_text = (project / ".mcp.json").read_text(encoding="utf-8")
+    # Every byte of the person's text stays; the new member follows their four-space style.
+    assert mcp_text.startswith(MCP_JSON[:MCP_JSON.rindex('"env"')])
+    assert '\n        "dreamtui": {\n            "type": "stdio",' in mcp_text and not mcp_text.endswith("\n")
+    settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    assert settings["permissions"] == {"allow": ["Bash(ls)", "Bash(make test)"]} and settings["model"] == "opus"
+    assert settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "ruff format"
+    hook = settings["hooks"]["SessionStart"][0]["hooks"][0]
+    assert hook["type"] == "command" and hook["command"].endswith(f"--workspace {ws} status --hook")
+    assert settings["enabledMcpjsonServers"] == ["dreamtui"]
+    assert '"permissions": {"allow": ["Bash(ls)", "Bash(make test)"]},' in \
+        (project / ".claude" / "settings.json").read_text(encoding="utf-8")  # inline stays inline
+    config = yaml.safe_load((ws / "dreamtui.yaml").read_text(encoding="utf-8"))
+    assert config["project"]["root"] == "../../code/x"
+    assert open_workspace(ws).project_root.resolve() == project  # type: ignore[union-attr]
+    assert "# dreamtui workspace configuration" in (ws / "dreamtui.yaml").read_text(encoding="utf-8")
+
+    connected = files(*watched)
+    again = run(ws, "connect", "claude-code")  # the project now comes from project.root
+    assert again.exit_code == 0 and "nothing to change" in again.output
+    assert files(*watched) == connected
+
+    gone = run(ws, "disconnect")
+    assert gone.exit_code == 0, gone.output
+    assert files(*watched) == before
+    assert not (ws / ".dreamtui" / "connections.json").exists()
+    assert "nothing to disconnect" in run(ws, "disconnect").output
+
+
+def test_connect_creates_files_and_disconnect_removes_them_with_their_folder(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    assert (project / ".mcp.json").is_file() and (project / ".claude" / "settings.json").is_file()
+    assert json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["dreamtui"]
+    assert run(ws, "disconnect", "claude-code").exit_code == 0
+    assert sorted(p.name for p in project.iterdir()) == []  # .claude was connect's: gone too
+
+
+def test_a_file_changed_after_connect_loses_only_dreamtuis_entries(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    (project / ".mcp.json").write_text(MCP_JSON, encoding="utf-8")
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    data = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
+    data["mcpServers"]["later"] = {"command": "added-by-hand"}
+    (project / ".mcp.json").write_text(json.dumps(data, indent=4), encoding="utf-8")
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(settings.read_text(encoding="utf-8").replace("{\n", '{\n  "theme": "dark",\n', 1),
+                        encoding="utf-8")
+
+    assert run(ws, "disconnect").exit_code == 0
+    left = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
+    assert set(left["mcpServers"]) == {"github", "later"}
+    assert settings.read_text(encoding="utf-8") == '{\n  "theme": "dark"\n}\n'  # nothing of dreamtui's left
+
+
+def test_an_existing_dreamtui_entry_is_replaced_and_given_back(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    old = '{"mcpServers": {"dreamtui": {"command": "dreamtui", "args": ["--workspace", "/old", "mcp"]}}}\n'
+    (project / ".mcp.json").write_text(old, encoding="utf-8")
+    done = run(ws, "connect", "claude-code", "--project", str(project))
+    assert done.exit_code == 0 and "replaced the mcpServers.dreamtui that was there" in done.output
+    assert json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["dreamtui"]["args"][-1] \
+        == "claude-code"
+    assert run(ws, "disconnect").exit_code == 0
+    assert (project / ".mcp.json").read_text(encoding="utf-8") == old
+
+
+def test_codex_keeps_comments_and_an_http_token_is_created_and_revoked(layout: tuple[Path, Path], home: Path) -> None:
+    ws, project = layout
+    config = home / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(CODEX, encoding="utf-8")
+    done = run(ws, "connect", "codex", "--project", str(project), "--http", "http://127.0.0.1:8765")
+    assert done.exit_code == 0, done.output
+    text = config.read_text(encoding="utf-8")
+    block = '[mcp_servers.dreamtui]\nurl = "http://127.0.0.1:8765/mcp"\nbearer_token_env_var = "DREAMTUI_TOKEN"\n\n'
+    assert block in text and text.replace(block, "") == CODEX  # every comment and table as written
+    parsed = tomllib.loads(text)
+    assert parsed["mcp_servers"]["dreamtui"] == {"url": "http://127.0.0.1:8765/mcp",
+                                                 "bearer_token_env_var": "DREAMTUI_TOKEN"}
+    assert parsed["mcp_servers"]["docs"]["args"] == ["--port", "9000"]
+    token = next(line.split("=", 1)[1] for line in done.stdout.splitlines() if line.startswith("export "))
+    assert token not in text  # the secret never lands in a file
+    workspace = open_workspace(ws)
+    assert tokens.verify(workspace.stm_path, token) == "codex-x"
+    assert "nothing to change" in run(ws, "connect", "codex", "--http", "http://127.0.0.1:8765").output
+    assert not (home / ".codex").exists()  # $CODEX_HOME, not ~/.codex
+
+    assert run(ws, "disconnect", "codex").exit_code == 0
+    assert config.read_text(encoding="utf-8") == CODEX
+    assert tokens.verify(workspace.stm_path, token) is None
+
+
+def test_codex_stdio_into_a_new_config(layout: tuple[Path, Path], home: Path) -> None:
+    ws, project = layout
+    assert run(ws, "connect", "codex", "--project", str(project)).exit_code == 0
+    server = tomllib.loads((home / "codex-home" / "config.toml").read_text(encoding="utf-8"))["mcp_servers"]["dreamtui"]
+    assert server["args"][-5:] == ["--workspace", str(ws), "mcp", "--agent", "codex"]
+    assert run(ws, "disconnect").exit_code == 0
+    assert not (home / "codex-home").exists()
+
+
+def test_two_agents_share_project_root_until_the_last_disconnects(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    before = (ws / "dreamtui.yaml").read_bytes()
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    assert run(ws, "connect", "codex").exit_code == 0
+    assert "project.root kept" in run(ws, "disconnect", "claude-code").output
+    assert open_workspace(ws).project_root is not None
+    assert run(ws, "disconnect", "codex").exit_code == 0
+    assert (ws / "dreamtui.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize(("name", "text", "line"), [
+    (".mcp.json", '{\n  "mcpServers": {\n    "a": {"command": "x"},\n  }\n}\n', 4),  # a trailing comma
+    (".mcp.json", "[1, 2]\n", None),
+    (".claude/settings.json", '{\n  "hooks": []\n}\n', None),  # hooks must be an object
+])
+def test_a_file_that_is_not_what_connect_expects_is_refused_untouched(
+        layout: tuple[Path, Path], name: str, text: str, line: int | None) -> None:
+    ws, project = layout
+    target = project / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    result = run(ws, "connect", "claude-code", "--project", str(project))
+    assert result.exit_code == 2
+    message = result.output.strip()
+    assert message.count("\n") == 0 and str(target) in message and "nothing was changed" in message
+    if line is not None:
+        assert f"{target}:{line}:" in message
+    assert target.read_text(encoding="utf-8") == text
+    assert not (project / ".mcp.json").exists() or name == ".mcp.json"
+    assert not (ws / ".dreamtui" / "connections.json").exists()
+
+
+def test_malformed_codex_toml_is_refused_with_its_line(layout: tuple[Path, Path], home: Path) -> None:
+    ws, project = layout
+    config = home / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "o3"\n[mcp_servers\n', encoding="utf-8")
+    result = run(ws, "connect", "codex", "--project", str(project))
+    assert result.exit_code == 2 and f"{config}:2: not valid TOML" in result.output
+    assert config.read_text(encoding="utf-8") == 'model = "o3"\n[mcp_servers\n'
+
+
+def test_connect_needs_a_project_and_a_valid_url(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    missing = run(ws, "connect", "claude-code")
+    assert missing.exit_code == 2 and "--project PATH" in missing.output
+    bad = run(ws, "connect", "claude-code", "--project", str(project), "--http", "ftp://x")
+    assert bad.exit_code == 2 and "--http" in bad.output
+    nowhere = run(ws, "connect", "claude-code", "--project", str(project / "nope"))
+    assert nowhere.exit_code == 2 and "not a folder" in nowhere.output
