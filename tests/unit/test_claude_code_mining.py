@@ -1,0 +1,547 @@
+"""The lessons mined from Claude Code logs in the shapes real sessions have (versions 2.1.38 to
+2.1.2xx): refusals at the prompt and Escs with the person's next turn as the reason, plan
+rejections, clarifications, corrections in any language or conceded by the agent, tool errors
+worth a lesson, workflow subagents, resumed-session replays, the project check, `cwd` past a long
+first record, hooks outside tool results, `--since` by event time, and the lesson's own shape.
+
+Every log here is written by `_Log`, reproducing the records Claude Code writes (field names and
+texts as in real logs; the people, paths and commands are made up).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dreamtui.intake.claude_code.discovery import find_logs, first_cwd
+from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
+from dreamtui.intake.corrections import acknowledges_mistake, correction_rule
+from dreamtui.intake.lessons import error_lines, strip_ansi
+from dreamtui.model import NewMemory
+from dreamtui.workspace.layout import Workspace, open_workspace
+
+PROJECT = "/home/u/shop"
+SLUG = "-home-u-shop"
+REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+            "it was a file edit, the new_string was NOT written to the file). STOP what you are "
+            "doing and wait for the user to tell you how to proceed.")
+MARKER = "[Request interrupted by user for tool use]"
+
+
+class _Log:
+    """One session log written the way Claude Code writes it: one content block per record."""
+
+    def __init__(self, session: str, *, cwd: str = PROJECT, mode: str = "default",
+                 entrypoint: str = "cli", sidechain: bool = False, start: int = 0) -> None:
+        self.session, self.cwd, self.mode, self.entrypoint = session, cwd, mode, entrypoint
+        self.sidechain = sidechain
+        self.count = start
+        self.records: list[dict[str, Any]] = []
+
+    def _base(self, kind: str, uuid: str | None = None) -> dict[str, Any]:
+        self.count += 1
+        return {"parentUuid": None, "isSidechain": self.sidechain, "userType": "external",
+                "cwd": self.cwd, "sessionId": self.session, "version": "2.1.68",
+                "entrypoint": self.entrypoint, "type": kind,
+                "uuid": uuid or f"{self.session[:8]}-{self.count:04d}",
+                "timestamp": f"2026-11-02T10:{self.count // 60:02d}:{self.count % 60:02d}.000Z"}
+
+    def typed(self, text: str, **extra: Any) -> _Log:
+        record = self._base("user")
+        record.update(permissionMode=self.mode, message={"role": "user", "content": text}, **extra)
+        self.records.append(record)
+        return self
+
+    def marker(self, text: str = MARKER) -> _Log:
+        record = self._base("user")
+        record["message"] = {"role": "user", "content": [{"type": "text", "text": text}]}
+        self.records.append(record)
+        return self
+
+    def says(self, text: str) -> _Log:
+        record = self._base("assistant")
+        record["message"] = {"id": f"msg_{self.count}", "role": "assistant",
+                             "content": [{"type": "text", "text": text}]}
+        self.records.append(record)
+        return self
+
+    def calls(self, name: str, **data: Any) -> str:
+        record = self._base("assistant")
+        tool_id = f"toolu_{self.session[:4]}{self.count:04d}"
+        record["message"] = {"id": f"msg_{self.count}", "role": "assistant", "content": [
+            {"type": "tool_use", "id": tool_id, "name": name, "input": data}]}
+        self.records.append(record)
+        return tool_id
+
+    def result(self, tool_id: str, content: str, error: bool = False, **extra: Any) -> _Log:
+        record = self._base("user")
+        record["message"] = {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tool_id, "content": content, "is_error": error}]}
+        record["toolUseResult"] = f"Error: {content}" if error else {"stdout": content}
+        record.update(extra)
+        self.records.append(record)
+        return self
+
+    def refused(self, tool_id: str, **extra: Any) -> _Log:
+        return self.result(tool_id, REJECTED, True, toolUseResult="User rejected tool use", **extra)
+
+    def attachment(self, **attachment: Any) -> _Log:
+        record = self._base("attachment")
+        record["attachment"] = attachment
+        self.records.append(record)
+        return self
+
+    def hook_ran(self, tool_id: str, hook: str = "PreToolUse:Bash") -> _Log:
+        record = self._base("progress")
+        record.update(data={"type": "hook_progress", "hookEvent": "PreToolUse", "hookName": hook,
+                            "command": "~/.claude/hooks/guard.sh"},
+                      toolUseID=tool_id, parentToolUseID=tool_id)
+        self.records.append(record)
+        return self
+
+    def system(self, subtype: str, content: str) -> _Log:
+        record = self._base("system")
+        record.update(subtype=subtype, content=content, level="info")
+        self.records.append(record)
+        return self
+
+    def raw(self, record: dict[str, Any]) -> _Log:
+        self.records.append(record)
+        return self
+
+    def write(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records),
+                        encoding="utf-8")
+        return path
+
+
+def _age(root: Path, seconds: float = 86_400) -> None:
+    moment = time.time() - seconds
+    for path in root.rglob("*.jsonl"):
+        os.utime(path, (moment, moment))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "dreamtui.yaml").write_text("", encoding="utf-8")
+    return open_workspace(root)
+
+
+@pytest.fixture
+def projects(tmp_path: Path) -> Path:
+    return tmp_path / "projects"
+
+
+def _import(workspace: Workspace, projects: Path, project: str = PROJECT,
+            **options: Any) -> ImportReport:
+    _age(projects)
+    return import_logs(workspace, ImportOptions(projects_dir=projects, project=project, **options))
+
+
+def _mined(workspace: Workspace, projects: Path, *logs: _Log) -> list[NewMemory]:
+    for log in logs:
+        log.write(projects / SLUG / f"{log.session}.jsonl")
+    return _import(workspace, projects, dry_run=True).memories
+
+
+def _kinds(memories: list[NewMemory]) -> list[str]:
+    return [m.metadata["kind"] for m in memories]
+
+
+# -- 1. refusals and Escs, with the reason the person typed next ------------------------------
+
+
+def test_a_refusal_at_the_prompt_takes_the_next_typed_turn_as_its_reason(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("a1a1a1a1-0000-4000-8000-000000000001")
+    log.typed("Set up the database for the tests")
+    bash = log.calls("Bash", command="mkdir -p /tmp/shop-db && initdb /tmp/shop-db")
+    log.refused(bash).marker()
+    log.typed("Do not use /tmp; keep files within the project's .claude dir")
+    log.says("Understood, I will use .claude/db instead.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "rejection" and memory.type == "failure"
+    assert memory.metadata["reason"] == "Do not use /tmp; keep files within the project's .claude dir"
+    assert memory.title.startswith("Do not use /tmp; keep files within the project's .claude dir "
+                                   "(rejected: run `mkdir -p /tmp/shop-db")
+    first = memory.content.splitlines()[0]
+    assert first.startswith("Do not run `mkdir -p /tmp/shop-db && initdb /tmp/shop-db`: the "
+                            "person rejected it at the permission prompt and said “Do not use /tmp")
+    # provenance in metadata, none of it in the title or the first line
+    assert log.session not in memory.title + first
+    assert memory.metadata["session_id"] == log.session
+    assert memory.metadata["record_uuids"] == ["a1a1a1a1-0003"]
+    assert memory.metadata["timestamp"] == "2026-11-02T10:00:03.000Z"
+    assert memory.metadata["log"] == f"{SLUG}/{log.session}.jsonl"
+
+
+def test_the_reason_typed_into_the_result_is_kept_and_the_next_turn_is_free(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("a2a2a2a2-0000-4000-8000-000000000002")
+    log.typed("Clean up")
+    bash = log.calls("Bash", command="rm -rf node_modules")
+    log.result(bash, REJECTED.split(" STOP")[0] + " To tell you how to proceed, the user said:\n"
+               "keep node_modules, only delete dist", True)
+    log.says("OK, deleting dist only.")
+    log.typed("no, leave dist alone too")
+    kinds = _kinds(_mined(workspace, projects, log))
+    assert sorted(kinds) == ["correction", "rejection"]
+
+
+def test_an_esc_in_bypass_mode_over_parallel_calls_is_one_interruption_with_its_reason(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("a3a3a3a3-0000-4000-8000-000000000003", mode="bypassPermissions")
+    log.typed("the server does not start")
+    first = log.calls("Bash", command="mix phx.server 2>&1 | head -80")
+    second = log.calls("Glob", pattern="config/*.exs")
+    log.refused(first).refused(second).marker()
+    log.typed("it is already running in tmux, read its log instead")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "interruption"  # no prompt in this mode: the Esc key
+    assert memory.metadata["reason"] == "it is already running in tmux, read its log instead"
+    assert memory.title.startswith("It is already running in tmux, read its log instead "
+                                   "(interrupted: run `mix phx.server")
+    assert "The agent had called: Bash mix phx.server 2>&1 | head -80; Glob config/*.exs" \
+        in memory.content
+    assert len(memory.metadata["record_uuids"]) == 2
+
+
+def test_an_esc_with_no_reason_is_no_lesson_and_toolDenialKind_is_read(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("a4a4a4a4-0000-4000-8000-000000000004")
+    log.typed("run the suite")
+    bash = log.calls("Bash", command="pytest -x")
+    log.result(bash, MARKER, True, toolDenialKind="interrupted").marker()
+    log.typed("<task-notification>\n<status>completed</status>\n</task-notification>")
+    log.says("The background task finished.")
+    fetch = log.calls("Bash", command="curl -s https://internal.example/api")
+    log.result(fetch, "Permission for this action was denied.", True, toolDenialKind="classifier")
+    assert _kinds(_mined(workspace, projects, log)) == ["denial"]
+
+
+def test_each_rejected_plan_is_its_own_lesson_and_quotes_the_plan(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("a5a5a5a5-0000-4000-8000-000000000005", mode="plan")
+    log.typed("plan the migration to the new payments API")
+    for plan, reason in (("# Migrate payments\n1. Drop the old tables\n2. Import", "keep the old "
+                          "tables until the import is verified"),
+                         ("# Migrate payments\n1. Rename the old tables\n2. Import", "write the "
+                          "import as a reversible migration")):
+        tool = log.calls("ExitPlanMode", plan=plan)
+        log.refused(tool).marker()
+        log.typed(reason)
+    memories = _mined(workspace, projects, log)
+    assert _kinds(memories) == ["plan_rejection", "plan_rejection"]
+    keep, write = memories
+    assert keep.title == "Keep the old tables until the import is verified (plan rejected)"
+    assert "The plan: “# Migrate payments\n1. Drop the old tables\n2. Import”" in keep.content
+    assert "Rename the old tables" in write.content
+
+
+def test_a_refused_question_is_a_clarification_with_the_persons_words(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("a6a6a6a6-0000-4000-8000-000000000006")
+    log.typed("add caching")
+    ask = log.calls("AskUserQuestion", questions=[{"question": "Redis or in-process?",
+                                                    "header": "Cache", "options": []}])
+    log.refused(ask).marker()
+    log.attachment(type="queued_command", prompt="we have no Redis in production")
+    log.typed("use functools.lru_cache for now")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "clarification" and memory.type == "observation"
+    assert memory.metadata["reason"] == ("we have no Redis in production\n"
+                                         "use functools.lru_cache for now")
+    assert "Redis or in-process?" in memory.content
+
+
+# -- 2. corrections people write ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "why did you miss Qwen 3?",
+    "did you actually test it?",
+    "Why are you still editing the generated client?",
+    "no verify them 1 by 1",
+    "ultrathink no, the port is 5433",
+    "you forgot the migration",
+    "it still fails with the same error",
+    "不要重复进行同样的测试",
+    "不对，应该用 pnpm",
+    "为什么又改了配置文件？",
+])
+def test_corrections_in_the_shapes_people_write(text: str) -> None:
+    assert correction_rule(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "did you push?",  # a question, not a challenge
+    "no worries, take your time",
+    "no need to rush",
+    "what does this function do?",
+    "继续",
+    "可以,后续你自动完成",
+])
+def test_ordinary_turns_are_not_corrections(text: str) -> None:
+    assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize(("reply", "conceded"), [
+    ("You're absolutely right — I skipped the integration tests.", True),
+    ("My mistake, the flag is --frozen-lockfile.", True),
+    ("你说得对，我漏掉了 Qwen 3。", True),
+    ("I apologize for the confusion.", True),
+    ("Sure, here is the summary.", False),
+    ("Right now the build takes 4 minutes.", False),
+])
+def test_the_agent_conceding_a_mistake(reply: str, conceded: bool) -> None:
+    assert acknowledges_mistake(reply) is conceded
+
+
+def test_a_turn_the_agent_concedes_is_a_correction_quoting_both(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("b1b1b1b1-0000-4000-8000-000000000001")
+    log.typed("list the open models we support")
+    log.result(log.calls("Read", file_path=f"{PROJECT}/models.yaml"), "1\tllama")
+    log.says("We support Llama and Mistral.")
+    log.typed("Qwen 3 is in the yaml too")
+    log.says("You're absolutely right, I missed Qwen 3 in models.yaml.")
+    log.typed("thanks, now add a test")
+    log.says("Added the test.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "correction" and memory.metadata["rule"] == "acknowledged"
+    assert memory.title == "Qwen 3 is in the yaml too"
+    assert "The agent replied: “You're absolutely right, I missed Qwen 3" in memory.content
+    assert f"The agent had just called: Read {PROJECT}/models.yaml" in memory.content
+
+
+def test_hook_output_notifications_pasted_logs_and_sdk_sessions_are_not_the_person(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("b2b2b2b2-0000-4000-8000-000000000002")
+    log.typed("fix the flaky test")
+    log.result(log.calls("Bash", command="pytest tests/test_api.py"), "1 passed")
+    log.says("Fixed.")
+    log.typed("Stop hook feedback:\nno, the lint step failed: ruff found 3 errors")
+    log.says("Sorry, fixing the lint errors now.")
+    log.typed("<task-notification>\n<status>failed</status>\n</task-notification>")
+    log.says("I apologize, the background run failed.")
+    log.typed("2026-11-02 10:01:02 ERROR worker crashed\n  File \"app.py\", line 3")
+    log.says("You're right, the worker crashes on start.")
+    sdk = _Log("b3b3b3b3-0000-4000-8000-000000000003", entrypoint="sdk-cli")
+    sdk.typed("summarise the session")
+    sdk.says("Done.")
+    sdk.typed("no, use the observation format")
+    sdk.says("You're absolutely right.")
+    assert _mined(workspace, projects, log, sdk) == []
+
+
+# -- 3. tool errors worth a lesson ----------------------------------------------------------
+
+
+def test_only_tool_errors_that_teach_something_are_kept(workspace: Workspace, projects: Path) -> None:
+    log = _Log("c1c1c1c1-0000-4000-8000-000000000001")
+    log.typed("get the emulator rooted")
+    log.result(log.calls("Read", file_path=f"{PROJECT}/missing.md"),
+               "<tool_use_error>File does not exist.</tool_use_error>", True)  # exploring
+    log.result(log.calls("Edit", file_path=f"{PROJECT}/a.py"),
+               "<tool_use_error>String to replace not found in file.</tool_use_error>", True)
+    log.result(log.calls("Bash", command="pytest -q"), "Exit code 1\n1 failed", True)
+    log.result(log.calls("Bash", command="pytest -q"), "3 passed")  # the agent got past it
+    log.result(log.calls("Bash", command="adb shell su -c id"),
+               "Exit code 127\n/system/bin/sh: su: inaccessible or not found", True)  # environment
+    for _ in range(2):  # failed twice, never got past
+        log.result(log.calls("Bash", command="adb root"),
+                   "Exit code 1\n\x1b[31madbd cannot run as root in production builds\x1b[0m", True)
+    log.says("adb root does not work on this image.")
+    log.result(log.calls("Bash", command="make flash"), "Exit code 2\nmake: *** [flash] Error 1",
+               True)
+    log.says("The flash target failed.")
+    log.typed("make flash needs the device in fastboot mode first")  # the person comments
+    memories = {m.metadata["tool"] + " " + m.content.splitlines()[1]: m
+                for m in _mined(workspace, projects, log)}
+    whys = sorted(m.metadata["why"] for m in memories.values())
+    assert whys == ["an environment fact", "the person commented on it",
+                    "the same call failed 2 times and the agent did not get past it"]
+    assert all(m.metadata["kind"] == "tool_error" for m in memories.values())
+    root = next(m for m in memories.values() if "adb root" in m.content)
+    assert "\x1b" not in root.title + root.content
+    assert "adbd cannot run as root in production builds" in root.title
+    flash = next(m for m in memories.values() if "make flash" in m.content)
+    assert "The person then said: “make flash needs the device in fastboot mode first”" in flash.content
+
+
+def test_a_tool_error_recurring_in_another_session_is_kept(workspace: Workspace,
+                                                            projects: Path) -> None:
+    logs = []
+    for n in range(2):
+        log = _Log(f"c2c2c2c{n}-0000-4000-8000-00000000000{n}")
+        log.typed("deploy")
+        log.result(log.calls("Bash", command="./deploy.sh staging"),
+                   f"Exit code 1\nerror: could not connect to vault at 10.0.0.{n}:8200", True)
+        log.result(log.calls("Bash", command="./deploy.sh staging"), "ok")
+        logs.append(log)
+    once = _Log("c2c2c2c9-0000-4000-8000-000000000009")
+    once.typed("deploy")
+    once.result(once.calls("Bash", command="./build.sh"), "Exit code 1\nerror: disk quota", True)
+    once.result(once.calls("Bash", command="./build.sh"), "ok")
+    memories = _mined(workspace, projects, *logs, once)
+    assert len(memories) == 2  # one per session, the dream merges them
+    assert {m.metadata["why"] for m in memories} == {"the same error occurred in 2 sessions"}
+
+
+def test_error_lines_are_preferred_and_ansi_is_stripped() -> None:
+    text = ("Exit code 1\n\x1b[2mCompiling 40 files\x1b[0m\n[===    ] 25%\r[=====  ] 50%\n"
+            "\x1b[31merror:\x1b[0m could not resolve \"js/app.js\"\nDone in 2s")
+    assert error_lines(text, 200) == 'Exit code 1\nerror: could not resolve "js/app.js"'
+    assert strip_ansi("\x1b]0;title\x07\x1b[1;32mok\x1b[0m") == "ok"
+
+
+# -- 4. the records of the wild -------------------------------------------------------------
+
+
+def test_workflow_subagent_logs_and_their_journal_are_read(workspace: Workspace,
+                                                           projects: Path) -> None:
+    session = "d1d1d1d1-0000-4000-8000-000000000001"
+    _Log(session).typed("build it").says("Starting a workflow.").write(
+        projects / SLUG / f"{session}.jsonl")
+    workflow = projects / SLUG / session / "subagents" / "workflows" / "wf_9cab1d1d-783"
+    agent = _Log(session, sidechain=True)
+    agent.records.append({"type": "user", "isSidechain": True, "agentId": "a4c69c8",
+                          "uuid": "wf-0001", "timestamp": "2026-11-02T10:00:00.000Z",
+                          "message": {"role": "user", "content": "Explore the SDK images"}})
+    tool = agent.calls("Bash", command="sdkmanager --install 'system-images;android-36'")
+    agent.result(tool, "Exit code 127\nbash: sdkmanager: command not found", True)
+    for record in agent.records:
+        record.pop("cwd", None)  # workflow agents' records carry no cwd
+    agent.write(workflow / "agent-a4c69c858dab2afd6.jsonl")
+    (workflow / "journal.jsonl").write_text("", encoding="utf-8")
+    assert len(find_logs(projects, PROJECT)) == 3
+    report = _import(workspace, projects, dry_run=True)
+    [memory] = report.memories
+    assert memory.agent_id == "claude-code/subagent" and memory.metadata["sidechain"] is True
+    assert memory.idempotency_key is not None and memory.idempotency_key.startswith(
+        f"cc:{session}/workflows/wf_9cab1d1d-783/agent-a4c69c858dab2afd6:tool_error:")
+
+
+def _resumed(original: _Log, session: str) -> _Log:
+    """A resumed session: the earlier records (same uuids) replayed into a new file, then more."""
+    copy = _Log(session, start=100)
+    copy.records = [{**r, "sessionId": session} for r in original.records]
+    return copy
+
+
+def test_a_resumed_session_stores_no_record_twice(workspace: Workspace, projects: Path) -> None:
+    first = _Log("e1e1e1e1-0000-4000-8000-000000000001")
+    first.typed("migrate")
+    first.refused(first.calls("Bash", command="dropdb shop")).marker()
+    first.typed("never drop the database, it holds the only copy")
+    first.write(projects / SLUG / f"{first.session}.jsonl")
+    assert _import(workspace, projects).inserted == 1
+    second = _resumed(first, "e2e2e2e2-0000-4000-8000-000000000002")
+    second.says("Resuming.")
+    second.refused(second.calls("Bash", command="rm -rf media/")).marker()
+    second.typed("media/ is user uploads, keep it")
+    second.write(projects / SLUG / f"{second.session}.jsonl")
+    _age(projects, 3600)  # newer than the first
+    os.utime(projects / SLUG / f"{first.session}.jsonl", (time.time() - 7200,) * 2)
+    report = import_logs(workspace, ImportOptions(projects_dir=projects, project=PROJECT))
+    assert (report.inserted, report.replayed) == (1, 1)
+    # both files new to another workspace, in one import: the older file keeps the record
+    other_root = workspace.root.parent / "ws2"
+    other_root.mkdir()
+    (other_root / "dreamtui.yaml").write_text("", encoding="utf-8")
+    other = open_workspace(other_root)
+    again = import_logs(other, ImportOptions(projects_dir=projects, project=PROJECT))
+    assert (again.inserted, again.replayed) == (2, 1)
+    uuids = [u for m in again.memories for u in m.metadata["record_uuids"]]
+    assert len(uuids) == len(set(uuids))
+
+
+def test_the_project_check_applies_to_logs_an_earlier_import_read(workspace: Workspace,
+                                                                  projects: Path) -> None:
+    web = _Log("f1f1f1f1-0000-4000-8000-000000000001", cwd="/home/u/shop-web")
+    web.typed("style it")
+    web.refused(web.calls("Bash", command="npm i tailwind")).marker()
+    web.typed("we use plain CSS")
+    web.write(projects / "-home-u-shop-web" / f"{web.session}.jsonl")
+    assert _import(workspace, projects, project="/home/u/shop-web").inserted == 1
+    # /home/u/shop is a prefix of /home/u/shop-web and its slug folder matches -home-u-shop-*
+    report = _import(workspace, projects, project=PROJECT)
+    assert (report.other_project, report.read, report.unchanged) == (1, 0, 0)
+
+
+def test_cwd_is_found_after_a_first_prompt_of_any_length(workspace: Workspace,
+                                                         projects: Path) -> None:
+    log = _Log("f2f2f2f2-0000-4000-8000-000000000002", cwd="/home/u/shop-admin")
+    log.typed("x" * 400_000)
+    first = log.records[0]
+    log.records[0] = {k: first[k] for k in ("type", "message", "uuid", "timestamp")} | {
+        "cwd": first["cwd"], "sessionId": first["sessionId"]}  # 2.1.167: cwd after message
+    path = log.write(projects / "-home-u-shop-admin" / f"{log.session}.jsonl")
+    assert first_cwd(path) == "/home/u/shop-admin"
+    report = _import(workspace, projects, project=PROJECT, dry_run=True)
+    assert report.other_project == 1  # /home/u/shop-admin is not inside /home/u/shop
+
+
+def test_hooks_are_read_from_progress_system_and_attachment_records(workspace: Workspace,
+                                                                    projects: Path) -> None:
+    log = _Log("f3f3f3f3-0000-4000-8000-000000000003")
+    log.typed("commit it")
+    commit = log.calls("Bash", command="git commit -am 'wip'")
+    log.hook_ran(commit)
+    log.result(commit, "Pre-commit validation failed:\n[FORMAT] Run 'mix format' to fix.", True)
+    edit = log.calls("Edit", file_path=f"{PROJECT}/.env")
+    log.hook_ran(edit, "PreToolUse:Edit")
+    log.result(edit, "<tool_use_error>File has not been read yet.</tool_use_error>", True)
+    log.system("informational", "PreToolUse:Write hook blocked: writes outside src/ are denied")
+    log.attachment(type="hook_blocking_error", hookName="PreToolUse:Bash",
+                   blockingError={"blockingError": "Blocked by hook: use rg, not grep -r",
+                                  "command": "~/.claude/hooks/search-gate.sh"})
+    memories = _mined(workspace, projects, log)
+    assert _kinds(memories) == ["hook_block", "hook_block", "hook_block"]
+    titles = [m.title for m in memories]
+    assert titles[0] == "A hook blocks `git commit`: Pre-commit validation failed: [FORMAT] Run 'mix format' to fix."
+    assert "use rg, not grep -r" in titles[2]
+
+
+def test_since_is_the_time_of_each_event(workspace: Workspace, projects: Path) -> None:
+    log = _Log("f4f4f4f4-0000-4000-8000-000000000004")
+    log.typed("go")
+    log.refused(log.calls("Bash", command="git push -f")).marker()
+    log.typed("never force-push")
+    log.refused(log.calls("Bash", command="git reset --hard")).marker()
+    log.typed("keep my local changes")
+    log.write(projects / SLUG / f"{log.session}.jsonl")
+    since = datetime(2026, 11, 2, 10, 0, 7, tzinfo=UTC)  # between the two refusals
+    report = _import(workspace, projects, since=since, dry_run=True)
+    assert report.too_old == 0  # the file was written to after --since: read, events filtered
+    assert [m.metadata["reason"] for m in report.memories] == ["keep my local changes"]
+    assert report.before_since == 1
+
+
+def _lines(memories: list[NewMemory]) -> Iterator[str]:
+    for memory in memories:
+        yield memory.title
+        yield memory.content.splitlines()[0]
+
+
+def test_every_memory_is_a_lesson_without_provenance_in_its_words(workspace: Workspace,
+                                                                   projects: Path) -> None:
+    log = _Log("f5f5f5f5-0000-4000-8000-000000000005")
+    log.typed("ship it")
+    log.refused(log.calls("Bash", command="npm publish")).marker()
+    log.typed("publishing happens in CI only")
+    log.says("Done")
+    log.typed("don't bump the version by hand")
+    for line in _lines(_mined(workspace, projects, log)):
+        assert not line.startswith("Claude Code session")
+        assert log.session not in line and PROJECT not in line
