@@ -167,9 +167,14 @@ class _State:
     def slug_owner(self, slug: str) -> str | None:
         return self.owners.get(slug)
 
-    def put(self, path: str, text: str) -> None:
+    def put(self, path: str, text: str, route: str | None = None) -> None:
+        """`text` at `path`; with `route`, its frontmatter says that route (set only when the
+        text does not already resolve to it: an entry without the key counts as `bundle`)."""
         try:
             entry = parse_entry(text, path)
+            if route is not None and entry.route != route:
+                text = with_meta(text, path, {"route": route})
+                entry = parse_entry(text, path)
         except EntryError as exc:
             raise _Held(f"the proposed text is not a valid entry: {exc}") from None
         self._forget(path)
@@ -239,7 +244,7 @@ def _apply_create(state: _State, p: Proposal, decision: str) -> str:
                                     None))
         return "archived"
     text = with_meta(p.after, target, {"importance": "pinned"}) if decision == "pin" else p.after
-    state.put(target, _routed(text, target, p))
+    state.put(target, text, _entry_route(p))
     return "pinned" if decision == "pin" else "created"
 
 
@@ -255,7 +260,7 @@ def _apply_change(state: _State, p: Proposal, decision: str) -> str:
     if p.after is None:
         raise _Held(f"an {p.op} proposal without text")
     text = with_meta(p.after, p.target, {"importance": "pinned"}) if decision == "pin" else p.after
-    state.put(p.target, _routed(text, p.target, p))
+    state.put(p.target, text, _entry_route(p))
     return Effect.PINNED if decision == Decision.PIN else Op(p.op).accepted
 
 
@@ -305,13 +310,10 @@ _ENTRY_ROUTE = {Route.MEMORY: Route.MEMORY, Route.BUNDLE: Route.BUNDLE, Route.SK
 LESSON_OPS = (Op.CREATE, Op.UPDATE, Op.REINFORCE, Op.WEAKEN)  # the ops whose route a person may change
 
 
-def _routed(text: str, path: str, p: Proposal) -> str:
-    """`text` with the frontmatter `route` the proposal's route gives (unchanged without one)."""
+def _entry_route(p: Proposal) -> str | None:
+    """The frontmatter `route` the proposal's route gives its entry (None: no route to set)."""
     route = _ENTRY_ROUTE.get(Route(p.route)) if p.route else None
-    if route is None:
-        return text
-    entry = parse_entry(text, path)
-    return text if entry.meta.get("route") == route else with_meta(text, path, {"route": str(route)})
+    return None if route is None else str(route)
 
 
 def _apply(state: _State, p: Proposal, decision: str) -> str:
