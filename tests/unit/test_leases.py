@@ -26,7 +26,7 @@ from dreamtui.review.commit import abandon, commit
 from dreamtui.review.decide import all_matching, decide
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.leases import GONE, release_dream, release_stranded, settle
-from dreamtui.store.stm import STMStore, format_ts
+from dreamtui.store.stm import LeaseHeld, STMStore, format_ts
 from dreamtui.workspace.layout import Workspace
 from tests.factories import DREAM_ID, NOW, basic, new_workspace, submit, write_entry
 
@@ -151,10 +151,14 @@ def test_another_programs_claim_is_never_released(ws: Workspace) -> None:
     shown = status(ws)["claims"]
     assert (shown["foreign"], shown["stranded"]) == (2, 0)
     assert "claimed by a lease dreamtui did not take" in cli(ws, "status").stdout
-    assert release_stranded(ws) == [] and settle(ws) is None
-    changeset = dream(ws, now=NOW)
-    assert changeset is not None and len(changeset.batch) == 4
-    assert states(ws)["claimed"] == 6
+    # While its dream lease is live dreamtui writes nothing at all (issue 15, problem 2): neither
+    # returns its claims nor dreams beside it.
+    for write in (release_stranded, settle, lambda w: dream(w, now=NOW)):
+        with pytest.raises(LeaseHeld, match="lease dreamer- holds tenant 'default'"):
+            write(ws)
+    refused = cli(ws, "release", "--stranded")
+    assert refused.exit_code == 4 and "a Dreamer server" in refused.output
+    assert states(ws)["claimed"] == 2
 
 
 # -- a corrupt open record ---------------------------------------------------------------------------

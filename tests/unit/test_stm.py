@@ -330,13 +330,17 @@ def test_reclaim_expired_and_extend(store: STMStore) -> None:
     assert store.counts() == {"pending": 2, "claimed": 2, "consumed": 0}
 
 
-def test_claim_whose_lease_row_vanished_is_reclaimed(store: STMStore) -> None:
-    store.submit_many([new_memory("m")], now=T0)
-    lease = store.claim(limit=1, lease_minutes=60, now=T0)
-    assert lease is not None
+def test_a_foreign_claim_whose_lease_row_vanished_is_reclaimed_ours_is_kept(store: STMStore) -> None:
+    store.submit_many([new_memory("m"), new_memory("n")], now=T0)
+    ours = store.claim(limit=1, lease_minutes=60, now=T0)
+    assert ours is not None
+    # A Dreamer server's claim whose dream_leases row is gone (a crash, a hand edit).
+    store._conn.execute("UPDATE stm_memories SET consumed_by_lease = 'dreamer-lease' WHERE consumed_by_lease IS NULL")
     store._conn.execute("DELETE FROM dream_leases")
     assert store.reclaim_expired(now=T0) == 1
-    assert store.counts()["pending"] == 1
+    # dreamtui's claim outlives its row: an open changeset keeps it (the row is only held while writing).
+    assert store.lease_alive(ours.id, now=T0 + timedelta(days=90))
+    assert [m.title for m in store.page(MemoryFilter(state="claimed"))] == ["m"]
 
 
 # -- counting, filters, paging -------------------------------------------------------------------

@@ -19,6 +19,7 @@ from dreamtui.errors import InputError
 from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, FEEDBACK_TYPES, NewMemory
 from dreamtui.safety.fields import clean_fields, with_findings
 from dreamtui.safety.paths import validate_slug
+from dreamtui.store.stm import refuse_colliding_extra
 from dreamtui.workspace.config import Config
 
 # Limits of the fields the config does not size. A tag becomes an AGENTS.md heading and a flag
@@ -78,6 +79,7 @@ def _prepared(type_: str, title: str, content: str, agent_id: str, tags: Sequenc
         raise InputError(problem)
     if extra_in:  # nearly always empty: bulk intake skips the checks
         _check_json("extra", extra_in)
+        refuse_colliding_extra(extra_in)
         for name, holds in (("safety", "safety marks"), ("redacted", "kinds of secret redacted")):
             recorded = extra_in.get(name, [])
             if not isinstance(recorded, list) or not all(isinstance(i, str) for i in recorded):

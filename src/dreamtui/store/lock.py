@@ -7,6 +7,12 @@ and neither is the file's mtime.
 
 Inside one process the lock is re-entrant for the thread that holds it, so the headless runner can
 hold it for a whole run and still call `commit`, which takes it too.
+
+Whoever holds it also holds the tenant's dream lease in stm.db (`STMStore.begin_writing`), so a
+Dreamer server sharing the folder never dreams while dreamtui dreams or writes, and dreamtui never
+writes while Dreamer dreams (LeaseHeld, exit 4): Dreamer's dream mirrors a snapshot of the tree
+back over it and would undo a commit made meanwhile. The lease is renewed while the lock is held
+and given back with it; nothing else holds it, an open review included.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dreamtui.errors import LockedError, WorkspaceError
+from dreamtui.errors import LockedError, StoreError, WorkspaceError
 from dreamtui.model import iso_z
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.files import PRIVATE
+from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 
 _registry_guard = threading.Lock()
@@ -37,6 +44,39 @@ class _Held:
     fd: int
     thread: int
     depth: int
+    lease: _TenantLease | None = None
+
+
+class _TenantLease:
+    """The tenant's dream lease while the workspace lock is held, renewed by a daemon thread."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.minutes = workspace.config.stm.lease_minutes
+        self.stm = STMStore.for_workspace(workspace)
+        try:
+            self.id = self.stm.begin_writing(self.minutes)
+        except BaseException:
+            self.stm.close()
+            raise
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._renew, name="dreamtui-dream-lease", daemon=True)
+        self._thread.start()
+
+    def _renew(self) -> None:
+        # A third of the lease: two renewals may fail (a busy database) before it lapses.
+        while not self._stop.wait(self.minutes * 20):
+            try:
+                self.stm.extend_lease(self.id, self.minutes)
+            except StoreError:
+                pass  # the next attempt tries again; the lease itself says until when it holds
+
+    def end(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        try:
+            self.stm.end_writing(self.id)
+        finally:
+            self.stm.close()
 
 
 # Lock files this process holds, by resolved path: flock conflicts between two descriptors of
@@ -80,6 +120,7 @@ class WorkspaceLock:
         self.path = _lock_file(workspace.lock_path)
         self.operation = operation
         self._clock = workspace.clock
+        self._workspace = workspace
 
     @contextmanager
     def acquire(self, wait: bool = False) -> Iterator[WorkspaceLock]:
@@ -99,6 +140,7 @@ class WorkspaceLock:
             _held[self.path] = _Held(fd=fd, thread=threading.get_ident(), depth=1)
         try:
             self._write_body(fd)
+            _held[self.path].lease = _TenantLease(self._workspace)
             yield self
         finally:
             self._leave()
@@ -122,13 +164,17 @@ class WorkspaceLock:
             if held.depth > 0:
                 return
             del _held[self.path]
-        # Empty the body before unlocking so nobody reads a finished holder as the current one.
         try:
-            os.ftruncate(held.fd, 0)
-        except OSError:
-            pass
-        fcntl.flock(held.fd, fcntl.LOCK_UN)
-        os.close(held.fd)
+            if held.lease is not None:
+                held.lease.end()
+        finally:
+            # Empty the body before unlocking so nobody reads a finished holder as the current one.
+            try:
+                os.ftruncate(held.fd, 0)
+            except OSError:
+                pass
+            fcntl.flock(held.fd, fcntl.LOCK_UN)
+            os.close(held.fd)
 
     def _flock(self, fd: int, wait: bool) -> None:
         try:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from dreamtui.clock import RANDOM_IDS, Clock, IdSource, system_clock
-from dreamtui.errors import InputError, StoreError
+from dreamtui.errors import InputError, LockedError, StoreError
 from dreamtui.model import FEEDBACK_TYPES, MEMORY_STATES, Memory, NewMemory
 from dreamtui.store import db
 
@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
     from dreamtui.workspace.layout import Workspace
 
-# Dreamer's DDL verbatim (docs/architecture.md §3.2): a Dreamer server and dreamtui must create identical files.
+# Dreamer's tables as its SQLAlchemy metadata creates them (docs/architecture.md §3.2): column for column
+# and index for index the same schema, so either program reads and writes what the other created (the
+# DDL text differs: SQLAlchemy writes its own spelling of the same types).
 STM_MEMORIES_DDL = """CREATE TABLE stm_memories (
   id VARCHAR NOT NULL PRIMARY KEY,        -- uuid4 string
   tenant_id VARCHAR NOT NULL,             -- 'default'
@@ -90,7 +92,11 @@ META_DDL = f"""CREATE TABLE IF NOT EXISTS {META_TABLE} (
   tenant_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY (tenant_id, key))"""
 # The leases dreamtui itself took (dream_leases is shared with a Dreamer server, whose live leases
-# are never dreamtui's to release). A row outlives its lease until the next claim tidies it.
+# are never dreamtui's to release). Dreamer's protocol allows one live dream_leases row per tenant,
+# held while dreaming; dreamtui holds its rows only while it writes (the workspace lock, see
+# `begin_writing`). A claim outlives its row: once the row is gone the claim is *kept* — its
+# memories stay claimed for the open changeset that names them, Dreamer never touches them
+# (it reclaims only leases whose row expired) — until a commit, abandon or release ends it.
 LEASES_TABLE = "dreamtui_leases"
 LEASES_DDL = f"""CREATE TABLE IF NOT EXISTS {LEASES_TABLE} (
   id TEXT NOT NULL PRIMARY KEY, tenant_id TEXT NOT NULL, acquired_at TEXT NOT NULL)"""
@@ -127,6 +133,23 @@ def scoped_key(agent_id: str, key: str) -> str:
     """`key` as `agent_id`'s own; quoting keeps ':' out of the agent part, so no two (agent, key)
     pairs share a scoped key."""
     return f"{SCOPED_KEY_PREFIX}{quote(agent_id, safe='')}:{key}"
+
+
+# Dreamer's Memory model (dreamer.api.types) spreads `extra` into its own fields when it reads a
+# row: a key that repeats one makes every list_unconsumed and claim_batch of the queue raise.
+DREAMER_MEMORY_FIELDS = frozenset(COLUMNS) - {"extra"}
+
+
+def refuse_colliding_extra(extra: dict[str, Any]) -> None:
+    """InputError when a key of `extra` is a field of Dreamer's Memory, which no row may carry."""
+    clash = sorted(DREAMER_MEMORY_FIELDS.intersection(extra)) if extra else []
+    if clash:
+        raise InputError(f"extra.{clash[0]}: {', '.join(map(repr, clash))} is a field of every memory "
+                         "(a Dreamer server sharing stm.db could no longer read the queue); rename the key")
+
+
+class LeaseHeld(LockedError):
+    """Another program sharing stm.db (a Dreamer server) holds the tenant's live dream lease."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +259,9 @@ def bulk_rows(memories: Sequence[NewMemory], tenant_id: str,
     Pure and picklable, so a bulk intake can build them in worker processes while the store
     inserts earlier ones.
     """
+    for memory in memories:
+        if memory.extra:
+            refuse_colliding_extra(memory.extra)
     return [(mem_id, tenant_id, m.agent_id, m.type, m.title, m.content, _json(m.tags),
              _json(m.metadata), m.idempotency_key, _json(m.extra))
             for mem_id, m in zip(ids, memories, strict=True)]
@@ -418,6 +444,7 @@ class STMStore:
             extra=extra_obj if isinstance(extra_obj, dict) else {}))
 
     def _new_row(self, memory: NewMemory, submitted_at: str) -> tuple[Any, ...]:
+        refuse_colliding_extra(memory.extra)
         return (self._ids.uuid4(), self.tenant_id, memory.agent_id, memory.type, memory.title,
                 memory.content, _json(memory.tags), _json(memory.metadata), submitted_at, None,
                 None, memory.idempotency_key, _json(memory.extra))
@@ -532,18 +559,25 @@ class STMStore:
     # -- leases ----------------------------------------------------------------------------------
 
     def claim(self, *, limit: int, lease_minutes: int, types: Sequence[str] | None = None,
-              now: datetime | None = None) -> Lease | None:
-        """Take a lease on the oldest pending memories, or return None when none are pending."""
+              now: datetime | None = None, lease_id: str | None = None) -> Lease | None:
+        """Take a lease on the oldest pending memories, or return None when none are pending.
+
+        `lease_id` is the caller's (Dreamer's claim_batch takes one); by default a new uuid4.
+        LeaseHeld while another program's dream lease is live: Dreamer claims only under its
+        lease, then selects and updates without a re-check, so claiming beside it could hand
+        the same memories to both.
+        """
         if limit < 1:
             raise InputError(f"limit: expected at least 1, got {limit}")
         if lease_minutes < 1:
             raise InputError(f"lease_minutes: expected at least 1, got {lease_minutes}")
         moment = self._now(now)
         expires = moment + timedelta(minutes=lease_minutes)
-        lease_id = self._ids.uuid4()
+        lease_id = lease_id or self._ids.uuid4()
         type_sql, type_args = self._types_clause(types)
         with self._transaction("claiming memories") as conn:
             self._reclaim(conn, moment)
+            self._refuse_foreign_lease(conn, moment)
             conn.execute("INSERT INTO dream_leases (id, tenant_id, acquired_at, expires_at) "
                          "VALUES (?, ?, ?, ?)",
                          (lease_id, self.tenant_id, format_ts(moment), format_ts(expires)))
@@ -616,12 +650,62 @@ class STMStore:
             conn.execute("UPDATE stm_memories SET consumed_by_lease = NULL "
                          "WHERE consumed_by_lease = ? AND consumed_at IS NULL", (lease_id,))
             conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
+            conn.execute(f"DELETE FROM {LEASES_TABLE} WHERE id = ?", (lease_id,))
 
     def lease_alive(self, lease_id: str, now: datetime | None = None) -> bool:
+        """Whether the lease still holds its claim: its dream_leases row is live, or dreamtui
+        took it and keeps the claim without a row (LEASES_TABLE's comment)."""
         with self._reading("reading a lease") as conn:
             row = conn.execute("SELECT expires_at FROM dream_leases WHERE id = ?",
                                (lease_id,)).fetchone()
-        return row is not None and parse_ts(row[0], f"lease {lease_id}") > self._now(now)
+            if row is None:
+                return conn.execute(f"SELECT 1 FROM {LEASES_TABLE} WHERE id = ?",
+                                    (lease_id,)).fetchone() is not None
+        return parse_ts(row[0], f"lease {lease_id}") > self._now(now)
+
+    # -- the tenant's dream lease (Dreamer's protocol) ----------------------------------------
+
+    def _refuse_foreign_lease(self, conn: sqlite3.Connection, moment: datetime) -> None:
+        row = conn.execute(
+            f"SELECT id, expires_at FROM dream_leases WHERE tenant_id = ? AND expires_at > ? "
+            f"AND id NOT IN (SELECT id FROM {LEASES_TABLE}) ORDER BY expires_at DESC LIMIT 1",
+            (self.tenant_id, format_ts(moment))).fetchone()
+        if row is not None:
+            until = parse_ts(row[1], f"lease {row[0]}").strftime("%Y-%m-%d %H:%M:%S UTC")
+            raise LeaseHeld(f"{self.path}: another program sharing this database (a Dreamer server) is "
+                            f"dreaming: its lease {str(row[0])[:8]} holds tenant {self.tenant_id!r} until "
+                            f"{until}; nothing was done, try again when its dream has ended")
+
+    def begin_writing(self, lease_minutes: int, now: datetime | None = None) -> str:
+        """Take the tenant's dream lease for a write (dream, commit, entry change, triage): a Dreamer
+        server then skips its dreams until `end_writing`. LeaseHeld while another program's is live.
+
+        The caller holds the workspace lock, so every other dream_leases row dreamtui took is left
+        from a process that is gone, or from before leases were held only while writing (an open
+        review's 30 days): their rows are dropped, their claims kept.
+        """
+        moment = self._now(now)
+        lease_id = self._ids.uuid4()
+        with self._transaction("taking the dream lease") as conn:
+            self._drop_our_rows(conn)
+            self._refuse_foreign_lease(conn, moment)
+            conn.execute("INSERT INTO dream_leases (id, tenant_id, acquired_at, expires_at) VALUES (?, ?, ?, ?)",
+                         (lease_id, self.tenant_id, format_ts(moment),
+                          format_ts(moment + timedelta(minutes=lease_minutes))))
+            conn.execute(f"INSERT INTO {LEASES_TABLE} (id, tenant_id, acquired_at) VALUES (?, ?, ?)",
+                         (lease_id, self.tenant_id, format_ts(moment)))
+        return lease_id
+
+    def end_writing(self, lease_id: str) -> None:
+        """Give the tenant's dream lease back: its row, and the rows of the claims taken meanwhile
+        (a dream's), whose claims are kept for their review."""
+        with self._transaction("returning the dream lease") as conn:
+            self._drop_our_rows(conn)
+            conn.execute(f"DELETE FROM {LEASES_TABLE} WHERE id = ?", (lease_id,))
+
+    def _drop_our_rows(self, conn: sqlite3.Connection) -> None:
+        conn.execute(f"DELETE FROM dream_leases WHERE tenant_id = ? AND id IN (SELECT id FROM {LEASES_TABLE})",
+                     (self.tenant_id,))
 
     def holdings(self) -> list[Holding]:
         """Every lease that holds claimed memories, with how many and whether dreamtui took it."""
@@ -665,19 +749,24 @@ class STMStore:
 
     def _reclaim(self, conn: sqlite3.Connection, moment: datetime) -> int:
         stamp = format_ts(moment)
-        # A claim whose lease row is gone (deleted by hand or by a crashed server) would stay
-        # claimed forever; treat it like an expired one.
+        # Back to pending: claims whose lease row expired, and claims of another program whose
+        # row is gone (deleted by hand or by a crashed server), which would stay claimed forever.
+        # A claim dreamtui keeps without a row stays (LEASES_TABLE's comment).
         # `+tenant_id` keeps the planner on the small partial index of claimed rows instead of
         # walking every row of the tenant.
         reclaimed = conn.execute(
             f"UPDATE stm_memories SET consumed_by_lease = NULL "
             f"WHERE +tenant_id = ? AND {_CLAIMED} AND NOT EXISTS ("
             f"SELECT 1 FROM dream_leases WHERE dream_leases.id = stm_memories.consumed_by_lease "
-            f"AND dream_leases.expires_at > ?)", (self.tenant_id, stamp)).rowcount
+            f"AND dream_leases.expires_at > ?) AND (EXISTS ("
+            f"SELECT 1 FROM dream_leases WHERE dream_leases.id = stm_memories.consumed_by_lease) "
+            f"OR NOT EXISTS (SELECT 1 FROM {LEASES_TABLE} WHERE {LEASES_TABLE}.id = stm_memories.consumed_by_lease))",
+            (self.tenant_id, stamp)).rowcount
         conn.execute("DELETE FROM dream_leases WHERE tenant_id = ? AND expires_at <= ?",
                      (self.tenant_id, stamp))
         conn.execute(f"DELETE FROM {LEASES_TABLE} WHERE tenant_id = ? AND id NOT IN "
-                     "(SELECT id FROM dream_leases)", (self.tenant_id,))
+                     f"(SELECT id FROM dream_leases) AND NOT EXISTS (SELECT 1 FROM stm_memories "
+                     f"WHERE consumed_by_lease = {LEASES_TABLE}.id AND consumed_at IS NULL)", (self.tenant_id,))
         return reclaimed
 
     def _update_ids(self, conn: sqlite3.Connection, set_where: str, args: tuple[Any, ...],
@@ -695,6 +784,7 @@ class STMStore:
                             "AND consumed_at IS NULL LIMIT 1", (lease_id,)).fetchone()
         if held is None:
             conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
+            conn.execute(f"DELETE FROM {LEASES_TABLE} WHERE id = ?", (lease_id,))
 
     def last_lease_at(self) -> datetime | None:
         """When the last claim was taken, by dreamtui (remembered) or a live Dreamer lease."""
