@@ -48,11 +48,12 @@ def test_dream_review_decide_commit_end_to_end(seeded_sample: Workspace) -> None
     refused = run(ws, "decide", dream_id, discard["id"], "pin")
     assert refused.exit_code == 2 and "not pin" in refused.output
     one = run(ws, "review", "show", dream_id, "--proposal", discard["id"])
-    assert one.stdout.count("[1]") == 1 and "[2]" not in one.stdout
+    number = [p["id"] for p in proposals].index(discard["id"]) + 1  # as the whole review numbers it
+    assert one.stdout.count("\n[") == 1 and f"[{number}] · {discard['id']}" in one.stdout
 
     bulk = run(ws, "decide", dream_id, "--all", "accept")
     assert bulk.exit_code == 0
-    assert "carry safety marks and are never decided in bulk" in bulk.stdout
+    assert "with safety marks (never decided in bulk)" in bulk.stdout
     flagged = [p["id"] for p in json.loads(changeset.read_text())["proposals"]
                if p["decision"] is None and p["safety"] and p["op"] != "context"]
     assert flagged

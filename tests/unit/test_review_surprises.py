@@ -3,9 +3,21 @@ JSON, plain rationale words, a rejected update keeping its confirmations."""
 
 from __future__ import annotations
 
-import pytest
+import json
+import re
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner, Result
+
+from dreamtui.cli import main
+from dreamtui.entry.codec import parse_entry
+from dreamtui.model import Proposal
+from dreamtui.review.commit import commit
+from dreamtui.review.decide import decide, undo_last
 from dreamtui.safety.paths import NEW_SLUG_LEN, slugify
+from dreamtui.workspace.layout import Workspace
+from tests.factories import DREAM_ID, NOW, Scenario, basic
 
 
 @pytest.mark.parametrize(("title", "slug"), [
@@ -16,3 +28,108 @@ from dreamtui.safety.paths import NEW_SLUG_LEN, slugify
 def test_a_new_slug_is_the_first_words_of_its_title(title: str, slug: str) -> None:
     assert slugify(title) == slug
     assert len(slugify(title)) <= NEW_SLUG_LEN
+
+
+# -- proposal numbers, the review's JSON ---------------------------------------------------------
+
+
+def run(ws: Workspace, *args: str) -> Result:
+    return CliRunner().invoke(main, ["--workspace", str(ws.root), *args], catch_exceptions=False)
+
+
+def test_the_numbers_review_show_prints_name_proposals_in_decide(tmp_path: Path) -> None:
+    s, proposals = basic(tmp_path)
+    shown = run(s.ws, "review", "show", DREAM_ID)
+    numbers = dict(re.findall(r"^\[(\d+)\] \S+ (p-[0-9a-z-]+) ", shown.stdout, re.MULTILINE))
+    assert numbers["2"] == proposals["reinforce"].id and numbers["3"] == proposals["archive"].id
+    result = run(s.ws, "decide", DREAM_ID, "2", "[3]", "accept")
+    assert result.exit_code == 0, result.output
+    assert f"[2] {proposals['reinforce'].id} accept" in result.stdout
+    decided = {p.id: p.decision for p in s.load().proposals}
+    assert decided[proposals["reinforce"].id] == decided[proposals["archive"].id] == "accept"
+    assert decided[proposals["create"].id] is None
+    one = run(s.ws, "review", "show", DREAM_ID, "3")
+    assert one.stdout.count("\n[") == 1 and f"[3] ✓ {proposals['archive'].id}" in one.stdout
+
+
+@pytest.mark.parametrize("ref", ["99", "[0]"])
+def test_a_number_out_of_range_is_one_line(tmp_path: Path, ref: str) -> None:
+    s, _ = basic(tmp_path)
+    count = len(s.load().reviewable)
+    result = CliRunner().invoke(main, ["--workspace", str(s.ws.root), "decide", DREAM_ID, ref, "accept"])
+    assert result.exit_code == 2
+    number = ref.strip("[]")
+    assert result.output.strip() == (f"dreamtui: dream {DREAM_ID} has {count} proposals: [{number}] is "
+                                     f"not one of them (`dreamtui review show {DREAM_ID}` numbers them)")
+
+
+def test_review_show_json_has_the_documented_shape(tmp_path: Path) -> None:
+    s, proposals = basic(tmp_path)
+    result = run(s.ws, "review", "show", DREAM_ID, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["format"] == 1
+    assert set(data) == {"format", "dream", "warnings", "refused", "proposals"}
+    assert set(data["dream"]) == {"id", "engine", "fallback", "created_at", "status", "complete",
+                                  "proposals", "undecided", "usage", "left_out", "known_corpus"}
+    first = data["proposals"][0]
+    assert set(first) == {"number", "id", "op", "target", "slug", "route", "decision", "confidence",
+                          "rationale", "safety", "details", "evidence", "diff"}
+    assert [p["number"] for p in data["proposals"]] == list(range(1, len(s.load().reviewable) + 1))
+    assert first["id"] == proposals["create"].id and first["diff"][0] == "--- /dev/null"
+    assert set(first["evidence"][0]) == {"id", "in_queue", "type", "agent", "title", "content"}
+    only = json.loads(run(s.ws, "review", "show", DREAM_ID, "2", "--json").stdout)
+    assert [p["number"] for p in only["proposals"]] == [2]
+
+
+# -- a rejected update keeps its confirmations -----------------------------------------------------
+
+
+def folded_update(tmp_path: Path) -> tuple[Scenario, Proposal, Proposal]:
+    """An update of test-db-reset from m0 that also folded in m1 and m2's confirmations, as the
+    dream's EntryDraft records it (details.reinforce_alone)."""
+    s = Scenario(tmp_path / "ws")
+    path = s.entry("test-db-reset", "Run make db-reset before integration tests.", confirmations=2)
+    s.settle()
+    m = s.memories(3)
+    alone = s.reinforce(path, [m[1], m[2]])
+    update = s.update(path, "It also drops the test schema.", m)
+    update.details["confirmations"] = 2
+    update.details["reinforce_alone"] = {
+        "id": alone.id, "after": alone.after, "rationale": "2 confirmations from 2 agents",
+        "evidence": alone.evidence, "confidence": 0.9, "safety": [], "details": alone.details}
+    s.changeset([update])
+    return s, update, alone
+
+
+def test_rejecting_an_update_keeps_its_confirmations_as_a_reinforce(tmp_path: Path) -> None:
+    s, update, alone = folded_update(tmp_path)
+    numbered_before = [p.id for p in s.load().proposals]
+    changeset = decide(s.ws, DREAM_ID, [update.id], "reject", now=NOW)
+    kept = changeset.proposal(alone.id)
+    assert kept.op == "reinforce" and kept.decision is None and kept.evidence == alone.evidence
+    assert kept.after == alone.after and kept.details["kept_from"] == update.id
+    assert kept.rationale.startswith(f"2 confirmations kept from the rejected update {update.id}")
+    assert [p.id for p in changeset.proposals][: len(numbered_before)] == numbered_before
+    decide(s.ws, DREAM_ID, [alone.id], "accept", now=NOW)
+    report = commit(s.ws, DREAM_ID, now=NOW)
+    entry = parse_entry(s.text("topics/test-db-reset.md"), "topics/test-db-reset.md")
+    assert entry.confirmations == 4 and "drops the test schema" not in entry.body
+    assert report.consumed == 3, (report, s.states())
+    assert [line.split()[2] for line in s.log_lines()] == ["reject", "reinforce"]
+
+
+def test_undoing_the_rejection_takes_the_kept_reinforce_away(tmp_path: Path) -> None:
+    s, update, alone = folded_update(tmp_path)
+    decide(s.ws, DREAM_ID, [update.id], "reject", now=NOW)
+    changeset = undo_last(s.ws, DREAM_ID, now=NOW)
+    assert alone.id not in {p.id for p in changeset.proposals}
+    assert changeset.proposal(update.id).decision is None
+    # Accepting after all drops it too, and undoing that gives it back with its decision.
+    decide(s.ws, DREAM_ID, [update.id], "reject", now=NOW)
+    decide(s.ws, DREAM_ID, [alone.id], "defer", now=NOW)
+    changeset = decide(s.ws, DREAM_ID, [update.id], "accept", now=NOW)
+    assert alone.id not in {p.id for p in changeset.proposals}
+    changeset = undo_last(s.ws, DREAM_ID, now=NOW)
+    assert changeset.proposal(update.id).decision == "reject"
+    assert changeset.proposal(alone.id).decision == "defer"

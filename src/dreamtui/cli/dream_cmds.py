@@ -22,6 +22,8 @@ from dreamtui.review.decide import (
     decide,
     edit_proposal,
     editable_text,
+    proposal_by_ref,
+    proposal_number,
     reroute,
     undo_last,
 )
@@ -30,7 +32,7 @@ from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.journal import recover
 from dreamtui.store.leases import GONE, memories_gone, release_dream, release_stranded, unreadable_records
 from dreamtui.store.stm import STMStore
-from dreamtui.vocabulary import decision_glyph
+from dreamtui.vocabulary import counted, decision_glyph
 from dreamtui.workspace.layout import Workspace
 
 
@@ -207,37 +209,109 @@ def _memories(workspace: Workspace, changeset: Changeset) -> dict[str, Memory]:
 
 @review_group.command("show")
 @click.argument("dream_id", metavar="DREAM")
-@click.option("--proposal", "-p", "proposal_id", metavar="P", help="Show only this proposal.")
+@click.argument("proposal_ref", metavar="[N|P]", required=False)
+@click.option("--proposal", "-p", "proposal_opt", metavar="N|P",
+              help="Show only this proposal: its number [N] or its id.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the dream and its proposals as JSON (docs/changeset-semantics.md, "
+                   "'review show --json').")
 @pass_app
-def review_show(app: AppContext, dream_id: str, proposal_id: str | None) -> None:
-    """Every proposal of DREAM: rationale, evidence, safety marks and a unified diff."""
+def review_show(app: AppContext, dream_id: str, proposal_ref: str | None, proposal_opt: str | None,
+                as_json: bool) -> None:
+    """Every proposal of DREAM: rationale, evidence, safety marks and a unified diff.
+
+    The number printed before a proposal, [N], names it here and in `dreamtui decide`.
+    """
+    if proposal_ref is not None and proposal_opt is not None:
+        raise InputError("name one proposal, as [N|P] or with --proposal (not both)")
     workspace = _workspace(app)
     changeset = _store(workspace).load(dream_id)
-    proposals = changeset.reviewable
-    if proposal_id is not None:
-        try:
-            proposals = [changeset.proposal(proposal_id)]
-        except KeyError:
-            raise InputError(f"dream {dream_id} has no proposal {proposal_id}") from None
+    chosen = proposal_ref or proposal_opt
+    numbered = list(enumerate(changeset.reviewable, start=1))
+    if chosen is not None:
+        only = proposal_by_ref(changeset, chosen)
+        numbered = [(proposal_number(changeset, only), only)]
+    warnings = _warnings(workspace, changeset)
+    memories = _memories(workspace, changeset)
+    if as_json:
+        click.echo(json.dumps(review_json(changeset, numbered, memories, warnings), indent=2,
+                              ensure_ascii=False))
+        return
     click.echo(click.style(f"{changeset.id} · {changeset.engine_label} · {changeset.status} · "
                            f"{len(changeset.reviewable)} proposals · {changeset.undecided} undecided",
                            bold=True))
-    if changeset.status == "open" and workspace.stm_path.exists():
-        with STMStore.for_workspace(workspace) as stm:
-            if memories_gone(stm, changeset.batch):
-                click.echo(click.style(f"warning: {GONE}; committing still applies the LTM changes, "
-                                       "but no memory is consumed or returned", fg="yellow"))
+    for warning in warnings:
+        click.echo(click.style(f"warning: {warning}", fg="yellow"))
     if changeset.usage:
         click.echo("usage: " + ", ".join(f"{k} {v}" for k, v in changeset.usage.items()))
+    known = _known_corpus(changeset)
+    if known.get("summary") and known.get("rules") or known.get("problems"):
+        click.echo(str(known["summary"]))
     for refusal in changeset.refused:
         click.echo(click.style(f"refused {refusal.op} {refusal.target}: {refusal.reason}", fg="yellow"))
     click.echo("")
-    memories = _memories(workspace, changeset)
-    for number, proposal in enumerate(proposals, start=1):
+    for number, proposal in numbered:
         _show_proposal(number, proposal, memories)
     if changeset.status == "open":
-        click.echo(f"decide: dreamtui decide {changeset.id} P accept|pin|archive|reject|defer  "
-                   f"(or --all accept [--op OP]); then: dreamtui commit {changeset.id}")
+        click.echo(f"decide: dreamtui decide {changeset.id} N… accept|pin|archive|reject|defer  "
+                   f"(N: the numbers above, or ids; or --all accept [--op OP]); "
+                   f"then: dreamtui commit {changeset.id}")
+
+
+def _warnings(workspace: Workspace, changeset: Changeset) -> list[str]:
+    if changeset.status == "open" and workspace.stm_path.exists():
+        with STMStore.for_workspace(workspace) as stm:
+            if memories_gone(stm, changeset.batch):
+                return [f"{GONE}; committing still applies the LTM changes, but no memory is "
+                        "consumed or returned"]
+    return []
+
+
+def _known_corpus(changeset: Changeset) -> dict[str, object]:
+    found = changeset.stats.get("known_corpus")
+    return found if isinstance(found, dict) else {}
+
+
+# The shape of `review show --json`, documented in docs/changeset-semantics.md; a change to a
+# key's meaning bumps it.
+REVIEW_JSON_FORMAT = 1
+
+
+def review_json(changeset: Changeset, numbered: list[tuple[int, Proposal]], memories: dict[str, Memory],
+                warnings: list[str]) -> dict[str, object]:
+    """`review show --json`: the dream, then each proposal as `review show` prints it."""
+    return {
+        "format": REVIEW_JSON_FORMAT,
+        "dream": {"id": changeset.id, "engine": changeset.engine, "fallback": changeset.fallback,
+                  "created_at": changeset.created_at, "status": changeset.status,
+                  "complete": changeset.complete, "proposals": len(changeset.reviewable),
+                  "undecided": changeset.undecided, "usage": dict(changeset.usage),
+                  "left_out": list(changeset.left_out), "known_corpus": _known_corpus(changeset) or None},
+        "warnings": warnings,
+        "refused": [{"op": r.op, "target": r.target, "reason": r.reason} for r in changeset.refused],
+        "proposals": [_proposal_json(number, p, memories) for number, p in numbered],
+    }
+
+
+def _proposal_json(number: int, proposal: Proposal, memories: dict[str, Memory]) -> dict[str, object]:
+    evidence = []
+    for memory_id in proposal.evidence:
+        memory = memories.get(memory_id)
+        evidence.append({"id": memory_id, "in_queue": memory is not None,
+                         "type": memory.type if memory else None, "agent": memory.agent_id if memory else None,
+                         "title": memory.title if memory else None, "content": memory.content if memory else None})
+    return {
+        "number": number, "id": proposal.id, "op": proposal.op, "target": proposal.target,
+        "slug": proposal.slug, "route": proposal.route, "decision": proposal.decision,
+        "confidence": proposal.confidence, "rationale": proposal.rationale, "safety": list(proposal.safety),
+        "details": {k: v for k, v in proposal.details.items() if k not in _DETAILS_LEFT_OUT},
+        "evidence": evidence, "diff": _diff_lines(proposal),
+    }
+
+
+# Bulky or internal details already in "diff" (the engine's text before a person's edit) or
+# used only to remember a rejection.
+_DETAILS_LEFT_OUT = ("engine_after", "fingerprints")
 
 
 @review_group.command("questions")
@@ -268,15 +342,16 @@ def _after_decide(changeset: Changeset) -> None:
                    f"({context.rationale})")
     flagged = [p for p in changeset.reviewable if p.decision is None and p.safety]
     if flagged:
-        click.echo(click.style(f"{len(flagged)} undecided proposal(s) carry safety marks and are "
-                               "never decided in bulk; name them one by one: "
-                               + " ".join(p.id for p in flagged), fg="yellow"))
+        click.echo(click.style(f"{counted(len(flagged), 'undecided proposal')} with safety marks "
+                               "(never decided in bulk); name them one by one: "
+                               + " ".join(f"[{proposal_number(changeset, p)}]" for p in flagged),
+                               fg="yellow"))
     click.echo(f"{changeset.undecided} undecided; commit with `dreamtui commit {changeset.id}`")
 
 
 @main.command("decide")
 @click.argument("dream_id", metavar="DREAM")
-@click.argument("proposal_ids", nargs=-1, metavar="[P]...")
+@click.argument("proposal_ids", nargs=-1, metavar="[N|P]...")
 # Not a click.Choice: with --route the decision may be left out, and click would then take the
 # last proposal id for it. Checked below, with the same words.
 @click.argument("decision", metavar=f"[{'|'.join([*DECISIONS, EDIT])}]", required=False)
@@ -291,7 +366,9 @@ def _after_decide(changeset: Changeset) -> None:
 @pass_app
 def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], decision: str | None,
                all_: bool, op: str | None, text_file: TextIO | None, route: str | None) -> None:
-    """Record DECISION on proposals P… of DREAM (or --all of them), saved at once.
+    """Record DECISION on proposals of DREAM (or --all of them), saved at once.
+
+    Name proposals by the number `dreamtui review show` prints before each ([3], or 3) or by id.
 
     pin and archive apply to entries only; a discard or the context bundle can be accepted,
     rejected or deferred. `edit` replaces one proposal's entry text with yours and accepts it
@@ -322,12 +399,16 @@ def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], de
     if decision == EDIT:
         _edit(workspace, dream_id, proposal_ids, all_, text_file)
         return
+    assert decision is not None  # without --route a decision was required above
     selection = all_matching(op) if all_ else list(proposal_ids)
     before = {p.id: p.decision for p in _store(workspace).load(dream_id).reviewable}
     changeset = decide(workspace, dream_id, selection, decision)
-    changed = [p for p in changeset.reviewable if p.id in before and before[p.id] != p.decision]
-    for proposal in changed:
-        click.echo(f"{proposal.id} {proposal.decision}  ({proposal.op} {proposal.target})")
+    for number, proposal in enumerate(changeset.reviewable, start=1):
+        if proposal.id not in before:
+            click.echo(f"[{number}] {proposal.id} new {proposal.op}  ({proposal.target}): {proposal.rationale}")
+        elif before[proposal.id] != proposal.decision:
+            click.echo(f"[{number}] {proposal.id} {proposal.decision or 'undecided'}  "
+                       f"({proposal.op} {proposal.target})")
     _after_decide(changeset)
 
 
@@ -335,12 +416,9 @@ def _edit(workspace: Workspace, dream_id: str, proposal_ids: tuple[str, ...], al
           text_file: TextIO | None) -> None:
     if all_ or len(proposal_ids) != 1:
         raise InputError("edit takes exactly one proposal id (no --all)")
-    [proposal_id] = proposal_ids
-    try:
-        current = editable_text(_store(workspace).load(dream_id).proposal(proposal_id))
-    except KeyError:
-        raise InputError(f"dream {dream_id} has no proposal {proposal_id} "
-                         f"(`dreamtui review show {dream_id}` lists them)") from None
+    [ref] = proposal_ids
+    proposal_id = proposal_by_ref(_store(workspace).load(dream_id), ref).id
+    current = editable_text(_store(workspace).load(dream_id).proposal(proposal_id))
     if text_file is not None:
         text = text_file.read()
     elif sys.stdin.isatty() and sys.stdout.isatty():

@@ -8,6 +8,7 @@ context proposal so the bundle diff a person sees always follows from what they 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,11 +21,37 @@ from dreamtui.safety.marks import scan
 from dreamtui.store.changesets import ChangesetStore
 from dreamtui.store.lock import changeset_lock
 from dreamtui.store.ltm import LTMSnapshot, LTMStore, archive_path
+from dreamtui.vocabulary import counted
 from dreamtui.workspace.layout import Workspace
 
 # pin and archive only mean something for entries (docs/changeset-semantics.md, decisions table)
 _ENTRY_ONLY = ("pin", "archive")
 _NOT_ENTRIES = ("discard", "context")
+# `review show` prints "[3]" before the third proposal; "3" and "[3]" name it too. Ids are
+# "p-<hex>", so a number never names an id.
+_NUMBER_RE = re.compile(r"^\[?([0-9]+)\]?$")
+
+
+def proposal_by_ref(changeset: Changeset, ref: str) -> Proposal:
+    """A proposal by id, or by the number `review show` prints before it ([1] is the first)."""
+    number = _NUMBER_RE.match(ref.strip())
+    if number is not None:
+        shown = changeset.reviewable
+        n = int(number.group(1))
+        if not 1 <= n <= len(shown):
+            raise InputError(f"dream {changeset.id} has {counted(len(shown), 'proposal')}: [{n}] is not "
+                             f"one of them (`dreamtui review show {changeset.id}` numbers them)")
+        return shown[n - 1]
+    try:
+        return changeset.proposal(ref)
+    except KeyError:
+        raise InputError(f"dream {changeset.id} has no proposal {ref} "
+                         f"(`dreamtui review show {changeset.id}` lists them)") from None
+
+
+def proposal_number(changeset: Changeset, proposal: Proposal) -> int:
+    """The number `review show` prints for `proposal`."""
+    return next(n for n, p in enumerate(changeset.reviewable, start=1) if p is proposal)
 
 
 @dataclass(frozen=True)
@@ -78,16 +105,12 @@ def _select(changeset: Changeset, selection: Sequence[str] | AllMatching,
             decision: str) -> list[Proposal]:
     if isinstance(selection, AllMatching):
         return [p for p in changeset.reviewable if selection.takes(p, decision)]
-    chosen = []
-    for proposal_id in dict.fromkeys(selection):
-        try:
-            proposal = changeset.proposal(proposal_id)
-        except KeyError:
-            raise InputError(f"dream {changeset.id} has no proposal {proposal_id} "
-                             f"(`dreamtui review show {changeset.id}` lists them)") from None
+    chosen: dict[str, Proposal] = {}
+    for ref in selection:
+        proposal = proposal_by_ref(changeset, ref)
         _check_decision(proposal, decision)
-        chosen.append(proposal)
-    return chosen
+        chosen.setdefault(proposal.id, proposal)  # "3" and its id name one proposal
+    return list(chosen.values())
 
 
 def _context_choice(changeset: Changeset, selection: Sequence[str] | AllMatching,
@@ -150,6 +173,7 @@ def decide(workspace: Workspace, dream_id: str, selection: Sequence[str] | AllMa
         for proposal in others:
             history.append(_record(step, proposal, decision))
             proposal.decision = decision
+        history += _sync_kept_confirmations(changeset, step)
         if others:
             _refresh(changeset, history, step, _snapshot(workspace, snapshot), workspace, now)
         for proposal in _context_choice(changeset, selection, chosen, decision):
@@ -181,6 +205,14 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
                     _unedit(proposal, item["edit"])
                 if isinstance(item.get("route"), dict):
                     _unroute(proposal, item["route"])
+        # A kept-confirmations reinforce follows its rejected proposal back (or away), then
+        # gets back the decision it had when that step dropped it.
+        _sync_kept_confirmations(changeset, step)
+        known = {p.id: p for p in changeset.proposals}
+        for item in reversed(undone):
+            kept = known.get(str(item.get("proposal")))
+            if item.get("kept_from") and kept is not None:
+                kept.decision = item.get("from")
         # The bundle after the entries: their decisions give back its diff, then its own decision.
         refresh_context(changeset, _snapshot(workspace, snapshot), workspace, now or workspace.clock())
         bundle = changeset.bundle
@@ -189,6 +221,58 @@ def undo_last(workspace: Workspace, dream_id: str, *, snapshot: LTMSnapshot | No
                 bundle.decision = item.get("from")
         store.save(changeset)
     return changeset
+
+
+# -- a rejected change keeps the confirmations it folded in ---------------------------------------
+
+# The details key under which a dream records the reinforce its confirmations would be alone
+# (dream/proposals.EntryDraft): a person who rejects the update rejects its new text, not the
+# agents who confirmed the entry (docs/changeset-semantics.md, "Rejecting a folded change").
+KEPT_CONFIRMATIONS = "reinforce_alone"
+
+
+def _kept_reinforce(rejected: Proposal) -> Proposal | None:
+    alone = rejected.details.get(KEPT_CONFIRMATIONS)
+    if not isinstance(alone, dict) or not isinstance(alone.get("after"), str):
+        return None
+    details = dict(alone.get("details") or {})
+    details["kept_from"] = rejected.id
+    n = int(details.get("confirmations") or 0)
+    return Proposal(
+        id=str(alone.get("id") or Proposal.make_id("reinforce", rejected.target, alone["after"])),
+        op="reinforce", target=rejected.target, slug=rejected.slug, base_sha256=rejected.base_sha256,
+        before=rejected.before, after=alone["after"],
+        rationale=(f"{counted(n, 'confirmation')} kept from the rejected {rejected.op} "
+                   f"{rejected.id}: {alone.get('rationale') or ''}").rstrip(": "),
+        evidence=[str(i) for i in alone.get("evidence") or []],
+        confidence=float(alone.get("confidence") or 0.9),
+        safety=[str(m) for m in alone.get("safety") or []], details=details, route=rejected.route)
+
+
+def _sync_kept_confirmations(changeset: Changeset, step: int) -> list[dict[str, object]]:
+    """Give every rejected proposal that folded in confirmations its own reinforce (appended, so
+    the numbers `review show` printed stay), and take it away again when the proposal is no
+    longer rejected. Returns the history records of what changed in this step."""
+    records: list[dict[str, object]] = []
+    present = {p.id: p for p in changeset.proposals}
+    for proposal in list(changeset.proposals):
+        kept = _kept_reinforce(proposal)
+        if kept is None:
+            continue
+        kept_fingerprints = set(kept.details.get("fingerprints") or [])
+        own = [f for f in proposal.details.get("fingerprints") or [] if f not in kept_fingerprints]
+        if proposal.decision == "reject" and kept.id not in present:
+            changeset.proposals.append(kept)
+            records.append({"step": step, "proposal": kept.id, "from": None, "to": None,
+                            "kept_from": proposal.id})
+            # The rejection remembers the change's own content, not the repeats kept apart.
+            proposal.details["fingerprints"] = own
+        elif proposal.decision != "reject" and kept.id in present:
+            dropped = present[kept.id]
+            changeset.proposals.remove(dropped)
+            records.append({**_record(step, dropped, None), "kept_from": proposal.id})
+            proposal.details["fingerprints"] = sorted({*own, *kept_fingerprints})
+    return records
 
 
 # -- a person's edit of a proposal before accepting it ------------------------------------------
@@ -244,7 +328,8 @@ def edit_proposal(workspace: Workspace, dream_id: str, proposal_id: str, text: s
         proposal.after = text
         proposal.safety = sorted({*proposal.safety, *marks})
         proposal.decision = "accept"
-        history = [*(changeset.stats.get("history") or []), record]
+        history = [*(changeset.stats.get("history") or []), record,
+                   *_sync_kept_confirmations(changeset, step)]
         _refresh(changeset, history, step, _snapshot(workspace, snapshot), workspace, now)
         changeset.stats["history"] = history
         store.save(changeset)
@@ -276,11 +361,7 @@ def reroute(workspace: Workspace, dream_id: str, proposal_id: str, route: str, *
     with changeset_lock(workspace, dream_id):
         store = ChangesetStore(workspace.dreams_dir)
         changeset = _open_changeset(store, dream_id)
-        try:
-            proposal = changeset.proposal(proposal_id)
-        except KeyError:
-            raise InputError(f"dream {changeset.id} has no proposal {proposal_id} "
-                             f"(`dreamtui review show {changeset.id}` lists them)") from None
+        proposal = proposal_by_ref(changeset, proposal_id)
         if proposal.op not in LESSON_OPS:
             raise InputError(f"proposal {proposal.id} is a {proposal.op}: only a lesson "
                              f"({', '.join(LESSON_OPS)}) has a route")

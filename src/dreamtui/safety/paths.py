@@ -28,7 +28,10 @@ SLUG_MAX_LEN = 200  # what a valid slug may be: a hand-written or older entry ke
 # the first words of a title, not the whole title (issue 11: 60-character incident slugs).
 NEW_SLUG_LEN = 40
 # Words a shortened slug does not end on: "flaky-because-of" reads as cut, "flaky" does not.
-_DANGLING = frozenset("a an and are as at be because by for from in is of on or the to with".split())
+_DANGLING = frozenset("""
+a after an and are as at be because before but by for from if in into is of on or over than that
+the to under when while with without
+""".split())
 # The grammar alone, unanchored, so a search for `[mem: <slug>]` markers inside text uses it too.
 SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # `\Z`, not `$`: `$` also matches before a trailing newline, which would let "slug\n" through.
