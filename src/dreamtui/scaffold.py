@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
+from dreamtui.deliver.connect import relative_if_sensible, with_project_root
 from dreamtui.errors import InputError, WorkspaceError
 from dreamtui.intake.validate import from_json
 from dreamtui.review.bundle import render_bundle
@@ -33,9 +34,18 @@ GITIGNORE = f"""# dreamtui: the queue database and local state stay out of git
 """
 
 
-def init_workspace(directory: Path, *, git: bool = True) -> Workspace:
-    """Write the layout of docs/architecture.md §3.1; refuses to touch an existing workspace."""
+def init_workspace(directory: Path, *, git: bool = True, project: Path | None = None) -> Workspace:
+    """Write the layout of docs/architecture.md §3.1; refuses to touch an existing workspace.
+
+    `project`: the code project the workspace serves, kept as project.root — relative to the
+    workspace when the two sit side by side (`~/notes/x`, `~/code/x`), so the folder pair works
+    for a teammate with the same layout.
+    """
     directory = directory.expanduser().resolve()
+    if project is not None:
+        project = project.expanduser().resolve()
+        if not project.is_dir():
+            raise InputError(f"--project {project}: not a folder; name the code project's folder")
     for name in (CONFIG_NAME, DREAMER_CONFIG_NAME):
         if (directory / name).exists():
             raise WorkspaceError(f"{directory} already holds {name}; refusing to overwrite a workspace")
@@ -44,6 +54,8 @@ def init_workspace(directory: Path, *, git: bool = True) -> Workspace:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         template = resources.files("dreamtui.workspace").joinpath("templates", CONFIG_NAME).read_text("utf-8")
+        if project is not None:
+            template = with_project_root(template, CONFIG_NAME, relative_if_sensible(project, directory))
         atomic_write_text(directory / CONFIG_NAME, template)
         gitignore = directory / ".gitignore"
         if not gitignore.exists():

@@ -244,3 +244,36 @@ def test_connect_needs_a_project_and_a_valid_url(layout: tuple[Path, Path]) -> N
     assert bad.exit_code == 2 and "--http" in bad.output
     nowhere = run(ws, "connect", "claude-code", "--project", str(project / "nope"))
     assert nowhere.exit_code == 2 and "not a folder" in nowhere.output
+
+
+def test_init_with_a_project_keeps_it_relative_and_imports_default_to_it(tmp_path: Path, home: Path) -> None:
+    from dreamtui.intake.claude_code.discovery import default_project
+
+    project = home / "code" / "x"
+    project.mkdir(parents=True)
+    result = CliRunner().invoke(main, ["init", str(home / "notes" / "x"), "--project", str(project), "--no-git"])
+    assert result.exit_code == 0, result.output
+    assert f"project {project} (project.root: ../../code/x)" in result.output
+    assert "connect claude-code" in result.output
+    text = (home / "notes" / "x" / "dreamtui.yaml").read_text(encoding="utf-8")
+    assert '  root: "../../code/x"     # its folder' in text  # the template's comment stays, aligned
+    workspace = open_workspace(home / "notes" / "x")
+    assert workspace.project_root is not None and workspace.project_root.resolve() == project
+    assert default_project(workspace) == str(project)  # not the workspace folder any more
+    # connect finds project.root as it is and has nothing to add to dreamtui.yaml
+    connected = run(workspace.root, "connect", "claude-code")
+    assert connected.exit_code == 0 and "dreamtui.yaml" not in connected.output
+
+    far = tmp_path / "elsewhere"  # no common folder two levels below /: absolute
+    far.mkdir()
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "ws2"), "--project", "/", "--no-git"]).exit_code == 0
+    assert open_workspace(tmp_path / "ws2").config.project.root == "/"
+    missing = CliRunner().invoke(main, ["init", str(tmp_path / "ws3"), "--project", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "not a folder" in missing.output and not (tmp_path / "ws3").exists()
+
+
+def test_a_workspace_without_project_root_imports_its_own_folder(tmp_path: Path) -> None:
+    from dreamtui.intake.claude_code.discovery import default_project
+
+    workspace = init_workspace(tmp_path / "ws", git=False)
+    assert default_project(workspace) == str(workspace.root)

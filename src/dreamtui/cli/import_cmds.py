@@ -55,8 +55,8 @@ def import_group() -> None:
               help="Where Claude Code keeps session logs (default: claude_code.projects_dir, "
                    "~/.claude/projects).")
 @click.option("--project", metavar="PATH",
-              help="The project whose sessions to mine (default: claude_code.project, else the "
-                   "workspace folder).")
+              help="The project whose sessions to mine (default: claude_code.project, else "
+                   "project.root, else the workspace folder).")
 @click.option("--since", type=SinceType(),
               help="Only what happened since then (by each event's own time): 7d, 12h, 30m, "
                    "2w, or an ISO date.")

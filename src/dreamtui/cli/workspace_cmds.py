@@ -27,14 +27,22 @@ from dreamtui.workspace.layout import Workspace, open_workspace
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=".")
 @click.option("--git/--no-git", default=True, show_default=True,
               help="Make the workspace a git repository (dreamtui commits each decision).")
-def init_cmd(directory: Path, git: bool) -> None:
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path),
+              help="The code project this workspace serves (project.root; relative when beside it).")
+def init_cmd(directory: Path, git: bool, project: Path | None) -> None:
     """Scaffold a workspace in DIRECTORY (default: here)."""
-    workspace = init_workspace(directory, git=git)
+    workspace = init_workspace(directory, git=git, project=project)
     click.echo(f"created workspace {workspace.root}")
     click.echo(f"  config  {workspace.config_path}")
     click.echo(f"  memory  {workspace.memory_root}")
     click.echo(f"  context {workspace.agents_md}")
-    click.echo("next: `dreamtui submit …`, `dreamtui mcp` for agents, `dreamtui` to review")
+    if workspace.project_root is not None:
+        click.echo(f"  project {workspace.project_root.resolve()} (project.root: {workspace.config.project.root})")
+        click.echo(f"next: `dreamtui -w {workspace.root} connect claude-code` (or codex) wires the "
+                   "project's agents; `dreamtui` to review")
+    else:
+        click.echo("next: `dreamtui submit …`, `dreamtui connect claude-code --project PATH` for "
+                   "agents, `dreamtui` to review")
 
 
 @main.group("config")

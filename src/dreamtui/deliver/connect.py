@@ -359,10 +359,16 @@ class _Yaml(_Document):
             self.text += f"{separator}\nproject:\n  {line}\n"
             return
         start, end, indent = block
-        key = re.compile(rf"^{re.escape(indent)}{re.escape(path[1])}:[^\n]*", re.MULTILINE)
+        key = re.compile(rf"^({re.escape(indent)}{re.escape(path[1])}:[ \t]*)([^#\n]*?)([ \t]+#[^\n]*)?$",
+                         re.MULTILINE)
         found = key.search(self.text, start, end)
         if found:
-            self.text = self.text[:found.start()] + indent + line + self.text[found.end():]
+            # Only the value changes: the key's spacing and a comment after it stay, aligned.
+            new, comment = json.dumps(value), found.group(3)
+            if comment:
+                column = len(found.group(2)) + len(comment) - len(comment.lstrip())
+                new += " " * max(1, column - len(new)) + comment.lstrip()
+            self.text = self.text[:found.start(2)] + new + self.text[found.end():]
         else:
             self.text = self.text[:start] + indent + line + "\n" + self.text[start:]
 
@@ -386,6 +392,13 @@ class _Yaml(_Document):
 
     def remove_item(self, path: list[str], item: Any) -> bool:
         return False
+
+
+def with_project_root(text: str, where: str, root: str) -> str:
+    """A dreamtui.yaml's `text` with project.root set to `root`, every other line as it was."""
+    document = _Yaml(text, where)
+    document.set(["project", "root"], root)
+    return document.text
 
 
 def _document(path: Path, kind: Format, text: str) -> _Document:

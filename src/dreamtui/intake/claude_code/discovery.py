@@ -124,9 +124,13 @@ def _configured_path(workspace: Workspace, configured: str) -> Path:
 
 
 def default_project(workspace: Workspace) -> str:
-    """`claude_code.project` from the config, else the workspace folder itself."""
+    """`claude_code.project` from the config, else `project.root` (the code project the workspace
+    serves, where its agents' sessions run), else the workspace folder itself."""
     configured = workspace.config.claude_code.project
-    return str(_configured_path(workspace, configured)) if configured else str(workspace.root)
+    if configured:
+        return str(_configured_path(workspace, configured))
+    project = workspace.project_root
+    return str(project.resolve()) if project is not None else str(workspace.root)
 
 
 def default_projects_dir(workspace: Workspace) -> Path:
