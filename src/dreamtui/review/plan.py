@@ -461,6 +461,9 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
             plan.deliver(delivery, context.id if context is not None else "-")
     else:
         final = current
+        if context is None:  # nothing to deliver; still say which project file would be held back
+            plan.warnings += [d.problem for d in plan_deliveries(workspace, current, append=True)
+                              if d.problem is not None]
         if changes_entries and render_bundle(
                 live, byte_budget=workspace.config.context.byte_budget,
                 include=workspace.config.context.include).text != current:
