@@ -21,7 +21,7 @@ from typing import Any
 
 from dreamtui.store.ltm import LTMStore
 from tests.fixtures import dreamer_ltm
-from tests.interop.conftest import DREAMER_SIDE, REPO, Dreamer
+from tests.interop.conftest import DREAMER_SIDE, REPO, Dreamer, dreamtui
 
 # -- INDEX.md ------------------------------------------------------------------------------------
 
@@ -180,3 +180,11 @@ def test_a_dreamer_client_works_unchanged_against_dreamtui(dreamer: Dreamer, fol
     with sqlite3.connect(folder / "dreamer.db") as conn:
         agents = {row[0] for row in conn.execute("SELECT agent_id FROM stm_memories")}
     assert agents == {token_id}
+
+
+def test_status_says_a_dreamer_server_dreams_without_review(folder: Path) -> None:
+    shown = dreamtui("--workspace", ".", "status", cwd=folder)
+    assert shown.returncode == 0, shown.stderr
+    assert "Dreamer server's folder" in shown.stdout and "without review" in shown.stdout
+    as_json = json.loads(dreamtui("--workspace", ".", "status", "--json", cwd=folder).stdout)
+    assert as_json["dreamer_server"] == {"reviews_dreams": False}

@@ -564,6 +564,9 @@ def collect_status(workspace: Workspace, *, ltm: bool = True) -> dict[str, Any]:
         **({"ltm": ltm_counts(workspace.memory_root, workspace.state_dir / LTM_COUNTS_CACHE)}
            if ltm else {}),
         "dreams": dream_counts(workspace.dreams_dir),
+        # A Dreamer server on this folder claims from the same queue and commits its dreams into
+        # the LTM and the context with no review: a person should know before trusting either.
+        "dreamer_server": {"reviews_dreams": False} if workspace.is_dreamer else None,
     }
 
 
@@ -644,6 +647,10 @@ def _human_status(status: dict[str, Any]) -> list[str]:
         lines.append("dreams     none open")
     for name in dreams["unreadable"]:
         lines.append(f"  warning: {name} could not be read as a dream record")
+    if status["dreamer_server"] is not None:
+        lines.append("Dreamer    this is a Dreamer server's folder: its dreams take memories from the same "
+                     "queue and commit them into the LTM and the context without review (dreamtui's "
+                     "review covers only dreamtui's dreams)")
     if dreams["last_fallback"]:
         lines.append(f"  warning: {_fallback_text(dreams['last_fallback'], with_reason=True)}")
     if stm["last_lease_at"]:
