@@ -106,7 +106,8 @@ def test_a_different_environment_is_a_different_subject_not_a_correction() -> No
 
 
 _WORDS = st.sampled_from("run use never always pytest pnpm yarn port 5432 5433 the tests before after "
-                         "install `make db-reset` migrations database not cache --no-cache".split())
+                         "install `make db-reset` migrations database not cache --no-cache instead of "
+                         "over unless , . : ( ) took 3 minutes".split())
 _TEXTS = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
 
 

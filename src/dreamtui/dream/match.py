@@ -578,6 +578,10 @@ def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
 
 def _negation_swap(a: Sequence[str], b: Sequence[str]) -> bool:
     """The texts differ only by negation words ("listens on 5433" / "never listens on 5433")."""
+    return _only_negations(a, b) or _only_negations(b, a)
+
+
+def _only_negations(a: Sequence[str], b: Sequence[str]) -> bool:
     edits = [op for op in Levenshtein.opcodes(a, b) if op.tag != "equal"]
     changed = [w for op in edits
                for w in (*a[op.src_start:op.src_end], *b[op.dest_start:op.dest_end])]
@@ -630,7 +634,16 @@ def _axes(poles: frozenset[tuple[str, int]]) -> dict[str, set[int]]:
 
 def single_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     """The texts differ in one place only, where a word became another that is not a variant of
-    it ("run with vitest" vs "run with jest"): (old, new), else None."""
+    it ("run with vitest" vs "run with jest"): (old, new), else None. Symmetric: an alignment
+    found in either direction counts."""
+    found = _one_swap(a, b)
+    if found is None:
+        back = _one_swap(b, a)
+        found = None if back is None else (back[1], back[0])
+    return found
+
+
+def _one_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     edits = [op for op in Levenshtein.opcodes(a, b) if op.tag != "equal"]
     # Numbers are compared by their slots (conflicts), not here.
     changed = [([w for w in a[op.src_start:op.src_end] if _content(w) and not w[0].isdigit()],
