@@ -41,7 +41,7 @@ only ensure verify wait include exclude define declare register load store cache
 """.split())
 _MODAL_RE = re.compile(r"\b(?:must|should|shouldn't|needs? to|need|has to|have to|always|never|"
                        r"do not|don't|only|requires?|is required)\b", re.IGNORECASE)
-_CLAUSE_FIX_RE = re.compile(r"[;:]\s*(?:so\s+|then\s+)?([A-Za-z`']+)")
+_CLAUSE_FIX_RE = re.compile(r"[;:]\s+(?:so\s+|then\s+)?([A-Za-z`']+)")
 _CONDITION_RE = re.compile(r"\b(?:unless|before|instead of|rather than|otherwise|first)\b", re.IGNORECASE)
 _CODE_SPAN_RE = re.compile(r"`[^`]+`")
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
@@ -91,7 +91,9 @@ def _words(sentence: str) -> list[str]:
 def score(sentence: str) -> int:
     """How much `sentence` reads as something to do (positive) rather than a story (negative)."""
     words = _words(sentence)
-    first = words[0] if words else ""
+    raw = sentence.split(maxsplit=1)[0].strip("`*\"'(") if sentence.split() else ""
+    # "test_checkout_totals failed …" opens with a name, not the verb "test".
+    first = words[0] if words and raw.isalpha() else ""
     points = 0
     if first in IMPERATIVES:
         points += 4
@@ -262,7 +264,7 @@ def new_facts(memories: Iterable[Memory], known: Known) -> list[str]:
     sentences that state a fact `known` lacks (each counted as known once taken)."""
     out: list[str] = []
     for memory in memories:
-        for paragraph in split_paragraphs(memory.content):
+        for paragraph in _paragraphs(memory.content):
             if is_code(paragraph):
                 if normalise(paragraph) not in known.norm:
                     out.append(paragraph)

@@ -262,11 +262,15 @@ class EntryDraft:
         """Change the entry's facts in place: each (old, new) value replaced where the entry states
         it (whole words only), the memories cited as sources. Flags in the same dream are then
         answered by the correction (see `flag`, `retire`)."""
-        body = self.body
-        for old, new in changes:
-            body = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, body)
+        lines = self.body.split("\n")
+        for number, line in enumerate(lines):
+            if line.lstrip().startswith(">"):
+                continue  # a quoted flag or caveat says what someone saw then: never rewritten
+            for old, new in changes:
+                line = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, line)
+            lines[number] = line
         self.new_text.extend(new for _old, new in changes)
-        self.body = body
+        self.body = "\n".join(lines)
         self.add_sources(memories)
         self.meta["updated_at"] = now
         self.details["corrected"] = [{"from": old, "to": new} for old, new in changes]
@@ -297,13 +301,13 @@ class EntryDraft:
              confidence: float, *, asks_human: bool = False) -> None:
         """Record flags: counter, last_flagged and visible caveat lines under the guidance (none
         when this dream corrects the fact they are about: the correction answers them)."""
+        if self.corrected:  # the flags are evidence of the correction, not marks against its text
+            self.details["answered_flags"] = self.details.get("answered_flags", 0) + len(memories)
+            self._note("correct", memories, f"{rationale}; answered by the correction", confidence)
+            return
         self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + len(memories)
         self.meta["last_flagged"] = now
         self.meta["updated_at"] = now
-        if self.corrected:
-            self.details["flags"] = self.details.get("flags", 0) + len(memories)
-            self._note("correct", memories, f"{rationale}; answered by the correction", confidence)
-            return
         for caveat in reversed(caveats):
             self.body = insert_after_guidance(self.body, caveat)
         self.new_text.extend(caveats)
@@ -318,12 +322,11 @@ class EntryDraft:
         """Archive the entry; the after-text is what will stand at archive/<path>. When this dream
         corrects the entry's fact instead, the flags are recorded and answered by the correction."""
         flagged = sum(1 for m in memories if m.type == FEEDBACK_FLAGGED)
-        self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + flagged
-        if self.corrected:
-            self.meta["last_flagged"] = now
-            self.details["flags"] = self.details.get("flags", 0) + flagged
+        if self.corrected:  # as in `flag`: the correction answers them
+            self.details["answered_flags"] = self.details.get("answered_flags", 0) + flagged
             self._note("correct", memories, f"{reason}; answered by the correction", confidence)
             return
+        self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + flagged
         self.meta["retired_at"] = now
         self.meta["retired_reason"] = reason
         if superseded_by:

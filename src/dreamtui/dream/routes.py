@@ -8,7 +8,9 @@ Every lesson proposal a dream makes carries `Proposal.route` (vocabulary.Route).
 - `skill`: a procedure — ordered steps, a recipe of commands, a code snippet for a recurring task;
 - `bundle`: a rule seen in two sessions or from two agents, or one a person pinned: AGENTS.md;
 - `memory`: a rule seen once, from one agent in one session: kept in LTM (searchable over MCP),
-  not in AGENTS.md until it recurs (then the dream proposes `promote`) or a person pins it.
+  not in AGENTS.md until it recurs (then the dream proposes `promote`) or a person pins it. Its
+  entry records where it was seen (frontmatter `seen_in: [agent @ session]`), so the same
+  observation told again is a confirmation, and only a new agent or session promotes it.
 
 The route is persisted on an entry as the frontmatter key `route` (`memory` | `bundle` |
 `skill`; a decision or a question is kept in LTM as `memory`, its own delivery is the commit's);
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC
 
 from dreamtui.model import ENTRY_ROUTES, Entry, Memory, memory_session
 from dreamtui.vocabulary import Route
@@ -68,7 +71,8 @@ _WORD_RE = re.compile(r"[A-Za-z0-9_`./-]+")
 _CODE_RE = re.compile(r"`[^`\n]+`|```")
 # A name from the code (test_checkout, app.seed, web/.nvmrc, OrderFactory): a remark about it may
 # be short and still be the lesson ("test_checkout depends on the wall clock").
-_NAMED_RE = re.compile(r"\b\w+_\w+|\w+\.\w{2,}|\w*/\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*")
+_NAMED_RE = re.compile(r"\b[A-Za-z]\w*_\w+|\b[A-Za-z][\w-]*\.[A-Za-z]\w+|\w*/\w+|\b[a-z]+[A-Z]\w*"
+                       r"|\b[A-Z][a-z]+[A-Z]\w*")
 SHORT_WORDS = 12  # below this, a remark with nothing to do and no code is not a lesson
 
 
@@ -128,14 +132,23 @@ def is_decision(memories: Sequence[Memory]) -> bool:
     return any(_DECISION_RE.search(f"{m.title}\n{m.content}") for m in memories)
 
 
-def recurs(memories: Iterable[Memory], earlier: Iterable[Memory] = ()) -> bool:
-    """Seen from two agents, or in two sessions (a memory naming no session is its own)."""
-    agents: set[str] = set()
-    sessions: set[str] = set()
-    for memory in (*earlier, *memories):
-        agents.add(memory.agent_id)
-        sessions.add(memory_session(memory) or f"memory:{memory.id}")
-    return len(agents) >= 2 or len(sessions) >= 2
+def sighting(memory: Memory) -> str:
+    """Where a lesson was seen: the agent and its session (the UTC day when it names none). Two
+    memories from one sighting are one observation told twice, not a recurrence."""
+    when = memory_session(memory) or f"{memory.submitted_at.astimezone(UTC):%Y-%m-%d}"
+    return f"{memory.agent_id} @ {when}"
+
+
+def recurs(memories: Iterable[Memory], earlier: Iterable[str] = ()) -> bool:
+    """Seen in two sightings — from two agents, or in two sessions — counting the `earlier`
+    sightings an entry records (frontmatter `seen_in`)."""
+    return len({*earlier, *map(sighting, memories)}) >= 2
+
+
+def seen_in(entry: Entry) -> list[str]:
+    """The sightings a once-seen entry records; [] for an entry that records none."""
+    value = entry.meta.get("seen_in") or []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def lesson_route(memories: Sequence[Memory], *, pinned: bool = False) -> Route:

@@ -55,7 +55,7 @@ from dreamtui.dream.proposals import (
     split_paragraphs,
     split_sentences,
 )
-from dreamtui.dream.routes import lesson_route, no_lesson, stored_route, why
+from dreamtui.dream.routes import lesson_route, no_lesson, recurs, seen_in, sighting, stored_route, why
 from dreamtui.model import Entry, Memory, Proposal, memory_session
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
@@ -126,14 +126,15 @@ def stated_differently(body: str, members: Sequence[Memory]) -> list[tuple[str, 
     5432" vs "localhost:5433"), even when the memories as a whole read as the same lesson (they
     mention the old value too: "connecting to 5432 is refused")."""
     changes: list[tuple[str, str]] = []
+    # What the entry states itself: a quoted flag or caveat says what someone saw, not the fact.
+    stated = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
     for memory in members:
-        for paragraph in split_paragraphs(memory.content):
-            if is_code(paragraph):
-                continue
-            for sentence in split_sentences(paragraph):
-                verdict = compare_texts(sentence, body)
-                if verdict.conflicts and (verdict.same_lesson or verdict.correction):
-                    changes += [c for c in corrections(body, verdict.conflicts) if c not in changes]
+        sentences = [memory.title] + [s for p in split_paragraphs(memory.content) if not is_code(p)
+                                      for s in split_sentences(p)]
+        for sentence in sentences:
+            verdict = compare_texts(sentence, stated)
+            if verdict.conflicts and (verdict.same_lesson or verdict.correction):
+                changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
     olds = [old for old, _new in changes]
     # One old value told two new ones is no correction a dream can make: a person decides.
     return [c for c in changes if olds.count(c[0]) == 1]
@@ -201,9 +202,13 @@ class _Dream:
         if found is not None and found.verdict.same_lesson:
             self._extend(found.item, found.verdict.score, kept, cluster.members)
             return proposals
-        changes = corrections(found.item.body, found.verdict.conflicts) if found is not None else []
-        if found is not None and changes:
-            self._correct(found.item, changes, found.verdict.describe(), kept)
+        if found is not None:
+            changes = corrections(found.item.body, found.verdict.conflicts)
+            if changes:
+                self._correct(found.item, changes, found.verdict.describe(), kept)
+            else:  # the same subject, a difference no word swap states: a person reads both
+                self._extend(found.item, found.verdict.score, kept, cluster.members,
+                             contested=found.verdict.describe())
             return proposals
         proposals.append(self._create(first, kept, cluster, probe))
         return proposals
@@ -220,7 +225,8 @@ class _Dream:
                       confidence=0.75, asks_human=entry.pinned)
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
 
-    def _extend(self, entry: Entry, score: float, members: list[Memory], seen: Sequence[Memory]) -> None:
+    def _extend(self, entry: Entry, score: float, members: list[Memory], seen: Sequence[Memory], *,
+                contested: str = "") -> None:
         """A cluster restating or extending a live entry: never a new entry. A once-seen lesson
         (route memory) seen again is promoted; new facts are added; a pure restatement confirms."""
         self.matched += 1
@@ -233,11 +239,12 @@ class _Dream:
         known = Known(f"{entry.title}\n{draft.body}")
         facts = new_facts(members, known)
         when = max(m.submitted_at for m in seen)
+        note = f"; it states something differently ({contested}): check both" if contested else ""
         if facts:
             draft.merge_facts(members, facts, self.now,
-                              f"{_spread(members)} add {counted(len(facts), 'fact')} (match {score:.0f})",
-                              confidence=0.5 + score / 250, asks_human=entry.pinned)
-        if entry.route == Route.MEMORY and not entry.pinned:
+                              f"{_spread(members)} add {counted(len(facts), 'fact')} (match {score:.0f}){note}",
+                              confidence=(0.4 if contested else 0.5) + score / 250, asks_human=entry.pinned)
+        if entry.route == Route.MEMORY and not entry.pinned and recurs(members, seen_in(entry) or ["earlier"]):
             self.promoted += 1
             to_path = None
             if entry.kind == "incident":
@@ -249,7 +256,8 @@ class _Dream:
                           f"{_spread(members)} repeat this once-seen lesson: it recurs, so into AGENTS.md",
                           confidence=0.85, to_path=to_path)
         elif not facts:
-            draft.confirm(members, when, f"{_spread(members)} repeat this entry", confidence=0.9, cite=True)
+            draft.confirm(members, when, f"{_spread(members)} repeat this entry{note}",
+                          confidence=0.7 if contested else 0.9, cite=True)
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
 
     def _slug_and_path(self, title: str, kind: str, when: datetime) -> tuple[str, str]:
@@ -291,6 +299,8 @@ class _Dream:
             "created_at": self.now, "updated_at": self.now,
             "sources": [source_ref(m.id) for m in members],
         }
+        if route == Route.MEMORY:
+            meta["seen_in"] = sorted({sighting(m) for m in cluster.members})
         self.replacements.extend(Replacement(m, slug) for m in members)
         confidence = min(0.9, 0.5 + 0.1 * (len(cluster.members) - 1) + (0.1 if route != Route.MEMORY else 0.0))
         return create_proposal(path=path, meta=meta, body=body, kind=kind,
