@@ -242,6 +242,11 @@ def test_connect_needs_a_project_and_a_valid_url(layout: tuple[Path, Path]) -> N
     assert missing.exit_code == 2 and "--project PATH" in missing.output
     bad = run(ws, "connect", "claude-code", "--project", str(project), "--http", "ftp://x")
     assert bad.exit_code == 2 and "--http" in bad.output
+    assert run(ws, "connect", "claude-code", "--project", str(project), "--no-token").exit_code == 2
+    remote = run(ws, "connect", "codex", "--project", str(project), "--http", "http://devbox.lan:8765/mcp",
+                 "--no-token")
+    assert remote.exit_code == 0 and "no token created" in remote.output and "export" not in remote.output
+    assert tokens.list_tokens(open_workspace(ws).stm_path) == []
     nowhere = run(ws, "connect", "claude-code", "--project", str(project / "nope"))
     assert nowhere.exit_code == 2 and "not a folder" in nowhere.output
 

@@ -42,10 +42,13 @@ def _list(changes: list[FileChange], notes: list[str]) -> None:
 @click.option("--http", "http_url", metavar="URL",
               help="Reach a running `dreamtui mcp --http` at URL with a bearer token "
                    f"(read from ${TOKEN_ENV}) instead of starting dreamtui over stdio.")
+@click.option("--no-token", is_flag=True,
+              help="With --http: create no token here (the server serves another machine's "
+                   "workspace; its owner gives you one).")
 @click.option("--dry-run", is_flag=True, help="Show the changes as a diff; write nothing.")
 @pass_app
 def connect_cmd(app: AppContext, agent: Agent, project: Path | None, http_url: str | None,
-                dry_run: bool) -> None:
+                no_token: bool, dry_run: bool) -> None:
     """Wire AGENT in a project to this workspace: its MCP server, the session-start hook
     (Claude Code) and project.root, so commits deliver the bundle into the project.
 
@@ -57,8 +60,10 @@ def connect_cmd(app: AppContext, agent: Agent, project: Path | None, http_url: s
     Existing files are merged into (every other key and byte kept); running it again changes
     nothing; `dreamtui disconnect` removes exactly what it added.
     """
+    if no_token and not http_url:
+        raise click.UsageError("--no-token applies to --http")
     workspace = app.workspace
-    plan = plan_connect(workspace, agent, project=project, http_url=http_url)
+    plan = plan_connect(workspace, agent, project=project, http_url=http_url, token=not no_token)
     if not plan.changes and not plan.token_name:
         click.echo(f"nothing to change: {agent} is already connected to {plan.project}")
         _list([], plan.notes)

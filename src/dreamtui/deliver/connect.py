@@ -547,8 +547,10 @@ def token_name(agent: Agent, project: Path) -> str:
 
 
 def plan_connect(workspace: Workspace, agent: Agent, *, project: Path | None = None,
-                 http_url: str | None = None, environ: dict[str, str] | None = None) -> Plan:
-    """What `connect` changes, computed without writing anything."""
+                 http_url: str | None = None, token: bool = True,
+                 environ: dict[str, str] | None = None) -> Plan:
+    """What `connect` changes, computed without writing anything. `token=False`: the server at
+    `http_url` serves another machine's workspace, whose owner hands out its tokens."""
     root = _project(workspace, project)
     url = _http_url(http_url) if http_url else None
     wiring = Wiring(agent, workspace.root, root, url)
@@ -584,6 +586,10 @@ def plan_connect(workspace: Workspace, agent: Agent, *, project: Path | None = N
         add(workspace.config_path, "yaml", [Op("member", ["project", "root"], relative)],
             [f"project.root: {relative} (each commit delivers the bundle into the project)"])
     name = token_name(agent, root)
+    if url and not token:
+        notes.append(f"no token created: ${TOKEN_ENV} must hold the one the server's owner gave you "
+                     "(`dreamtui token create NAME` on that workspace)")
+        return Plan(agent, root, changes, notes, connection)
     if url and not any(t.name == name and t.live for t in tokens.list_tokens(
             workspace.stm_path, busy_timeout_ms=workspace.config.stm.busy_timeout_ms)):
         return Plan(agent, root, changes, notes, connection, token_name=name)
