@@ -244,6 +244,10 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
     with STMStore.for_workspace(workspace) as store:
         store.set_meta(LAST_DREAM_KEY, now.isoformat())
     logger.info("dream %s: %d proposal(s)", changeset.id, len(changeset.reviewable))
+    known = changeset.stats.get("known_corpus")
+    if isinstance(known, dict) and known.get("problems"):
+        # One line on stderr: an instruction file the dream could not read is the person's to fix.
+        logger.warning("%s", known.get("summary"))
     if changeset.fallback is not None:
         # Said on stderr even with --json: whoever reads these proposals must know no model made them.
         logger.warning("dream %s was made by %s", changeset.id, changeset.engine_label)

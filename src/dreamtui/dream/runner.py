@@ -10,6 +10,7 @@ queue and marks its changeset abandoned. A dream writes nothing to LTM or the co
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from dreamtui.dream.engines.base import (
     load_engine,
 )
 from dreamtui.dream.guard import Guard
+from dreamtui.dream.known import MARK_CONTRADICTS, KnownCorpus, KnownIndex, KnownMatch, read_corpus
 from dreamtui.dream.proposals import discard_proposal
 from dreamtui.errors import DreamError, DreamtuiError, StoreError
 from dreamtui.model import Changeset, Memory, Proposal, Refusal, iso_z
@@ -49,6 +51,7 @@ SAVE_INTERVAL_S = 0.5
 # duration: at most a tenth of a run goes to saving, however big the changeset grows.
 SAVE_COST_FACTOR = 10
 UNUSED_REASON = "no engine proposal used this memory"
+KNOWN_CONFIDENCE = 0.8  # a restatement of the project's docs: likely, and the citation lets a person check
 ID_ATTEMPTS = 64  # ids differ in 16 random bits: running out means something is wrong, not bad luck
 # Test hooks (store/journal.crash_point): DREAMTUI_CRASH_AT=<point> SIGKILLs the dream there.
 DREAM_CRASH_POINTS = ("dream-claimed", "dream-published")
@@ -95,6 +98,10 @@ class _Run:
         # is encoded for the changeset file once, not at every save.
         self.encoded: list[str] = []
         self.settled: str | None = None  # what `settle` did before the claim, for the stats
+        self.corpus = KnownCorpus(None)
+        self.index: KnownIndex | None = None
+        self.known: dict[str, KnownMatch] = {}  # batch memories the project's docs already state
+        self.contradictions: dict[str, KnownMatch] = {}  # ... and those that contradict them
 
     # -- saving --
 
@@ -152,7 +159,7 @@ class _Run:
         kept, refusals = self.guard.check([proposal])
         for refusal in refusals:
             self.refuse(refusal)
-        for item in kept:
+        for item in map(self.mark_contradictions, kept):
             if item.id in self.seen_ids:
                 continue  # the same change proposed twice is one proposal
             if item.target in self.targets:
@@ -181,6 +188,42 @@ class _Run:
         self.maybe_save()
         self.heartbeat()
 
+    # -- the project's docs (dream/known.py) --
+
+    def read_known(self) -> list[Memory]:
+        """Check the batch against the project's docs; the memories left for the engine.
+
+        A restatement is discarded here with its citation, whatever the engine; a contradiction
+        stays in the batch and every proposal resting on it says so (mark_contradictions).
+        """
+        self.corpus = read_corpus(self.workspace.project_root, self.config.project.known_files)
+        lessons = [m for m in self.lease.memories if not m.is_feedback]
+        if not self.corpus.rules or not lessons:
+            return list(self.lease.memories)
+        self.index = KnownIndex.build(self.corpus, lessons)
+        for memory in sorted(lessons, key=_order):
+            found = self.index.check(memory)
+            if found is None:
+                continue
+            if found.kind == "known":
+                self.known[memory.id] = found
+                self.accept(discard_proposal(memory, found.rationale(), confidence=KNOWN_CONFIDENCE,
+                                             details={"known": found.to_json()}))
+            else:
+                self.contradictions[memory.id] = found
+        return [m for m in self.lease.memories if m.id not in self.known]
+
+    def mark_contradictions(self, proposal: Proposal) -> Proposal:
+        found = [(i, self.contradictions[i]) for i in proposal.evidence if i in self.contradictions]
+        if not found:
+            return proposal
+        said = "; ".join(dict.fromkeys(match.rationale() for _, match in found))
+        return dataclasses.replace(
+            proposal, rationale=f"{proposal.rationale}; {said}",
+            safety=sorted({*proposal.safety, MARK_CONTRADICTS}),
+            details={**proposal.details,
+                     "contradicts": [{"memory": i, **match.to_json()} for i, match in found]})
+
     # -- the run --
 
     async def run(self) -> Changeset:
@@ -192,9 +235,11 @@ class _Run:
         snapshot = LTMStore(self.workspace.memory_root).scan()
         self.guard = Guard(snapshot, self.config, batch_ids=self.batch_ids,
                            memory_root=self.workspace.memory_root)
-        dream_input = DreamInput(batch=list(self.lease.memories), snapshot=snapshot, config=self.config,
+        batch = self.read_known()
+        dream_input = DreamInput(batch=batch, snapshot=snapshot, config=self.config,
                                  now=self.now, rejected=rejected_fingerprints(self.workspace),
-                                 bundle_text=read_bundle(self.workspace.agents_md))
+                                 bundle_text=read_bundle(self.workspace.agents_md),
+                                 known=self.index, contradictions=dict(self.contradictions))
         engine_started = time.monotonic()
         events = self.engine.run(dream_input, self.cancel)
         try:
@@ -256,6 +301,9 @@ class _Run:
             "saves": self.saves + 1,
             "left_out_memories": [f"stm:{i}" for i in self.unseen],
             "engine": self.engine_stats,
+            "known_corpus": {"files": list(self.corpus.files), "rules": len(self.corpus.rules),
+                             "known": len(self.known), "contradicts": len(self.contradictions),
+                             "problems": list(self.corpus.problems), "summary": self.corpus.summary()},
             **({"settled": self.settled} if self.settled else {}),
         }
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import threading
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from dreamtui.dream.known import KnownIndex, KnownMatch
 from dreamtui.errors import InputError
 from dreamtui.model import Memory, Proposal, Refusal
 from dreamtui.store.ltm import LTMSnapshot
@@ -46,6 +47,13 @@ class DreamInput:
     # fingerprints of proposals a human rejected before; engines must not propose them again
     rejected: frozenset[str] = frozenset()
     bundle_text: str = ""  # the current AGENTS.md, for engines that reason about it
+    # The project's instruction files (dream/known.py), read by the runner before the engine:
+    # `known.rules` with their citations (`known.related(text)` picks the ones a memory is
+    # about). Memories that restate a rule are already discarded and not in `batch`; those that
+    # contradict one are, with the rule they contradict in `contradictions` (by memory id), and
+    # the runner marks every proposal resting on them.
+    known: KnownIndex | None = None
+    contradictions: Mapping[str, KnownMatch] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

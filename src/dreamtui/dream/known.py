@@ -1,0 +1,387 @@
+"""The project's own instruction files as the known corpus (docs/changeset-semantics.md, "Known").
+
+A memory that restates a rule the project already documents (CLAUDE.md, AGENTS.md, GEMINI.md,
+Cursor and Copilot rules, DECISIONS.md, `project.known_files`) adds nothing an agent does not
+read at start-up: the dream proposes `discard` with the citation (`CLAUDE.md:14`). A memory that
+looks like a rule there but states a different fact (pnpm vs Yarn, 80 vs 88 characters, "never"
+vs "always") is kept, and its proposals say which rule it contradicts: the person decides which
+one is right. This runs before any engine (runner.py), so every engine gets the same answer.
+
+Reading is bounded: at most MAX_FILES files of at most MAX_FILE_BYTES each, a DECISIONS.md
+search that skips dependency and hidden folders and stops after MAX_DIRS folders. A file that
+cannot be read is one line in `KnownCorpus.problems`, never an exception. Split files are cached
+by (path, size, mtime), and matching goes through an inverted index of rare words: a few
+candidate rules per memory, so the work grows with the batch, not batch × rules.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from dreamtui.dream.match import DEFAULT_SIMILARITY, STOPWORDS, Features, MatchIndex, Verdict, Weights, normalise
+from dreamtui.model import Memory
+from dreamtui.vocabulary import clip, counted
+
+MAX_FILE_BYTES = 512 * 1024  # instruction files are pages, not data; a bigger one is a mistake
+MAX_FILES = 200
+MAX_DIRS = 5000  # folders looked at for DECISIONS.md
+MAX_RULES = 20_000
+# Folders that hold other people's code or build output, never the project's own decisions.
+SKIPPED_DIRS = frozenset({"node_modules", "vendor", "venv", "env", "build", "dist", "target",
+                          "__pycache__", "site-packages", "third_party"})
+# The workspace's own delivered block (deliver/): dreamtui's output, not the project's word.
+_BLOCK_BEGIN_RE = re.compile(r"<!--\s*dreamtui:begin\b")
+_BLOCK_END_RE = re.compile(r"<!--\s*dreamtui:end\b")
+
+MARK_CONTRADICTS = "contradicts-project-docs"  # a person decides which is right
+RULE_CHARS = 400  # a rule's text as cited in a rationale and given to a model
+MIN_RULE_WORDS = 2  # content words: "## Setup" or "Be concise." alone are no rule to match
+
+# match.Verdict's scale: a restatement needs this much in common and no fact stated differently.
+KNOWN_SIMILARITY = DEFAULT_SIMILARITY
+# A correction verdict this close is shown as a contradiction; below it the two share a subject
+# ("run X before committing" and "run Y after editing") more often than they disagree.
+CONTRADICTS_SIMILARITY = 90
+# ... and the rule must say most of what the memory says (tuned on the tuning half, benchmarks/).
+KNOWN_COVERAGE = 0.66
+_LIST_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
+
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the project's docs: a list item, or one sentence of a paragraph."""
+
+    path: str  # as shown: relative to project.root (`CLAUDE.md`, `../AGENTS.md`)
+    line: int  # 1-based, where the rule starts
+    text: str
+    # The paragraph a sentence came from: "uses Yarn. Use yarn instead of npm" read whole
+    # says what the first sentence alone leaves out.
+    context: str = ""
+
+    @property
+    def citation(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def cited(self) -> str:
+        """`CLAUDE.md:14: <rule>`, the form rationales carry."""
+        return f"{self.citation}: {clip(self.text, RULE_CHARS)}"
+
+
+@dataclass(frozen=True)
+class KnownCorpus:
+    root: Path | None
+    files: tuple[str, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One line for the dream's stats and the review header."""
+        if self.root is None:
+            return "no project.root: the project's docs were not read"
+        text = (f"project docs: {counted(len(self.rules), 'rule')} from "
+                f"{counted(len(self.files), 'file')}")
+        if self.problems:
+            text += f"; {counted(len(self.problems), 'file')} skipped — " + "; ".join(self.problems)
+        return text
+
+
+# --- finding the files -----------------------------------------------------------------------
+
+
+def _upwards(root: Path) -> list[Path]:
+    """root and its parents up to the git root (root alone when it is in no repository)."""
+    chain = [root]
+    folder = root
+    while not (folder / ".git").exists():
+        parent = folder.parent
+        if parent == folder:
+            return [root]
+        folder = parent
+        chain.append(folder)
+    return chain
+
+
+def _decisions(root: Path, problems: list[str]) -> Iterator[Path]:
+    seen = 0
+    for folder, dirs, files in os.walk(root, onerror=lambda _exc: None):
+        seen += 1
+        if seen > MAX_DIRS:
+            problems.append(f"DECISIONS.md: stopped looking after {MAX_DIRS:,} folders under {root}")
+            return
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        if "DECISIONS.md" in files:
+            yield Path(folder) / "DECISIONS.md"
+
+
+def _globbed(root: Path, patterns: Sequence[str], problems: list[str]) -> Iterator[Path]:
+    resolved_root = root.resolve()
+    for pattern in patterns:
+        try:
+            found = sorted(root.glob(pattern))
+        except (ValueError, OSError) as exc:
+            problems.append(f"project.known_files {pattern!r}: {exc}")
+            continue
+        for path in found:
+            try:
+                inside = path.resolve().is_relative_to(resolved_root)
+            except OSError:
+                inside = False
+            if not inside:
+                problems.append(f"project.known_files {pattern!r}: {path} is outside project.root; skipped")
+            elif path.is_file():
+                yield path
+
+
+def corpus_files(root: Path, known_files: Sequence[str] = (),
+                 problems: list[str] | None = None) -> list[Path]:
+    """The instruction files of the project at `root`, in a fixed order, each once."""
+    problems = problems if problems is not None else []
+    found: list[Path] = []
+    for folder in _upwards(root):
+        found += [folder / "CLAUDE.md", folder / "AGENTS.md"]
+    found += [root / "GEMINI.md", root / ".cursorrules", root / ".github" / "copilot-instructions.md"]
+    rules_dir = root / ".cursor" / "rules"
+    if rules_dir.is_dir():
+        found += sorted(p for p in rules_dir.rglob("*") if p.is_file())
+    found += _decisions(root, problems)
+    found += _globbed(root, known_files, problems)
+    unique: dict[Path, Path] = {}
+    for path in found:
+        try:
+            if path.is_file():
+                unique.setdefault(path.resolve(), path)
+        except OSError:
+            continue
+    files = list(unique.values())
+    if len(files) > MAX_FILES:
+        problems.append(f"{len(files)} instruction files found; read the first {MAX_FILES}")
+        files = files[:MAX_FILES]
+    return files
+
+
+# --- splitting a file into rules ---------------------------------------------------------------
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in normalise(text).split() if w not in STOPWORDS and not w.isdigit()]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_RE.split(text) if s.strip()]
+
+
+def split_rules(text: str, path: str) -> list[Rule]:
+    """List items (with their continuation lines) and paragraph sentences, with their lines.
+
+    Headings, tables, code blocks, HTML comments, YAML frontmatter and the lines inside the
+    workspace's own `<!-- dreamtui:begin … -->` block are not rules.
+    """
+    rules: list[Rule] = []
+    lines = text.splitlines()
+    current: list[str] = []
+    start = 0
+    kind = ""
+
+    def flush() -> None:
+        nonlocal current, kind
+        if current:
+            joined = " ".join(part.strip() for part in current)
+            pieces = [joined] if kind == "item" else _sentences(joined)
+            for piece in pieces:
+                if len(_content_words(piece)) >= MIN_RULE_WORDS:
+                    rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
+                                      "" if piece == joined else joined))
+        current, kind = [], ""
+
+    fenced = in_block = False
+    body_from = _frontmatter_end(lines)
+    for number, line in enumerate(lines):
+        if number < body_from:
+            continue
+        stripped = line.strip()
+        if in_block:
+            in_block = not _BLOCK_END_RE.search(line)
+            continue
+        if _BLOCK_BEGIN_RE.search(line):
+            flush()
+            in_block = not _BLOCK_END_RE.search(line)
+            continue
+        if _FENCE_RE.match(line):
+            flush()
+            fenced = not fenced
+            continue
+        if fenced or stripped.startswith(("#", "|", "<!--", ">")) or not stripped:
+            flush()
+            continue
+        item = _LIST_RE.match(line)
+        if item:
+            flush()
+            current, start, kind = [item.group(2)], number, "item"
+        elif current and (kind == "para" or line[:1].isspace()):
+            current.append(stripped)  # a wrapped line continues the item or paragraph
+        else:
+            flush()
+            current, start, kind = [stripped], number, "para"
+    flush()
+    return rules
+
+
+def _frontmatter_end(lines: Sequence[str]) -> int:
+    """The first body line: after a leading `---` … `---` block (Cursor's .mdc files)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for number in range(1, min(len(lines), 200)):
+        if lines[number].strip() == "---":
+            return number + 1
+    return 0
+
+
+def _line_offset(lines: Sequence[str], piece: str) -> int:
+    """Which of a paragraph's lines a sentence starts on."""
+    head = " ".join(piece.split()[:3])
+    for offset, line in enumerate(lines):
+        if head and head in " ".join(line.split()):
+            return offset
+    return 0
+
+
+@lru_cache(maxsize=512)
+def _rules_of(path: str, shown: str, size: int, mtime_ns: int) -> tuple[Rule, ...] | str:
+    """A file's rules, or the one-line reason it was skipped; cached by (path, size, mtime)."""
+    if size > MAX_FILE_BYTES:
+        return f"{shown}: {size:,} bytes, over the {MAX_FILE_BYTES // 1024} KB limit for an instruction file"
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return f"{shown}: unreadable ({exc.strerror or type(exc).__name__})"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return f"{shown}: not UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start})"
+    return tuple(split_rules(text, shown))
+
+
+def read_corpus(root: Path | None, known_files: Sequence[str] = ()) -> KnownCorpus:
+    """Every rule of the project's instruction files; problems as one line each."""
+    if root is None:
+        return KnownCorpus(None)
+    if not root.is_dir():
+        return KnownCorpus(root, problems=(f"project.root {root}: not a folder",))
+    problems: list[str] = []
+    files: list[str] = []
+    rules: list[Rule] = []
+    for path in corpus_files(root, known_files, problems):
+        shown = os.path.relpath(path, root)
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            problems.append(f"{shown}: unreadable ({exc.strerror or type(exc).__name__})")
+            continue
+        found = _rules_of(str(path), shown, stat.st_size, stat.st_mtime_ns)
+        if isinstance(found, str):
+            problems.append(found)
+            continue
+        files.append(shown)
+        rules += found
+    if len(rules) > MAX_RULES:
+        problems.append(f"{len(rules):,} rules in the project's docs; the first {MAX_RULES:,} are used")
+        rules = rules[:MAX_RULES]
+    return KnownCorpus(root, tuple(files), tuple(rules), tuple(problems))
+
+
+# --- matching a memory against the rules --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnownMatch:
+    """`known`: the memory restates `rule`; `contradicts`: same subject, a fact differs."""
+
+    kind: str  # "known" | "contradicts"
+    rule: Rule
+    verdict: Verdict
+
+    def rationale(self) -> str:
+        if self.kind == "known":
+            return f"already in the project's docs, {self.rule.cited()}"
+        return f"contradicts {self.rule.cited()} ({self.differs}): decide which is right"
+
+    @property
+    def differs(self) -> str:
+        return "; ".join(str(c) for c in self.verdict.conflicts)
+
+    def to_json(self) -> dict[str, object]:
+        """What a proposal's details record: the citation, the rule, what differs."""
+        found: dict[str, object] = {"citation": self.rule.citation, "rule": clip(self.rule.text, RULE_CHARS),
+                                    "score": self.verdict.score}
+        if self.kind == "contradicts":
+            found["differs"] = self.differs
+        return found
+
+
+@dataclass
+class KnownIndex:
+    """The corpus's rules in a match.MatchIndex; `check` answers for one memory."""
+
+    corpus: KnownCorpus
+    index: MatchIndex[Rule]
+    queries: dict[str, Features]  # the batch's, by memory id: computed once for rarity and check
+    threshold: float = KNOWN_SIMILARITY
+
+    @classmethod
+    def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
+        """Rarity is counted over the rules and the batch together, as the dream compares them."""
+        features = [Features.of(rule.text) for rule in corpus.rules]
+        queries = {m.id: memory_features(m) for m in batch}
+        weights = Weights([*features, *queries.values()])
+        return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries)
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return self.corpus.rules
+
+    def related(self, text: str, limit: int = 8) -> list[Rule]:
+        """The rules sharing the most rare words with `text` (for a model's prompt)."""
+        query = Features.of(text)
+        return [self.index.items[i] for i in self.index.candidates(query)[:limit]]
+
+    def check(self, memory: Memory) -> KnownMatch | None:
+        """Whether `memory` restates a rule, contradicts one, or neither (None)."""
+        if not self.corpus.rules:
+            return None
+        query = self.queries.get(memory.id) or memory_features(memory)
+        for i, verdict in self.index.verdicts(query, threshold=self.threshold):
+            if verdict.correction:
+                if verdict.score < CONTRADICTS_SIMILARITY:
+                    return None
+                return KnownMatch("contradicts", self.index.items[i], verdict)
+            # The verdict is symmetric; "already documented" is not: a short rule inside a
+            # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
+            if verdict.same_lesson and self.covered(query, self.index.features[i]) >= KNOWN_COVERAGE:
+                return KnownMatch("known", self.index.items[i], verdict)
+            if not verdict.same_lesson:
+                return None  # verdicts come best first: no later one is a restatement
+        return None
+
+    def covered(self, query: Features, rule: Features) -> float:
+        """The share of what `query` says (its stems, weighted by rarity) that `rule` says too."""
+        weights = self.index.weights
+        total = sum(weights.of(query, s) for s in query.stems)
+        shared = sum(weights.of(query, s) for s in query.stems & rule.stems)
+        return shared / total if total else 0.0
+
+
+def memory_features(memory: Memory) -> Features:
+    """A memory as compared with the rules: its content, and its title when that says more
+    than the content's first words (MCP clients often send those as the title)."""
+    title = normalise(memory.title)
+    text = memory.content if not title or normalise(memory.content).startswith(title) \
+        else f"{memory.title}\n{memory.content}"
+    return Features.of(text, memory.content)

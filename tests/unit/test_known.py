@@ -1,0 +1,251 @@
+"""The project's instruction files as the known corpus (dream/known.py) and the runner's pre-pass."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from dreamtui.dream.known import (
+    MARK_CONTRADICTS,
+    MAX_FILE_BYTES,
+    KnownIndex,
+    read_corpus,
+    split_rules,
+)
+from dreamtui.dream.runner import dream
+from dreamtui.model import Memory, NewMemory
+from dreamtui.workspace.layout import Workspace
+from tests.factories import NOW, new_workspace, submit
+from tests.fixtures.known_corpus import HELD_OUT, TUNE, Case
+
+CLAUDE_MD = """# CLAUDE.md
+
+Guidance for agents.
+
+## Tooling
+
+- Install dependencies with `pnpm install`; never use npm or yarn here.
+- The API listens on port 8040 in development.
+  Other services pick ports above 9000.
+
+```bash
+pnpm install   # not a rule: a code block
+```
+
+| command | what |
+| --- | --- |
+| `pnpm dev` | not a rule either: a table |
+
+<!-- dreamtui:begin sha256=0123456789abcdef -->
+- Reset the database with `make db-reset` before the integration tests. [mem: test-db-reset]
+<!-- dreamtui:end -->
+
+Money amounts are `Decimal`, never `float`. Keep functions under 60 lines.
+"""
+
+
+def project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return root
+
+
+def lesson(mid: str, content: str) -> Memory:
+    return Memory(id=mid, tenant_id="default", agent_id="agent-a", type="observation",
+                  title=" ".join(content.split()[:5]), content=content, tags=(), metadata={},
+                  submitted_at=datetime(2026, 11, 28, 9, 0, tzinfo=UTC))
+
+
+# -- splitting ----------------------------------------------------------------------------------
+
+
+def test_rules_are_list_items_and_sentences_with_their_lines() -> None:
+    rules = split_rules(CLAUDE_MD, "CLAUDE.md")
+    assert [(r.citation, r.text) for r in rules] == [
+        ("CLAUDE.md:3", "Guidance for agents."),
+        ("CLAUDE.md:7", "Install dependencies with `pnpm install`; never use npm or yarn here."),
+        ("CLAUDE.md:8", "The API listens on port 8040 in development. Other services pick ports above 9000."),
+        ("CLAUDE.md:23", "Money amounts are `Decimal`, never `float`."),
+        ("CLAUDE.md:23", "Keep functions under 60 lines."),
+    ]
+
+
+def test_the_workspaces_own_delivered_block_is_not_the_projects_word() -> None:
+    texts = " ".join(r.text for r in split_rules(CLAUDE_MD, "CLAUDE.md"))
+    assert "db-reset" not in texts and "mem:" not in texts
+
+
+def test_cursor_rule_frontmatter_is_skipped() -> None:
+    text = "---\ndescription: Python style rules\nglobs: ['**/*.py']\n---\n- Use type hints on every function.\n"
+    assert [r.citation for r in split_rules(text, ".cursor/rules/python.mdc")] == [".cursor/rules/python.mdc:5"]
+
+
+# -- finding and reading the files --------------------------------------------------------------
+
+
+def test_the_instruction_files_are_found_from_the_root_up_to_the_git_root(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "AGENTS.md": "- Run `make check` before pushing any branch.\n",
+        "services/api/CLAUDE.md": "- The API uses FastAPI with async handlers.\n",
+        "services/api/GEMINI.md": "- Gemini reads this file for the API service.\n",
+        "services/api/.cursorrules": "- Prefer small pure functions everywhere.\n",
+        "services/api/.github/copilot-instructions.md": "- Copilot suggestions follow PEP 8 strictly.\n",
+        "services/api/.cursor/rules/db.mdc": "- Migrations are written with Alembic only.\n",
+        "services/api/docs/adr/DECISIONS.md": "- We chose Postgres over MySQL in 2025.\n",
+        "services/api/node_modules/pkg/DECISIONS.md": "- A dependency's decisions are not ours.\n",
+        "services/api/.venv/DECISIONS.md": "- Nor are a virtualenv's.\n",
+        "services/api/notes/extra.txt": "- Extra notes named by project.known_files count too.\n",
+        "CONTRIBUTING.md": "- Not an instruction file unless named.\n",
+    })
+    corpus = read_corpus(root / "services" / "api", ["notes/*.txt"])
+    assert corpus.files == ("CLAUDE.md", "../../AGENTS.md", "GEMINI.md", ".cursorrules",
+                            ".github/copilot-instructions.md", ".cursor/rules/db.mdc",
+                            "docs/adr/DECISIONS.md", "notes/extra.txt")
+    assert corpus.problems == ()
+    assert [r.citation for r in corpus.rules][:2] == ["CLAUDE.md:1", "../../AGENTS.md:1"]
+
+
+def test_unreadable_files_are_one_line_each_and_the_rest_is_read(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "CLAUDE.md": b"- Caf\xe9 rules in Latin-1 are not UTF-8 text at all.\n",
+        "AGENTS.md": "- Run `make check` before pushing any branch.\n",
+        "GEMINI.md": "x" * (MAX_FILE_BYTES + 1),
+    })
+    corpus = read_corpus(root)
+    assert corpus.files == ("AGENTS.md",)
+    assert corpus.problems == (
+        "CLAUDE.md: not UTF-8 (byte 0xe9 at offset 5)",
+        f"GEMINI.md: {MAX_FILE_BYTES + 1:,} bytes, over the 512 KB limit for an instruction file",
+    )
+    assert corpus.summary() == ("project docs: 1 rule from 1 file; 2 files skipped — "
+                                + "; ".join(corpus.problems))
+
+
+def test_a_missing_root_is_a_problem_not_an_error(tmp_path: Path) -> None:
+    corpus = read_corpus(tmp_path / "nowhere")
+    assert corpus.rules == () and corpus.problems == (f"project.root {tmp_path / 'nowhere'}: not a folder",)
+    assert read_corpus(None).summary() == "no project.root: the project's docs were not read"
+
+
+def test_a_known_files_glob_cannot_leave_the_project(tmp_path: Path) -> None:
+    root = project(tmp_path, {"CLAUDE.md": "- Run `make check` before pushing any branch.\n"})
+    (tmp_path / "secret.md").write_text("- Outside the project.\n", encoding="utf-8")
+    corpus = read_corpus(root, ["../*.md"])
+    assert corpus.files == ("CLAUDE.md",)
+    assert corpus.problems == (f"project.known_files '../*.md': {root / '..' / 'secret.md'} is outside "
+                               "project.root; skipped",)
+
+
+# -- matching -----------------------------------------------------------------------------------
+
+
+def _index(tmp_path: Path, text: str, batch: list[Memory]) -> KnownIndex:
+    return KnownIndex.build(read_corpus(project(tmp_path, {"CLAUDE.md": text})), batch)
+
+
+def test_a_restatement_is_known_with_its_citation(tmp_path: Path) -> None:
+    memory = lesson("m1", "Use `pnpm install` to install dependencies, not npm or yarn.")
+    found = _index(tmp_path, CLAUDE_MD, [memory]).check(memory)
+    assert found is not None and found.kind == "known"
+    assert found.rationale() == ("already in the project's docs, CLAUDE.md:7: Install dependencies "
+                                 "with `pnpm install`; never use npm or yarn here.")
+
+
+@pytest.mark.parametrize("content, differs", [
+    ("The development API listens on port 8080.", "8080 vs 8040"),
+    ("Install dependencies with `yarn install`.", "yarn vs pnpm"),
+])
+def test_a_different_fact_contradicts_the_rule(tmp_path: Path, content: str, differs: str) -> None:
+    memory = lesson("m1", content)
+    found = _index(tmp_path, CLAUDE_MD, [memory]).check(memory)
+    assert found is not None and found.kind == "contradicts", found
+    assert differs in found.differs
+    assert found.rationale().startswith("contradicts CLAUDE.md:")
+
+
+def test_a_related_lesson_the_docs_do_not_state_is_neither(tmp_path: Path) -> None:
+    memory = lesson("m1", "Invoices are rendered with WeasyPrint; it needs the Cairo system library.")
+    assert _index(tmp_path, CLAUDE_MD, [memory]).check(memory) is None
+
+
+def _measure(tmp_path: Path, cases: tuple[Case, ...]) -> tuple[int, int, int, int]:
+    known = recognised = others = wrongly = 0
+    for number, case in enumerate(cases):
+        texts = [(kind, text) for kind in ("known", "novel", "conflicting") for text in getattr(case, kind)]
+        batch = [lesson(f"m{i}", text) for i, (_, text) in enumerate(texts)]
+        index = KnownIndex.build(read_corpus(project(tmp_path / str(number), {"CLAUDE.md": case.file})), batch)
+        for (kind, _), memory in zip(texts, batch, strict=True):
+            found = index.check(memory)
+            said_known = found is not None and found.kind == "known"
+            if kind == "known":
+                known, recognised = known + 1, recognised + said_known
+            else:
+                others, wrongly = others + 1, wrongly + said_known
+    return known, recognised, others, wrongly
+
+
+def test_own_corpus_sets_restatements_recognised_and_nothing_else_called_known(tmp_path: Path) -> None:
+    known, recognised, others, wrongly = _measure(tmp_path / "tune", TUNE)
+    assert recognised / known >= 0.8 and wrongly == 0, (recognised, known, wrongly, others)
+    # The held-out set is measured, not tuned on: it must not call a novel lesson known.
+    _, _, held_others, held_wrongly = _measure(tmp_path / "held", HELD_OUT)
+    assert held_wrongly == 0, (held_wrongly, held_others)
+
+
+# -- the runner's pre-pass ------------------------------------------------------------------------
+
+
+def _workspace_serving(tmp_path: Path) -> Workspace:
+    root = project(tmp_path, {"CLAUDE.md": CLAUDE_MD})
+    return new_workspace(tmp_path / "ws", project__root=str(root))
+
+
+def test_the_dream_discards_a_restatement_citing_the_rule(tmp_path: Path) -> None:
+    workspace = _workspace_serving(tmp_path)
+    [known_id, new_id] = submit(workspace, NewMemory(
+        type="observation", title="pnpm only", agent_id="agent-a",
+        content="Use `pnpm install` to install dependencies, not npm or yarn."), NewMemory(
+        type="observation", title="WeasyPrint needs Cairo", agent_id="agent-a",
+        content="Invoices are rendered with WeasyPrint; it needs the Cairo system library."))
+    changeset = dream(workspace, now=NOW)
+    assert changeset is not None
+    [discard] = [p for p in changeset.proposals if p.op == "discard"]
+    assert discard.evidence == [known_id]
+    assert "CLAUDE.md:7" in discard.rationale
+    assert discard.details["known"]["citation"] == "CLAUDE.md:7"
+    [create] = [p for p in changeset.proposals if p.op == "create"]
+    assert create.evidence == [new_id] and not create.safety
+    stats = changeset.stats["known_corpus"]
+    assert stats["known"] == 1 and stats["rules"] == 5 and stats["files"] == ["CLAUDE.md"]
+
+
+def test_the_dream_marks_what_contradicts_a_rule(tmp_path: Path) -> None:
+    workspace = _workspace_serving(tmp_path)
+    [memory_id] = submit(workspace, NewMemory(type="observation", title="Dev API port", agent_id="agent-a",
+                                              content="The development API listens on port 8080."))
+    changeset = dream(workspace, now=NOW)
+    assert changeset is not None
+    [proposal] = [p for p in changeset.proposals if memory_id in p.evidence]
+    assert proposal.op == "create"
+    assert MARK_CONTRADICTS in proposal.safety
+    assert "contradicts CLAUDE.md:8: The API listens on port 8040" in proposal.rationale
+    assert proposal.details["contradicts"][0]["citation"] == "CLAUDE.md:8"
+
+
+def test_an_unreadable_instruction_file_never_fails_the_dream(tmp_path: Path) -> None:
+    root = project(tmp_path, {"CLAUDE.md": b"\xff\xfe not text"})
+    workspace = new_workspace(tmp_path / "ws", project__root=str(root))
+    submit(workspace, NewMemory(type="observation", title="A lesson", agent_id="agent-a",
+                                content="Run `make check` before pushing a branch."))
+    changeset = dream(workspace, now=NOW)
+    assert changeset is not None and changeset.complete
+    assert changeset.stats["known_corpus"]["problems"] == ["CLAUDE.md: not UTF-8 (byte 0xff at offset 0)"]
