@@ -330,3 +330,29 @@ def test_dreamtui_bundle_updates_blocks_but_never_appends_a_first_one(tmp_path: 
     assert (project / "AGENTS.md").read_text() == HAND_AGENTS
     assert any("no dreamtui block yet" in w for w in report.warnings)
     assert LTMStore(s.ws.memory_root).scan().problems == []
+
+
+def test_archiving_a_skill_removes_both_copies_and_leaves_skills_dreamtui_did_not_write(
+        tmp_path: Path) -> None:
+    from dreamtui.review.commit import commit_human_change
+    s, project = _scenario(tmp_path)
+    theirs = s.ws.context_root / "skills/release-notes" / SKILL_FILE  # a Dreamer server's own
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("---\nname: release-notes\ndescription: theirs\nversion: 3\n---\nTheirs.\n")
+    _dream(s, _routed(s, "skill"))
+    s.decide_all("accept")
+    commit(s.ws, DREAM_ID, now=NOW)
+    delivered = project / ".claude/skills/deploy-steps" / SKILL_FILE
+    assert delivered.exists()
+    commit_human_change(s.ws, "topics/deploy-steps.md", None, "archive", "superseded", now=NOW)
+    assert not delivered.exists()
+    assert not (s.ws.context_root / "skills/deploy-steps" / SKILL_FILE).exists()
+    assert theirs.read_text().endswith("Theirs.\n")
+
+
+def test_a_long_slug_gives_a_skill_name_claude_code_accepts() -> None:
+    from dreamtui.deliver.skills import NAME_LIMIT, skill_name
+    slug = "run-the-integration-suite-against-a-fresh-postgres-container-before-every-merge"
+    name = skill_name(slug)
+    assert len(name) <= NAME_LIMIT and slug.startswith(name) and not name.endswith("-")
+    assert skill_name("short-one") == "short-one"

@@ -30,6 +30,7 @@ SKILLS_DIR = "skills"
 PROJECT_SKILLS = ".claude/skills"
 SKILL_FILE = "SKILL.md"
 DESCRIPTION_LIMIT = 1024  # Claude Code's limit on a skill's description
+NAME_LIMIT = 64  # Claude Code's limit on a skill's name (lowercase letters, digits, hyphens)
 
 MARKER_NOTE = ("This skill comes from this project's curated memory [mem: {slug}]. When it helped, "
                "call `confirm_context` with the slug `{slug}`; when it was wrong or out of date, call "
@@ -38,6 +39,21 @@ MARKER_NOTE = ("This skill comes from this project's curated memory [mem: {slug}
 
 def is_skill(entry: Entry) -> bool:
     return not entry.archived and entry.route == Route.SKILL
+
+
+def skill_name(slug: str) -> str:
+    """The skill's name and folder: the slug (the slug rule is Claude Code's name rule), cut at
+    a hyphen to NAME_LIMIT characters."""
+    if len(slug) <= NAME_LIMIT:
+        return slug
+    head = slug[:NAME_LIMIT]
+    return head.rsplit("-", 1)[0] if slug[NAME_LIMIT] != "-" and "-" in head else head.rstrip("-")
+
+
+def written_by_dreamtui(text: str) -> bool:
+    """Whether a SKILL.md is one dreamtui wrote (its closing marker line), so only those are
+    replaced or removed: a Dreamer server or a person may keep skills of their own beside them."""
+    return MARKER_NOTE.split("[mem:")[0] in text
 
 
 def _split(text: str) -> tuple[dict[str, object], str]:
@@ -104,41 +120,52 @@ def plan_skills(workspace: Workspace, entries: Iterable[Entry], *, to_project: b
     wanted = {e.slug: e for e in entries if is_skill(e)}
     plan = SkillPlan({}, [], {}, [])
     project = workspace.project_root if to_project else None
+    named: dict[str, str] = {}  # skill name → the slug that has it
     for slug, entry in sorted(wanted.items()):
-        path = folder / slug / SKILL_FILE
-        text = skill_text(entry, current.get(slug))
-        if text != current.get(slug):
-            plan.writes[path] = text
-            plan.bases[path] = _sha(current.get(slug))
-        if project is not None:
-            _deliver(plan, project, slug, current.get(slug), text)
-    for slug, text in current.items():
-        if slug in wanted:
+        name = skill_name(slug)
+        if name in named:
+            plan.held.append((slug, f"skill name {name} is already {named[name]}'s; shorten the slug"))
             continue
-        path = folder / slug / SKILL_FILE
+        named[name] = slug
+        path = folder / name / SKILL_FILE
+        previous = current.get(name)
+        if previous is not None and not written_by_dreamtui(previous):
+            plan.held.append((slug, f"context/{SKILLS_DIR}/{name}/{SKILL_FILE} was not written by "
+                                    "dreamtui; not replaced"))
+            continue
+        text = skill_text(entry, previous)
+        if text != previous:
+            plan.writes[path] = text
+            plan.bases[path] = _sha(previous)
+        if project is not None:
+            _deliver(plan, project, name, previous, text)
+    for name, text in current.items():
+        if name in named or not written_by_dreamtui(text):
+            continue  # still wanted, or not dreamtui's to remove
+        path = folder / name / SKILL_FILE
         plan.removals.append(path)
         plan.bases[path] = _sha(text)
         if project is not None:
-            _deliver(plan, project, slug, text, None)
+            _deliver(plan, project, name, text, None)
     return plan
 
 
-def _deliver(plan: SkillPlan, project: Path, slug: str, delivered: str | None,
+def _deliver(plan: SkillPlan, project: Path, name: str, delivered: str | None,
              text: str | None) -> None:
     """The project copy: written (or removed, `text` None) only over what dreamtui delivered."""
-    name = f"{PROJECT_SKILLS}/{slug}/{SKILL_FILE}"
+    where = f"{PROJECT_SKILLS}/{name}/{SKILL_FILE}"
     try:
-        read = read_target(project, name)
+        read = read_target(project, where)
     except Skip:
         return
     except HoldBack as held:
-        plan.held.append((slug, f"{name} {held}"))
+        plan.held.append((name, f"{where} {held}"))
         return
     if read.text == text:
         return
     if read.text is not None and read.text != delivered:
         what = "was edited by hand" if delivered is not None else "was not written by dreamtui"
-        plan.held.append((slug, f"{name} {what}; not overwritten"))
+        plan.held.append((name, f"{where} {what}; not overwritten"))
         return
     if text is None:
         if read.text is not None:
