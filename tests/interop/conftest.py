@@ -121,18 +121,21 @@ def dreamer() -> Dreamer:
     return Dreamer(venv)
 
 
+_DREAM_ENGINE = re.compile(r"^dream_engine:\n(?:[ \t]+.*\n)+", re.MULTILINE)
+
+
 def scripted_engine(config: Path, *, sandbox: Path, delay_seconds: float = 0.0,
                     started_file: Path | None = None) -> None:
     """Put the scripted runner (dreamer_side/scripted_runner.py) in place of the Claude agent in a
-    `dreamer init` config; everything else stays as Dreamer wrote it."""
+    `dreamer init` config (again, to change its settings); everything else stays as Dreamer wrote it."""
     text = config.read_text(encoding="utf-8")
-    block = "    serializer: { ref: stm_serializer }\n    timeout_seconds: 1200\n"
-    assert block in text, "dreamer init wrote a dream_engine block this suite does not know"
+    assert len(_DREAM_ENGINE.findall(text)) == 1, "dreamer init wrote no dream_engine block this suite knows"
     started = f", started_file: {json.dumps(str(started_file))}" if started_file else ""
-    runner = (f"{block}    sandbox_root: {json.dumps(str(sandbox))}\n"
-              f"    runner: {{class: scripted_runner.ScriptedRunner, "
-              f"params: {{delay_seconds: {delay_seconds}{started}}}}}\n")
-    config.write_text(text.replace(block, runner), encoding="utf-8")
+    block = ("dream_engine:\n  class: dreamer.contrib.dream.claude_agent.ClaudeAgentDreamEngine\n  params:\n"
+             "    serializer: { ref: stm_serializer }\n    timeout_seconds: 1200\n"
+             f"    sandbox_root: {json.dumps(str(sandbox))}\n"
+             f"    runner: {{class: scripted_runner.ScriptedRunner, params: {{delay_seconds: {delay_seconds}{started}}}}}\n")
+    config.write_text(_DREAM_ENGINE.sub(lambda _: block, text), encoding="utf-8")
 
 
 @pytest.fixture
