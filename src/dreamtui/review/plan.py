@@ -576,7 +576,7 @@ def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspac
     if context is not None:
         _record_context_decision(plan, context, state, changeset)
     plan.writes, plan.moves, plan.entries_after = state.writes, state.moves, state.entries
-    index = render_index(state.entries.values())
+    index = render_index(state.entries.values(), state.snapshot.listed.values())
     if index != _read_index(workspace):
         plan.index = index
     _plan_memories(plan, changeset)
@@ -786,7 +786,7 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     if bundle.text != read_bundle(workspace.agents_md):
         plan.bundle = bundle.text
     _deliver_directly(plan, state, bundle.text)
-    index = render_index(state.entries.values())
+    index = render_index(state.entries.values(), state.snapshot.listed.values())
     if index != _read_index(workspace):
         plan.index = index
     return plan
