@@ -10,8 +10,10 @@ from pathlib import Path
 
 from dreamtui.dream.runner import dream
 from dreamtui.entry.codec import parse_entry
+from dreamtui.entry.edits import with_meta
 from dreamtui.model import NewMemory
 from dreamtui.review.bundle import guidance_line
+from dreamtui.review.commit import commit_human_change
 from dreamtui.store.ltm import LTMStore, render_index
 from dreamtui.workspace.layout import Workspace
 from tests.factories import NOW, submit
@@ -94,3 +96,13 @@ def test_a_memory_matching_a_dreamer_shaped_entry_reinforces_it(workspace: Works
     creates = [p for p in changeset.reviewable if p.op == "create"]
     assert creates == [], [p.target for p in creates]
     assert any(p.target == "topics/ci-ports.md" for p in changeset.reviewable if p.op != "context")
+
+
+def test_a_commit_keeps_the_files_dreamer_lists_in_index(workspace: Workspace) -> None:
+    """A person's change commits INDEX.md from the plan: the second dup file stays listed."""
+    dreamer_ltm.build(workspace.memory_root)
+    path = "topics/loose.md"
+    text = (workspace.memory_root / path).read_text(encoding="utf-8")
+    commit_human_change(workspace, path, with_meta(text, path, {"importance": "pinned"}), "pin", "keep it")
+    index = (workspace.memory_root / "INDEX.md").read_text(encoding="utf-8")
+    assert index == dreamer_ltm.DREAMER_INDEX and "- [Dup B](topics/dup-b.md)" in index
