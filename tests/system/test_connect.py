@@ -6,6 +6,7 @@ that is not valid JSON/TOML is refused with its line, untouched."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -282,3 +283,43 @@ def test_a_workspace_without_project_root_imports_its_own_folder(tmp_path: Path)
 
     workspace = init_workspace(tmp_path / "ws", git=False)
     assert default_project(workspace) == str(workspace.root)
+
+
+def test_a_toy_project_from_init_to_disconnect_keeps_every_hand_written_byte(home: Path) -> None:
+    """The issue's run: init --project, connect, memories, a dream, a commit, disconnect."""
+    project = home / "code" / "x"
+    project.mkdir(parents=True)
+    claude_md = "# My project\n\nHand-written rule: use pnpm, never npm.\n"  # untracked
+    agents_md = "# Agents\n\nRun `make test` before pushing.\n"
+    (project / "CLAUDE.md").write_text(claude_md, encoding="utf-8")
+    (project / "AGENTS.md").write_text(agents_md, encoding="utf-8")
+    ws = home / "notes" / "x"
+    assert CliRunner().invoke(main, ["init", str(ws), "--project", str(project), "--no-git"]).exit_code == 0
+    assert run(ws, "connect", "claude-code").exit_code == 0
+    for n in range(6):
+        assert run(ws, "submit", "--type", "failure", "--title", f"CI Postgres listens on 5433 ({n})",
+                   "--content", "Connection refused on 5432 in CI; the workflow maps Postgres to 5433",
+                   "--tags", "ci", "--agent", f"agent-{n}").exit_code == 0
+    dreamed = run(ws, "--headless", "dream")
+    assert dreamed.exit_code == 0, dreamed.output
+    dream_id = next(p.stem for p in (ws / ".dreamtui" / "dreams").glob("d-*.json"))
+    assert run(ws, "decide", dream_id, "--all", "accept").exit_code == 0
+    bundle = re.findall(r"p-bundle-\S+", run(ws, "review", "show", dream_id).output)[0]
+    assert run(ws, "decide", dream_id, bundle, "accept").exit_code == 0
+    committed = run(ws, "commit", dream_id)
+    assert committed.exit_code == 0, committed.output
+
+    agents_after = (project / "AGENTS.md").read_text(encoding="utf-8")
+    claude_after = (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert agents_after.startswith(agents_md) and "<!-- dreamtui:begin" in agents_after
+    assert open_workspace(ws).agents_md.read_text(encoding="utf-8") in agents_after  # the bundle itself
+    assert claude_after.startswith(claude_md)
+    imported = next(line for line in claude_after.splitlines() if line.startswith("@"))
+    assert (project / imported[1:]).resolve() == (project / "AGENTS.md").resolve()  # resolves from the project
+
+    gone = run(ws, "disconnect")
+    assert gone.exit_code == 0, gone.output
+    assert (project / "AGENTS.md").read_text(encoding="utf-8") == agents_md
+    assert (project / "CLAUDE.md").read_text(encoding="utf-8") == claude_md
+    assert sorted(p.name for p in project.iterdir()) == ["AGENTS.md", "CLAUDE.md"]
+    assert "project.root stays" in gone.output

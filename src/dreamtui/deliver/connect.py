@@ -38,6 +38,7 @@ import tomlkit.exceptions
 import yaml
 
 from dreamtui.deliver.jsonedit import MISSING, JsonText
+from dreamtui.deliver.targets import BlockError, HoldBack, Skip, find_block, read_target, targets, without_block
 from dreamtui.errors import InputError
 from dreamtui.model import iso_z
 from dreamtui.store import tokens
@@ -714,7 +715,37 @@ def plan_disconnect(workspace: Workspace, agent: Agent | None = None,
                 changes.append(change)
         if connection.token:
             notes.append(f"token {connection.token!r} revoked")
+        if not any(c.project == connection.project for c in kept):
+            root_undone = any(f.format == "yaml" for f in connection.files)
+            _remove_blocks(workspace, Path(connection.project), changes, notes, root_undone)
     return DisconnectPlan(changes, notes, removed, kept)
+
+
+def _remove_blocks(workspace: Workspace, project: Path, changes: list[FileChange], notes: list[str],
+                   root_undone: bool) -> None:
+    """With the project's last agent disconnected, the bundle's blocks leave its files too, so the
+    project is as it was before dreamtui: a file that held only the block is removed, the rest of
+    a file stays byte for byte, and a block edited by hand stays where it is."""
+    root = workspace.project_root
+    if root is None or root.resolve() != project:
+        return
+    for target in targets(workspace):
+        try:
+            read = read_target(project, target.name, (workspace.agents_md,))
+            block = None if read.text is None else find_block(read.text)
+        except (HoldBack, Skip, BlockError):
+            continue
+        if read.text is None or block is None:
+            continue
+        if block.edited:
+            notes.append(f"{target.path}: its dreamtui block was edited by hand; left as it is")
+            continue
+        after = without_block(read.text)
+        changes.append(FileChange(read.path, read.text, after if after.strip() else None,
+                                  ["the bundle's dreamtui block removed"]))
+    if not root_undone:
+        notes.append("project.root stays (connect did not set it): the next commit delivers the "
+                     "bundle into the project again; remove project.root from dreamtui.yaml to stop that")
 
 
 def apply_disconnect(workspace: Workspace, plan: DisconnectPlan) -> None:
