@@ -81,7 +81,7 @@ def test_title_from_the_leading_heading_when_the_frontmatter_has_none() -> None:
 
 def test_a_leading_title_heading_is_not_the_guidance() -> None:
     entry = parse_entry(dreamer_ltm.TREE["topics/ci-ports.md"], "topics/ci-ports.md")
-    assert entry.guidance == "CI runs Postgres on port 5433, not 5432."
+    assert entry.guidance == "CI runs Postgres on port 5433, not 5432: set PGPORT=5433 before pytest."
     assert guidance_line(entry).startswith("- CI runs Postgres on port 5433")
     assert "# CI ports" not in guidance_line(entry)
 
@@ -90,7 +90,7 @@ def test_a_memory_matching_a_dreamer_shaped_entry_reinforces_it(workspace: Works
     """Before: the guidance read as '# CI ports' and the memory created ci-ports-2."""
     dreamer_ltm.build(workspace.memory_root, {"topics/ci-ports.md": dreamer_ltm.TREE["topics/ci-ports.md"]})
     submit(workspace, NewMemory(type="failure", title="CI ports", agent_id="agent-a", tags=("ci",),
-                                content="CI runs Postgres on port 5433, not 5432."))
+                                content="CI runs Postgres on port 5433, not 5432: set PGPORT=5433 before pytest."))
     changeset = dream(workspace, now=NOW)
     assert changeset is not None
     creates = [p for p in changeset.reviewable if p.op == "create"]
