@@ -133,3 +133,34 @@ def test_undoing_the_rejection_takes_the_kept_reinforce_away(tmp_path: Path) -> 
     changeset = undo_last(s.ws, DREAM_ID, now=NOW)
     assert changeset.proposal(update.id).decision == "reject"
     assert changeset.proposal(alone.id).decision == "defer"
+
+
+# -- related: never names an archived entry -------------------------------------------------------
+
+
+def test_archiving_an_entry_takes_it_out_of_every_related_list(tmp_path: Path) -> None:
+    s = Scenario(tmp_path / "ws")
+    ports = s.entry("ci-ports", "CI Postgres listens on 5432.")
+    s.entry("test-db-reset", "Run make db-reset before integration tests.", related=["ci-ports", "pytest-markers"])
+    s.entry("pytest-markers", "Mark Postgres tests with pytest.mark.db.", related=["ci-ports"])
+    s.settle()
+    m = s.memories(1)
+    s.changeset([s.archive(ports, m)])
+    s.decide_all()
+    commit(s.ws, DREAM_ID, now=NOW)
+    reset = parse_entry(s.text("topics/test-db-reset.md"), "topics/test-db-reset.md")
+    markers = parse_entry(s.text("topics/pytest-markers.md"), "topics/pytest-markers.md")
+    assert reset.meta["related"] == ["pytest-markers"] and markers.meta["related"] == []
+    assert any(" update topics/test-db-reset.md (related: ci-ports archived, no longer listed)" in line
+               for line in s.log_lines())
+
+
+def test_a_persons_archive_takes_it_out_of_related_lists_too(tmp_path: Path) -> None:
+    s = Scenario(tmp_path / "ws")
+    s.entry("ci-ports", "CI Postgres listens on 5432.")
+    s.entry("test-db-reset", "Run make db-reset before integration tests.", related=["ci-ports"])
+    s.settle()
+    result = run(s.ws, "entry", "archive", "ci-ports", "--reason", "moved to the wiki")
+    assert result.exit_code == 0, result.output
+    reset = parse_entry(s.text("topics/test-db-reset.md"), "topics/test-db-reset.md")
+    assert reset.meta["related"] == []

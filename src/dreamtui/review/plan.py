@@ -570,6 +570,7 @@ def plan_commit(changeset: Changeset, snapshot: LTMSnapshot, workspace: Workspac
     applied: list[tuple[Proposal, str]] = []
     for p in changeset.proposals:
         _decide_one(plan, state, changeset, p, applied)
+    _drop_archived_related(plan, state, changeset.id)
     _guard(plan, applied, state, auto)
     context = changeset.bundle
     _plan_bundle(plan, context, state, auto, _changes_entries(plan, changeset))
@@ -755,6 +756,26 @@ def _deliver_directly(plan: Plan, state: _State, bundle: str) -> None:
 HUMAN_OPS = words(HumanOp)
 
 
+def _drop_archived_related(plan: Plan, state: _State, dream_id: str | None) -> None:
+    """`related:` never names an archived entry (issue 11, item 8): the live entries naming one
+    this commit archives lose it, and an entry the commit writes anyway loses any archived one.
+    A slug that is live again (restored, or reused) stays."""
+    archived_now = {state.entries[dest].slug for dest in state.moves.values()
+                    if dest in state.entries and state.entries[dest].archived}
+    archived = {e.slug for e in state.entries.values() if e.archived}
+    for path, entry in sorted(state.entries.items()):
+        related = entry.meta.get("related")
+        if entry.archived or not isinstance(related, list):
+            continue
+        gone = archived if path in state.touched else archived_now
+        dead = [s for s in related if isinstance(s, str) and s in gone and s not in state.owners]
+        if not dead:
+            continue
+        state.put(path, with_meta(entry.raw, path, {"related": [s for s in related if s not in dead]}))
+        plan.log_lines.append(log_line(state.now, "update", path,
+                                       f"related: {', '.join(dead)} archived, no longer listed", dream_id))
+
+
 def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, new_text: str | None,
                       op: str, reason: str, now: datetime, *, label: str | None = None) -> Plan:
     """A person's pin / unpin / archive / edit of one live entry: no guard rails, bundle rewritten.
@@ -779,6 +800,7 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     plan = Plan(writes=state.writes, moves=state.moves, entries_after=state.entries)
     plan.counts = {HumanOp(op).effect: 1}
     plan.log_lines.append(log_line(now, label or op, path, reason, None))
+    _drop_archived_related(plan, state, None)
     live = [e for e in state.entries.values() if not e.archived]
     bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget,
                            include=workspace.config.context.include)
