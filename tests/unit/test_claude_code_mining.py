@@ -278,6 +278,8 @@ def test_a_refused_question_is_a_clarification_with_the_persons_words(
     "不要重复进行同样的测试",
     "不对，应该用 pnpm",
     "为什么又改了配置文件？",
+    "可以,后续你自动完成,无需询问,决策都采用你认为最好的",
+    "ok go ahead, and stop asking me before each step",
 ])
 def test_corrections_in_the_shapes_people_write(text: str) -> None:
     assert correction_rule(text) is not None
@@ -290,6 +292,7 @@ def test_corrections_in_the_shapes_people_write(text: str) -> None:
     "what does this function do?",
     "继续",
     "可以,后续你自动完成",
+    "ask me if the schema is unclear",
 ])
 def test_ordinary_turns_are_not_corrections(text: str) -> None:
     assert correction_rule(text) is None
@@ -498,7 +501,8 @@ def test_hooks_are_read_from_progress_system_and_attachment_records(workspace: W
     log.typed("commit it")
     commit = log.calls("Bash", command="git commit -am 'wip'")
     log.hook_ran(commit)
-    log.result(commit, "Pre-commit validation failed:\n[FORMAT] Run 'mix format' to fix.", True)
+    # the hook printed its newlines escaped, as a real pre-commit gate did
+    log.result(commit, "Pre-commit validation failed:\\n\\n[FORMAT] Run 'mix format' to fix.", True)
     edit = log.calls("Edit", file_path=f"{PROJECT}/.env")
     log.hook_ran(edit, "PreToolUse:Edit")
     log.result(edit, "<tool_use_error>File has not been read yet.</tool_use_error>", True)
@@ -511,6 +515,7 @@ def test_hooks_are_read_from_progress_system_and_attachment_records(workspace: W
     titles = [m.title for m in memories]
     assert titles[0] == "A hook blocks `git commit`: Pre-commit validation failed: [FORMAT] Run 'mix format' to fix."
     assert "use rg, not grep -r" in titles[2]
+    assert "\\n" not in memories[0].content
 
 
 def test_since_is_the_time_of_each_event(workspace: Workspace, projects: Path) -> None:
@@ -545,3 +550,26 @@ def test_every_memory_is_a_lesson_without_provenance_in_its_words(workspace: Wor
     for line in _lines(_mined(workspace, projects, log)):
         assert not line.startswith("Claude Code session")
         assert log.session not in line and PROJECT not in line
+
+
+def test_a_tool_error_recurring_in_a_later_import_is_kept(workspace: Workspace,
+                                                          projects: Path) -> None:
+    def pushed(session: str, branch: str) -> _Log:
+        log = _Log(session)
+        log.typed("push it")
+        log.result(log.calls("Bash", command="git push 2>&1"),
+                   f"Exit code 128\nfatal: The current branch {branch} has no upstream branch.",
+                   True)
+        log.result(log.calls("Bash", command=f"git push -u origin {branch}"), "done")
+        log.write(projects / SLUG / f"{session}.jsonl")
+        return log
+
+    pushed("c3c3c3c1-0000-4000-8000-000000000001", "shop-dov")
+    first = _import(workspace, projects)
+    assert (first.inserted, first.single_errors) == (0, 1)
+    pushed("c3c3c3c2-0000-4000-8000-000000000002", "shop-fum")
+    second = _import(workspace, projects)
+    [memory] = second.memories
+    assert second.inserted == 1 and memory.metadata["session_id"].startswith("c3c3c3c2")
+    assert memory.metadata["why"] == "the same error occurred in 2 sessions"
+    assert "has no upstream branch" in memory.title

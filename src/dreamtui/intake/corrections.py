@@ -17,6 +17,8 @@ A correction is judged on the turn's *opening* (after openers such as "actually,
 |             | "have you (even) …", "where did you …", "how come …"                         |
 | instead     | "actually/wait, … instead", "use X instead"                                  |
 | zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新… at the start   |
+| process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
+|             | asking", "no need to ask", "don't ask me", "without asking", 无需询问, 不用问 |
 
 And the agent's own reply is a strong, cheap signal: a turn the agent answers with "You're
 absolutely right", "My mistake", "I apologize", "Good catch", "你说得对", "抱歉", … is a
@@ -56,6 +58,10 @@ _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
                  r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错)")
 
+_PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
+                      r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
+                      r"不要再?问|别再?问|不需要询问|不用确认|无需确认")
+
 _ACKNOWLEDGED = re.compile(
     r"^(?:you'?re (?:absolutely |completely |totally |quite )?right|you are (?:absolutely |"
     r"completely )?right|my (?:mistake|bad|apologies)|i apologi[sz]e|apologies|sorry[,!. ]|"
@@ -89,6 +95,8 @@ def correction_rule(text: str) -> str | None:
         return "instead"
     if _ZH.match(head):
         return "zh"
+    if _PROCESS.search(lowered):
+        return "process"
     return None
 
 

@@ -226,8 +226,23 @@ def lesson_title(friction: Friction, limit: int) -> str:
     elif kind == "denial":
         title = f"Not allowed here: {doing or 'that tool call'}"
     else:
-        title = f"Avoid: {doing or 'that tool call'} fails here: {one_line(friction.evidence, 90)}"
+        title = f"Avoid {_short(friction)}: {_error_head(friction.evidence)}"
     return one_line(title, limit)
+
+
+def _short(friction: Friction) -> str:
+    """The failed call in a few words: a command's first two words, else what it did."""
+    call = friction.call
+    if call is not None and call.name in ("Bash", "shell", "exec_command") and call.target:
+        return "`" + " ".join(call.target.split()[:2]) + "`"
+    return friction.doing() or "that tool call"
+
+
+def _error_head(evidence: str) -> str:
+    """The error lines without the bare "Exit code N" Claude Code puts first."""
+    lines = [line for line in evidence.splitlines() if line.strip()]
+    rest = [line for line in lines if not re.fullmatch(r"(?:Error: )?Exit code \d+", line.strip())]
+    return one_line(" ".join(rest or lines), 150)
 
 
 def _first_line(friction: Friction) -> str:
@@ -254,7 +269,7 @@ def _first_line(friction: Friction) -> str:
     if kind == "denial":
         return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
     because = f" ({friction.why})" if friction.why else ""
-    return f"Avoid trying to {doing} as it was done here: it failed{because}."
+    return f"Avoid {_short(friction)} as done here: it fails with “{_error_head(friction.evidence)}”{because}."
 
 
 def _content(group: list[Friction], limit_bytes: int) -> str:
@@ -425,4 +440,5 @@ def error_signature(tool: str, text: str) -> str:
     lines = error_lines(text, 300)
     lines = re.sub(r"(?:/[^\s/:'\"]+)+", "/…", lines)
     lines = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "'…'", lines)
+    lines = re.sub(r"\b\w*[-_\d]\w*(?:[-_.]\w+)*", "…", lines)  # names: branch-1, my_app, v2.1
     return f"{tool}\0{_normalise(lines)}"

@@ -114,6 +114,7 @@ class Detector:
         self._threads = {False: _Thread(), True: _Thread()}
         self._errors: list[_Error] = []
         self._failures: dict[str, int] = {}
+        self._unresolved: dict[str, list[_Error]] = {}  # by call signature
 
     # -- the agent ------------------------------------------------------------------------------
 
@@ -137,15 +138,13 @@ class Detector:
 
     @property
     def has_open_errors(self) -> bool:
-        return any(not e.resolved for e in self._errors)
+        return bool(self._unresolved) or any(t.open_errors for t in self._threads.values())
 
     def tool_succeeded(self, sidechain: bool, call: ToolCall | None) -> None:
         """A tool call succeeded: the agent got past the errors of the same call."""
         self._threads[sidechain].open_errors.clear()
-        signature = _signature(call)
-        for error in self._errors:
-            if error.call == signature:
-                error.resolved = True
+        for error in self._unresolved.pop(_signature(call), ()):
+            error.resolved = True
 
     def tool_failed(self, where: Origin, agent: Agent, call: ToolCall | None, content: str,
                     signals: rules.Signals) -> None:
@@ -167,6 +166,7 @@ class Detector:
         error = _Error(friction, _signature(call))
         self._failures[error.call] = self._failures.get(error.call, 0) + 1
         self._errors.append(error)
+        self._unresolved.setdefault(error.call, []).append(error)
         thread.open_errors.append(error)
 
     def _stopped(self, friction: Friction) -> None:

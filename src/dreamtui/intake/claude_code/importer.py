@@ -13,7 +13,8 @@ Across logs: a resumed session replays earlier records (same record uuids) into 
 friction whose record was already imported — from another file, in this import or an earlier one
 (the uuids each log yielded are kept in its state) — is not stored again; logs are read oldest
 first, so the original keeps it. A tool error kept only as a candidate (`frictions` module
-docstring) becomes a memory when the same error occurs in two or more sessions of the import.
+docstring) becomes a memory when the same error occurs in two or more sessions: of this import,
+or of this one and an earlier one (each log's state keeps the signatures of its one-off errors).
 `--since` is the time of each event, not of the file: a log untouched since then is not opened,
 and an event before it in a log written to since is left out.
 """
@@ -83,6 +84,11 @@ def _uuids_of(state: FileState | None) -> list[str]:
     return [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
 
 
+def _signatures_of(state: FileState | None) -> list[list[str]]:
+    pairs = state.context.get("error_signatures") if state is not None else None
+    return [p for p in pairs if isinstance(p, list)] if isinstance(pairs, list) else []
+
+
 def resume_point(path: Path, state: FileState | None, stat: os.stat_result) -> FileState | None:
     """The state to resume reading from; None when the log is unchanged and need not be opened."""
     fresh = FileState(0, 0, 0, 0, None, {})
@@ -146,9 +152,25 @@ def _after(friction: Friction, since: datetime | None) -> bool:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)) >= since
 
 
-def _recurring(frictions: list[Friction], report: ImportReport) -> list[Friction]:
-    """Tool-error candidates kept when the same error occurs in two or more sessions."""
+def _seen_errors(states: dict[str, FileState], skip: set[str]) -> dict[str, set[str]]:
+    """The sessions each one-off tool error of earlier imports occurred in, by signature (logs
+    read again now left out: their errors are counted from this read)."""
     sessions: dict[str, set[str]] = {}
+    for path, state in states.items():
+        pairs = state.context.get("error_signatures")
+        if path in skip or not isinstance(pairs, list):
+            continue
+        for pair in pairs:
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair):
+                sessions.setdefault(pair[0], set()).add(pair[1])
+    return sessions
+
+
+def _recurring(frictions: list[Friction], earlier: dict[str, set[str]],
+               report: ImportReport) -> list[Friction]:
+    """Tool-error candidates kept when the same error occurs in two or more sessions, counting
+    the sessions of earlier imports of this workspace."""
+    sessions = {signature: set(found) for signature, found in earlier.items()}
     for friction in frictions:
         signature = friction.extra.get("signature")
         if isinstance(signature, str):
@@ -183,6 +205,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
     updated: dict[str, FileState] = {}
     selected = _selected(logs, options, states, report, now)
     owners = _owners(states)
+    reread: set[str] = set()  # logs read from their start: their earlier errors are read again
     for log, stat in selected:
         state = states.get(str(log.path))
         start = resume_point(log.path, state, stat)
@@ -194,6 +217,8 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         report.read += 1
         report.stats.add(outcome.stats)
         yielded = list(_uuids_of(start)) if start is state else []
+        if start is not state:
+            reread.add(str(log.path))
         here = str(log.path)
         for friction in outcome.frictions:
             if owners.get(friction.record_uuid or "", here) != here:
@@ -206,10 +231,15 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                 report.before_since += 1
         for uuid in yielded:
             owners.setdefault(uuid, here)
-        context = {**outcome.context, "friction_uuids": list(dict.fromkeys(yielded))}
+        signatures = [[f.extra["signature"], f.session_id] for f in outcome.frictions
+                      if isinstance(f.extra.get("signature"), str)]
+        if start is state:
+            signatures = _signatures_of(state) + signatures
+        context = {**outcome.context, "friction_uuids": list(dict.fromkeys(yielded)),
+                   "error_signatures": [list(p) for p in dict.fromkeys(map(tuple, signatures))]}
         updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
                                            outcome.anchor, outcome.last_id, context)
-    frictions = _recurring(frictions, report)
+    frictions = _recurring(frictions, _seen_errors(states, reread), report)
     report.frictions = len(frictions)
     report.memories = build_memories(frictions, workspace.config)
     if options.dry_run:

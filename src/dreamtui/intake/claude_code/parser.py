@@ -69,7 +69,6 @@ _B_RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
 _B_ATTACHMENT = _spellings("type", '"attachment"')
 _B_SYSTEM = _spellings("type", '"system"')
 _B_MODE = b'ermissionMode"'  # permissionMode (user records) and the permission-mode record
-_B_ENTRYPOINT = b'"entrypoint"'
 _ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_message",
                           "hook_stopped_continuation", "hook_error_during_execution"})
 
@@ -235,8 +234,6 @@ class _LogParser:
                     sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
                     call = self.tools.get(found.group(1).decode("utf-8", "replace"))
                     self.detector.tool_succeeded(sidechain, call)
-            if _B_MODE in raw or _B_ENTRYPOINT in raw:
-                self._parse(raw)  # a result seldom carries them; the first one may
         elif _has(raw, _B_ASSISTANT):
             sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
             self.detector.agent_acted(sidechain)

@@ -108,8 +108,12 @@ def is_sdk(entrypoint: str | None) -> bool:
 
 
 def error_text(content: str) -> str:
-    """A failed tool result's text without reminders and Claude Code's error tags."""
-    return _TOOL_ERROR_TAG.sub("", _REMINDER.sub("", content)).strip()
+    """A failed tool result's text without reminders and Claude Code's error tags; a hook that
+    printed its newlines escaped (`failed:\\n\\n[FORMAT]`) gets them back."""
+    text = _TOOL_ERROR_TAG.sub("", _REMINDER.sub("", content)).strip()
+    if "\\n" in text and text.count("\\n") > text.count("\n"):
+        text = text.replace("\\n", "\n")
+    return text
 
 
 def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[str, str | None]:
