@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -23,6 +26,7 @@ def preview_text(preview: CommitPreview) -> Content:
         ("memories  ", "bold"), f"{len(plan.consume)} consumed · {len(plan.release) + len(plan.open_memories)} "
                                 "return to the queue\n",
         ("log       ", "bold"), f"{counted(len(plan.log_lines), 'line')} appended to LOG.md\n",
+        *_delivered(plan.deliveries, plan.delivery_removals),
         ("\nguard rails  ", "bold"),
     ]
     if plan.violations:
@@ -43,6 +47,14 @@ def preview_text(preview: CommitPreview) -> Content:
         parts += [("\nThis commit would be refused: ", "bold $error"), "; ".join(preview.blocking) + ".\n"]
     # Plain parts, never markup: conflict reasons and messages quote file contents.
     return Content.assemble(*parts)
+
+
+def _delivered(writes: Iterable[Path], removals: Iterable[Path]) -> list[str | tuple[str, str]]:
+    """The files outside the memory this commit writes (the project's, the skills), by folder
+    and name; nothing when there are none."""
+    names = [f"{path.parent.name}/{path.name}" for path in writes] + \
+        [f"{path.parent.name}/{path.name} (removed)" for path in removals]
+    return [("project   ", "bold"), f"{', '.join(names)}\n"] if names else []
 
 
 class ConfirmCommitScreen(ModalScreen[bool]):
