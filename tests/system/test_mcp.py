@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from dreamtui.store import tokens
+from tests.fixtures.dreamer_auth import DREAMER_TOKEN, DREAMER_TOKEN_ID, add_dreamer_token
 from tests.system.mcp_harness import (
     ENTRY,
     TIMEOUT,
@@ -246,6 +247,22 @@ async def test_http_tools_use_the_token_name_as_agent(http: HttpServer) -> None:
     rows = stored(http.workspace)
     assert [(row["type"], row["agent_id"]) for row in rows] == [
         ("observation", "codex"), ("context_confirmed", "codex"), ("context_flagged", "codex")]
+
+
+@pytest.mark.slow  # starts the MCP server as a subprocess
+async def test_http_takes_a_dreamer_token_at_dreamers_address(http: HttpServer) -> None:
+    """Before: a Dreamer token got 401 and /mcp/ a 307. Its memories carry the token's row id,
+    as Dreamer attributes them."""
+    add_dreamer_token(http.workspace / "stm.db")
+    answered = await anyio.to_thread.run_sync(lambda: http.raw_post(DREAMER_TOKEN, query="/"))
+    assert answered.status_code == 200, answered.text  # served at /mcp/ itself, no redirect
+    with anyio.fail_after(TIMEOUT):
+        async with http.client(DREAMER_TOKEN) as client:
+            submitted = await call(client, "submit_memory", {
+                "type": "observation", "title": "Run make db-reset first",
+                "content": "pytest tests/integration assumes an empty schema."})
+    assert submitted["result"]["submitted"][0]["agent_id"] == DREAMER_TOKEN_ID
+    assert [row["agent_id"] for row in stored(http.workspace)] == [DREAMER_TOKEN_ID]
 
 
 @pytest.mark.slow  # starts the MCP server as a subprocess

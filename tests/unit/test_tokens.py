@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import subprocess
@@ -13,6 +12,7 @@ import pytest
 
 from dreamtui.errors import InputError
 from dreamtui.store import tokens
+from tests.fixtures.dreamer_auth import DREAMER_TOKEN, DREAMER_TOKEN_ID, add_dreamer_token
 
 
 @pytest.fixture()
@@ -104,30 +104,6 @@ def test_token_cli_create_list_revoke(ws: Path) -> None:
 
 # -- a Dreamer server's tokens (issue 15, item 9) -------------------------------------------------
 
-# Dreamer's SimpleTokenAuth table as SQLAlchemy creates it (dreamer-server 0.2.0), verbatim, and a
-# row as its `token create` writes one: uuid id, SHA-256 hex of the token, times in its text form.
-DREAMER_AUTH_DDL = """CREATE TABLE auth_tokens (
-	id VARCHAR NOT NULL,
-	name VARCHAR NOT NULL,
-	hash VARCHAR NOT NULL,
-	created_at DATETIME NOT NULL,
-	revoked_at DATETIME,
-	last_used_at DATETIME,
-	PRIMARY KEY (id),
-	UNIQUE (hash)
-)"""
-DREAMER_TOKEN = "sE80kPnOlOttrclv43ajqelA7LtbqscUeAOodM1aE6I"
-DREAMER_TOKEN_ID = "b85624d1-f8e7-4c18-bd26-7a990d793c8d"
-
-
-def _dreamer_token(db: Path, *, revoked: bool = False) -> None:
-    with sqlite3.connect(db) as conn:
-        conn.execute(DREAMER_AUTH_DDL)
-        conn.execute("INSERT INTO auth_tokens VALUES (?, 'claude', ?, '2026-12-01 11:24:25.767103', ?, NULL)",
-                     (DREAMER_TOKEN_ID, hashlib.sha256(DREAMER_TOKEN.encode()).hexdigest(),
-                      "2026-12-01 12:00:00.000000" if revoked else None))
-
-
 def _last_used(db: Path) -> str | None:
     with sqlite3.connect(db) as conn:
         value: str | None = conn.execute("SELECT last_used_at FROM auth_tokens").fetchone()[0]
@@ -136,7 +112,7 @@ def _last_used(db: Path) -> str | None:
 
 def test_a_dreamer_token_is_accepted_as_its_row_id(db: Path) -> None:
     """Before: 401. The agent id is Dreamer's Principal.id for the token, its row id."""
-    _dreamer_token(db)
+    add_dreamer_token(db)
     assert tokens.any_live(db)
     assert tokens.verify(db, DREAMER_TOKEN) == DREAMER_TOKEN_ID
     used = _last_used(db)
@@ -145,14 +121,14 @@ def test_a_dreamer_token_is_accepted_as_its_row_id(db: Path) -> None:
 
 
 def test_a_revoked_dreamer_token_is_refused_and_the_attempt_recorded(db: Path) -> None:
-    _dreamer_token(db, revoked=True)
+    add_dreamer_token(db, revoked=True)
     assert not tokens.any_live(db)
     assert tokens.verify(db, DREAMER_TOKEN) is None
     assert _last_used(db) is not None  # as Dreamer records every attempt with a known token
 
 
 def test_dreamtui_tokens_stay_names_beside_dreamers(db: Path) -> None:
-    _dreamer_token(db)
+    add_dreamer_token(db)
     mine = tokens.create_token(db, "codex")
     assert tokens.verify(db, mine) == "codex" and tokens.verify(db, DREAMER_TOKEN) == DREAMER_TOKEN_ID
     assert [t.name for t in tokens.list_tokens(db)] == ["codex"]
