@@ -172,6 +172,15 @@ def stored_route(route: Route) -> Route:
     return route if route in ENTRY_ROUTES else Route.MEMORY
 
 
+def route_meta(route: Route, memories: Iterable[Memory]) -> dict[str, object]:
+    """The frontmatter a new entry on `route` carries: `route`, and for a once-seen lesson where
+    it was seen (`seen_in`), so only a new agent or session promotes it."""
+    meta: dict[str, object] = {"route": stored_route(route)}
+    if route == Route.MEMORY:
+        meta["seen_in"] = sorted({sighting(m) for m in memories})
+    return meta
+
+
 def why(route: Route) -> str:
     """The rationale's words for a route, as a reviewer reads them."""
     return {

@@ -55,7 +55,7 @@ from dreamtui.dream.proposals import (
     split_paragraphs,
     split_sentences,
 )
-from dreamtui.dream.routes import lesson_route, no_lesson, recurs, seen_in, sighting, stored_route, why
+from dreamtui.dream.routes import lesson_route, no_lesson, recurs, route_meta, seen_in, why
 from dreamtui.model import Entry, Memory, Proposal, memory_session
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
@@ -295,12 +295,10 @@ class _Dream:
         body_parts += new_facts([m for m in members if m.id != best.id], known)
         body = "\n\n".join(body_parts) + "\n"
         meta: dict[str, Any] = {
-            "title": title, "slug": slug, "type": kind, "tags": tags, "route": stored_route(route),
+            "title": title, "slug": slug, "type": kind, "tags": tags, **route_meta(route, cluster.members),
             "created_at": self.now, "updated_at": self.now,
             "sources": [source_ref(m.id) for m in members],
         }
-        if route == Route.MEMORY:
-            meta["seen_in"] = sorted({sighting(m) for m in cluster.members})
         self.replacements.extend(Replacement(m, slug) for m in members)
         confidence = min(0.9, 0.5 + 0.1 * (len(cluster.members) - 1) + (0.1 if route != Route.MEMORY else 0.0))
         return create_proposal(path=path, meta=meta, body=body, kind=kind,

@@ -5,6 +5,17 @@ guidance, details, evidence, ...); `ProposalMaker` checks each answer and turns 
 Proposal with the same helpers the heuristic engine uses (proposals.py), after redacting secrets
 from it again. Feedback memories never reach the model: the deterministic policy (policy.py)
 handles them, folded into the same per-entry drafts as the model's changes to those entries.
+
+The content contract the prompt states is enforced here, whatever the model wrote (issue 11):
+- one guidance sentence: a longer guidance keeps its most actionable sentence (guidance.lesson)
+  and the others move into the details;
+- update, not create: a create that restates or corrects a live entry (cluster.find_entry) is
+  made an update of that entry (new facts) or its confirmation, never a second entry;
+- no pasted phrasings: details keep only sentences stating a fact the entry (or the new
+  guidance) lacks (guidance.Known), so an update never appends a restatement;
+- known-corpus citations: a rationale may cite only project rules the prompt showed
+  (`CLAUDE.md:14`); any other `file:line` makes the proposal a refusal;
+- the route (routes.lesson_route) and its frontmatter, as the heuristic engine writes them.
 """
 
 from __future__ import annotations
@@ -18,13 +29,23 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from dreamtui.dream.cluster import EntryIndex, normalise
+from dreamtui.dream.cluster import EntryIndex, Signature, find_entry, normalise
 from dreamtui.dream.engines.base import DreamInput, Event, ProposalReady, Refused
 from dreamtui.dream.engines.heuristic import REJECTED_REASON
 from dreamtui.dream.engines.llm.prompt import PROMPTS_PACKAGE, TITLE_CHARS, Prompt, one_line
+from dreamtui.dream.guidance import Known, lesson
 from dreamtui.dream.policy import Replacement, apply_feedback
-from dreamtui.dream.proposals import Drafts, EntryDraft, create_proposal, discard_proposal, source_ref
-from dreamtui.model import Entry, Memory, Proposal, Refusal
+from dreamtui.dream.proposals import (
+    Drafts,
+    EntryDraft,
+    create_proposal,
+    discard_proposal,
+    is_code,
+    source_ref,
+    split_sentences,
+)
+from dreamtui.dream.routes import lesson_route, route_meta
+from dreamtui.model import CAVEAT_PREFIX, Entry, Memory, Proposal, Refusal
 from dreamtui.safety.paths import validate_slug
 from dreamtui.safety.secrets import redact_obj
 from dreamtui.store.ltm import entry_path
@@ -34,6 +55,7 @@ TOOL_NAME = "propose_change"
 MODEL_OPS = ("create", "update", "reinforce", "weaken", "archive", "discard")
 TAGS_MAX = 8
 SECRET_MARK = "secret-in-model-output"
+_CITATION_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:[\w-]+\.(?:md|mdc|txt)|\.cursorrules)):(\d+)\b")
 
 
 @lru_cache(maxsize=1)
@@ -95,6 +117,37 @@ def _tags(value: Any) -> list[str]:
 
 def _paragraphs(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def one_sentence(title: str, guidance: str) -> tuple[str, list[str]]:
+    """(the guidance as one sentence, the sentences it had beyond that, for the details)."""
+    if len(split_sentences(guidance)) <= 1:
+        return guidance, []
+    taught = lesson(title, guidance)
+    return taught.guidance, taught.rest
+
+
+def fresh_details(details: str, known: Known) -> list[str]:
+    """The paragraphs of `details` that state something `known` lacks: code blocks whole, prose
+    cut to its new sentences (each becomes known once taken)."""
+    out: list[str] = []
+    for paragraph in _paragraphs(details):
+        if is_code(paragraph):
+            if normalise(paragraph) not in known.norm:
+                out.append(paragraph)
+                known.add(paragraph)
+            continue
+        fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
+        for sentence in fresh:
+            known.add(sentence)
+        if fresh:
+            out.append(" ".join(fresh))
+    return out
+
+
+def citations(text: str) -> list[str]:
+    """The `file:line` citations in `text` ("CLAUDE.md:14", ".cursor/rules/db.mdc:3")."""
+    return [f"{path}:{line}" for path, line in _CITATION_RE.findall(text)]
 
 
 def replace_guidance(body: str, guidance: str) -> str:
@@ -165,6 +218,10 @@ class ProposalMaker:
             raise _Refuse(f"evidence not among the memories shown: {', '.join(unknown[:3])}")
         memories = list({self.lookup[e].id: self.lookup[e] for e in evidence}.values())
         rationale = one_line(_text(clean, "rationale") or f"{op} proposed by the model", 300)
+        unshown = [c for c in citations(rationale) if c not in self.prompt.citations]
+        if unshown:
+            raise _Refuse(f"cites {', '.join(unshown[:3])}, which is no project rule shown to it "
+                          "(the project's docs are cited only as the prompt lists them)")
         marks = [SECRET_MARK] if kinds else []
         return _Checked(op, clean, memories, rationale, _confidence(clean.get("confidence")), marks)
 
@@ -173,7 +230,16 @@ class ProposalMaker:
             return [discard_proposal(m, checked.rationale, confidence=checked.confidence)
                     for m in checked.memories]
         if checked.op == "create":
-            return [self._create(checked)]
+            created, restated = self._create(checked)
+            if created is not None:
+                return [created]
+            assert restated is not None
+            # Update, not create: what the model wrote becomes facts offered to that entry.
+            raw = checked.raw
+            facts = "\n\n".join([_text(raw, "guidance"), _text(raw, "details")])
+            checked = _Checked("update", {"slug": restated.slug, "details": facts, "tags": raw.get("tags")},
+                               checked.memories, f"restates {restated.slug}, so no new entry: {checked.rationale}",
+                               checked.confidence, checked.marks)
         return self._entry_op(checked)
 
     def _slug(self, raw: dict[str, Any]) -> str:
@@ -183,7 +249,8 @@ class ProposalMaker:
         except ValueError as exc:
             raise _Refuse(f"bad slug: {exc}") from None
 
-    def _create(self, checked: _Checked) -> Proposal:
+    def _create(self, checked: _Checked) -> tuple[Proposal | None, Entry | None]:
+        """(the new entry's proposal, None), or (None, the live entry it restates)."""
         raw = checked.raw
         slug = self._slug(raw)
         if self.snapshot.by_slug(slug) is not None or slug in self.created:
@@ -194,9 +261,16 @@ class ProposalMaker:
         title, guidance = one_line(_text(raw, "title"), TITLE_CHARS), one_line(_text(raw, "guidance"), 2000)
         if not title or not guidance:
             raise _Refuse("a create needs a title and guidance")
-        body = "\n\n".join([guidance, *_paragraphs(_text(raw, "details"))]) + "\n"
+        restated = self._restates(title, guidance, _tags(raw.get("tags")))
+        if restated is not None:
+            return None, restated
+        guidance, beyond = one_sentence(title, guidance)
+        details = "\n\n".join([*beyond, _text(raw, "details")])
+        body = "\n\n".join([guidance, *fresh_details(details, Known(f"{title}\n{guidance}"))]) + "\n"
+        route = lesson_route(checked.memories)
         meta: dict[str, Any] = {
             "title": title, "slug": slug, "type": kind, "tags": _tags(raw.get("tags")),
+            **route_meta(route, checked.memories),
             "created_at": self.now, "updated_at": self.now,
             "sources": [source_ref(m.id) for m in checked.memories],
         }
@@ -205,9 +279,15 @@ class ProposalMaker:
         self.replacements.extend(Replacement(m, slug) for m in checked.memories)
         proposal = create_proposal(path=path, meta=meta, body=body, kind=kind,
                                    rationale=checked.rationale, memories=checked.memories,
-                                   confidence=checked.confidence)
+                                   confidence=checked.confidence, route=route)
         proposal.safety = sorted(set(proposal.safety) | set(checked.marks))
-        return proposal
+        return proposal, None
+
+    def _restates(self, title: str, guidance: str, tags: list[str]) -> Entry | None:
+        """The live entry a would-be new entry restates or corrects, if any."""
+        probe = Signature.of(f"{title}.\n{guidance}\n{' '.join(tags)}", guidance)
+        found = find_entry(probe, self.index, self.input.config.dream.similarity)
+        return None if found is None else found.item
 
     def _entry_op(self, checked: _Checked) -> list[Proposal]:
         raw = checked.raw
@@ -230,13 +310,13 @@ class ProposalMaker:
     def _apply(self, draft: EntryDraft, entry: Entry, checked: _Checked) -> None:
         raw, memories, why, confidence = checked.raw, checked.memories, checked.rationale, checked.confidence
         if checked.op == "update":
-            guidance = one_line(_text(raw, "guidance"), 2000)
+            guidance, beyond = one_sentence(entry.title, one_line(_text(raw, "guidance"), 2000))
             new_guidance = bool(guidance) and normalise(guidance) != normalise(entry.guidance)
             if new_guidance:
                 draft.body = replace_guidance(draft.body, guidance)
                 draft.new_text.append(guidance)
-            known = normalise(draft.body)
-            fresh = [p for p in _paragraphs(_text(raw, "details")) if normalise(p) not in known]
+            details = "\n\n".join([*beyond, _text(raw, "details")])
+            fresh = fresh_details(details, Known(f"{entry.title}\n{draft.body}"))
             tags = [t for t in _tags(raw.get("tags")) if t not in entry.tags]
             if tags:
                 draft.meta["tags"] = [*entry.tags, *tags]
@@ -248,8 +328,8 @@ class ProposalMaker:
             draft.confirm(memories, max(m.submitted_at for m in memories), why, confidence, cite=True)
         elif checked.op == "weaken":
             caveat = one_line(_text(raw, "details") or why, 300)
-            draft.flag(memories, [f"> Caveat ({self.now:%Y-%m-%d}, dream): {caveat}"], self.now, why,
-                       confidence, asks_human=entry.pinned)
+            draft.flag(memories, [f"{CAVEAT_PREFIX}flagged {self.now:%Y-%m-%d} by the dream): {caveat}"],
+                       self.now, why, confidence, asks_human=entry.pinned)
         else:
             superseded = raw.get("superseded_by")
             replacement = None

@@ -35,6 +35,7 @@ from dreamtui.dream.cluster import (
 )
 from dreamtui.dream.engines.base import DreamInput
 from dreamtui.dream.engines.heuristic import cluster_tags, entry_probe
+from dreamtui.dream.known import Rule
 from dreamtui.dream.proposals import content_fingerprint
 from dreamtui.errors import DreamError
 from dreamtui.model import Entry, Memory
@@ -42,9 +43,10 @@ from dreamtui.safety.secrets import redact
 from dreamtui.vocabulary import clip
 
 PROMPTS_PACKAGE = "dreamtui.dream.engines.llm"  # its prompts/ folder holds the prompt and the schema
-PROMPT_VERSION = "dream-v1"
+PROMPT_VERSION = "dream-v2"
 CHARS_PER_TOKEN = 4  # the usual estimate for English prose and code; no tokenizer needed
 RELATED_PER_CLUSTER = 3  # top-k live entries shown beside each cluster
+RULES_PER_CLUSTER = 3  # project rules (dream/known.py) shown beside each cluster, cited path:line
 # Below this token_set_ratio an entry shares little more than a tool's name with the cluster
 # (measured on the benchmark's synthetic data: unrelated facts about one system score 55-67).
 RELATED_MIN_SCORE = 70
@@ -109,6 +111,7 @@ class Prompt:
     rejected: list[Memory]  # content a person rejected before: discarded, never shown
     left_out: list[Memory]  # clusters over the token budget: not shown, not proposed on
     budget: int
+    citations: frozenset[str] = frozenset()  # the project rules shown ("CLAUDE.md:14"): all a model may cite
 
     @property
     def chars(self) -> int:
@@ -135,6 +138,14 @@ def related_entries(cluster: Cluster, index: EntryIndex, threshold: float) -> li
         related = [(match[0], match[1], True)] + [r for r in related if r[0].path != match[0].path]
         related = related[:RELATED_PER_CLUSTER]
     return related
+
+
+def related_rules(cluster: Cluster, dream_input: DreamInput) -> list[Rule]:
+    """The project rules (dream/known.py) a cluster is most about, for the model to cite."""
+    if dream_input.known is None or not dream_input.known.rules:
+        return []
+    text = f"{cluster.representative.title}\n{cluster.representative.content}"
+    return dream_input.known.related(text, limit=RULES_PER_CLUSTER)
 
 
 def _titled(title: str, text: str, separator: str) -> str:
@@ -197,17 +208,18 @@ def _nonce(*parts: str) -> str:
 
 
 def _fill(style: AnswerStyle, cluster_blocks: Sequence[str], entry_blocks: Sequence[str], memories: int,
-          live: int, left_out: int) -> str:
+          live: int, left_out: int, rule_lines: Sequence[str] = ()) -> str:
     sections = prompt_sections()
     entries_text = "\n\n".join(entry_blocks) or "(none related)"
+    rules_text = "\n".join(rule_lines) or "(none related)"
     clusters_text = "\n\n".join(cluster_blocks)
     note = (f"\n{left_out} more memories did not fit this dream's token budget; they wait for a "
             "later dream.") if left_out else ""
     return string.Template(sections["user"]).substitute(
         answer_format=sections["answer-tool" if style == "tool" else "answer-json"],
         cluster_count=len(cluster_blocks), memory_count=memories, entry_count=len(entry_blocks),
-        live_count=live, left_out_note=note, nonce=_nonce(entries_text, clusters_text),
-        entries=entries_text, clusters=clusters_text)
+        live_count=live, left_out_note=note, nonce=_nonce(entries_text, rules_text, clusters_text),
+        entries=entries_text, rules=rules_text, clusters=clusters_text)
 
 
 def split_batch(dream_input: DreamInput) -> tuple[list[Memory], list[Memory], list[Memory]]:
@@ -237,6 +249,7 @@ def build_prompt(dream_input: DreamInput, style: AnswerStyle, *, budget: int | N
     used = estimate_tokens(system) + estimate_tokens(_fill(style, [], [], 0, 0, 0)) + 16
     aliases: dict[str, str] = {}
     shown_entries: dict[str, str] = {}
+    shown_rules: dict[str, str] = {}  # citation → its line, as the model may cite it
     cluster_blocks: list[str] = []
     shown: list[list[Memory]] = []
     left_out: list[Memory] = []
@@ -249,13 +262,17 @@ def build_prompt(dream_input: DreamInput, style: AnswerStyle, *, budget: int | N
         block = render_cluster_block(len(cluster_blocks) + 1, cluster.members, cluster.representative,
                                      trial, related)
         new_entries = {e.path: render_entry_block(e) for e, _, _ in related if e.path not in shown_entries}
+        new_rules = {r.citation: _untrusted(f"- {r.cited()}") for r in related_rules(cluster, dream_input)
+                     if r.citation not in shown_rules}
         cost = estimate_tokens(block) + sum(estimate_tokens(b) for b in new_entries.values()) + 2
+        cost += sum(estimate_tokens(line) for line in new_rules.values())
         if used + cost > budget:
             left_out.extend(cluster.members)
             continue
         used += cost
         aliases = trial
         shown_entries.update(new_entries)
+        shown_rules.update(new_rules)
         cluster_blocks.append(block)
         shown.append(list(cluster.members))
     if fresh and not shown:
@@ -264,11 +281,11 @@ def build_prompt(dream_input: DreamInput, style: AnswerStyle, *, budget: int | N
     by_id = {m.id: m for m in fresh}
     entries = [dream_input.snapshot.entries[path] for path in shown_entries]
     user = _fill(style, cluster_blocks, list(shown_entries.values()), len(aliases),
-                 len(index.entries), len(left_out))
+                 len(index.entries), len(left_out), list(shown_rules.values()))
     return Prompt(system=system, user=user,
                   aliases={alias: by_id[memory_id] for memory_id, alias in aliases.items()},
                   clusters=shown, entries=entries, feedback=feedback, rejected=rejected,
-                  left_out=sorted(left_out, key=_order), budget=budget)
+                  left_out=sorted(left_out, key=_order), budget=budget, citations=frozenset(shown_rules))
 
 
 def naive_prompt(dream_input: DreamInput, style: AnswerStyle) -> str:
