@@ -37,6 +37,7 @@ from dreamtui.store.journal import recover
 from dreamtui.store.leases import settle
 from dreamtui.store.lock import WorkspaceLock
 from dreamtui.store.stm import MemoryFilter, STMStore
+from dreamtui.vocabulary import counted
 from dreamtui.workspace.layout import Workspace
 
 LAST_DREAM_KEY = "last_dream_at"
@@ -195,7 +196,7 @@ def _auto_apply(workspace: Workspace, changeset: Changeset, now: datetime,
     bundle = context is not None and not context.safety and context.decision is None
     if context is not None and bundle:
         decide(workspace, changeset.id, [context.id], "accept", now=now)
-    logger.info("auto-apply: accepted %d safe proposal(s)%s", len(safe),
+    logger.info("auto-apply: accepted %s%s", counted(len(safe), "safe proposal"),
                 " and the bundle that follows" if bundle else "")
     # SIGTERM is back to its default here: a kill mid-commit is what the journal recovers from
     return commit(workspace, changeset.id, now=now, auto=True)
@@ -243,7 +244,7 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
         return HeadlessResult(EXIT_OK, "nothing pending: no dream needed", {"dream_id": None})
     with STMStore.for_workspace(workspace) as store:
         store.set_meta(LAST_DREAM_KEY, now.isoformat())
-    logger.info("dream %s: %d proposal(s)", changeset.id, len(changeset.reviewable))
+    logger.info("dream %s: %s", changeset.id, counted(len(changeset.reviewable), "proposal"))
     known = changeset.stats.get("known_corpus")
     if isinstance(known, dict) and known.get("problems"):
         # One line on stderr: an instruction file the dream could not read is the person's to fix.
@@ -255,7 +256,7 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
     if report is not None:
         changeset = ChangesetStore(workspace.dreams_dir).load(changeset.id)
     summary = _summary(changeset, report)
-    message = f"dream {changeset.id}: {len(changeset.reviewable)} proposal(s)"
+    message = f"dream {changeset.id}: {counted(len(changeset.reviewable), 'proposal')}"
     if report is not None:
         message += f"; auto-applied: {report.summary}"
     if summary["waiting"]:

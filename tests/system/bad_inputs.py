@@ -129,6 +129,23 @@ def pending_memory(ws: Path) -> None:
         store.submit(new_memory("Use uv sync", agent_id="agent-a", content="Use uv sync instead of pip install."))
 
 
+def project_with(files: dict[str, bytes]) -> Callable[[Path], None]:
+    """The workspace serves ../project (project.root), holding `files`, and a memory waits."""
+    def step(ws: Path) -> None:
+        project = ws.parent / "project"
+        project.mkdir()
+        for name, data in files.items():
+            (project / name).write_bytes(data)
+        (ws / "dreamtui.yaml").write_text("project:\n  root: ../project\n", encoding="utf-8")
+        pending_memory(ws)
+    return step
+
+
+def missing_project(ws: Path) -> None:
+    (ws / "dreamtui.yaml").write_text("project:\n  root: ../nowhere\n", encoding="utf-8")
+    pending_memory(ws)
+
+
 def small_busy_timeout(ws: Path) -> None:
     (ws / "dreamtui.yaml").write_text("stm:\n  busy_timeout_ms: 300\n", encoding="utf-8")
 
@@ -333,7 +350,7 @@ CASES: tuple[Case, ...] = (
          ("LTM", "dreams"),
          then(plain, entry("broken.md", "---\ntitle: Broken\nslug: [not, closed\n---\nBody\n"))),
     Case("two entries with the same slug", w("--headless", "dream", "--force"), 0,
-         ("proposal(s)",), then(then(then(plain, entry("ci-ports.md", CI_PORTS)),
+         ("2 proposals",), then(then(then(plain, entry("ci-ports.md", CI_PORTS)),
                                     entry("ci-ports-copy.md", CI_PORTS)), pending_memory),
          after=duplicates_untouched),
     # submitting
@@ -385,6 +402,12 @@ CASES: tuple[Case, ...] = (
     Case("headless dream while another process holds the lock", w("--headless", "dream", "--force"),
          0, ("skipped: workspace locked by pid", "a commit in another window"),
          then(plain, pending_memory), during=workspace_locked),
+    # the project's instruction files (the known corpus): skipped in one line, the dream goes on
+    Case("instruction file that is not UTF-8", w("dream"), 0,
+         ("CLAUDE.md: not UTF-8 (byte 0xe9 at offset 5)", "not read"),
+         then(plain, project_with({"CLAUDE.md": b"- Caf\xe9 rules written in Latin-1.\n"}))),
+    Case("project.root that is not a folder", w("dream"), 0, ("project.root", "nowhere: not a folder"),
+         then(plain, missing_project)),
     # reviewing, deciding, committing
     Case("changeset edited by hand: wrong type", w("review", "show", "{dream}"), 2,
          ("{dream}.json", "proposals[0]", "'confidence'", "got str"),
@@ -398,6 +421,8 @@ CASES: tuple[Case, ...] = (
          ("no dream d-20990101-000000-gone",), dreamed),
     Case("bad proposal id", w("decide", "{dream}", "p-000000000000", "accept"), 2,
          ("has no proposal p-000000000000",), dreamed),
+    Case("proposal number past the list", w("decide", "{dream}", "99", "accept"), 2,
+         ("dream {dream} has", "[99] is not one of them", "review show {dream}"), dreamed),
     Case("decide with an invalid decision word", w("decide", "{dream}", "--all", "maybe"), 2,
          ("'maybe'", "accept"), dreamed),
     Case("pin on a discard proposal", w("decide", "{dream}", "{discard}", "pin"), 2,

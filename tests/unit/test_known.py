@@ -126,8 +126,7 @@ def test_unreadable_files_are_one_line_each_and_the_rest_is_read(tmp_path: Path)
         "CLAUDE.md: not UTF-8 (byte 0xe9 at offset 5)",
         f"GEMINI.md: {MAX_FILE_BYTES + 1:,} bytes, over the 512 KB limit for an instruction file",
     )
-    assert corpus.summary() == ("project docs: 1 rule from 1 file; 2 files skipped — "
-                                + "; ".join(corpus.problems))
+    assert corpus.summary() == "project docs: 1 rule from 1 file; not read: " + "; ".join(corpus.problems)
 
 
 def test_a_missing_root_is_a_problem_not_an_error(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ class KnownCorpus:
         text = (f"project docs: {counted(len(self.rules), 'rule')} from "
                 f"{counted(len(self.files), 'file')}")
         if self.problems:
-            text += f"; {counted(len(self.problems), 'file')} skipped — " + "; ".join(self.problems)
+            text += "; not read: " + "; ".join(self.problems)
         return text
 
 
