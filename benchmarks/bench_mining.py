@@ -16,8 +16,9 @@ temporary folder in Claude Code's own layout (`<projects>/<slug>/<session>.jsonl
   the slug of the `cwd` its records carry.
 
 Each slug folder is imported as its own project (the `cwd` whose slug it is) into one fresh
-workspace, then imported again with nothing new. Printed: logs, MB and MB/s (target >= 100), the
-re-import time (target < 0.1 s), memories by kind (tuned-on and held-out apart when `--holdout`
+workspace, then imported again with nothing new. Printed: logs, MB and MB/s of wall-clock and of
+CPU time (target >= 100; the CPU figure holds on a shared machine), the slowest re-import of a
+project (target < 0.1 s), memories by kind (tuned-on and held-out apart when `--holdout`
 names slug folders), memories holding ANSI escapes (target 0), record uuids stored in two
 memories (target 0), rejections without the person's reason, and with `--show-sample` a seeded
 random sample of memories to judge by hand. Real logs are never committed: pass their folder.
@@ -138,19 +139,22 @@ def mine(corpora: list[Path], holdout: set[str]) -> dict[str, Any]:
         workspace = _workspace(root / "ws")
         memories: dict[str, list[NewMemory]] = {"tuned": [], "held-out": []}
         totals = Counter[str]()
-        full_s = again_s = 0.0
+        full_s = again_s = cpu_s = slowest_again = 0.0
         for folder in sorted(p for p in layout.iterdir() if p.is_dir()):
             # One projects folder per slug: a project's subfolder slugs are imported on their own.
             alone = root / "alone" / folder.name
             alone.mkdir(parents=True)
             folder.rename(alone / folder.name)
             options = ImportOptions(projects_dir=alone, project=_project_of(alone / folder.name))
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             report: ImportReport = import_logs(workspace, options)
             full_s += time.perf_counter() - started
+            cpu_s += time.process_time() - cpu
             started = time.perf_counter()
             again = import_logs(workspace, options)
-            again_s += time.perf_counter() - started
+            took = time.perf_counter() - started
+            again_s += took
+            slowest_again = max(slowest_again, took)
             totals["logs"] += report.logs
             totals["read"] += report.read
             totals["other_project"] += report.other_project
@@ -160,7 +164,8 @@ def mine(corpora: list[Path], holdout: set[str]) -> dict[str, Any]:
             totals["reimported"] += again.read + again.inserted
             part = "held-out" if folder.name in holdout else "tuned"
             memories[part].extend(report.memories)
-    return {"totals": totals, "full_s": full_s, "again_s": again_s, "memories": memories}
+    return {"totals": totals, "full_s": full_s, "again_s": again_s, "cpu_s": cpu_s,
+            "slowest_again": slowest_again, "memories": memories}
 
 
 def _kinds(memories: list[NewMemory]) -> Counter[str]:
@@ -177,8 +182,11 @@ def report(result: dict[str, Any], sample: int, seed: int, show: bool) -> list[d
     everything = memories["tuned"] + memories["held-out"]
     mb = totals["bytes"] / 1_000_000
     speed = mb / result["full_s"] if result["full_s"] else 0.0
+    cpu_speed = mb / result["cpu_s"] if result["cpu_s"] else 0.0
     print(f"{totals['logs']} logs, {totals['read']} read, {totals['other_project']} of another "
-          f"project, {mb:.1f} MB in {result['full_s']:.2f} s; re-import {result['again_s']:.3f} s; "
+          f"project, {mb:.1f} MB in {result['full_s']:.2f} s ({result['cpu_s']:.2f} s of CPU, "
+          f"{cpu_speed:.0f} MB/s); re-import {result['again_s']:.3f} s over every project, "
+          f"{result['slowest_again']:.3f} s the slowest; "
           f"{totals['replayed']} replayed frictions dropped, {totals['single_errors']} one-off "
           "tool errors dropped")
     for part, found in memories.items():
@@ -201,9 +209,11 @@ def report(result: dict[str, Any], sample: int, seed: int, show: bool) -> list[d
     return [
         {"name": f"mining: import ({mb:.0f} MB real logs)", "value": speed, "unit": "MB/s",
          "target": f">= {THROUGHPUT_TARGET:.0f}", "ok": speed >= THROUGHPUT_TARGET},
-        {"name": "mining: re-import, nothing new", "value": result["again_s"], "unit": "s",
-         "target": f"< {REIMPORT_TARGET_S}", "ok": result["again_s"] < REIMPORT_TARGET_S
-         and totals["reimported"] == 0},
+        {"name": f"mining: import, CPU time ({mb:.0f} MB)", "value": cpu_speed, "unit": "MB/s",
+         "target": f">= {THROUGHPUT_TARGET:.0f}", "ok": cpu_speed >= THROUGHPUT_TARGET},
+        {"name": "mining: re-import of a project, nothing new", "value": result["slowest_again"],
+         "unit": "s", "target": f"< {REIMPORT_TARGET_S}",
+         "ok": result["slowest_again"] < REIMPORT_TARGET_S and totals["reimported"] == 0},
         {"name": "mining: memories with ANSI escapes", "value": ansi, "unit": "memories",
          "target": "0", "ok": ansi == 0},
         {"name": "mining: record uuids stored twice", "value": twice, "unit": "uuids",

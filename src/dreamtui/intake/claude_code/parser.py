@@ -69,6 +69,12 @@ _B_RESULT_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
 _B_ATTACHMENT = _spellings("type", '"attachment"')
 _B_SYSTEM = _spellings("type", '"system"')
 _B_MODE = b'ermissionMode"'  # permissionMode (user records) and the permission-mode record
+# The record's own type, when it is the first "type" key near the start of the line (Claude
+# Code writes it before `message`/`data`); a line where it is not is read the slow way.
+_B_HEAD_TYPE = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]{1,40})"')
+_HEAD_BYTES = 1024
+_NO_EVENT_TYPES = frozenset({b"file-history-snapshot", b"queue-operation", b"last-prompt",
+                             b"summary", b"ai-title", b"custom-title"})
 _ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_message",
                           "hook_stopped_continuation", "hook_error_during_execution"})
 
@@ -225,6 +231,14 @@ class _LogParser:
                 "entrypoint": self.entrypoint}
 
     def feed(self, raw: bytes) -> None:
+        head = _B_HEAD_TYPE.search(raw, 0, _HEAD_BYTES)
+        kind = head.group(1) if head else None
+        if kind == b"progress":
+            if _B_HOOK_PROGRESS in raw and _B_PRE_TOOL_USE in raw:
+                self._hook_ran(raw)
+            return
+        if kind in _NO_EVENT_TYPES:
+            return
         if _B_TOOL_USE in raw or _has(raw, _B_IS_ERROR):
             self._parse(raw)
         elif _B_TOOL_RESULT in raw:
@@ -247,15 +261,19 @@ class _LogParser:
             self._parse(raw)
         elif _B_HOOK_PROGRESS in raw:
             if _B_PRE_TOOL_USE in raw:
-                tool_id, name = _B_HOOK_ID.search(raw), _B_HOOK_NAME.search(raw)
-                if tool_id and name:
-                    self.hooked[tool_id.group(1).decode("utf-8", "replace")] = \
-                        name.group(1).decode("utf-8", "replace")
-                    if len(self.hooked) > 4 * _KEPT_HOOKS:
-                        self.hooked = dict(list(self.hooked.items())[-_KEPT_HOOKS:])
+                self._hook_ran(raw)
         elif _has(raw, _B_ATTACHMENT) or _has(raw, _B_SYSTEM) or _B_MODE in raw:
             self._parse(raw)
         # anything else (summaries, snapshots, progress, queue operations…) is skipped unread
+
+    def _hook_ran(self, raw: bytes) -> None:
+        """A `progress` record of a PreToolUse hook: remember which call it ran for."""
+        tool_id, name = _B_HOOK_ID.search(raw), _B_HOOK_NAME.search(raw)
+        if tool_id and name:
+            self.hooked[tool_id.group(1).decode("utf-8", "replace")] = \
+                name.group(1).decode("utf-8", "replace")
+            if len(self.hooked) > 4 * _KEPT_HOOKS:
+                self.hooked = dict(list(self.hooked.items())[-_KEPT_HOOKS:])
 
     def finish(self) -> list[Friction]:
         return self.detector.finish()

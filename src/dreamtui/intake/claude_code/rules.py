@@ -111,7 +111,7 @@ def error_text(content: str) -> str:
     """A failed tool result's text without reminders and Claude Code's error tags; a hook that
     printed its newlines escaped (`failed:\\n\\n[FORMAT]`) gets them back."""
     text = _TOOL_ERROR_TAG.sub("", _REMINDER.sub("", content)).strip()
-    if "\\n" in text and text.count("\\n") > text.count("\n"):
+    if "\\n" in text.split("\n", 1)[0]:
         text = text.replace("\\n", "\n")
     return text
 
