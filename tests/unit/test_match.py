@@ -105,6 +105,17 @@ def test_a_different_environment_is_a_different_subject_not_a_correction() -> No
     assert not verdict.same_lesson and not verdict.correction
 
 
+def test_a_tool_rule_is_no_correction_of_an_entry_that_merely_uses_another_tool() -> None:
+    """'use pnpm, not npm' must not rewrite an entry saying 'start the API before npm run dev'."""
+    snapshot = snapshot_of(("topics/vite-proxy.md", entry_text(
+        "vite-proxy", "The Vite dev server proxies /api to FastAPI",
+        "The Vite dev server proxies `/api` to `http://localhost:8000`; start the backend with "
+        "`make api` before `npm run dev`, or every request fails with a 504.", tags=("frontend",))))
+    found = find_entry("Package manager.\nThis project uses pnpm as the package manager; run "
+                       "`pnpm install`, not npm.", build_entry_index(snapshot))
+    assert found is None
+
+
 _WORDS = st.sampled_from("run use never always pytest pnpm yarn port 5432 5433 the tests before after "
                          "install `make db-reset` migrations database not cache --no-cache instead of "
                          "over unless , . : ( ) took 3 minutes".split())

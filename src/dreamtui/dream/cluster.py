@@ -25,12 +25,13 @@ from rapidfuzz.distance import Levenshtein
 
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
+    RAW_CUT,
     Features,
     Match,
     MatchIndex,
     Weights,
-    compare,
-    conflicts,
+    calibrated,
+    conflicting,
     raw_overlap,
     variants,
 )
@@ -57,7 +58,10 @@ DEFAULT_THRESHOLD = DEFAULT_SIMILARITY  # config.dream.similarity's default
 MAX_CANDIDATES = 20  # per document: bounds the fuzzy comparisons on very repetitive batches
 ENTRY_CANDIDATES = 10  # entries scored per cluster: the ones sharing the most rare words
 REPRESENTATIVE_SAMPLE = 25  # members compared when picking a big cluster's representative
-GROUP_SAMPLE = 8  # members of each side checked for conflicting facts before two clusters merge
+GROUP_SAMPLE = 3  # members of each side compared before two clusters merge
+# Two clusters merge only if their sampled members overlap, on average, at least this share of
+# what one pair needs (match.RAW_CUT): a chain of barely-alike pairs does not make one lesson.
+LINK_SHARE = 0.75
 
 @dataclass
 class Signature:
@@ -173,14 +177,38 @@ class Cluster:
         return {str(m.metadata["session_id"]) for m in self.members if m.metadata.get("session_id")}
 
 
-class _UnionFind:
-    """Clusters as they grow. A merge is checked against members of both clusters, not only the
-    pair that matched: otherwise A~B and B~C could chain A and C across a changed fact."""
+@dataclass
+class _Group:
+    """A cluster as it grows: its members, and the number slots and tool picks of all of them
+    (merged small into big, so keeping them costs O(n log n) over a batch)."""
 
-    def __init__(self, features: Sequence[Features]) -> None:
+    members: list[int]
+    slots: dict[str, set[str]]
+    picks: dict[str, set[str]]
+
+    def absorb(self, other: _Group) -> None:
+        self.members.extend(other.members)
+        for mine, theirs in ((self.slots, other.slots), (self.picks, other.picks)):
+            for key, values in theirs.items():
+                mine.setdefault(key, set()).update(values)
+
+
+def _disjoint_somewhere(a: dict[str, set[str]], b: dict[str, set[str]]) -> bool:
+    small, big = (a, b) if len(a) <= len(b) else (b, a)
+    return any(key in big and values.isdisjoint(big[key]) for key, values in small.items())
+
+
+class _UnionFind:
+    """Clusters as they grow. A merge is checked against the whole of both clusters, not only
+    the pair that matched: otherwise A~B and B~C could chain A and C across a changed fact
+    (every member's numbers and tool picks, cheaply), or across two lessons (a sample of members
+    must be alike on average, and state no conflicting fact)."""
+
+    def __init__(self, features: Sequence[Features], weights: Weights) -> None:
         self.features = features
+        self.weights = weights
         self.parent = list(range(len(features)))
-        self.members: dict[int, list[int]] = {}  # a root's members, once it has more than itself
+        self.groups: dict[int, _Group] = {}  # built on a root's first merge: most stay alone
 
     def find(self, i: int) -> int:
         while self.parent[i] != i:
@@ -188,20 +216,39 @@ class _UnionFind:
             i = self.parent[i]
         return i
 
-    def _members(self, root: int) -> list[int]:
-        return self.members.get(root, [root])
+    def group(self, root: int) -> _Group:
+        found = self.groups.get(root)
+        if found is None:
+            f = self.features[root]
+            found = self.groups[root] = _Group(
+                [root], {k: set(v) for k, v in f.slots.items()}, {k: set(v) for k, v in f.picks.items()})
+        return found
 
-    def compatible(self, ra: int, rb: int) -> bool:
-        """No fact of a member of one conflicts with a member of the other (the first
-        GROUP_SAMPLE of each: the cost of a merge stays constant)."""
-        return not any(conflicts(self.features[i], self.features[j])
-                       for i in self._members(ra)[:GROUP_SAMPLE]
-                       for j in self._members(rb)[:GROUP_SAMPLE])
+    def compatible(self, ra: int, rb: int, i: int, j: int, raw: float) -> bool:
+        """`raw`: the overlap of the pair (i, j) that matched, already checked for conflicts."""
+        a, b = self.group(ra), self.group(rb)
+        if len(a.members) == 1 and len(b.members) == 1:
+            return True
+        if _disjoint_somewhere(a.slots, b.slots) or _disjoint_somewhere(a.picks, b.picks):
+            return False
+        total, pairs = raw, 1
+        for x in a.members[:GROUP_SAMPLE]:
+            for y in b.members[:GROUP_SAMPLE]:
+                if {x, y} == {i, j}:
+                    continue
+                fx, fy = self.features[x], self.features[y]
+                if conflicting(fx, fy):
+                    return False
+                total += raw_overlap(fx, fy, self.weights)
+                pairs += 1
+        return total / pairs >= LINK_SHARE * RAW_CUT
 
     def union(self, ra: int, rb: int) -> None:
-        if len(self._members(ra)) < len(self._members(rb)):
-            ra, rb = rb, ra
-        self.members[ra] = self._members(ra) + self.members.pop(rb, [rb])
+        a, b = self.group(ra), self.group(rb)
+        if len(a.members) < len(b.members):
+            ra, rb, a, b = rb, ra, b, a
+        a.absorb(b)
+        del self.groups[rb]
         self.parent[rb] = ra
 
 
@@ -269,13 +316,19 @@ def cluster_memories(memories: Sequence[Memory], threshold: float, *,
     if index is not None:
         weights.add(index.features)
         index.weights = weights
-    forest = _UnionFind(features)
+    # Strongest links first: two lessons joined by one weak bridge meet as whole clusters,
+    # where the average-likeness check sees the bridge for what it is.
+    links: list[tuple[float, int, int, float]] = []
     for i, j in candidate_pairs([sorted(f.stems) for f in features]):
+        raw = raw_overlap(features[i], features[j], weights)
+        score = calibrated(raw)
+        if score >= threshold and not conflicting(features[i], features[j]):
+            links.append((-score, i, j, raw))
+    links.sort()
+    forest = _UnionFind(features, weights)
+    for _score, i, j, raw in links:
         ra, rb = forest.find(i), forest.find(j)
-        if ra == rb:
-            continue
-        if compare(features[i], features[j], weights, threshold=threshold).same_lesson \
-                and forest.compatible(ra, rb):
+        if ra != rb and forest.compatible(ra, rb, i, j, raw):
             forest.union(ra, rb)
     groups: dict[int, list[int]] = {}
     for i in range(len(memories)):

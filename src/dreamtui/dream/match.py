@@ -28,9 +28,9 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Generic, TypeVar
 
 import snowballstemmer  # type: ignore[import-untyped]  # ships no type information
@@ -160,7 +160,7 @@ DEFAULT_SIMILARITY = 88
 RAW_CUT = 0.32
 # Below this (on the same scale) two texts are about different things; between it and the
 # merge threshold they share a subject, so a conflicting fact makes a correction, not news.
-SUBJECT_SIMILARITY = 70
+SUBJECT_SIMILARITY = 80
 SMALLER_SHARE = 0.25  # of the overlap score: overlap-over-the-smaller text, the rest Dice
 STRONG_WEIGHT = 2.0  # a command, path, flag, code span or tool name, against a plain word
 TITLE_WEIGHT = 1.0  # title words count as content words: a title is the lesson in brief
@@ -245,6 +245,7 @@ _DECIMAL_RE = re.compile(r"(\d)\.(\d)")
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
 _CODE_RE = re.compile(r"`([^`\n]+)`")
+_TOKEN_RE = re.compile(r"(?<![\w-])--?[^\W_][\w-]*|[^\W_]+|,")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
 
@@ -292,6 +293,7 @@ class Features:
     actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
     commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
     poles: frozenset[tuple[str, int]]
+    names: frozenset[tuple[str, ...]]  # identifiers (files, variables, proper names), normalised
     body: str  # the part whose word order single_swap compares (a memory's content)
 
     @classmethod
@@ -307,7 +309,7 @@ class Features:
                    rejects={k: frozenset(v) for k, v in reader.rejects.items()},
                    stance=reader.stance, heads=reader.heads, actions=frozenset(reader.actions),
                    commands=frozenset(reader.commands), poles=frozenset(reader.poles),
-                   body=text if body is None else body)
+                   names=reader.names, body=text if body is None else body)
 
     @cached_property
     def words(self) -> list[str]:
@@ -318,9 +320,22 @@ class Features:
         return normalise(self.text)
 
     @cached_property
-    def names(self) -> frozenset[tuple[str, ...]]:
-        """Identifiers (files, variables, proper names), as normalised words."""
-        return identifiers(self.text)
+    def content_words(self) -> frozenset[str]:
+        """The body's content words (numbers aside), for single_swap's cheap first look."""
+        return frozenset(w for w in self.words if _content(w) and not w[0].isdigit())
+
+    @cached_property
+    def core(self) -> frozenset[str]:
+        """The body's words but negations, emphasis and stop words: equal when two texts may
+        differ by a negation only."""
+        return frozenset(w for w in self.words if w not in _REJECT and w not in _EMPHASIS
+                         and w not in STOPWORDS)
+
+    @cached_property
+    def core_all(self) -> frozenset[str]:
+        return frozenset(w for w in self.norm.split() if w not in _REJECT and w not in _EMPHASIS
+                         and w not in STOPWORDS)
+
 
     @cached_property
     def flags(self) -> frozenset[str]:
@@ -342,7 +357,8 @@ class _Reader:
         spans = [" ".join(span.lower().split()) for span in _CODE_RE.findall(text)]
         self.commands = {span for span in spans if span}
         self.code_words = {w for span in spans for w in normalise(span).split()}
-        self.code_words |= {w for ident in identifiers(text) for w in ident}
+        self.names = identifiers(text)
+        self.code_words |= {w for ident in self.names for w in ident}
         self.stems: set[str] = set()
         self.strong: set[str] = set()
         self.slots: dict[str, set[str]] = {}
@@ -368,15 +384,18 @@ class _Reader:
         """Read one clause; whether it rejects from its start to its end."""
         words: list[str] = []
         restarts: set[int] = set()  # positions where a comma may start a new instruction
-        for token in clause.split():
-            parts = normalise(token).split()
-            if token.lstrip("`*(").startswith("-") and parts:
-                # A flag is one word: the "no" of `--no-cache` rejects nothing.
-                parts = ["".join(parts)]
-                self.code_words.add(parts[0])
-            words.extend(parts)
-            if token.endswith(","):
+        # One regex over the clause (normalise's words, plus commas and flags as tokens).
+        for token in _TOKEN_RE.findall(_APOSTROPHES_RE.sub("", clause.lower())):
+            if token == ",":
                 restarts.add(len(words))
+                continue
+            if token[0] == "-":
+                # A flag is one word: the "no" of `--no-cache` rejects nothing.
+                token = "".join(_WORD_RE.findall(token))
+                if not token:
+                    continue
+                self.code_words.add(token)
+            words.append(token)
         restarts.add(0)  # "Prefer uv over pip: use uv for ..." starts afresh after the colon
         phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
         whole = rejected  # rejecting from the clause's start
@@ -457,6 +476,15 @@ class Weights:
             self.df.update(features.stems)
             self.docs += 1
         self._cache: dict[str, float] = {}
+        # id(features) -> (features, stem weights, their sum): a text is compared many times.
+        self._vectors: dict[int, tuple[Features, dict[str, float], float]] = {}
+
+    def vector(self, features: Features) -> tuple[dict[str, float], float]:
+        found = self._vectors.get(id(features))
+        if found is None or found[0] is not features:
+            weights = {s: self.of(features, s) for s in features.stems}
+            found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
+        return found[1], found[2]
 
     def __call__(self, stem_: str) -> float:
         found = self._cache.get(stem_)
@@ -509,9 +537,9 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
     shared = a.stems & b.stems
     if not shared:
         return 0.0
-    wa = sum(weights.of(a, s) for s in a.stems)
-    wb = sum(weights.of(b, s) for s in b.stems)
-    ws = sum(max(weights.of(a, s), weights.of(b, s)) for s in shared)
+    va, wa = weights.vector(a)
+    vb, wb = weights.vector(b)
+    ws = sum(max(va[s], vb[s]) for s in shared)
     dice = 2 * ws / (wa + wb)
     smaller = ws / min(wa, wb)
     return min(1.0, (1 - SMALLER_SHARE) * dice + SMALLER_SHARE * smaller)
@@ -526,19 +554,33 @@ def calibrated(raw: float) -> float:
 
 def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
     """Facts both texts state, differently. One-sided mentions are never conflicts."""
-    found: list[Conflict] = []
+    return tuple(_conflicts(a, b))
+
+
+def conflicting(a: Features, b: Features) -> bool:
+    """Whether any fact conflicts: `conflicts` stopping at the first (clustering asks this)."""
+    return next(_conflicts(a, b), None) is not None
+
+
+def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
+    """The conflicts one by one, the cheapest checks first."""
     for slot in sorted(a.slots.keys() & b.slots.keys()):
         if a.slots[slot].isdisjoint(b.slots[slot]):
-            found.append(Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
-                                  "/".join(sorted(a.slots[slot])), "/".join(sorted(b.slots[slot]))))
-    for slot in sorted(a.picks.keys() | b.picks.keys()):
-        pa, pb = a.picks.get(slot, frozenset()), b.picks.get(slot, frozenset())
-        ra, rb = a.rejects.get(slot, frozenset()), b.rejects.get(slot, frozenset())
-        # Only two different picks conflict: a text may mention a tool it does not endorse
-        # ("black formats differently") while the other rejects it.
-        if pa and pb and pa.isdisjoint(pb):
-            found.append(Conflict(slot, "/".join(sorted(pa)) or "not " + "/".join(sorted(ra)),
-                                  "/".join(sorted(pb)) or "not " + "/".join(sorted(rb))))
+            yield Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
+                           "/".join(sorted(a.slots[slot])), "/".join(sorted(b.slots[slot])))
+    # Only two different picks conflict: a text may mention a tool it does not endorse ("black
+    # formats differently") while the other rejects it.
+    for slot in sorted(a.picks.keys() & b.picks.keys()):
+        if a.picks[slot].isdisjoint(b.picks[slot]):
+            yield Conflict(slot, "/".join(sorted(a.picks[slot])), "/".join(sorted(b.picks[slot])))
+    axes = _axes(a.poles), _axes(b.poles)
+    for axis in sorted(axes[0].keys() & axes[1].keys()):
+        if axes[0][axis].isdisjoint(axes[1][axis]):
+            low, high = axis.split("/")
+            yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
+    if a.actions and b.actions and a.actions.isdisjoint(b.actions) \
+            and a.actions.isdisjoint(b.stems) and b.actions.isdisjoint(a.stems):
+        yield Conflict("action", "/".join(sorted(a.actions)), "/".join(sorted(b.actions)))
     # Do vs do not: on a strong term always; on a plain word only where it heads a clause on
     # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
     # X"): a rejection's scope is a guess ("floats produce rounding errors" does not endorse
@@ -550,30 +592,25 @@ def conflicts(a: Features, b: Features) -> tuple[Conflict, ...]:
         doer = a if a.stance[s] == 1 else b
         heads = {a.heads.get(s, 0), b.heads.get(s, 0)} == {1, 2}
         if s in strong or (heads and not doer.rejects_any):
-            found.append(Conflict(s, "do" if a.stance[s] == 1 else "do not",
-                                  "do" if b.stance[s] == 1 else "do not"))
-    if _negation_swap(a.words, b.words) or _negation_swap(a.norm.split(), b.norm.split()):
-        found.append(Conflict("polarity", "negated" if a.rejects_any else "affirmed",
-                              "negated" if b.rejects_any else "affirmed"))
-    if a.actions and b.actions and a.actions.isdisjoint(b.actions) \
-            and a.actions.isdisjoint(b.stems) and b.actions.isdisjoint(a.stems):
-        found.append(Conflict("action", "/".join(sorted(a.actions)), "/".join(sorted(b.actions))))
+            yield Conflict(s, "do" if a.stance[s] == 1 else "do not", "do" if b.stance[s] == 1 else "do not")
+    if (a.core == b.core and _negation_swap(a.words, b.words)) \
+            or (a.core_all == b.core_all and _negation_swap(a.norm.split(), b.norm.split())):
+        yield Conflict("polarity", "negated" if a.rejects_any else "affirmed",
+                       "negated" if b.rejects_any else "affirmed")
     command = _command_swap(a, b)
     if command is not None:
-        found.append(Conflict("command", *command))
+        yield Conflict("command", *command)
     name = _name_swap(a, b)
     if name is not None:
-        found.append(Conflict(*name))
-    axes = _axes(a.poles), _axes(b.poles)
-    for axis in sorted(axes[0].keys() & axes[1].keys()):
-        if axes[0][axis].isdisjoint(axes[1][axis]):
-            low, high = axis.split("/")
-            found.append(Conflict(axis, low if 0 in axes[0][axis] else high,
-                                  low if 0 in axes[1][axis] else high))
-    swap = single_swap(a.words, b.words)
+        yield Conflict(*name)
+    swap = single_swap(a.words, b.words) if _may_swap(a, b) else None
     if swap is not None:
-        found.append(Conflict("word", *swap))
-    return tuple(found)
+        yield Conflict("word", *swap)
+
+
+def _may_swap(a: Features, b: Features) -> bool:
+    """Cheap necessary condition for single_swap: at most two content words differ each way."""
+    return len(a.content_words - b.content_words) <= 2 and len(b.content_words - a.content_words) <= 2
 
 
 def _negation_swap(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -677,7 +714,13 @@ def compare(a: Features, b: Features, weights: Weights | None = None, *,
 
 def compare_texts(a: str, b: str, *, threshold: float = DEFAULT_SIMILARITY) -> Verdict:
     """`compare` for two plain texts, rarity taken from the two alone."""
-    return compare(Features.of(a), Features.of(b), threshold=threshold)
+    return compare(features_of(a), features_of(b), threshold=threshold)
+
+
+@lru_cache(maxsize=4096)
+def features_of(text: str) -> Features:
+    """Features.of(text), remembered: callers compare one text (an entry's body) with many."""
+    return Features.of(text)
 
 
 # --- the best match among many ----------------------------------------------------------------
