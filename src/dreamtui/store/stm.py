@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -146,6 +147,13 @@ def refuse_colliding_extra(extra: dict[str, Any]) -> None:
     if clash:
         raise InputError(f"extra.{clash[0]}: {', '.join(map(repr, clash))} is a field of every memory "
                          "(a Dreamer server sharing stm.db could no longer read the queue); rename the key")
+
+
+# Every database a Dreamer server opened has its token table (its SQLAlchemy metadata creates all
+# three); only then can a Dreamer acquire race ours.
+DREAMER_TOKENS_TABLE = "auth_tokens"
+# Far more than the milliseconds between the read and the insert of Dreamer's acquire.
+DREAMER_ACQUIRE_GAP_S = 0.15
 
 
 class LeaseHeld(LockedError):
@@ -694,6 +702,19 @@ class STMStore:
                           format_ts(moment + timedelta(minutes=lease_minutes))))
             conn.execute(f"INSERT INTO {LEASES_TABLE} (id, tenant_id, acquired_at) VALUES (?, ?, ?)",
                          (lease_id, self.tenant_id, format_ts(moment)))
+            shared = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                  (DREAMER_TOKENS_TABLE,)).fetchone() is not None
+        if shared:
+            # Dreamer's acquire reads "no live lease" and inserts its own without a transaction
+            # between: one that read before our insert lands just after it. Wait that gap out and
+            # look again; then whichever lease is live, only one of us goes on.
+            time.sleep(DREAMER_ACQUIRE_GAP_S)
+            try:
+                with self._reading("checking the dream lease") as conn:
+                    self._refuse_foreign_lease(conn, self._now(None))
+            except LeaseHeld:
+                self.end_writing(lease_id)
+                raise
         return lease_id
 
     def end_writing(self, lease_id: str) -> None:
