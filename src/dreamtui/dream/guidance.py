@@ -44,6 +44,8 @@ _MODAL_RE = re.compile(r"\b(?:must|should|shouldn't|needs? to|need|has to|have t
 _CLAUSE_FIX_RE = re.compile(r"[;:]\s+(?:so\s+|then\s+)?([A-Za-z`']+)")
 _CONDITION_RE = re.compile(r"\b(?:unless|before|instead of|rather than|otherwise|first)\b", re.IGNORECASE)
 _CODE_SPAN_RE = re.compile(r"`[^`]+`")
+_DIGITS_RE = re.compile(r"\d+")
+_CODE_WORD_RE = re.compile(r"[\w.-]*[_./][\w./-]+")  # db_url, app.seed, tests/integration
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
@@ -226,8 +228,8 @@ def most_complete(members: Sequence[Memory], first: Memory) -> Memory:
 def _facts(text: str) -> tuple[set[str], set[str]]:
     """(strong terms: code spans, numbers, code-shaped words and names; content stems) of `text`."""
     strong = {normalise(span) for span in _CODE_SPAN_RE.findall(text)}
-    strong |= set(re.findall(r"\d+", text))
-    strong |= {normalise(w) for w in re.findall(r"[\w.-]*[_./][\w./-]+", text)}
+    strong |= set(_DIGITS_RE.findall(text))
+    strong |= {normalise(w) for w in _CODE_WORD_RE.findall(text)}
     strong |= {" ".join(words) for words in identifiers(text)}
     stems = {stem(w) for w in normalise(text).split()
              if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
@@ -251,6 +253,13 @@ class Known:
             return True
         new = stems - self.stems
         return len(new) >= NEW_WORDS and len(new) >= NEW_SHARE * max(1, len(stems))
+
+    def brings_value(self, piece: str) -> bool:
+        """Whether `piece` holds a number, a code span or a code-shaped word the entry never
+        mentions (what a changed value needs), read cheaply: no stems, no name detection."""
+        values = set(_DIGITS_RE.findall(piece)) | {normalise(span) for span in _CODE_SPAN_RE.findall(piece)}
+        values |= {normalise(w) for w in _CODE_WORD_RE.findall(piece)}
+        return any(v and f" {v} " not in self.norm and v not in self.strong for v in values)
 
     def add(self, piece: str) -> None:
         self.norm += f"{normalise(piece)} "

@@ -43,7 +43,7 @@ from dreamtui.dream.cluster import (
 )
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.guidance import Known, is_event, lesson, most_complete, new_facts, tags_for
-from dreamtui.dream.match import Conflict, compare_texts
+from dreamtui.dream.match import Conflict, Features, compare
 from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags
 from dreamtui.dream.proposals import (
     Drafts,
@@ -124,15 +124,23 @@ def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str
 def stated_differently(body: str, members: Sequence[Memory]) -> list[tuple[str, str]]:
     """The facts of `body` that a sentence of `members` restates with another value ("listens on
     5432" vs "localhost:5433"), even when the memories as a whole read as the same lesson (they
-    mention the old value too: "connecting to 5432 is refused")."""
+    mention the old value too: "connecting to 5432 is refused").
+
+    Only a sentence bringing a number or a name the entry lacks can change one of its values, so
+    only those are compared (most restatements bring none): the cost stays per new value."""
     changes: list[tuple[str, str]] = []
     # What the entry states itself: a quoted flag or caveat says what someone saw, not the fact.
     stated = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
+    known = Known(stated)
+    stated_features: Features | None = None
     for memory in members:
         sentences = [memory.title] + [s for p in split_paragraphs(memory.content) if not is_code(p)
                                       for s in split_sentences(p)]
-        for sentence in sentences:
-            verdict = compare_texts(sentence, stated)
+        for sentence in dict.fromkeys(sentences):
+            if not known.brings_value(sentence):
+                continue
+            stated_features = stated_features or Features.of(stated)
+            verdict = compare(Features.of(sentence), stated_features)
             if verdict.conflicts and (verdict.same_lesson or verdict.correction):
                 changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
     olds = [old for old, _new in changes]
