@@ -293,8 +293,8 @@ def test_abandoning_the_second_dream_and_dreaming_again_commits(tmp_path: Path) 
 BROKEN = {
     "topics/no-frontmatter.md": "just text\n",
     "topics/bad-yaml.md": "---\ntitle: [broken\nslug: bad-yaml\n---\nx\n",
-    "topics/bad-slug.md": "---\ntitle: Bad\nslug: Not A Slug\n---\nx\n",
-    "topics/no-title.md": "---\nslug: no-title\n---\nx\n",
+    "topics/bad-slug.md": "---\ntitle: Bad\nslug: ___\n---\nx\n",  # nor kebab-cased a slug
+    "topics/no-title.md": "---\nslug: no-title\n---\nx\n",  # read: titled by its file name, as Dreamer does
     "topics/dup-a.md": "---\ntitle: A\nslug: dup\n---\nx\n",
     "topics/dup-b.md": "---\ntitle: B\nslug: dup\n---\nx\n",  # the duplicate: skipped
     "incidents/2026-11/2026-11-01-list.md": "---\n- a\n- b\n---\nx\n",
@@ -309,9 +309,9 @@ def test_status_counts_every_entry_the_store_cannot_read(tmp_path: Path) -> None
     (ws.memory_root / "topics" / "passwd.md").symlink_to("/etc/passwd")
     write_entry(ws.memory_root, "topics/fine.md", "---\ntitle: Fine\nslug: fine\nflags: 2\n---\nx\n")
     first = status(ws)["ltm"]
-    assert first["malformed"] == 8, first  # 6 broken files, a duplicate slug, non-UTF-8, a link out
-    assert (first["topics"], first["flagged"]) == (2, 1)  # fine.md and dup-a.md
-    assert "8 entry files cannot be read as entries" in cli(ws, "status").stdout
+    assert first["malformed"] == 7, first  # 4 broken files, a duplicate slug, non-UTF-8, a link out
+    assert (first["topics"], first["flagged"]) == (3, 1)  # fine.md, dup-a.md and no-title.md
+    assert "7 entry files cannot be read as entries" in cli(ws, "status").stdout
     assert status(ws)["ltm"] == first  # from the cache
-    (ws.memory_root / "topics" / "no-title.md").write_text("---\ntitle: T\nslug: no-title\n---\nx\n")
-    assert status(ws)["ltm"]["malformed"] == 7  # an edit is seen at once
+    (ws.memory_root / "topics" / "bad-slug.md").write_text("---\ntitle: T\nslug: bad-slug\n---\nx\n")
+    assert status(ws)["ltm"]["malformed"] == 6  # an edit is seen at once
