@@ -460,6 +460,13 @@ CASES: tuple[Case, ...] = (
          ("topics/laughs.md", "aliases are not allowed"), then(plain, entry("laughs.md", ENTRY_BOMB))),
     Case("entry frontmatter nested 200,000 deep", w("config", "check"), 2,
          ("topics/deep.md", "nested more than 32 levels"), then(plain, entry("deep.md", ENTRY_DEEP))),
+    # entries Dreamer reads (issue 15): a slug from the file name or kebab-cased, else refused
+    Case("entry without a slug, its file name giving none", w("config", "check"), 2,
+         ("topics/___.md", "missing slug, and the file name gives none"),
+         then(plain, entry("___.md", "---\ntitle: T\n---\nx\n"))),
+    Case("entry with a Mixed_Case slug (read, reported)", w("config", "check"), 0,
+         ("topics/mixed.md", "'Mixed_Case'", "read as 'mixed-case'"),
+         then(plain, entry("mixed.md", "---\ntitle: M\nslug: Mixed_Case\n---\nx\n"))),
     Case("config with a YAML alias bomb", w("status"), 2, ("dreamtui.yaml", "100,000 values"),
          config(ALIAS_BOMB.replace("lol", "x_lol"))),
     # keymap and terminals
