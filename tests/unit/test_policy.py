@@ -130,7 +130,8 @@ def test_one_flag_against_a_well_confirmed_entry_weakens_it_with_a_caveat() -> N
     quoted = flag(EVIDENCED, ["ci-ports"], quote="listens on 5432")
     p = only(feedback_proposals([quoted], snap, NOW), "weaken")
     after = parse_entry(p.after or "", PORTS)
-    assert after.flags == 1 and after.meta["last_flagged"] == NOW
+    # last_flagged is when the flag came (issue 11, item 8), not when the dream ran
+    assert after.flags == 1 and after.meta["last_flagged"] == quoted.submitted_at != NOW
     assert after.guidance == snap.entries[PORTS].guidance  # the caveat is its own paragraph
     caveat = after.body.split("\n\n")[1]
     assert caveat.startswith("> Caveat (flagged 2026-11-28 by agent-a): Context says 5432")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,12 +13,14 @@ from click.testing import CliRunner, Result
 
 from dreamtui.cli import main
 from dreamtui.entry.codec import parse_entry
-from dreamtui.model import Proposal
+from dreamtui.dream.runner import dream
+from dreamtui.model import NewMemory, Proposal
 from dreamtui.review.commit import commit
 from dreamtui.review.decide import decide, undo_last
 from dreamtui.safety.paths import NEW_SLUG_LEN, slugify
+from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
-from tests.factories import DREAM_ID, NOW, Scenario, basic
+from tests.factories import DREAM_ID, NOW, Scenario, basic, new_workspace
 
 
 @pytest.mark.parametrize(("title", "slug"), [
@@ -164,3 +167,62 @@ def test_a_persons_archive_takes_it_out_of_related_lists_too(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     reset = parse_entry(s.text("topics/test-db-reset.md"), "topics/test-db-reset.md")
     assert reset.meta["related"] == []
+
+
+# -- through a real dream: the folded confirmations, last_flagged ---------------------------------
+
+DB_RESET = """---
+title: Reset the test database
+slug: test-db-reset
+type: topic
+tags: [testing]
+created_at: 2026-11-01T09:00:00Z
+updated_at: 2026-11-01T09:00:00Z
+sources: []
+confirmations: 2
+---
+Run `make db-reset` before `pytest tests/integration`.
+"""
+
+
+def dreamed_on(tmp_path: Path, *memories: NewMemory, at: datetime) -> Workspace:
+    ws = new_workspace(tmp_path / "ws")
+    (ws.memory_root / "topics").mkdir(parents=True, exist_ok=True)
+    (ws.memory_root / "topics" / "test-db-reset.md").write_text(DB_RESET, encoding="utf-8")
+    with STMStore.for_workspace(ws) as store:
+        store.submit_many(memories, now=at)
+    return ws
+
+
+def test_a_dreams_update_keeps_its_confirmations_when_rejected(tmp_path: Path) -> None:
+    ws = dreamed_on(tmp_path, NewMemory(
+        type="observation", title="Reset the test database", agent_id="agent-a",
+        content="Run `make db-reset` before `pytest tests/integration`. The reset also drops the "
+                "`audit` schema, so re-run `make audit-schema` after it."), NewMemory(
+        type="context_confirmed", title="db reset helped", agent_id="agent-b", content="It helped.",
+        metadata={"target": "test-db-reset"}), at=NOW - timedelta(hours=5))
+    changeset = dream(ws, now=NOW)
+    assert changeset is not None
+    [update] = [p for p in changeset.proposals if p.target == "topics/test-db-reset.md"]
+    assert update.op == "update" and update.details["confirmations"] == 1
+    decided = decide(ws, changeset.id, [update.id], "reject", now=NOW)
+    [kept] = [p for p in decided.proposals if p.details.get("kept_from") == update.id]
+    assert kept.op == "reinforce" and len(kept.evidence) == 1
+    decide(ws, changeset.id, [kept.id], "accept", now=NOW)
+    commit(ws, changeset.id, now=NOW)
+    entry = parse_entry((ws.memory_root / "topics/test-db-reset.md").read_text(), "topics/test-db-reset.md")
+    assert entry.confirmations == 3 and "audit" not in entry.body
+
+
+def test_last_flagged_is_when_the_flag_came(tmp_path: Path) -> None:
+    flagged_at = NOW - timedelta(days=3)
+    ws = dreamed_on(tmp_path, NewMemory(
+        type="context_flagged", title="db reset is wrong", agent_id="agent-b",
+        content="make db-reset no longer exists; the target is now make reset-db.",
+        metadata={"targets": ["test-db-reset"], "quote": "Run `make db-reset`"}), at=flagged_at)
+    changeset = dream(ws, now=NOW)
+    assert changeset is not None
+    [weaken] = [p for p in changeset.proposals if p.target == "topics/test-db-reset.md"]
+    assert weaken.after is not None
+    entry = parse_entry(weaken.after, weaken.target)
+    assert entry.meta["last_flagged"] == flagged_at.replace(microsecond=0)

@@ -217,6 +217,9 @@ class EntryDraft:
         self.new_text: list[str] = []  # what this dream wrote into the entry, for the safety scan
         self.ops: set[str] = set()
         self.confidence: dict[str, float] = {}
+        # Each confirm() call, replayed alone when a stronger op carries them: a person who
+        # rejects that change keeps these as a reinforce of their own (review/decide.py).
+        self.confirmed: list[tuple[list[Memory], datetime, str, float, bool]] = []
 
     def _note(self, op: str, memories: Iterable[Memory], rationale: str, confidence: float) -> None:
         self.ops.add(op)
@@ -256,6 +259,7 @@ class EntryDraft:
         if cite:
             self.add_sources(memories)
         self._note("reinforce", memories, rationale, confidence)
+        self.confirmed.append((list(memories), when, rationale, confidence, cite))
 
     def correct(self, memories: Sequence[Memory], changes: Sequence[tuple[str, str]], now: datetime,
                 rationale: str, confidence: float, *, asks_human: bool = False) -> None:
@@ -306,7 +310,8 @@ class EntryDraft:
             self._note("correct", memories, f"{rationale}; answered by the correction", confidence)
             return
         self.meta["flags"] = frontmatter_int(self.meta.get("flags")) + len(memories)
-        self.meta["last_flagged"] = now
+        # When the newest flag came, not when the dream ran (the flags may wait days for it).
+        self.meta["last_flagged"] = max((m.submitted_at for m in memories), default=now)
         self.meta["updated_at"] = now
         for caveat in reversed(caveats):
             self.body = insert_after_guidance(self.body, caveat)
@@ -346,11 +351,25 @@ class EntryDraft:
         strongest = next(op for op in OP_PRECEDENCE if op in self.ops)
         after = render_entry(self.meta, self.body, original=self.entry)
         route = "bundle" if op == "promote" else self.entry.route
+        details = self.details
+        if op != "reinforce" and self.confirmed:
+            details = {**details, "reinforce_alone": self._reinforce_alone()}
         return make_proposal(op, self.entry.path, slug=self.entry.slug, before=self.entry.raw,
                              after=after, rationale="; ".join(self.rationale),
                              memories=self.memories, confidence=self.confidence[strongest],
                              scan_text="\n".join(self.new_text), extra_marks=self.marks,
-                             details=self.details, route=route)
+                             details=details, route=route)
+
+    def _reinforce_alone(self) -> dict[str, Any]:
+        """The confirmations a stronger op carries, as the reinforce they would be alone
+        (docs/changeset-semantics.md, "Rejecting a folded change")."""
+        alone = EntryDraft(self.entry)
+        for memories, when, rationale, confidence, cite in self.confirmed:
+            alone.confirm(memories, when, rationale, confidence, cite=cite)
+        proposal = alone.to_proposal()
+        return {"id": proposal.id, "after": proposal.after, "rationale": proposal.rationale,
+                "evidence": proposal.evidence, "confidence": proposal.confidence,
+                "safety": proposal.safety, "details": proposal.details}
 
 
 class Drafts:
