@@ -23,7 +23,7 @@ import pytest
 from dreamtui.intake.claude_code.discovery import find_logs, first_cwd
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
 from dreamtui.intake.corrections import acknowledges_mistake, correction_rule
-from dreamtui.intake.lessons import error_lines, strip_ansi
+from dreamtui.intake.lessons import command_head, error_lines, strip_ansi
 from dreamtui.model import NewMemory
 from dreamtui.workspace.layout import Workspace, open_workspace
 
@@ -573,3 +573,27 @@ def test_a_tool_error_recurring_in_a_later_import_is_kept(workspace: Workspace,
     assert second.inserted == 1 and memory.metadata["session_id"].startswith("c3c3c3c2")
     assert memory.metadata["why"] == "the same error occurred in 2 sessions"
     assert "has no upstream branch" in memory.title
+
+
+@pytest.mark.parametrize(("command", "head"), [
+    ('adb -s emulator-5554 shell "su -c id" 2>&1', "adb shell"),
+    ("git push 2>&1", "git push"),
+    ("cd /tmp/ramdisk && cpio -i < ramdisk.cpio", "cpio"),
+    ("export ANDROID_HOME=/sdk && export PATH=$ANDROID_HOME/bin:$PATH && sdkmanager --list",
+     "sdkmanager"),
+    ("# Try the mirrors\nfor url in a b; do curl -f $url; done", "for url"),
+    ("PGPASSWORD=x psql -h db", "psql"),
+    ("git -C repo status", "git status"),
+])
+def test_a_command_is_named_by_its_head(command: str, head: str) -> None:
+    assert command_head(command) == head
+
+
+def test_retries_of_the_same_command_are_stuck_other_attempts_are_exploring(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("c4c4c4c4-0000-4000-8000-000000000004")
+    log.typed("find the su binary")
+    for path in ("/system/xbin/su", "/sbin/su", "/system/bin/su"):  # three different looks
+        log.result(log.calls("Bash", command=f'adb -s emulator-5554 shell "ls {path}"'),
+                   f"Exit code 1\nls: {path}: No such file or directory", True)
+    assert _mined(workspace, projects, log) == []

@@ -167,7 +167,7 @@ def _part(friction: Friction, name: str) -> str:
     if name == "uuid":
         return friction.record_uuid or ""
     if name == "command":
-        return " ".join((call.target or "").split()[:2]) if call else ""
+        return command_head(call.target or "") if call else ""
     if name == "first_line":
         return friction.evidence.strip().split("\n", 1)[0]
     value = getattr(friction, name)
@@ -220,7 +220,7 @@ def lesson_title(friction: Friction, limit: int) -> str:
             reason or f"Check with the person before you {doing or 'go on'}"
     elif kind == "hook_block":
         call = friction.call
-        head = " ".join((call.target or "").split()[:2]) if call and call.name == "Bash" else None
+        head = command_head(call.target or "") if call and call.name == "Bash" else None
         what = f"`{head}`" if head else (doing or "this call")
         title = f"A hook blocks {what}: {one_line(friction.evidence, 120)}"
     elif kind == "denial":
@@ -230,11 +230,35 @@ def lesson_title(friction: Friction, limit: int) -> str:
     return one_line(title, limit)
 
 
+_SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+)\s*(?:&&|;|\n|$)"
+                   r"|[A-Z_][A-Z0-9_]*=\S*\s+))+")
+_OPTION_WITH_VALUE = re.compile(r"^-[A-Za-z]$")
+
+
+def command_head(command: str) -> str:
+    """A command in two words, as a person names it: `adb shell` for `cd x && adb -s emulator-5554
+    shell "su -c id"`, `git push` for `git push 2>&1` (setup steps and options skipped)."""
+    rest = _SETUP.sub("", command).strip() or command.strip()
+    words = rest.split()
+    head, skip = words[:1], False
+    for word in words[1:]:
+        if word[:1] in "<>|&;" or word[:2] == "2>":
+            break  # a redirection or the next command: the head is what came before
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            skip = _OPTION_WITH_VALUE.match(word) is not None
+        else:
+            head.append(word.strip("'\""))
+            break
+    return " ".join(head)
+
+
 def _short(friction: Friction) -> str:
-    """The failed call in a few words: a command's first two words, else what it did."""
+    """The failed call in a few words: a command's head, else what it did."""
     call = friction.call
     if call is not None and call.name in ("Bash", "shell", "exec_command") and call.target:
-        return "`" + " ".join(call.target.split()[:2]) + "`"
+        return f"`{command_head(call.target)}`"
     return friction.doing() or "that tool call"
 
 

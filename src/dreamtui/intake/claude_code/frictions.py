@@ -70,13 +70,15 @@ def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evi
         reason=reason, cwd=where.cwd, sidechain=where.sidechain, log=where.log)
 
 
+_NUMBERS = re.compile(r"\d+")
+
+
 def _signature(call: ToolCall | None) -> str:
-    """Which calls are 'the same call' for getting past an error: the tool and the head of its
-    target (`git push`, `mix test`, a file path)."""
+    """Which calls are 'the same call' for getting past an error: the tool and its whole target
+    (the command, the path), numbers made alike — a retry, not the next attempt at something."""
     if call is None:
         return "?"
-    words = (call.target or "").split()
-    return f"{call.name} {' '.join(words[:2])}"
+    return f"{call.name} {_NUMBERS.sub('#', ' '.join((call.target or '').split()))}"
 
 
 @dataclass

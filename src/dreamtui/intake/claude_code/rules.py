@@ -29,7 +29,8 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | a lesson).                                                                 |
 
 Not the person's words (never a correction or a reason): compaction summaries, command
-wrappers (`<command-name>`, `<local-command-stdout>`, `<bash-input>`, …), `<system-reminder>`
+wrappers (`<command-name>`, `<local-command-stdout>`, `<bash-input>`, …) and Claude Code's
+answer to an unknown slash command ("Unknown skill: btw"), `<system-reminder>`
 blocks, `Caveat:` lines, "Stop hook feedback:" and other hook output, `<task-notification>`s,
 skill bodies ("Base directory for this skill:"), and every user text of a session the Agent SDK
 ran (`entrypoint` `sdk-*`).
@@ -53,7 +54,8 @@ _WRAPPERS = ("<command-name>", "<command-message>", "<command-args>", "<local-co
              "<bash-stderr>", "<user-memory-input>", "<task-notification>",
              "<user-prompt-submit-hook>", "Stop hook feedback:", "Base directory for this skill:",
              "PreToolUse:", "PostToolUse:", "UserPromptSubmit hook", "SessionStart hook",
-             "[SUGGESTION MODE", "Warmup")
+             "[SUGGESTION MODE", "Warmup", "Unknown skill:", "Unknown slash command:",
+             "Unknown command:")
 _NOT_HUMAN_ANYWHERE = re.compile(r"^\s*(?:<[a-z-]+>\s*)?(?:Stop|SubagentStop|UserPromptSubmit|"
                                  r"PreToolUse|PostToolUse|Notification)(?::\S+)? hook")
 _ESC_DENIALS = frozenset({"interrupted", "cancelled", "canceled", "interrupt"})
