@@ -210,13 +210,14 @@ class _Dream:
         if found is not None and found.verdict.same_lesson:
             self._extend(found.item, found.verdict.score, kept, cluster.members)
             return proposals
-        if found is not None:
-            changes = corrections(found.item.body, found.verdict.conflicts)
-            if changes:
-                self._correct(found.item, changes, found.verdict.describe(), kept)
-            else:  # the same subject, a difference no word swap states: a person reads both
-                self._extend(found.item, found.verdict.score, kept, cluster.members,
-                             contested=found.verdict.describe())
+        changes = corrections(found.item.body, found.verdict.conflicts) if found is not None else []
+        if found is not None and changes:
+            self._correct(found.item, changes, found.verdict.describe(), kept)
+            return proposals
+        if found is not None and found.verdict.score >= self.threshold:
+            # As alike as a restatement, with a difference no word swap states: a person reads both.
+            self._extend(found.item, found.verdict.score, kept, cluster.members,
+                         contested=found.verdict.describe())
             return proposals
         proposals.append(self._create(first, kept, cluster, probe))
         return proposals
