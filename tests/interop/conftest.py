@@ -134,7 +134,8 @@ def scripted_engine(config: Path, *, sandbox: Path, delay_seconds: float = 0.0,
     block = ("dream_engine:\n  class: dreamer.contrib.dream.claude_agent.ClaudeAgentDreamEngine\n  params:\n"
              "    serializer: { ref: stm_serializer }\n    timeout_seconds: 1200\n"
              f"    sandbox_root: {json.dumps(str(sandbox))}\n"
-             f"    runner: {{class: scripted_runner.ScriptedRunner, params: {{delay_seconds: {delay_seconds}{started}}}}}\n")
+             "    runner: {class: scripted_runner.ScriptedRunner, "
+             f"params: {{delay_seconds: {delay_seconds}{started}}}}}\n")
     config.write_text(_DREAM_ENGINE.sub(lambda _: block, text), encoding="utf-8")
 
 
