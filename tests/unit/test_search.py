@@ -41,7 +41,8 @@ def test_search_finds_topics_and_incidents_ranked_by_their_words(tmp_path: Path)
 
 
 def test_fts_syntax_in_a_query_is_plain_text() -> None:
-    assert match_expression('port AND "5433" NEAR(x) -y*') == '"port" OR "and" OR "5433" OR "near" OR "x" OR "y"'
+    assert match_expression('port AND "5433" NEAR(x) -y*') == '"port" OR "5433" OR "near" OR "x" OR "y"'
+    assert match_expression("how to") == '"how" OR "to"'  # only stop words: kept
     assert match_expression("") is None
 
 
@@ -126,3 +127,17 @@ def test_a_commit_refreshes_an_existing_index(sample: Workspace) -> None:
     assert "vite-proxy" in indexed()
     commit_human_change(sample, "topics/vite-proxy.md", None, "archive", "replaced by the dev server")
     assert "vite-proxy" not in indexed()
+
+
+def test_one_instance_sees_what_another_wrote_and_a_replaced_file(tmp_path: Path) -> None:
+    memory = tmp_path / "memory"
+    write_entry(memory, "topics/ci-ports.md", entry_text("ci-ports", "CI ports", "port 5433"))
+    server, commit = index(tmp_path), index(tmp_path)  # the MCP server's, and a commit's
+    assert [h.slug for h in server.search("5433")] == ["ci-ports"]
+    write_entry(memory, "topics/kafka.md", entry_text("kafka", "Kafka", "retention"))
+    assert commit.refresh() is not None  # the other connection indexes it
+    assert not server.sync().changed  # its stamps came from the index, not from reading the file
+    assert [h.slug for h in server.search("retention")] == ["kafka"]
+    server.path.unlink()  # removed under it (a person tidying .dreamtui/)
+    assert [h.slug for h in server.search("retention")] == ["kafka"]
+    server.close()
