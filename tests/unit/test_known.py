@@ -248,3 +248,10 @@ def test_an_unreadable_instruction_file_never_fails_the_dream(tmp_path: Path) ->
     changeset = dream(workspace, now=NOW)
     assert changeset is not None and changeset.complete
     assert changeset.stats["known_corpus"]["problems"] == ["CLAUDE.md: not UTF-8 (byte 0xff at offset 0)"]
+
+
+def test_a_links_words_count_not_its_url(tmp_path: Path) -> None:
+    memory = lesson("m1", "This project uses [Poetry](https://python-poetry.org/docs/) to manage dependencies.")
+    index = _index(tmp_path, "- Manage dependencies with Poetry.\n- Run `make test` before pushing.\n", [memory])
+    found = index.check(memory)
+    assert found is not None and found.kind == "known" and found.rule.citation == "CLAUDE.md:1"

@@ -49,6 +49,8 @@ KNOWN_SIMILARITY = DEFAULT_SIMILARITY
 CONTRADICTS_SIMILARITY = 90
 # ... and the rule must say most of what the memory says (tuned on the tuning half, benchmarks/).
 KNOWN_COVERAGE = 0.66
+_LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+_URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
 _LIST_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
@@ -62,9 +64,6 @@ class Rule:
     path: str  # as shown: relative to project.root (`CLAUDE.md`, `../AGENTS.md`)
     line: int  # 1-based, where the rule starts
     text: str
-    # The paragraph a sentence came from: "uses Yarn. Use yarn instead of npm" read whole
-    # says what the first sentence alone leaves out.
-    context: str = ""
 
     @property
     def citation(self) -> str:
@@ -197,8 +196,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             pieces = [joined] if kind == "item" else _sentences(joined)
             for piece in pieces:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS:
-                    rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
-                                      "" if piece == joined else joined))
+                    rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip()))
         current, kind = [], ""
 
     fenced = in_block = False
@@ -338,7 +336,7 @@ class KnownIndex:
     @classmethod
     def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
         """Rarity is counted over the rules and the batch together, as the dream compares them."""
-        features = [Features.of(rule.text) for rule in corpus.rules]
+        features = [Features.of(_plain(rule.text)) for rule in corpus.rules]
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
         return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries)
@@ -349,7 +347,7 @@ class KnownIndex:
 
     def related(self, text: str, limit: int = 8) -> list[Rule]:
         """The rules sharing the most rare words with `text` (for a model's prompt)."""
-        query = Features.of(text)
+        query = Features.of(_plain(text))
         return [self.index.items[i] for i in self.index.candidates(query)[:limit]]
 
     def check(self, memory: Memory) -> KnownMatch | None:
@@ -381,7 +379,13 @@ class KnownIndex:
 def memory_features(memory: Memory) -> Features:
     """A memory as compared with the rules: its content, and its title when that says more
     than the content's first words (MCP clients often send those as the title)."""
-    title = normalise(memory.title)
-    text = memory.content if not title or normalise(memory.content).startswith(title) \
-        else f"{memory.title}\n{memory.content}"
-    return Features.of(text, memory.content)
+    title, content = _plain(memory.title), _plain(memory.content)
+    said = normalise(title)
+    text = content if not said or normalise(content).startswith(said) else f"{title}\n{content}"
+    return Features.of(text, content)
+
+
+def _plain(text: str) -> str:
+    """What a text says, not where it links: "[Poetry](https://python-poetry.org/)" is "Poetry"
+    (a URL's host and path words would count as rare words no rule shares)."""
+    return _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
