@@ -239,24 +239,18 @@ class _LogParser:
             return
         if kind in _NO_EVENT_TYPES:
             return
+        if kind == b"assistant" and _B_TOOL_USE not in raw:
+            self._agent_spoke(raw)
+            return
+        if kind == b"user" and _B_TOOL_RESULT in raw and not _has(raw, _B_IS_ERROR):
+            self._succeeded(raw)
+            return
         if _B_TOOL_USE in raw or _has(raw, _B_IS_ERROR):
             self._parse(raw)
         elif _B_TOOL_RESULT in raw:
-            if self.detector.has_open_errors:  # did the agent get past an error?
-                found = _B_RESULT_ID.search(raw)
-                if found:
-                    sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
-                    call = self.tools.get(found.group(1).decode("utf-8", "replace"))
-                    self.detector.tool_succeeded(sidechain, call)
+            self._succeeded(raw)
         elif _has(raw, _B_ASSISTANT):
-            sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
-            self.detector.agent_acted(sidechain)
-            thread = self.side if sidechain else self.main
-            thread.acted = True
-            if _has(raw, _B_TEXT_BLOCK):
-                thread.said = raw
-                if self.detector.awaits_reply(sidechain):
-                    self.detector.agent_replied(sidechain, thread.said_text())
+            self._agent_spoke(raw)
         elif _has(raw, _B_USER):
             self._parse(raw)
         elif _B_HOOK_PROGRESS in raw:
@@ -265,6 +259,26 @@ class _LogParser:
         elif _has(raw, _B_ATTACHMENT) or _has(raw, _B_SYSTEM) or _B_MODE in raw:
             self._parse(raw)
         # anything else (summaries, snapshots, progress, queue operations…) is skipped unread
+
+    def _succeeded(self, raw: bytes) -> None:
+        """A successful tool result: did the agent get past an error? (Else nothing to read.)"""
+        if self.detector.has_open_errors:
+            found = _B_RESULT_ID.search(raw)
+            if found:
+                sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
+                call = self.tools.get(found.group(1).decode("utf-8", "replace"))
+                self.detector.tool_succeeded(sidechain, call)
+
+    def _agent_spoke(self, raw: bytes) -> None:
+        """An assistant record without a tool call: the agent acted; its words kept undecoded."""
+        sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
+        self.detector.agent_acted(sidechain)
+        thread = self.side if sidechain else self.main
+        thread.acted = True
+        if _has(raw, _B_TEXT_BLOCK):
+            thread.said = raw
+            if self.detector.awaits_reply(sidechain):
+                self.detector.agent_replied(sidechain, thread.said_text())
 
     def _hook_ran(self, raw: bytes) -> None:
         """A `progress` record of a PreToolUse hook: remember which call it ran for."""
