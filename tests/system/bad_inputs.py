@@ -215,6 +215,28 @@ def project_with_bad_targets(path: Path, b: Bases) -> None:
     decide(open_workspace(path / "ws"), b.dream_id, all_matching(), "accept")
 
 
+def code_project(files: dict[str, str]) -> Callable[[Path], None]:
+    """A code project at ../code beside the workspace, holding `files` (for `connect`)."""
+    def step(ws: Path) -> None:
+        for name, text in files.items():
+            target = ws.parent / "code" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        (ws.parent / "code").mkdir(exist_ok=True)
+    return step
+
+
+def unchanged(name: str, text: str) -> Callable[[Path], None]:
+    def check(ws: Path) -> None:
+        assert (ws.parent / name).read_text(encoding="utf-8") == text, f"{name} was changed"
+        assert not (ws / ".dreamtui" / "connections.json").exists(), "a connection was recorded"
+    return check
+
+
+MCP_TRAILING_COMMA = '{\n  "mcpServers": {\n    "github": {"command": "gh-mcp"},\n  }\n}\n'
+CODEX_BROKEN = 'model = "o3"\n[mcp_servers\n'
+
+
 # -- what runs alongside a case ---------------------------------------------------------------
 
 
@@ -517,6 +539,32 @@ CASES: tuple[Case, ...] = (
          ("--route", "'wiki'", "decisions"), dreamed),
     Case("decide --route on the bundle", w("decide", "{dream}", "{context}", "--route", "skill"), 2,
          ("is a context", "only a lesson"), dreamed),
+    # connect / disconnect: a person's agent config is never rewritten when it cannot be read
+    Case("connect: .mcp.json that is not JSON (a trailing comma)", w("connect", "claude-code", "--project", "code"),
+         2, ("code/.mcp.json:4", "not valid JSON", "nothing was changed"),
+         then(plain, code_project({".mcp.json": MCP_TRAILING_COMMA})),
+         after=unchanged("code/.mcp.json", MCP_TRAILING_COMMA)),
+    Case("connect: .claude/settings.json whose hooks is a list", w("connect", "claude-code", "--project", "code"),
+         2, ("settings.json", "hooks is not a JSON object"),
+         then(plain, code_project({".claude/settings.json": '{"hooks": []}\n'})),
+         after=unchanged("code/.claude/settings.json", '{"hooks": []}\n')),
+    Case("connect codex: config.toml that is not TOML", w("connect", "codex", "--project", "code"), 2,
+         ("codex-home/config.toml:2", "not valid TOML"),
+         then(plain, code_project({"../codex-home/config.toml": CODEX_BROKEN})),
+         env={"CODEX_HOME": "codex-home"}, after=unchanged("codex-home/config.toml", CODEX_BROKEN)),
+    Case("connect: --http with a URL that is not http(s)",
+         w("connect", "claude-code", "--project", "code", "--http", "localhost:8765"), 2,
+         ("--http", "http://127.0.0.1:8765/mcp"), then(plain, code_project({}))),
+    Case("connect: --project that is not a folder", w("connect", "claude-code", "--project", "nowhere"), 2,
+         ("nowhere", "not a folder"), plain),
+    Case("connect without a project (no --project, no project.root)", w("connect", "codex"), 2,
+         ("--project PATH", "project.root"), plain),
+    Case("init --project that is not a folder", ("init", "ws2", "--project", "nowhere", "--no-git"), 2,
+         ("nowhere", "not a folder"), plain),
+    Case("disconnect: .dreamtui/connections.json that is not JSON", w("disconnect"), 2,
+         ("connections.json", "not a record dreamtui can read"),
+         then(plain, lambda ws: (ws / ".dreamtui").mkdir(exist_ok=True)
+              or (ws / ".dreamtui" / "connections.json").write_text("{", encoding="utf-8"))),
 
 )
 
