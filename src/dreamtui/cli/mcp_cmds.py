@@ -31,7 +31,9 @@ def _log_to_stderr() -> None:
 @pass_app
 def mcp_cmd(app: AppContext, use_http: bool, host: str | None, port: int | None,
             allow_hosts: tuple[str, ...], agent: str | None) -> None:
-    """Serve the submit_memory, confirm_context and flag_context tools to agents.
+    """Serve the memory to agents: submit_memory, confirm_context and flag_context to write;
+    search_memory, get_entry and the resources dreamtui://context/AGENTS.md and
+    dreamtui://memory/<slug> to read. `dreamtui connect` writes an agent's config for it.
 
     \b
     stdio (default):  claude mcp add dreamtui -- dreamtui --workspace DIR mcp --agent claude
