@@ -596,16 +596,29 @@ def _plan_project(plan: Plan, state: _State, dream_id: str | None, owners: dict[
     plan.delivery_bases.update(skills.bases)
     plan.conflicts += [Conflict(owners.get(slug, "-"), "deliver", slug, reason)
                        for slug, reason in skills.held]
-    if not state.decided:
-        return
-    if workspace.project_root is None:
+    if state.decided and workspace.project_root is None:
         plan.warnings.append(f"{count_of(len(state.decided), 'lesson')} routed to DECISIONS.md kept "
                              "in memory only: no project.root is set, so no DECISIONS.md is written")
+    elif state.decided:
+        sections = [decision_section(entry, state.now, dream_id) for entry in state.decided]
+        delivery = plan_decisions(workspace, sections)
+        if delivery is not None:
+            plan.deliver(delivery, owners.get(state.decided[0].slug, "-"))
+    _log_deliveries(plan, state, dream_id)
+
+
+def _log_deliveries(plan: Plan, state: _State, dream_id: str | None) -> None:
+    """One LOG.md line naming the project files this commit writes or removes: the project is
+    not the workspace's git history, so LOG.md is where a person finds what reached it."""
+    project = state.workspace.project_root
+    if project is None:
         return
-    sections = [decision_section(entry, state.now, dream_id) for entry in state.decided]
-    delivery = plan_decisions(workspace, sections)
-    if delivery is not None:
-        plan.deliver(delivery, owners.get(state.decided[0].slug, "-"))
+    real = project.resolve()
+    names = [path.relative_to(real).as_posix()
+             for path in [*plan.deliveries, *plan.delivery_removals] if path.is_relative_to(real)]
+    if names:
+        plan.log_lines.append(log_line(state.now, "deliver", str(project), ", ".join(sorted(names)),
+                                       dream_id))
 
 
 def _record_context_decision(plan: Plan, context: Proposal, state: _State, changeset: Changeset) -> None:
