@@ -5,6 +5,7 @@ program's lease is live, and never stores a row a Dreamer server cannot read."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -129,3 +130,19 @@ def test_no_row_carries_an_extra_that_repeats_a_memory_field(workspace: Workspac
         assert stm.count() == 0
         stm.submit(NewMemory(type="observation", title="t", content="c", agent_id="a", extra={"source": "x"}))
         assert stm.count() == 1
+
+
+def test_dreamtuis_state_is_git_ignored_in_a_dreamer_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "srv"
+    (folder / "workspace" / "memory").mkdir(parents=True)
+    (folder / "workspace" / "context").mkdir()
+    (folder / "dreamer.yaml").write_text("stm_store:\n  params:\n    db_path: ./dreamer.db\n", encoding="utf-8")
+    (folder / ".gitignore").write_text("*.db\n*.db-journal\n*.db-shm\n*.db-wal\n", encoding="utf-8")  # dreamer init's
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    result = CliRunner().invoke(main, ["--workspace", str(folder), "submit", "--type", "observation",
+                                       "--title", "t", "--content", "CI uses Node 20"])
+    assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(main, ["--workspace", str(folder), "--headless", "dream"]).exit_code == 0
+    untracked = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=all"],
+                               capture_output=True, text=True, check=True).stdout
+    assert ".dreamtui" not in untracked and (folder / ".dreamtui" / "dreams").is_dir()

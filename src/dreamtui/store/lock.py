@@ -130,6 +130,7 @@ class WorkspaceLock:
             finally:
                 self._leave()
             return
+        self._workspace.ensure_state_dirs()
         fd = _open(self.path)
         try:
             self._flock(fd, wait)

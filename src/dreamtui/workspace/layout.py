@@ -79,6 +79,13 @@ class Workspace:
     def ensure_state_dirs(self) -> None:
         for path in (self.state_dir, self.dreams_dir, self.log_dir):
             path.mkdir(parents=True, exist_ok=True)
+        # The folder ignores itself: a Dreamer server's folder (or any repository) has no
+        # `.dreamtui/` line in its .gitignore, and the lock, journals and dreams are no one's history.
+        try:
+            with (self.state_dir / ".gitignore").open("x", encoding="utf-8") as handle:
+                handle.write("*\n")
+        except FileExistsError:
+            pass
 
 
 def _config_in(folder: Path) -> Path | None:
