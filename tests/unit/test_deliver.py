@@ -166,7 +166,7 @@ def test_a_dream_and_commit_keep_every_hand_written_byte_and_add_the_blocks(tmp_
     agents, claude = (project / "AGENTS.md").read_text(), (project / "CLAUDE.md").read_text()
     assert agents.startswith(HAND_AGENTS) and "[mem: alembic-first]" in agents
     assert claude.startswith(HAND_CLAUDE) and find_block(claude).content == "@AGENTS.md\n"  # type: ignore[union-attr]
-    assert s.log_lines()[-1].endswith(f" deliver {project} (AGENTS.md, CLAUDE.md) [dream {DREAM_ID}]")
+    assert s.log_lines()[-1].endswith(f" deliver {project.resolve()} (AGENTS.md, CLAUDE.md) [dream {DREAM_ID}]")
     # the workspace's git history is not the project's: dreamtui commits nothing there
     log = subprocess.run(["git", "-C", str(project), "log", "--oneline"], capture_output=True,
                          text=True, check=True).stdout

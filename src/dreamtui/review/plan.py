@@ -617,7 +617,7 @@ def _log_deliveries(plan: Plan, state: _State, dream_id: str | None) -> None:
     names = [path.relative_to(real).as_posix()
              for path in [*plan.deliveries, *plan.delivery_removals] if path.is_relative_to(real)]
     if names:
-        plan.log_lines.append(log_line(state.now, "deliver", str(project), ", ".join(sorted(names)),
+        plan.log_lines.append(log_line(state.now, "deliver", str(real), ", ".join(sorted(names)),
                                        dream_id))
 
 
