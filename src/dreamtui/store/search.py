@@ -338,9 +338,10 @@ class SearchIndex:
         """(slug, title, type) of every live entry, by slug."""
         def run(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
             rows = conn.execute(f"SELECT slug, title, type FROM {TABLE} WHERE slug != '' ORDER BY slug, path")
-            seen: set[str] = set()  # the first path of a slug is its entry
-            return [(slug, title, kind) for slug, title, kind in rows
-                    if not (slug in seen or seen.add(slug))]
+            first: dict[str, tuple[str, str, str]] = {}  # the first path of a slug is its entry
+            for slug, title, kind in rows:
+                first.setdefault(slug, (slug, title, kind))
+            return list(first.values())
         return self._use(run)
 
     def entry(self, slug: str) -> Entry | None:
