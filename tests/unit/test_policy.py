@@ -191,7 +191,7 @@ def test_corroborated_flags_archive_even_a_well_confirmed_entry(flags: list[Memo
 def test_a_flag_against_an_entry_flagged_before_archives_it() -> None:
     p = only(feedback_proposals([flag("Still wrong.", ["ci-ports"])], snapshot(ports={"flags": 1}), NOW),
              "archive")
-    assert "1 held earlier" in p.details["reason"]
+    assert "(the entry already had 1 flag)" in p.details["reason"]
     assert parse_entry(p.after or "", PORTS).flags == 2
 
 
@@ -211,7 +211,7 @@ def test_the_same_agent_flagging_a_weakened_entry_again_only_weakens_it_again() 
 def test_another_agent_flagging_a_weakened_entry_archives_it() -> None:
     p = only(feedback_proposals([flag("Still wrong.", ["ci-ports"], agent="agent-b")],
                                 _weakened_by("agent-a"), NOW), "archive")
-    assert "1 held earlier" in p.details["reason"]
+    assert "(the entry already had 1 flag)" in p.details["reason"]
 
 
 def test_archive_names_the_replacement_stated_in_the_batch() -> None:

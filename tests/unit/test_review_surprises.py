@@ -226,3 +226,18 @@ def test_last_flagged_is_when_the_flag_came(tmp_path: Path) -> None:
     assert weaken.after is not None
     entry = parse_entry(weaken.after, weaken.target)
     assert entry.meta["last_flagged"] == flagged_at.replace(microsecond=0)
+
+
+# -- rationale words a person reads ----------------------------------------------------------------
+
+
+def test_the_sample_dreams_rationales_read_as_sentences(seeded_sample: Workspace) -> None:
+    changeset = dream(seeded_sample, now=NOW)
+    assert changeset is not None
+    said = [p.rationale for p in changeset.reviewable]
+    assert not [r for r in said if "(s)" in r or re.search(r"\b0 (sessions|agents)\b", r)]
+    assert not [r for r in said if "(match " in r or "held earlier" in r]
+    # The verb agrees with its subject: "1 memory from 1 agent adds", never "… 1 agent add".
+    assert not [r for r in said if re.search(r"\b1 memory from [^;]*? (add|repeat|state|correct) ", r)]
+    corroborated = next(r for r in said if "2 flags from 2 agents" in r)
+    assert "(the entry already had 1 flag)" in corroborated

@@ -147,7 +147,7 @@ def verdict(entry: Entry, flags: Sequence[Memory], confirmations_now: int) -> Ve
         return Verdict("ask-human", f"{count} against a pinned entry: the human decides", 0.5)
     if corroborated(flags, entry):
         agents, sessions = flag_sources(flags)
-        earlier = f", {entry.flags} held earlier" if entry.flags else ""
+        earlier = f" (the entry already had {counted(entry.flags, 'flag')})" if entry.flags else ""
         return Verdict("archive", f"{count} from {_sources(agents, sessions)}{earlier}", 0.8)
     if confirmations == 0 and any(evidenced(f, entry) for f in flags):
         return Verdict("weaken", f"{count} with evidence against an entry nobody confirmed, from one "

@@ -106,6 +106,11 @@ def _spread(members: Sequence[Memory]) -> str:
     return f"{text}, {counted(sessions, 'session')}" if sessions else text
 
 
+def _say(members: Sequence[Memory], one: str, many: str) -> str:
+    """"1 memory from 1 agent adds …", "2 memories from 2 agents add …": the verb agrees."""
+    return f"{_spread(members)} {one if len(members) == 1 else many}"
+
+
 def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str]]:
     """(the entry's value, the memory's) for each conflicting fact `body` states as a plain word
     or number, so it can be changed in place; [] when some conflict is not of that kind (a
@@ -230,7 +235,7 @@ class _Dream:
         draft = self.drafts(entry)
         said = ", ".join(f"{old} → {new}" for old, new in changes)
         draft.correct(members, changes, self.now,
-                      f"{_spread(members)} correct this entry ({verdict}): {said}",
+                      f"{_say(members, 'corrects', 'correct')} this entry ({verdict}): {said}",
                       confidence=0.75, asks_human=entry.pinned)
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
 
@@ -243,7 +248,7 @@ class _Dream:
         changes = stated_differently(draft.body, members)
         if changes:
             said = ", ".join(f"{old} → {new}" for old, new in changes)
-            draft.correct(members, changes, self.now, f"{_spread(members)} state a fact differently: {said}",
+            draft.correct(members, changes, self.now, f"{_say(members, 'states', 'state')} a fact differently: {said}",
                           confidence=0.75, asks_human=entry.pinned)
         known = Known(f"{entry.title}\n{draft.body}")
         facts = new_facts(members, known)
@@ -251,7 +256,8 @@ class _Dream:
         note = f"; it states something differently ({contested}): check both" if contested else ""
         if facts:
             draft.merge_facts(members, facts, self.now,
-                              f"{_spread(members)} add {counted(len(facts), 'fact')} (match {score:.0f}){note}",
+                              f"{_say(members, 'adds', 'add')} {counted(len(facts), 'fact')} "
+                              f"(similarity {score:.0f}){note}",
                               confidence=(0.4 if contested else 0.5) + score / 250, asks_human=entry.pinned)
         if entry.route == Route.MEMORY and not entry.pinned and recurs(members, seen_in(entry) or ["earlier"]):
             self.promoted += 1
@@ -262,10 +268,11 @@ class _Dream:
                 if to_path is not None:
                     self.paths.add(to_path)
             draft.promote(members, when, self.now,
-                          f"{_spread(members)} repeat this once-seen lesson: it recurs, so into AGENTS.md",
+                          f"{_say(members, 'repeats', 'repeat')} this once-seen lesson: it recurs, "
+                          "so into AGENTS.md",
                           confidence=0.85, to_path=to_path)
         elif not facts:
-            draft.confirm(members, when, f"{_spread(members)} repeat this entry{note}",
+            draft.confirm(members, when, f"{_say(members, 'repeats', 'repeat')} this entry{note}",
                           confidence=0.7 if contested else 0.9, cite=True)
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
 
