@@ -357,3 +357,15 @@ def test_a_long_slug_gives_a_skill_name_claude_code_accepts() -> None:
     name = skill_name(slug)
     assert len(name) <= NAME_LIMIT and slug.startswith(name) and not name.endswith("-")
     assert skill_name("short-one") == "short-one"
+
+
+def test_a_project_root_that_is_the_context_folder_never_doubles_the_bundle(tmp_path: Path) -> None:
+    s = Scenario(tmp_path / "ws", project__root="workspace/context")
+    s.settle()
+    _dream(s, s.create("alembic-first", "Apply alembic migrations before seeding.", s.memories(1)))
+    s.decide_all("accept")
+    commit(s.ws, DREAM_ID, now=NOW)
+    bundle = s.ws.agents_md.read_text()
+    assert bundle.startswith("# Agent context") and "dreamtui:begin" not in bundle
+    claude = (s.ws.context_root / "CLAUDE.md").read_text()
+    assert find_block(claude).content == "@AGENTS.md\n"  # type: ignore[union-attr]

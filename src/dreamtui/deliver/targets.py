@@ -193,9 +193,9 @@ def read_target(project: Path, name: str, own: tuple[Path, ...] = ()) -> _Read:
     """
     path = project / name
     real = Path(os.path.realpath(path))
+    if any(real == Path(os.path.realpath(o)) for o in own):
+        raise Skip  # the workspace's own file (through a link, or project.root is that folder)
     if real != path.absolute() or os.path.islink(path):
-        if any(real == Path(os.path.realpath(o)) for o in own):
-            raise Skip
         if not real.is_relative_to(Path(os.path.realpath(project))):
             raise HoldBack(f"is a symlink to {real}, outside the project; not followed "
                             "(replace the link with a file to let dreamtui keep a block in it)")
