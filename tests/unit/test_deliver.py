@@ -369,3 +369,25 @@ def test_a_project_root_that_is_the_context_folder_never_doubles_the_bundle(tmp_
     assert bundle.startswith("# Agent context") and "dreamtui:begin" not in bundle
     claude = (s.ws.context_root / "CLAUDE.md").read_text()
     assert find_block(claude).content == "@AGENTS.md\n"  # type: ignore[union-attr]
+
+
+def test_a_save_while_the_commit_runs_is_kept_and_the_commit_planned_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dreamtui.review.commit as commit_module
+    s, project = _delivered(tmp_path)
+    s.decide_all("accept")
+    real_run = commit_module.run_journal
+    calls: list[int] = []
+
+    def save_then_run(workspace, plan):  # type: ignore[no-untyped-def]
+        if not calls:  # a person saves AGENTS.md after the plan read it, before any rename
+            (project / "AGENTS.md").write_text("# Saved meanwhile\n" + (project / "AGENTS.md").read_text())
+        calls.append(1)
+        return real_run(workspace, plan)
+
+    monkeypatch.setattr(commit_module, "run_journal", save_then_run)
+    report = commit(s.ws, DREAM_ID, now=NOW)
+    text = (project / "AGENTS.md").read_text()
+    assert len(calls) == 2 and text.startswith("# Saved meanwhile\n" + HAND_AGENTS)
+    assert "[mem: node-20]" in text
+    assert any("planned again around your version" in w for w in report.warnings)
