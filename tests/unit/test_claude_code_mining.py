@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from dreamtui.intake.claude_code import discovery
 from dreamtui.intake.claude_code.discovery import find_logs, first_cwd
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
 from dreamtui.intake.corrections import acknowledges_mistake, correction_rule
@@ -597,3 +598,20 @@ def test_retries_of_the_same_command_are_stuck_other_attempts_are_exploring(
         log.result(log.calls("Bash", command=f'adb -s emulator-5554 shell "ls {path}"'),
                    f"Exit code 1\nls: {path}: No such file or directory", True)
     assert _mined(workspace, projects, log) == []
+
+
+def test_a_log_without_cwd_is_not_probed_again_at_every_import(
+        workspace: Workspace, projects: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    session = "d2d2d2d2-0000-4000-8000-000000000002"
+    _Log(session).typed("go").says("ok").write(projects / SLUG / f"{session}.jsonl")
+    agent = _Log(session, sidechain=True)
+    agent.says("working")
+    for record in agent.records:
+        record.pop("cwd")
+    agent.write(projects / SLUG / session / "subagents" / "workflows" / "wf_1" / "agent-a1.jsonl")
+    _import(workspace, projects)
+    probed: list[Path] = []
+    real = discovery.first_cwd
+    monkeypatch.setattr(discovery, "first_cwd", lambda path: probed.append(path) or real(path))
+    report = import_logs(workspace, ImportOptions(projects_dir=projects, project=PROJECT))
+    assert (report.unchanged, report.other_project, probed) == (2, 0, [])

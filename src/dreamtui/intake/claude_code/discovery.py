@@ -107,10 +107,11 @@ def find_logs(projects_dir: Path, project: str) -> list[LogFile]:
 
 
 def belongs(log: LogFile, project: str, cwd: str | None = None,
-            verdicts: dict[Path, bool] | None = None) -> bool:
+            verdicts: dict[Path, bool] | None = None, *, probe: bool = True) -> bool:
     """The lossy slug matched; the log's own `cwd` decides (module docstring). `cwd` is the one
-    the last read of the log saw, if any; `verdicts` holds the session logs decided so far."""
-    cwd = cwd or first_cwd(log.path)
+    the last read of the log saw, if any (`probe` False: that read found none, the log is not
+    opened again); `verdicts` holds the session logs decided so far."""
+    cwd = cwd or (first_cwd(log.path) if probe else None)
     if cwd is not None:
         return _inside(cwd, project)
     if log.subagent and verdicts is not None and log.session_log in verdicts:

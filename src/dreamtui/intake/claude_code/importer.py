@@ -121,7 +121,9 @@ def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, Fil
         if since is not None and stat.st_mtime < since:
             report.too_old += 1
             continue
-        mine = belongs(log, options.project, _cwd_seen(states.get(str(log.path))), verdicts)
+        state = states.get(str(log.path))
+        mine = belongs(log, options.project, _cwd_seen(state), verdicts,
+                       probe=state is None or "cwd" not in state.context)
         if not log.subagent:
             verdicts[log.path] = mine
         if not mine:
