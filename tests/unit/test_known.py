@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dreamtui.dream import known
 from dreamtui.dream.known import (
     MARK_CONTRADICTS,
     MAX_FILE_BYTES,
@@ -255,3 +256,11 @@ def test_a_links_words_count_not_its_url(tmp_path: Path) -> None:
     index = _index(tmp_path, "- Manage dependencies with Poetry.\n- Run `make test` before pushing.\n", [memory])
     found = index.check(memory)
     assert found is not None and found.kind == "known" and found.rule.citation == "CLAUDE.md:1"
+
+
+def test_a_glob_naming_too_much_is_cut_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(known, "MAX_GLOBBED", 3)
+    root = project(tmp_path, {f"notes/n{i}.md": f"- Rule number {i} says something useful.\n" for i in range(5)})
+    corpus = read_corpus(root, ["notes/*.md"])
+    assert len(corpus.files) == 3
+    assert corpus.problems == ("project.known_files 'notes/*.md': more than 3 paths; the first 3 found are read",)

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 
 from dreamtui.dream.match import DEFAULT_SIMILARITY, STOPWORDS, Features, MatchIndex, Verdict, Weights, normalise
@@ -30,6 +31,7 @@ from dreamtui.vocabulary import clip, counted
 MAX_FILE_BYTES = 512 * 1024  # instruction files are pages, not data; a bigger one is a mistake
 MAX_FILES = 200
 MAX_DIRS = 5000  # folders looked at for DECISIONS.md
+MAX_GLOBBED = 1000  # paths one project.known_files glob may name
 MAX_RULES = 20_000
 # Folders that hold other people's code or build output, never the project's own decisions.
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", "venv", "env", "build", "dist", "target",
@@ -124,10 +126,15 @@ def _globbed(root: Path, patterns: Sequence[str], problems: list[str]) -> Iterat
     resolved_root = root.resolve()
     for pattern in patterns:
         try:
-            found = sorted(root.glob(pattern))
+            # A glob like "**/*" over a big tree stops early: a bounded read, said so.
+            found = sorted(islice(root.glob(pattern), MAX_GLOBBED + 1))
         except (ValueError, OSError) as exc:
             problems.append(f"project.known_files {pattern!r}: {exc}")
             continue
+        if len(found) > MAX_GLOBBED:
+            problems.append(f"project.known_files {pattern!r}: more than {MAX_GLOBBED:,} paths; "
+                            f"the first {MAX_GLOBBED:,} found are read")
+            found = found[:MAX_GLOBBED]
         for path in found:
             try:
                 inside = path.resolve().is_relative_to(resolved_root)
