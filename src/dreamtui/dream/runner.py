@@ -44,8 +44,6 @@ from dreamtui.store.rejections import rejected_fingerprints
 from dreamtui.store.stm import Lease, STMStore
 from dreamtui.workspace.layout import Workspace
 
-# An open changeset may wait days for its review; its batch must stay claimed that long.
-REVIEW_LEASE_MINUTES = 30 * 24 * 60
 SAVE_INTERVAL_S = 0.5
 # A save rewrites the whole changeset, so saves also wait this many times the last save's
 # duration: at most a tenth of a run goes to saving, however big the changeset grows.
@@ -270,7 +268,9 @@ class _Run:
         self.changeset.stats = self.stats(engine_seconds)
         self.changeset.note_fallback()
         self.changeset.complete = True
-        self.stm.extend_lease(self.lease.id, REVIEW_LEASE_MINUTES)
+        # The review may take days: its batch stays claimed without the tenant's dream lease,
+        # which would stop a Dreamer server sharing the queue (store/stm.py, LEASES_TABLE).
+        self.stm.keep_claim(self.lease.id)
         self.save()
 
     def release_unseen(self, used: set[str]) -> None:

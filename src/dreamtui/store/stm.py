@@ -753,6 +753,15 @@ class STMStore:
                                       f"AND id IN ({marks})", (self.tenant_id, *chunk)).fetchone()[0]
         return found
 
+    def keep_claim(self, lease_id: str) -> None:
+        """End the lease's dream_leases row and keep its claim (LEASES_TABLE's comment): a finished
+        dream's batch waits for its review without holding Dreamer's tenant lease."""
+        with self._transaction("keeping a claim") as conn:
+            if conn.execute(f"SELECT 1 FROM {LEASES_TABLE} WHERE id = ?", (lease_id,)).fetchone() is None:
+                raise StoreError(f"{self.path}: lease {lease_id} is not one dreamtui took; its claim "
+                                 "cannot be kept")
+            conn.execute("DELETE FROM dream_leases WHERE id = ?", (lease_id,))
+
     def extend_lease(self, lease_id: str, minutes: int, now: datetime | None = None) -> None:
         """Push the lease's expiry to `minutes` from now (a heartbeat for a long dream)."""
         expires = format_ts(self._now(now) + timedelta(minutes=minutes))
