@@ -164,6 +164,16 @@ def _evidence_lines(proposal: Proposal, memories: dict[str, Memory]) -> list[str
     return lines
 
 
+# What accepting does beyond the entry, said beside the route (changeset-semantics.md, Routes).
+ROUTE_EFFECT = {
+    "memory": " — kept in memory, searchable, not in AGENTS.md",
+    "skill": " — also written as context/skills/<name>/SKILL.md, delivered to the project's "
+             ".claude/skills/<name>/",
+    "decisions": " — also appended as a dated section to the project's DECISIONS.md",
+    "person": " — a question for you: nothing is written (`dreamtui review questions`)",
+}
+
+
 def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory]) -> None:
     mark = decision_glyph(proposal.decision)
     decision = proposal.decision or "undecided"
@@ -179,7 +189,7 @@ def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory])
         engine_route = proposal.details.get("engine_route", proposal.route)
         changed = f" (changed by a person; the dream said {engine_route})" \
             if engine_route != proposal.route else ""
-        click.echo(f"  route: {proposal.route}{changed}")
+        click.echo(f"  route: {proposal.route}{changed}{ROUTE_EFFECT.get(proposal.route, '')}")
     for delivery in proposal.details.get("deliveries") or []:
         if delivery.get("problem"):
             click.echo(click.style(f"  held back: {delivery['problem']}", fg="yellow"))
