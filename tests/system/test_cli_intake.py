@@ -269,8 +269,9 @@ def test_status_human(busy_ws: Path) -> None:
 def test_status_hook(busy_ws: Path, ws: Path) -> None:
     result = run(busy_ws, "status", "--hook")
     assert result.exit_code == 0
+    # Run from outside the workspace (as a project's hook is), the line names it.
     assert result.stdout == ("dreamtui: 2 proposals await review in 1 dream; 1 memory and "
-                             "1 feedback report pending — run `dreamtui`\n")
+                             f"1 feedback report pending — run `dreamtui -w {busy_ws}`\n")
 
 
 def test_status_hook_is_silent_when_nothing_waits(ws: Path, tmp_path: Path,
@@ -324,10 +325,10 @@ def test_real_subprocess_bulk_and_hook(ws: Path) -> None:
     assert bulk.returncode == 2, bulk.stderr
     assert bulk.stdout == b"50 submitted, 0 duplicates, 1 bad lines\n"
     assert b"line 51: not UTF-8 text" in bulk.stderr and b"Traceback" not in bulk.stderr
-    hook = subprocess.run([sys.executable, "-c", RUN_CLI, "-w", str(ws), "status", "--hook"],
+    hook = subprocess.run([sys.executable, "-c", RUN_CLI, "status", "--hook"], cwd=ws,
                           capture_output=True, env=env, timeout=120, check=False)
     assert hook.returncode == 0, hook.stderr
-    assert hook.stdout == b"dreamtui: 50 memories pending \xe2\x80\x94 run `dreamtui`\n"
+    assert hook.stdout == b"dreamtui: 50 memories pending \xe2\x80\x94 run `dreamtui`\n"  # from inside it
 
 
 def test_an_os_error_is_a_message_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

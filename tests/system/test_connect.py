@@ -323,3 +323,20 @@ def test_a_toy_project_from_init_to_disconnect_keeps_every_hand_written_byte(hom
     assert (project / "CLAUDE.md").read_text(encoding="utf-8") == claude_md
     assert sorted(p.name for p in project.iterdir()) == ["AGENTS.md", "CLAUDE.md"]
     assert "project.root stays" in gone.output
+
+
+def test_the_written_hook_runs_from_the_project_and_says_what_waits(layout: tuple[Path, Path]) -> None:
+    import os
+    import subprocess
+
+    ws, project = layout
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    assert run(ws, "submit", "--type", "observation", "--title", "Use uv sync",
+               "--content", "uv sync, not pip install").exit_code == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    # As Claude Code runs it: through a shell, in the project, which holds no workspace.
+    env = {k: v for k, v in os.environ.items() if k != "DREAMTUI_WORKSPACE"}
+    done = subprocess.run(command, shell=True, cwd=project, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"dreamtui: 1 memory pending — run `dreamtui -w {ws}`"

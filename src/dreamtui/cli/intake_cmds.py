@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
@@ -574,8 +575,9 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
-def hook_line(status: dict[str, Any]) -> str | None:
-    """One line for an agent's session-start hook, or None when nothing waits for a person."""
+def hook_line(status: dict[str, Any], command: str = "dreamtui") -> str | None:
+    """One line for an agent's session-start hook, or None when nothing waits for a person;
+    `command` is what opens the workbench on this workspace from where the hook ran."""
     stm, dreams = status["stm"], status["dreams"]
     parts = []
     if dreams["undecided_proposals"]:
@@ -596,7 +598,7 @@ def hook_line(status: dict[str, Any]) -> str | None:
         parts.append(_fallback_text(dreams["last_fallback"], with_reason=False))
     if not parts:
         return None
-    return f"dreamtui: {'; '.join(parts)} — run `dreamtui`"
+    return f"dreamtui: {'; '.join(parts)} — run `{command}`"
 
 
 def _fallback_text(fallback: dict[str, str], *, with_reason: bool) -> str:
@@ -678,7 +680,10 @@ def status_cmd(app: AppContext, as_json: bool, hook: bool) -> None:
     _recover(workspace)
     status = collect_status(workspace, ltm=not hook)
     if hook:
-        line = hook_line(status)
+        # A project's hook (`dreamtui connect`) runs beside the workspace, not in it: there a
+        # bare `dreamtui` finds no workspace, so the line names it.
+        inside = Path.cwd().resolve().is_relative_to(workspace.root)
+        line = hook_line(status, "dreamtui" if inside else f"dreamtui -w {shlex.quote(str(workspace.root))}")
         if line:
             click.echo(line)
     elif as_json:
