@@ -141,3 +141,21 @@ def test_one_instance_sees_what_another_wrote_and_a_replaced_file(tmp_path: Path
     server.path.unlink()  # removed under it (a person tidying .dreamtui/)
     assert [h.slug for h in server.search("retention")] == ["kafka"]
     server.close()
+
+
+SAMPLE_QUERIES = [  # what an agent types when it meets the problem → the entry it needs
+    ("stripe webhook handler times out and customers get duplicate receipts", "stripe-webhook-timeouts"),
+    ("a migration locked the orders table during deploy", "orders-index-lock"),
+    ("connection refused to postgres in CI, which port?", "ci-ports"),
+    ("which node version does the frontend need", "frontend-node-version"),
+    ("integration tests fail on a dirty database", "test-db-reset"),
+    ("how do I deploy to staging", "deploy-staging"),
+    ("api requests to the dev server from vite", "vite-proxy"),
+]
+
+
+def test_search_ranks_the_sample_workspace_entries_an_agent_needs_first(sample: Workspace) -> None:
+    search = SearchIndex.for_workspace(sample)
+    ranked = {query: [hit.slug for hit in search.search(query, 3)] for query, _ in SAMPLE_QUERIES}
+    assert {query: found[:1] for query, found in ranked.items()} == \
+        {query: [slug] for query, slug in SAMPLE_QUERIES}
