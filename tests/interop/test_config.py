@@ -51,3 +51,18 @@ def test_metadata_schemas_from_dreamer_yaml_are_enforced(dreamer: Dreamer, folde
     missing = dreamtui("submit", "--type", "incident", "--title", "db down", "--content", "x", cwd=folder)
     assert missing.returncode == 2 and "'severity' is a required property" in missing.stderr
     assert dreamer.ops("list", str(folder / "dreamer.db"), cwd=folder).__len__() == 1
+
+
+def test_interpolated_relative_paths_name_the_file_dreamer_opens(dreamer: Dreamer, folder: Path) -> None:
+    """Problem 8: `${VAR:-default}` resolved as Dreamer resolves it, a relative path from the folder
+    Dreamer runs in (where its dreamer.yaml is); before, dreamtui made a folder named `${DREAMER_DATA:-.`."""
+    config = folder / "dreamer.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("db_path: ./dreamer.db", "db_path: ${DREAMER_DATA:-./data}/dreamer.db"),
+                      encoding="utf-8")
+    (folder / "data").mkdir()
+    done = dreamtui("submit", "--type", "observation", "--title", "shared", "--content", "one file", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    seen = dreamer.ops("config-list", "dreamer.yaml", cwd=folder)
+    assert seen["titles"] == ["shared"] and seen["db_path"] == "./data/dreamer.db"
+    assert not [p for p in folder.iterdir() if "$" in p.name]

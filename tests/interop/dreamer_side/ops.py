@@ -6,6 +6,7 @@
     python ops.py acquire DB TTL        acquire the tenant's dream lease (null: one is live)
     python ops.py release DB LEASE      release_unconsumed and release the dream lease
     python ops.py config PATH           load dreamer.yaml as `dreamer config check` does
+    python ops.py config-list PATH      list_unconsumed of the STM store dreamer.yaml configures
 
 Each prints one JSON document; a store error prints {"error": "..."} and exits 1.
 """
@@ -39,6 +40,13 @@ async def main(command: str, args: list[str]) -> Any:
 
         resolved = load(args[0])
         return {"slots": sorted(k for k, v in resolved.components.items() if v is not None)}
+    if command == "config-list":
+        from dreamer.api.config import load
+
+        configured = load(args[0]).components["stm_store"]
+        with TenantScope.set(TENANT):
+            found = await configured.list_unconsumed(ctx=ListUnconsumedContext(request_id="ops", tenant_id=TENANT))
+        return {"db_path": configured.db_path, "titles": [m.title for m in found]}
     db = args[0]
     stm = SQLiteSTMStore(db_path=db)
     leases = SQLiteDreamLeaseStore(db_path=db)
