@@ -178,7 +178,8 @@ def test_a_first_block_is_not_appended_without_the_bundle_decided(tmp_path: Path
     m = s.memories(1)
     _dream(s, s.create("alembic-first", "Apply alembic migrations before seeding.", m))
     decide(s.ws, DREAM_ID, [s.load().proposals[0].id], "accept", now=NOW)
-    commit(s.ws, DREAM_ID, now=NOW)
+    report = commit(s.ws, DREAM_ID, now=NOW)
+    assert "appends a dreamtui block to AGENTS.md, CLAUDE.md for the first time" in str(report.bundle_stale)
     assert (project / "AGENTS.md").read_text() == HAND_AGENTS
     assert (project / "CLAUDE.md").read_text() == HAND_CLAUDE
 

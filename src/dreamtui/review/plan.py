@@ -479,9 +479,15 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
 def _stale_reason(context: Proposal | None) -> str:
     if context is None:
         how = "not proposed"
+    elif context.decision in ("reject", "defer"):
+        how = {"reject": "rejected", "defer": "deferred"}[str(context.decision)]
+    elif context.safety:
+        how = "left undecided (it carries safety marks)"
+    elif first_blocks(context):
+        how = (f"left undecided (it appends a dreamtui block to {', '.join(first_blocks(context))} "
+               "for the first time: accept it yourself)")
     else:
-        how = {"reject": "rejected", "defer": "deferred"}.get(
-            str(context.decision), "left undecided (it carries safety marks)")
+        how = "left undecided"
     return (f"{CONTEXT_TARGET} is left STALE: the bundle proposal was {how} while this commit "
             "changes entries, so agents keep reading guidance the entries no longer give — "
             "`dreamtui bundle` regenerates it")
