@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from dreamtui.dream.match import STOPWORDS, identifiers, normalise, stem
+from dreamtui.dream.match import STOPWORDS, normalise, stem
 from dreamtui.dream.proposals import is_code, split_paragraphs, split_sentences
 from dreamtui.model import Memory
 
@@ -46,6 +46,7 @@ _CONDITION_RE = re.compile(r"\b(?:unless|before|instead of|rather than|otherwise
 _CODE_SPAN_RE = re.compile(r"`[^`]+`")
 _DIGITS_RE = re.compile(r"\d+")
 _CODE_WORD_RE = re.compile(r"[\w.-]*[_./][\w./-]+")  # db_url, app.seed, tests/integration
+_NAME_RE = re.compile(r"\b(?:[A-Z][a-z]+[A-Z]\w*|[a-z]+[A-Z]\w*|[A-Z]{2,}[A-Za-z]*)\b")  # CloudFront, PGPORT
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
@@ -230,7 +231,7 @@ def _facts(text: str) -> tuple[set[str], set[str]]:
     strong = {normalise(span) for span in _CODE_SPAN_RE.findall(text)}
     strong |= set(_DIGITS_RE.findall(text))
     strong |= {normalise(w) for w in _CODE_WORD_RE.findall(text)}
-    strong |= {" ".join(words) for words in identifiers(text)}
+    strong |= {w.lower() for w in _NAME_RE.findall(text)}
     stems = {stem(w) for w in normalise(text).split()
              if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
     return {s for s in strong if s}, stems
@@ -242,6 +243,8 @@ class Known:
     def __init__(self, text: str) -> None:
         self.norm = f" {normalise(text)} "
         self.strong, self.stems = _facts(text)
+        self.has_numbers = bool(_DIGITS_RE.search(text))
+        self.has_code = bool(_CODE_SPAN_RE.search(text) or _CODE_WORD_RE.search(text))
 
     def adds(self, piece: str) -> bool:
         """Whether `piece` states a fact not known yet: a command, number, identifier or name
@@ -255,10 +258,15 @@ class Known:
         return len(new) >= NEW_WORDS and len(new) >= NEW_SHARE * max(1, len(stems))
 
     def brings_value(self, piece: str) -> bool:
-        """Whether `piece` holds a number, a code span or a code-shaped word the entry never
-        mentions (what a changed value needs), read cheaply: no stems, no name detection."""
-        values = set(_DIGITS_RE.findall(piece)) | {normalise(span) for span in _CODE_SPAN_RE.findall(piece)}
-        values |= {normalise(w) for w in _CODE_WORD_RE.findall(piece)}
+        """Whether `piece` holds a value the entry could state differently — a number where the
+        entry has numbers, a code span or code-shaped word where it has some — that the entry
+        never mentions; read cheaply (no stems), since most restatements bring none."""
+        values: set[str] = set()
+        if self.has_numbers:
+            values |= set(_DIGITS_RE.findall(piece))
+        if self.has_code:
+            values |= {normalise(span) for span in _CODE_SPAN_RE.findall(piece)}
+            values |= {normalise(w) for w in _CODE_WORD_RE.findall(piece)}
         return any(v and f" {v} " not in self.norm and v not in self.strong for v in values)
 
     def add(self, piece: str) -> None:

@@ -324,20 +324,29 @@ def _flag_entries(flag: Memory, snapshot: LTMSnapshot, index: EntryIndex | None
     return ([entry] if entry is not None else []), reason
 
 
-def retired_by_flags(feedback: Sequence[Memory], snapshot: LTMSnapshot, index: EntryIndex | None = None
-                     ) -> set[str]:
+Routed = tuple[dict[str, list[Memory]], dict[str, list[Memory]], list[Proposal]]
+
+
+def route_feedback(feedback: Sequence[Memory], snapshot: LTMSnapshot, index: EntryIndex | None = None
+                   ) -> Routed:
+    """(confirmations by entry path, flags by entry path, discards): read once per dream."""
+    return _route_feedback(feedback, snapshot, index)
+
+
+def retired_by_flags(routed: Routed, snapshot: LTMSnapshot) -> set[str]:
     """The paths of the entries this batch's flags will propose to archive (corroborated flags):
     a memory restating such an entry states its replacement, not a repeat of it."""
-    confirmations, flags, _ = _route_feedback(feedback, snapshot, index)
+    confirmations, flags, _ = routed
     return {path for path, flagging in flags.items()
             if verdict(snapshot.entries[path], flagging, len(confirmations.get(path, []))).action == "archive"}
 
 
 def apply_feedback(feedback: Sequence[Memory], snapshot: LTMSnapshot, now: datetime, drafts: Drafts,
-                   *, replacements: Sequence[Replacement] = (), index: EntryIndex | None = None
-                   ) -> list[Proposal]:
-    """Fold the batch's feedback into `drafts` (one per entry); return the discards."""
-    confirmations, flags, discards = _route_feedback(feedback, snapshot, index)
+                   *, replacements: Sequence[Replacement] = (), index: EntryIndex | None = None,
+                   routed: Routed | None = None) -> list[Proposal]:
+    """Fold the batch's feedback into `drafts` (one per entry); return the discards. `routed`:
+    `route_feedback`'s answer for this `feedback`, when the caller has it already."""
+    confirmations, flags, discards = routed or _route_feedback(feedback, snapshot, index)
     stated: ReplacementIndex | None = None
     for path in sorted(confirmations.keys() | flags.keys()):
         entry = snapshot.entries[path]

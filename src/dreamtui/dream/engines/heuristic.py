@@ -44,7 +44,7 @@ from dreamtui.dream.cluster import (
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.guidance import Known, is_event, lesson, most_complete, new_facts, tags_for
 from dreamtui.dream.match import Conflict, Features, compare
-from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags
+from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags, route_feedback
 from dreamtui.dream.proposals import (
     Drafts,
     content_fingerprint,
@@ -65,6 +65,7 @@ from dreamtui.workspace.config import Config
 YIELD_EVERY = 50  # clusters between event-loop yields, so a cancel or a redraw is never far off
 TITLE_CHARS = 120
 REJECTED_REASON = "previously rejected"
+CORRECTION_SENTENCES = 3  # a memory's sentences with a new value compared with the entry it matches
 # Safety marks that make a memory an order to agents rather than a lesson (safety/marks.py).
 ORDERS_TO_AGENTS = frozenset({"injection-suspected", "exfiltration-cue", "role-delimiter"})
 
@@ -126,24 +127,28 @@ def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str
     return changes
 
 
-def stated_differently(body: str, members: Sequence[Memory]) -> list[tuple[str, str]]:
+def stated_text(body: str) -> str:
+    """What an entry states itself: a quoted flag or caveat (`>` lines) says what someone saw."""
+    return "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
+
+
+def stated_differently(body: str, members: Sequence[Memory], known: Known | None = None
+                       ) -> list[tuple[str, str]]:
     """The facts of `body` that a sentence of `members` restates with another value ("listens on
     5432" vs "localhost:5433"), even when the memories as a whole read as the same lesson (they
     mention the old value too: "connecting to 5432 is refused").
 
-    Only a sentence bringing a number or a name the entry lacks can change one of its values, so
-    only those are compared (most restatements bring none): the cost stays per new value."""
+    Only sentences bringing a number or a name the entry lacks are compared (most restatements
+    bring none), at most CORRECTION_SENTENCES a memory: the cost per memory stays bounded."""
     changes: list[tuple[str, str]] = []
-    # What the entry states itself: a quoted flag or caveat says what someone saw, not the fact.
-    stated = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
-    known = Known(stated)
+    stated = stated_text(body)
+    known = known or Known(stated)
     stated_features: Features | None = None
     for memory in members:
         sentences = [memory.title] + [s for p in split_paragraphs(memory.content) if not is_code(p)
                                       for s in split_sentences(p)]
-        for sentence in dict.fromkeys(sentences):
-            if not known.brings_value(sentence):
-                continue
+        bringing = [s for s in dict.fromkeys(sentences) if known.brings_value(s)]
+        for sentence in bringing[:CORRECTION_SENTENCES]:
             stated_features = stated_features or Features.of(stated)
             verdict = compare(Features.of(sentence), stated_features)
             if verdict.conflicts and (verdict.same_lesson or verdict.correction):
@@ -172,7 +177,8 @@ class _Dream:
         self.now = dream_input.now
         self.threshold = dream_input.config.dream.similarity
         self.index: EntryIndex = build_entry_index(dream_input.snapshot)
-        self.retiring = retired_by_flags(feedback, dream_input.snapshot, self.index)
+        self.routed = route_feedback(feedback, dream_input.snapshot, self.index)
+        self.retiring = retired_by_flags(self.routed, dream_input.snapshot)
         self.drafts = Drafts()
         self.replacements: list[Replacement] = []
         self.slugs = set(dream_input.snapshot.slugs())
@@ -245,12 +251,13 @@ class _Dream:
         (route memory) seen again is promoted; new facts are added; a pure restatement confirms."""
         self.matched += 1
         draft = self.drafts(entry)
-        changes = stated_differently(draft.body, members)
+        known = Known(f"{entry.title}\n{stated_text(draft.body)}")
+        changes = stated_differently(draft.body, members, known)
         if changes:
             said = ", ".join(f"{old} → {new}" for old, new in changes)
             draft.correct(members, changes, self.now, f"{_say(members, 'states', 'state')} a fact differently: {said}",
                           confidence=0.75, asks_human=entry.pinned)
-        known = Known(f"{entry.title}\n{draft.body}")
+            known = Known(f"{entry.title}\n{stated_text(draft.body)}")
         facts = new_facts(members, known)
         when = max(m.submitted_at for m in seen)
         note = f"; it states something differently ({contested}): check both" if contested else ""
@@ -322,7 +329,7 @@ class _Dream:
                                memories=members, confidence=confidence, route=route)
 
     def feedback(self, feedback: Sequence[Memory]) -> list[Proposal]:
-        return apply_feedback(feedback, self.input.snapshot, self.now, self.drafts,
+        return apply_feedback(feedback, self.input.snapshot, self.now, self.drafts, routed=self.routed,
                               replacements=self.replacements, index=self.index)
 
 
