@@ -23,7 +23,6 @@ from dreamtui.entry.codec import parse_entry
 from dreamtui.model import Proposal
 from dreamtui.review.commit import commit, commit_bundle
 from dreamtui.review.decide import decide
-from dreamtui.review.plan import first_blocks
 from dreamtui.store.ltm import LTMStore
 from tests.factories import DREAM_ID, NOW, Scenario
 
@@ -157,8 +156,10 @@ def test_a_dream_and_commit_keep_every_hand_written_byte_and_add_the_blocks(tmp_
     m = s.memories(1)
     _dream(s, s.create("alembic-first", "Apply alembic migrations before seeding.", m))
     context = s.load().bundle
-    assert context is not None and sorted(first_blocks(context)) == ["AGENTS.md", "CLAUDE.md"]
-    # accepting the entry alone does not append to files a person wrote: the bundle is asked
+    assert context is not None
+    assert [(d["target"], d["first"]) for d in context.details["deliveries"]] == \
+        [("AGENTS.md", True), ("CLAUDE.md", True)]
+    assert "+<!-- dreamtui:begin" in context.details["deliveries"][0]["diff"]
     decide(s.ws, DREAM_ID, [s.load().proposals[0].id], "accept", now=NOW)
     decide(s.ws, DREAM_ID, [context.id], "accept", now=NOW)
     report = commit(s.ws, DREAM_ID, now=NOW)
@@ -179,9 +180,14 @@ def test_a_first_block_is_not_appended_without_the_bundle_decided(tmp_path: Path
     _dream(s, s.create("alembic-first", "Apply alembic migrations before seeding.", m))
     decide(s.ws, DREAM_ID, [s.load().proposals[0].id], "accept", now=NOW)
     report = commit(s.ws, DREAM_ID, now=NOW)
-    assert "appends a dreamtui block to AGENTS.md, CLAUDE.md for the first time" in str(report.bundle_stale)
-    assert (project / "AGENTS.md").read_text() == HAND_AGENTS
+    assert "[mem: alembic-first]" in s.ws.agents_md.read_text()  # the workspace bundle follows
+    assert (project / "AGENTS.md").read_text() == HAND_AGENTS  # the files a person wrote wait
     assert (project / "CLAUDE.md").read_text() == HAND_CLAUDE
+    held = {c.target: c.reason for c in report.conflicts}
+    assert "accept the bundle proposal yourself" in held["AGENTS.md"] and "CLAUDE.md" in held
+    # the next dream asks again, though the bundle itself does not change
+    _dream(s, s.create("node-20", "npm ci needs Node 20.", s.memories(1)))
+    assert [d["first"] for d in s.load().bundle.details["deliveries"]] == [True, True]  # type: ignore[union-attr]
 
 
 def _delivered(tmp_path: Path) -> tuple[Scenario, Path]:

@@ -243,7 +243,8 @@ def deliver_file(project: Path, name: str, content: str, *, append: bool,
     first = bool(read.text) and block is None
     if first and not append:
         return Delivery(name, read.path, read.text, None, read.base,
-                        f"{name} has no dreamtui block yet; the next dream proposes appending one")
+                        f"{name} has no dreamtui block yet: one is appended to a file you wrote only "
+                        "when you accept the bundle proposal yourself (the next dream proposes it)")
     return Delivery(name, read.path, read.text, after, read.base, first=first)
 
 

@@ -424,16 +424,9 @@ def bundle_decision(context: Proposal, changes_entries: bool, auto: bool) -> str
     Never implicit for a bundle carrying safety marks (suspicious text is decided by a person, one
     proposal at a time) nor for the headless policy, which decides the bundle itself.
     """
-    if context.decision is not None or auto or context.safety or not changes_entries \
-            or first_blocks(context):
+    if context.decision is not None or auto or context.safety or not changes_entries:
         return context.decision
     return Decision.ACCEPT
-
-
-def first_blocks(context: Proposal) -> list[str]:
-    """The project files this bundle proposal would append a dreamtui block to for the first time
-    (files a person wrote): never done without that person accepting this diff."""
-    return [str(d["target"]) for d in context.details.get("deliveries") or [] if d.get("first")]
 
 
 def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool,
@@ -455,7 +448,8 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
             plan.bundle = bundle.text
         _check_bundle_safety(plan, current, bundle.text, auto)
         final = bundle.text
-        # Appending to a file a person wrote needs that person's own accept of the shown diff.
+        # Appending to a file a person wrote needs that person's own accept of the diff shown; the
+        # workspace's AGENTS.md still follows the accepted entries, and the next dream asks again.
         explicit = context is not None and context.decision == Decision.ACCEPT and not auto
         for delivery in plan_deliveries(workspace, bundle.text, append=explicit):
             plan.deliver(delivery, context.id if context is not None else "-")
@@ -483,9 +477,6 @@ def _stale_reason(context: Proposal | None) -> str:
         how = {"reject": "rejected", "defer": "deferred"}[str(context.decision)]
     elif context.safety:
         how = "left undecided (it carries safety marks)"
-    elif first_blocks(context):
-        how = (f"left undecided (it appends a dreamtui block to {', '.join(first_blocks(context))} "
-               "for the first time: accept it yourself)")
     else:
         how = "left undecided"
     return (f"{CONTEXT_TARGET} is left STALE: the bundle proposal was {how} while this commit "
