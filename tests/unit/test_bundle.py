@@ -177,3 +177,6 @@ def test_weakened_entry_carries_its_caveat_until_reconfirmed() -> None:
     reconfirmed = make("node", body, flags=1, last_flagged=datetime(2026, 12, 1, tzinfo=UTC),
                        last_confirmed=datetime(2026, 12, 2, tzinfo=UTC), confirmations=4)
     assert lines_of(render_bundle([reconfirmed]).text)[0] == "- Use Node 18 for the React app. [mem: node]"
+    same_instant = make("node", body, flags=1, last_flagged=datetime(2026, 12, 1, tzinfo=UTC),
+                        last_confirmed=datetime(2026, 12, 1, tzinfo=UTC), confirmations=4)
+    assert "⚠ flagged 2026-12-01 by cursor" in lines_of(render_bundle([same_instant]).text)[0]

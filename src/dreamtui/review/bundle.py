@@ -76,8 +76,8 @@ def open_caveat(entry: Entry) -> str | None:
     if not caveats or entry.flags <= 0:
         return None
     flagged = frontmatter_time(entry.meta.get("last_flagged"))
-    if flagged and flagged <= frontmatter_time(entry.meta.get("last_confirmed")):
-        return None
+    if flagged and flagged < frontmatter_time(entry.meta.get("last_confirmed")):
+        return None  # confirmed after the flag (a confirmation in the same instant is no answer)
     text = caveats[-1].removeprefix(CAVEAT_PREFIX[2:])  # "Caveat (flagged D by A): …" → "flagged D by A): …"
     when, _, observation = text.partition("): ")
     observation = observation.split(' Quoted: "', 1)[0]
