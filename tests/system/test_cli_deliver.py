@@ -13,7 +13,7 @@ import git
 from click.testing import CliRunner, Result
 
 from dreamtui.cli import main
-from dreamtui.deliver.targets import find_block
+from dreamtui.deliver.targets import find_block, with_block
 from dreamtui.scaffold import init_workspace
 from dreamtui.workspace.layout import Workspace, open_workspace
 
@@ -164,3 +164,21 @@ def test_route_changes_are_undone_and_questions_export_as_markdown(tmp_path: Pat
     assert not (ws.memory_root / create["target"]).exists()  # never written into agent context
     assert "guest" not in (project / "AGENTS.md").read_text().lower()
     assert f"{create['id']} [noted] Guest checkout" in run(ws, "review", "questions").stdout
+
+
+def test_bundle_check_sees_a_stale_project_block_and_bundle_rewrites_it(tmp_path: Path) -> None:
+    ws, project = toy(tmp_path)
+    submit(ws, "CI Postgres is on 5433", "CI maps Postgres to port 5433, not 5432", "agent-a", "s-1")
+    d = dream(ws)
+    run(ws, "decide", d["id"], "--all", "accept")
+    run(ws, "commit", d["id"])
+    assert run(ws, "bundle", "--check").exit_code == 0
+    current = (project / "AGENTS.md").read_text()
+    (project / "AGENTS.md").write_text(with_block(current, "an older bundle\n"))  # as an old commit left it
+    checked = run(ws, "bundle", "--check")
+    assert checked.exit_code == 1, checked.output
+    assert f"{(project / 'AGENTS.md').resolve()} is stale" in checked.stderr
+    rewritten = run(ws, "bundle")
+    assert rewritten.exit_code == 0 and "delivered:" in rewritten.stdout, rewritten.output
+    assert (project / "AGENTS.md").read_text() == current
+    assert run(ws, "bundle", "--check").exit_code == 0

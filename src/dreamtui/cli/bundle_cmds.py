@@ -28,21 +28,28 @@ def bundle_cmd(app: AppContext, check: bool) -> None:
     workspace = app.workspace
     if check:
         plan = plan_bundle(LTMStore(workspace.memory_root).scan(), workspace, workspace.clock())
-        if plan.bundle is None:
+        behind = [*plan.deliveries, *plan.delivery_removals]  # the project's blocks, the skills
+        if plan.bundle is None and not behind:
             click.echo(f"{workspace.agents_md}: up to date")
             return
-        current = read_bundle(workspace.agents_md)
-        added, removed = diff_stat(current, plan.bundle)
-        click.echo(f"{workspace.agents_md} is stale: +{added} −{removed} lines against the live entries; "
-                   "`dreamtui bundle` regenerates it", err=True)
+        if plan.bundle is not None:
+            current = read_bundle(workspace.agents_md)
+            added, removed = diff_stat(current, plan.bundle)
+            click.echo(f"{workspace.agents_md} is stale: +{added} −{removed} lines against the live "
+                       "entries; `dreamtui bundle` regenerates it", err=True)
+        for path in behind:
+            click.echo(f"{path} is stale; `dreamtui bundle` rewrites it", err=True)
         sys.exit(EXIT_FAILED)
     report = commit_bundle(workspace)
     if report.recovered:
         click.echo(f"dreamtui: {report.recovered}", err=True)
     for warning in report.warnings:
         click.echo(click.style(f"warning: {warning}", fg="yellow"), err=True)
-    if not report.bundle_written:
+    for path in report.delivered:
+        click.echo(f"delivered: {path}")
+    if not report.bundle_written and not report.delivered:
         click.echo(f"{workspace.agents_md}: up to date, nothing written")
         return
-    click.echo(f"{workspace.agents_md}: regenerated")
+    if report.bundle_written:
+        click.echo(f"{workspace.agents_md}: regenerated")
     click.echo(f"git: {report.git_sha[:10] if report.git_sha else report.git_note}")
