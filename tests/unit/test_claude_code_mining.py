@@ -294,6 +294,8 @@ def test_corrections_in_the_shapes_people_write(text: str) -> None:
     "继续",
     "可以,后续你自动完成",
     "ask me if the schema is unclear",
+    "so no one calls this endpoint anymore?",
+    "no longer needed, thanks",
 ])
 def test_ordinary_turns_are_not_corrections(text: str) -> None:
     assert correction_rule(text) is None

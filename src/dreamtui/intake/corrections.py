@@ -34,7 +34,8 @@ _OPENER = re.compile(
     rf"^(?:(?:actually|wait|hmm+|um+|oh|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|pls|"
     rf"ultrathink|think(?: hard| harder| deeply)?|megathink)\b{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah)(?:{_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
-                 r"thank|idea|prob|biggie|more questions|further|other|changes? needed)\b)")
+                 r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
+                 r"doubt|problemo)\b)")
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)")
 _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\s+(?:that|this|it|the|your|those|these|all|everything)\b"

@@ -54,8 +54,8 @@ _WRAPPERS = ("<command-name>", "<command-message>", "<command-args>", "<local-co
              "<bash-stderr>", "<user-memory-input>", "<task-notification>",
              "<user-prompt-submit-hook>", "Stop hook feedback:", "Base directory for this skill:",
              "PreToolUse:", "PostToolUse:", "UserPromptSubmit hook", "SessionStart hook",
-             "[SUGGESTION MODE", "Warmup", "Unknown skill:", "Unknown slash command:",
-             "Unknown command:")
+             "[SUGGESTION MODE", "Unknown skill:", "Unknown slash command:", "Unknown command:")
+_PROGRAM_TURNS = frozenset({"Warmup"})  # the whole text of turns Claude Code sends itself
 _NOT_HUMAN_ANYWHERE = re.compile(r"^\s*(?:<[a-z-]+>\s*)?(?:Stop|SubagentStop|UserPromptSubmit|"
                                  r"PreToolUse|PostToolUse|Notification)(?::\S+)? hook")
 _ESC_DENIALS = frozenset({"interrupted", "cancelled", "canceled", "interrupt"})
@@ -94,7 +94,8 @@ def clean_user_text(text: str) -> str:
     text = _REMINDER.sub("", text)
     lines = [line for line in text.splitlines() if not line.lstrip().startswith("Caveat:")]
     text = "\n".join(lines).strip()
-    if text.startswith(_COMPACTION) or text.startswith(_WRAPPERS) or _NOT_HUMAN_ANYWHERE.match(text):
+    if text.startswith(_COMPACTION) or text.startswith(_WRAPPERS) or text in _PROGRAM_TURNS \
+            or _NOT_HUMAN_ANYWHERE.match(text):
         return ""
     return text
 
