@@ -185,8 +185,17 @@ def lesson(title: str, content: str) -> Lesson:
         return Lesson(guidance.replace("..", "."), paragraphs, actionable=has_code)
     best = max(ranked)
     points, _, _, i, j, sentence = best
-    if has_code and (points <= STORY_LIMIT or re.match(r"^(?:Use|Run|Call|Apply)\s+(?:it|this|them)\b",
-                                                       sentence, re.IGNORECASE)):
+    intro = next(((k, n, s) for k, sentences in prose for n, s in enumerate(sentences)
+                  if s.endswith(":") and k + 1 < len(paragraphs) and is_code(paragraphs[k + 1])), None)
+    if has_code and points <= STORY_LIMIT and intro is not None:
+        # "Deploying the static bundle by hand:" before the code says when to use it.
+        i, j, sentence = intro
+        when = sentence[:-1].strip()
+        first, _, others = when.partition(" ")
+        guidance = (f"For {first.lower()} {others}, use the snippet in this entry." if first.endswith("ing")
+                    else f"{when}: use the snippet in this entry.")
+    elif has_code and (points <= STORY_LIMIT or re.match(r"^(?:Use|Run|Call|Apply)\s+(?:it|this|them)\b",
+                                                         sentence, re.IGNORECASE)):
         use = _use_sentence(sentence, title_line) if points > STORY_LIMIT else (
             f"{title_line}: use the snippet in this entry.")
         guidance = use
