@@ -17,6 +17,8 @@ from dreamtui.dream.known import (
 )
 from dreamtui.dream.runner import dream
 from dreamtui.model import Memory, NewMemory
+from dreamtui.review.commit import commit
+from dreamtui.review.decide import decide
 from dreamtui.workspace.layout import Workspace
 from tests.factories import NOW, new_workspace, submit
 from tests.fixtures.known_corpus import HELD_OUT, TUNE, Case
@@ -264,3 +266,21 @@ def test_a_glob_naming_too_much_is_cut_and_said(tmp_path: Path, monkeypatch: pyt
     corpus = read_corpus(root, ["notes/*.md"])
     assert len(corpus.files) == 3
     assert corpus.problems == ("project.known_files 'notes/*.md': more than 3 paths; the first 3 found are read",)
+
+
+def test_a_rejected_known_discard_is_not_proposed_again(tmp_path: Path) -> None:
+    workspace = _workspace_serving(tmp_path)
+    [memory_id] = submit(workspace, NewMemory(
+        type="observation", title="pnpm only", agent_id="agent-a",
+        content="Use `pnpm install` to install dependencies, not npm or yarn."))
+    first = dream(workspace, now=NOW)
+    assert first is not None
+    [discard] = [p for p in first.proposals if p.op == "discard"]
+    decide(workspace, first.id, [discard.id], "reject", now=NOW)
+    commit(workspace, first.id, now=NOW)
+    # The person said the docs do not state it: the memory is back, and the engine decides.
+    second = dream(workspace, now=NOW)
+    assert second is not None
+    [proposal] = [p for p in second.proposals if memory_id in p.evidence]
+    assert proposal.op == "create", proposal
+    assert second.stats["known_corpus"]["known"] == 0

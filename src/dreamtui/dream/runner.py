@@ -188,11 +188,13 @@ class _Run:
 
     # -- the project's docs (dream/known.py) --
 
-    def read_known(self) -> list[Memory]:
+    def read_known(self, rejected: frozenset[str]) -> list[Memory]:
         """Check the batch against the project's docs; the memories left for the engine.
 
-        A restatement is discarded here with its citation, whatever the engine; a contradiction
-        stays in the batch and every proposal resting on it says so (mark_contradictions).
+        A restatement is discarded here with its citation, whatever the engine, unless a person
+        rejected that discard before (the docs do not say it, they said: the engine decides); a
+        contradiction stays in the batch and every proposal resting on it says so
+        (mark_contradictions).
         """
         self.corpus = read_corpus(self.workspace.project_root, self.config.project.known_files)
         lessons = [m for m in self.lease.memories if not m.is_feedback]
@@ -204,9 +206,12 @@ class _Run:
             if found is None:
                 continue
             if found.kind == "known":
+                discard = discard_proposal(memory, found.rationale(), confidence=KNOWN_CONFIDENCE,
+                                           details={"known": found.to_json()})
+                if discard.id in rejected:
+                    continue
                 self.known[memory.id] = found
-                self.accept(discard_proposal(memory, found.rationale(), confidence=KNOWN_CONFIDENCE,
-                                             details={"known": found.to_json()}))
+                self.accept(discard)
             else:
                 self.contradictions[memory.id] = found
         return [m for m in self.lease.memories if m.id not in self.known]
@@ -233,9 +238,10 @@ class _Run:
         snapshot = LTMStore(self.workspace.memory_root).scan()
         self.guard = Guard(snapshot, self.config, batch_ids=self.batch_ids,
                            memory_root=self.workspace.memory_root)
-        batch = self.read_known()
+        rejected = rejected_fingerprints(self.workspace)
+        batch = self.read_known(rejected)
         dream_input = DreamInput(batch=batch, snapshot=snapshot, config=self.config,
-                                 now=self.now, rejected=rejected_fingerprints(self.workspace),
+                                 now=self.now, rejected=rejected,
                                  bundle_text=read_bundle(self.workspace.agents_md),
                                  known=self.index, contradictions=dict(self.contradictions))
         engine_started = time.monotonic()

@@ -540,6 +540,10 @@ def _decide_one(plan: Plan, state: _State, changeset: Changeset, p: Proposal,
                                        _log_detail(p, "rejected"), changeset.id))
         if p.op != "discard":  # a rejected discard means "keep the memory", not "never again"
             plan.rejections += [(fp, p.id, changeset.id) for fp in rejection_fingerprints(p)]
+        elif p.details.get("known"):
+            # "The project's docs do not say this": never that discard again (by its id only,
+            # so the memory's content is not remembered as rejected; dream/runner.read_known).
+            plan.rejections.append((p.id, p.id, changeset.id))
         return
     try:
         effect = _apply(state, p, decision)
