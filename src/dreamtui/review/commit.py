@@ -331,9 +331,10 @@ def commit(workspace: Workspace, dream_id: str, *, now: datetime | None = None,
 
 
 def _unreadable(snapshot: LTMSnapshot) -> list[str]:
-    """Entries the store had to skip are absent from INDEX.md and the bundle: say so, loudly."""
-    return [f"skipped, not in INDEX.md or AGENTS.md until fixed: {problem}"
-            for problem in snapshot.problems]
+    """Entries the store had to skip are absent from the bundle (and from INDEX.md unless
+    Dreamer's writer lists them too, `LTMSnapshot.listed`): say so, loudly."""
+    return [f"skipped, not in {'AGENTS.md' if problem.path in snapshot.listed else 'INDEX.md or AGENTS.md'} "
+            f"until fixed: {problem}" for problem in snapshot.problems]
 
 
 def abandon(workspace: Workspace, dream_id: str) -> Abandoned:
