@@ -174,7 +174,8 @@ def _naming(argument: str, build: Callable[[], NewMemory]) -> NewMemory:
 
 
 class WorkspaceTokenVerifier:
-    """The SDK's `TokenVerifier` over the workspace's token table; the client id is the name."""
+    """The SDK's `TokenVerifier` over the workspace's token tables (dreamtui's and a Dreamer
+    server's); the client id is the token's agent id (`tokens.verify`)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self._workspace = workspace
@@ -184,21 +185,21 @@ class WorkspaceTokenVerifier:
                         busy_timeout_ms=self._workspace.config.stm.busy_timeout_ms)
         try:
             # In a worker thread: a busy database must not stall every other connection.
-            name = await anyio.to_thread.run_sync(check)
+            agent = await anyio.to_thread.run_sync(check)
         except StoreError as exc:
             logger.error("cannot check a bearer token: %s", exc)
             return None
-        return AccessToken(token=token, client_id=name, scopes=[]) if name else None
+        return AccessToken(token=token, client_id=agent, scopes=[]) if agent else None
 
 
 def http_agent() -> str | None:
-    """Over HTTP the agent is the name of the token the SDK's middleware accepted."""
+    """Over HTTP the agent is the agent id of the token the SDK's middleware accepted."""
     token = get_access_token()
     return token.client_id if token else None
 
 
 class MemoryTools:
-    """The three tools. Each call opens a short-lived STM store in a worker thread, so the
+    """The three Dreamer tools. Each call opens a short-lived STM store in a worker thread, so the
     server holds no connection between calls and shares the database with the TUI and dreams."""
 
     def __init__(self, workspace: Workspace, agent: Callable[[], str | None]) -> None:
