@@ -114,6 +114,11 @@ def test_claude_code_merges_is_idempotent_and_disconnects_byte_for_byte(layout: 
     assert again.exit_code == 0 and "nothing to change" in again.output
     assert files(*watched) == connected
 
+    record = (ws / ".dreamtui" / "connections.json").read_bytes()
+    preview_undo = run(ws, "disconnect", "--dry-run")
+    assert preview_undo.exit_code == 0 and "--- " + str(project / ".mcp.json") in preview_undo.output
+    assert files(*watched) == connected and (ws / ".dreamtui" / "connections.json").read_bytes() == record
+
     gone = run(ws, "disconnect")
     assert gone.exit_code == 0, gone.output
     assert files(*watched) == before
