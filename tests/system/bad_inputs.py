@@ -129,6 +129,15 @@ def pending_memory(ws: Path) -> None:
         store.submit(new_memory("Use uv sync", agent_id="agent-a", content="Use uv sync instead of pip install."))
 
 
+def dreamer_dreaming(ws: Path) -> None:
+    """A Dreamer server sharing stm.db is mid-dream: its live lease on the tenant (far ahead, so
+    the case never depends on the clock)."""
+    STMStore(ws / "stm.db").close()
+    with sqlite3.connect(ws / "stm.db") as conn:
+        conn.execute("INSERT INTO dream_leases VALUES ('7c1f9e2a-dreamer', 'default', "
+                     "'2026-01-01 00:00:00.000000', '2099-01-01 00:00:00.000000')")
+
+
 def project_with(files: dict[str, bytes]) -> Callable[[Path], None]:
     """The workspace serves ../project (project.root), holding `files`, and a memory waits."""
     def step(ws: Path) -> None:
@@ -413,6 +422,9 @@ CASES: tuple[Case, ...] = (
          w("--headless", "dream", "--force", "--engine", "nonexistent.module:Thing"), 2,
          ("engine 'nonexistent.module:Thing'", "cannot import nonexistent"),
          then(plain, pending_memory), after=nothing_claimed),
+    Case("a dream while a Dreamer server sharing stm.db dreams", w("dream"), 4,
+         ("stm.db", "a Dreamer server", "lease 7c1f9e2a", "until 2099-01-01 00:00:00 UTC",
+          "nothing was done"), then(then(plain, pending_memory), dreamer_dreaming), after=nothing_claimed),
     Case("--engine anthropic without an API key", w("--headless", "dream", "--force", "--engine",
                                                     "anthropic"), 1,
          ("ANTHROPIC_API_KEY",), then(plain, pending_memory), after=batch_returned),
