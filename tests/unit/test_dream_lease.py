@@ -106,7 +106,8 @@ def test_a_commit_waits_for_dreamers_dream_and_says_so(tmp_path: Path) -> None:
         commit(s.ws, DREAM_ID)
     assert set(s.states().values()) == {"claimed"}
     result = CliRunner().invoke(main, ["--workspace", str(s.ws.root), "commit", DREAM_ID])
-    assert result.exit_code == 4 and "try again when its dream has ended" in result.output
+    assert result.exit_code == 4 and "is dreaming: its lease 0d5e1c2a holds tenant 'default' until" in result.output
+    assert result.output.count("nothing was done") == 1
     with sqlite3.connect(s.ws.stm_path) as conn:
         conn.execute("DELETE FROM dream_leases WHERE id = ?", (FOREIGN,))  # Dreamer's dream ended
     commit(s.ws, DREAM_ID)

@@ -680,9 +680,9 @@ class STMStore:
             (self.tenant_id, format_ts(moment))).fetchone()
         if row is not None:
             until = parse_ts(row[1], f"lease {row[0]}").strftime("%Y-%m-%d %H:%M:%S UTC")
+            # The CLI adds "nothing was done, try again when it is released".
             raise LeaseHeld(f"{self.path}: another program sharing this database (a Dreamer server) is "
-                            f"dreaming: its lease {str(row[0])[:8]} holds tenant {self.tenant_id!r} until "
-                            f"{until}; nothing was done, try again when its dream has ended")
+                            f"dreaming: its lease {str(row[0])[:8]} holds tenant {self.tenant_id!r} until {until}")
 
     def begin_writing(self, lease_minutes: int, now: datetime | None = None) -> str:
         """Take the tenant's dream lease for a write (dream, commit, entry change, triage): a Dreamer
