@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from dreamtui.cli import main
-from dreamtui.entry.codec import parse_entry
 from dreamtui.dream.runner import dream
+from dreamtui.entry.codec import parse_entry
 from dreamtui.model import NewMemory, Proposal
 from dreamtui.review.commit import commit
 from dreamtui.review.decide import decide, undo_last
@@ -241,3 +241,11 @@ def test_the_sample_dreams_rationales_read_as_sentences(seeded_sample: Workspace
     assert not [r for r in said if re.search(r"\b1 memory from [^;]*? (add|repeat|state|correct) ", r)]
     corroborated = next(r for r in said if "2 flags from 2 agents" in r)
     assert "(the entry already had 1 flag)" in corroborated
+
+
+def test_a_route_changes_by_number_too(tmp_path: Path) -> None:
+    s, proposals = basic(tmp_path)
+    result = run(s.ws, "decide", DREAM_ID, "1", "--route", "memory")
+    assert result.exit_code == 0, result.output
+    assert f"[1] {proposals['create'].id} goes to memory" in result.stdout
+    assert s.load().proposal(proposals["create"].id).route == "memory"

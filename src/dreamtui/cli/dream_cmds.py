@@ -255,8 +255,9 @@ def review_show(app: AppContext, dream_id: str, proposal_ref: str | None, propos
     if changeset.usage:
         click.echo("usage: " + ", ".join(f"{k} {v}" for k, v in changeset.usage.items()))
     known = _known_corpus(changeset)
-    if known.get("summary") and known.get("rules") or known.get("problems"):
-        click.echo(str(known["summary"]))
+    if known.get("rules") or known.get("problems"):
+        click.echo(f"{known.get('summary')}; {known.get('known', 0)} already stated there, "
+                   f"{known.get('contradicts', 0)} contradicting them")
     for refusal in changeset.refused:
         click.echo(click.style(f"refused {refusal.op} {refusal.target}: {refusal.reason}", fg="yellow"))
     click.echo("")
@@ -402,7 +403,9 @@ def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], de
         if all_ or len(proposal_ids) != 1:
             raise InputError("--route takes exactly one proposal id (no --all)")
         changeset = reroute(workspace, dream_id, proposal_ids[0], route)
-        click.echo(f"{proposal_ids[0]} goes to {route}  (undo: `dreamtui undo {dream_id}`)")
+        routed = proposal_by_ref(changeset, proposal_ids[0])
+        click.echo(f"[{proposal_number(changeset, routed)}] {routed.id} goes to {route}  "
+                   f"(undo: `dreamtui undo {dream_id}`)")
         if decision is None:
             _after_decide(changeset)
             return
