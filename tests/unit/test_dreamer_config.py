@@ -91,3 +91,38 @@ def test_metadata_schema_is_enforced_at_intake(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"metadata\.severity: 'mid' is not one of \['low', 'high'\]"):
         prepare(NewMemory(type="incident", title="db down", content="failover", agent_id="a",
                           metadata={"severity": "mid"}), config)
+
+
+# Dreamer's README, "Extensions": the variant a person copies from it.
+README_VARIANT = """\
+stm_store:
+  class: dreamer.contrib.stm.sqlite.SQLiteSTMStore
+  params:
+    path: ./data/stm.db
+
+ltm_store:
+  class: dreamer.contrib.ltm.markdown.MarkdownLTMStore
+  params:
+    root: ./workspace/memory
+
+context_store:
+  class: dreamer.contrib.context.markdown.MarkdownContextStore
+  params:
+    root: ./workspace/context
+
+dream_engine:
+  class: dreamer.contrib.dream.claude_agent.ClaudeAgentDreamEngine
+
+triggers:
+  - class: dreamer.contrib.triggers.cron.CronTrigger
+    params:
+      schedule: "0 */6 * * *"
+"""
+
+
+def test_dreamers_readme_variant_opens(tmp_path: Path) -> None:
+    config = load_config(dreamer_yaml(tmp_path, README_VARIANT), environ={})
+    assert (config.stm.path, config.ltm.root, config.context.root) == \
+        ("./data/stm.db", "./workspace/memory", "./workspace/context")
+    assert config.memory_types == ["observation", "failure", "code_snippet"]  # none declared: dreamtui's
+    assert config.stm.batch_size == 200
