@@ -31,8 +31,9 @@ from generate import write_entries  # noqa: E402
 DEFAULT_ENTRIES = 10_000
 QUERIES = 60
 BUILD_TARGET_S = 10.0
-SEARCH_P95_TARGET_S = 0.25
-SYNC_TARGET_S = 0.15
+# An agent's tool call: well under a second even on a loaded 2-core machine.
+SEARCH_P95_TARGET_S = 0.5
+SYNC_TARGET_S = 0.25
 
 
 def _timed(func: Callable[[], Any]) -> tuple[float, float, Any]:
