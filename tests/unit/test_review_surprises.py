@@ -249,3 +249,11 @@ def test_a_route_changes_by_number_too(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"[1] {proposals['create'].id} goes to memory" in result.stdout
     assert s.load().proposal(proposals["create"].id).route == "memory"
+
+
+def test_review_json_leaves_the_internal_details_out(tmp_path: Path) -> None:
+    s, update, _ = folded_update(tmp_path)
+    data = json.loads(run(s.ws, "review", "show", DREAM_ID, "--json").stdout)
+    [shown] = [p for p in data["proposals"] if p["id"] == update.id]
+    assert shown["details"]["confirmations"] == 2
+    assert not {"reinforce_alone", "fingerprints", "engine_after"} & set(shown["details"])

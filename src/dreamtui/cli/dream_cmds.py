@@ -320,9 +320,9 @@ def _proposal_json(number: int, proposal: Proposal, memories: dict[str, Memory])
     }
 
 
-# Bulky or internal details already in "diff" (the engine's text before a person's edit) or
-# used only to remember a rejection.
-_DETAILS_LEFT_OUT = ("engine_after", "fingerprints")
+# Bulky or internal details: the engine's text before a person's edit, what a rejection is
+# remembered by, and the reinforce a rejection would add (it appears as its own proposal then).
+_DETAILS_LEFT_OUT = ("engine_after", "fingerprints", "reinforce_alone")
 
 
 @review_group.command("questions")
