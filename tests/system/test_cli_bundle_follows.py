@@ -110,6 +110,12 @@ def test_a_commit_that_leaves_the_bundle_stale_warns_and_bundle_check_fails(
 
 def test_a_marked_bundle_never_follows_implicitly(seeded_sample: Workspace) -> None:
     ws = seeded_sample
+    # A lesson two agents send, with a hidden character in it: it goes into the bundle (it
+    # recurs), and its line carries the mark. (The sample's injection attempt is discarded.)
+    for agent in ("claude-code", "codex"):
+        sent = run(ws, "submit", "--type", "observation", "--title", "Lint before pushing",
+                   "--content", "Run `make lint` before pushing\u200b.", "--tags", "ci", "--agent", agent)
+        assert sent.exit_code == 0, sent.output
     result = run(ws, "--headless", "dream", "--json")
     dream_id = json.loads(result.stdout)["dream_id"]
     marked = [p for p in proposals(ws, dream_id) if p["op"] == "create" and p["safety"]]

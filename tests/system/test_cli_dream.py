@@ -100,8 +100,9 @@ def test_a_refused_commit_exits_three_and_writes_nothing(seeded_sample: Workspac
     ws = seeded_sample
     dream_id = dream(ws)["dream_id"]
     proposals = json.loads((ws.dreams_dir / f"{dream_id}.json").read_text())["proposals"]
-    archive = next(p for p in proposals if p["op"] == "archive")
-    assert run(ws, "decide", dream_id, archive["id"], "accept").exit_code == 0
+    # The dream corrects ci-ports in place; the person retires it instead (decision archive).
+    ports = next(p for p in proposals if p["target"] == "topics/ci-ports.md")
+    assert run(ws, "decide", dream_id, ports["id"], "archive").exit_code == 0
     context = next(p for p in json.loads((ws.dreams_dir / f"{dream_id}.json").read_text())["proposals"]
                    if p["op"] == "context")
     assert run(ws, "decide", dream_id, context["id"], "reject").exit_code == 0
