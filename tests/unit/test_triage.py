@@ -109,7 +109,8 @@ def test_pin_and_weaken_are_undone_newest_first(s: Scenario) -> None:
     text = s.text("topics/node-version.md")
     assert ('> Caveat (flagged 2026-11-29 by cursor): package.json says Node 20 Quoted: "Node 18".'
             in text)
-    assert "flags: 1" in text and "last_flagged: 2026-11-29T03:00:12Z" in text
+    # last_flagged is when the flag came (NOW - 1 h + 1 min), not when the person triaged it
+    assert "flags: 1" in text and "last_flagged: 2026-11-29T02:01:12Z" in text
     assert [line.split()[2] for line in s.log_lines()[-2:]] == ["pin", "weaken"]
     assert "(flag triage: weakened — package.json says Node 20) [human]" in s.log_lines()[-1]
 
