@@ -4,6 +4,7 @@ program's lease is live, and never stores a row a Dreamer server cannot read."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 from collections.abc import Callable
@@ -147,3 +148,16 @@ def test_dreamtuis_state_is_git_ignored_in_a_dreamer_folder(tmp_path: Path) -> N
     untracked = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=all"],
                                capture_output=True, text=True, check=True).stdout
     assert ".dreamtui" not in untracked and (folder / ".dreamtui" / "dreams").is_dir()
+
+
+def test_flag_triage_waits_for_dreamers_dream(seeded_sample: Workspace) -> None:
+    def flags(*args: str) -> Any:
+        return CliRunner().invoke(main, ["-w", str(seeded_sample.root), "flags", *args])
+
+    listed = json.loads(flags("list", "--json").output)
+    flag = next(str(g["flags"][0]["id"]) for g in listed["entries"] if g["entry"]["slug"] == "ci-ports")
+    before = (seeded_sample.memory_root / "topics" / "ci-ports.md").read_text(encoding="utf-8")
+    foreign_lease(seeded_sample)
+    refused = flags("archive", flag[:8])
+    assert refused.exit_code == 4 and "a Dreamer server" in refused.output
+    assert (seeded_sample.memory_root / "topics" / "ci-ports.md").read_text(encoding="utf-8") == before
