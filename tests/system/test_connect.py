@@ -345,3 +345,32 @@ def test_the_written_hook_runs_from_the_project_and_says_what_waits(layout: tupl
     done = subprocess.run(command, shell=True, cwd=project, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"dreamtui: 1 memory pending — run `dreamtui -w {ws}`"
+
+
+@pytest.mark.parametrize("text", [
+    'mcp_servers = { docs = { command = "docs-mcp" } }  # inline, kept inline\n',
+    'mcp_servers.docs.command = "docs-mcp"\n',
+    '[mcp_servers]\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n',
+    "",
+])
+def test_codex_configs_written_every_way_take_the_server_and_give_it_back(
+        layout: tuple[Path, Path], home: Path, text: str) -> None:
+    ws, project = layout
+    config = home / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(text, encoding="utf-8")
+    assert run(ws, "connect", "codex", "--project", str(project)).exit_code == 0
+    servers = tomllib.loads(config.read_text(encoding="utf-8"))["mcp_servers"]
+    assert servers["dreamtui"]["args"][-1] == "codex" and servers.get("docs", {"command": "docs-mcp"}) == \
+        {"command": "docs-mcp"}
+    assert run(ws, "disconnect").exit_code == 0
+    assert config.read_text(encoding="utf-8") == text
+
+
+def test_an_array_of_mcp_servers_tables_is_refused(layout: tuple[Path, Path], home: Path) -> None:
+    ws, project = layout
+    config = home / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[[mcp_servers]]\nname = \"x\"\n", encoding="utf-8")
+    result = run(ws, "connect", "codex", "--project", str(project))
+    assert result.exit_code == 2 and "mcp_servers is not a TOML table" in result.output

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import tomlkit
 import tomlkit.exceptions
+import tomlkit.items
 import yaml
 
 from dreamtui.deliver.jsonedit import MISSING, JsonText
@@ -280,6 +281,13 @@ class _Toml(_Document):
         return value
 
     def set(self, path: list[str], value: Any) -> None:
+        try:
+            self._set(path, value)
+        except (ValueError, TypeError, tomlkit.exceptions.TOMLKitError) as exc:
+            raise InputError(f"{self._where}: cannot add {'.'.join(path)} to this file as it is written "
+                             f"({exc}); add it by hand, nothing was changed") from None
+
+    def _set(self, path: list[str], value: Any) -> None:
         container: Any = self._doc
         for part in path[:-1]:
             if part not in container:
@@ -288,11 +296,16 @@ class _Toml(_Document):
             if not isinstance(container, dict):
                 raise InputError(f"{self._where}: {part} is not a TOML table; fix it and run again, "
                                  "nothing was changed")
-        item = tomlkit.table()
-        for key, sub in value.items():
-            item[key] = sub
-        item.add(tomlkit.nl())  # a blank line before whatever table follows, as people write them
-        container[path[-1]] = item
+        if isinstance(container, tomlkit.items.InlineTable):  # `mcp_servers = { … }`: stays inline
+            inline = tomlkit.inline_table()
+            inline.update(value)
+            container[path[-1]] = inline
+        else:
+            item = tomlkit.table()
+            for key, sub in value.items():
+                item[key] = sub
+            item.add(tomlkit.nl())  # a blank line before whatever table follows, as people write them
+            container[path[-1]] = item
         self._dump()
 
     def _dump(self) -> None:
