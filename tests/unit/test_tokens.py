@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from dreamtui.cli.main import main
 from dreamtui.errors import InputError
 from dreamtui.store import tokens
+from tests.factories import minimal_workspace
 from tests.fixtures.dreamer_auth import DREAMER_TOKEN, DREAMER_TOKEN_ID, add_dreamer_token
 
 
@@ -132,3 +135,12 @@ def test_dreamtui_tokens_stay_names_beside_dreamers(db: Path) -> None:
     mine = tokens.create_token(db, "codex")
     assert tokens.verify(db, mine) == "codex" and tokens.verify(db, DREAMER_TOKEN) == DREAMER_TOKEN_ID
     assert [t.name for t in tokens.list_tokens(db)] == ["codex"]
+
+
+def test_token_list_mentions_dreamers_live_tokens(tmp_path: Path) -> None:
+    ws = minimal_workspace(tmp_path / "ws")
+    add_dreamer_token(ws / "stm.db")
+    shown = CliRunner().invoke(main, ["--workspace", str(ws), "token", "list"])
+    assert shown.exit_code == 0, shown.output
+    assert "also 1 live Dreamer server token in its auth_tokens table" in shown.output
+    assert tokens.dreamer_live(ws / "stm.db") == 1

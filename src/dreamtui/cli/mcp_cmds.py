@@ -9,6 +9,7 @@ import click
 
 from dreamtui.cli.main import AppContext, main, pass_app
 from dreamtui.store import tokens
+from dreamtui.vocabulary import counted
 
 
 def _log_to_stderr() -> None:
@@ -84,6 +85,11 @@ def token_list(app: AppContext) -> None:
     """Every token's name, creation time and state (never the token itself)."""
     workspace = app.workspace
     listed = tokens.list_tokens(workspace.stm_path, busy_timeout_ms=workspace.config.stm.busy_timeout_ms)
+    theirs = tokens.dreamer_live(workspace.stm_path, busy_timeout_ms=workspace.config.stm.busy_timeout_ms)
+    if theirs:  # accepted too, and managed with Dreamer's own CLI
+        click.echo(f"also {counted(theirs, 'live Dreamer server token')} in its auth_tokens table "
+                   "(their memories carry the token's id; manage them with `dreamer-simple-auth token …`)",
+                   err=True)
     if not listed:
         click.echo("no tokens (create one with `dreamtui token create NAME`)", err=True)
         return

@@ -141,10 +141,16 @@ def _dreamer_token(conn: sqlite3.Connection, digest: str) -> str | None:
     return None if row[1] is not None else str(row[0])
 
 
+def dreamer_live(store_path: Path, *, busy_timeout_ms: int = 5000) -> int:
+    """How many live tokens a Dreamer server keeps in the same database (0 without its table)."""
+    with _connect(store_path, busy_timeout_ms) as conn:
+        if not _has_dreamer_table(conn):
+            return 0
+        return int(conn.execute(f"SELECT count(*) FROM {DREAMER_TABLE} WHERE revoked_at IS NULL").fetchone()[0])
+
+
 def any_live(store_path: Path, *, busy_timeout_ms: int = 5000) -> bool:
     """Whether any token, dreamtui's or a Dreamer server's, would be accepted now."""
     with _connect(store_path, busy_timeout_ms) as conn:
-        if conn.execute(f"SELECT 1 FROM {TABLE} WHERE revoked_at IS NULL LIMIT 1").fetchone():
-            return True
-        return _has_dreamer_table(conn) and conn.execute(
-            f"SELECT 1 FROM {DREAMER_TABLE} WHERE revoked_at IS NULL LIMIT 1").fetchone() is not None
+        mine = conn.execute(f"SELECT 1 FROM {TABLE} WHERE revoked_at IS NULL LIMIT 1").fetchone()
+    return mine is not None or dreamer_live(store_path, busy_timeout_ms=busy_timeout_ms) > 0
