@@ -17,6 +17,7 @@ STYLES = [
     '{\n  "a": [1, 2, 3],\n  "b": "é ünïcode"\n}\n',  # no mcpServers yet
     '{}',
     '',
+    '{\r\n  "a": 1,\r\n  "mcpServers": {\r\n    "x": {}\r\n  }\r\n}\r\n',  # Windows line ends
 ]
 
 
@@ -70,3 +71,9 @@ def test_a_path_through_a_non_object_is_refused() -> None:
     doc = JsonText('{"hooks": []}', "f.json")
     with pytest.raises(InputError, match="hooks is not a JSON object"):
         doc.append(("hooks", "SessionStart"), {})
+
+
+def test_lines_added_to_a_crlf_file_end_in_crlf() -> None:
+    doc = JsonText('{\r\n  "a": 1\r\n}\r\n', "f.json")
+    doc.set(("mcpServers", "dreamtui"), {"command": "d"})
+    assert "\n" not in doc.text.replace("\r\n", "")

@@ -117,6 +117,8 @@ class JsonText:
             raise InputError(f"{where}: expected a JSON object at the top, found "
                              f"{type(self.data).__name__}; nothing was changed")
         self.text = text if text.strip() else "{}\n"
+        # A file written on Windows keeps its CRLF line ends in the lines added to it.
+        self.newline = "\r\n" if "\r\n" in text else "\n"
 
     def _root(self) -> _Node:
         return _node(self.text, 0)
@@ -148,6 +150,8 @@ class JsonText:
                           "fix it and run again, nothing was changed")
 
     def _splice(self, start: int, end: int, new: str) -> None:
+        if self.newline != "\n":
+            new = new.replace("\n", self.newline)
         self.text = self.text[:start] + new + self.text[end:]
         self.data = json.loads(self.text)
 
