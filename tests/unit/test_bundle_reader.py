@@ -28,9 +28,10 @@ def test_missing_is_empty_and_bad_bytes_show_as_replacement_characters(tmp_path:
 def test_a_bundle_that_is_not_utf8_is_shown_in_the_diff_and_replaced_by_the_commit(tmp_path: Path) -> None:
     workspace = init_workspace(tmp_path / "ws", git=False)
     workspace.agents_md.write_bytes(BAD)
-    with STMStore.for_workspace(workspace) as store:
-        store.submit(NewMemory(type="observation", title="CI maps Postgres to port 5433",
-                               content="the CI compose file publishes Postgres on 5433", agent_id="a1"))
+    with STMStore.for_workspace(workspace) as store:  # two agents: a lesson that recurs enters the bundle
+        for agent in ("a1", "a2"):
+            store.submit(NewMemory(type="observation", title="CI maps Postgres to port 5433",
+                                   content="the CI compose file publishes Postgres on 5433", agent_id=agent))
     changeset = dream(workspace)
     assert changeset is not None  # the dream does not fail over a generated file
     context = changeset.bundle
