@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from dreamtui.store.lock import WorkspaceLock
+from dreamtui.workspace.layout import open_workspace
 from tests.interop.conftest import Dreamer, dreamtui, scripted_engine
 
 PORT = ("CI Postgres listens on 5433", "CI Postgres listens on port 5433, not the default 5432.")
@@ -91,3 +93,16 @@ def test_a_dreamer_dream_and_a_dreamtui_commit_racing_lose_nothing(dreamer: Drea
     log = (memory / "archive" / "LOG.md").read_text(encoding="utf-8")
     assert f"create topics/ci-postgres-listens-on-5433.md (new topic) [dream {dream_id}]" in log
     assert states(dreamer, folder) == {PORT[0]: "consumed", PNPM[0]: "consumed"}
+
+
+def test_dreamer_skips_its_dream_while_dreamtui_writes(dreamer: Dreamer, folder: Path) -> None:
+    dreamer.ops("submit", str(folder / "dreamer.db"),
+                json.dumps({"agent_id": "claude", "type": "observation", "title": PNPM[0], "content": PNPM[1]}),
+                cwd=folder)
+    workspace = open_workspace(folder)
+    with WorkspaceLock(workspace, "commit").acquire():  # what every dreamtui write holds
+        skipped = dreamer.cli("dream", cwd=folder)
+    assert "reason': 'lease_held'" in skipped.stderr
+    assert states(dreamer, folder) == {PNPM[0]: "pending"}
+    dreamer.cli("dream", cwd=folder)  # the lease went with the lock: Dreamer dreams again
+    assert states(dreamer, folder) == {PNPM[0]: "consumed"}
