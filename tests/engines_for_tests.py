@@ -110,3 +110,12 @@ class Budgeted(_Base):
         first, *rest = dream_input.batch
         yield ProposalReady(discard_proposal(first, "noise"))
         yield Done({"left_out": [m.id for m in rest]})
+
+
+class Silent(_Base):
+    """Proposes nothing: every batch memory is left to the runner's unused-memory discards."""
+
+    name = "silent"
+
+    async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
+        yield Done()

@@ -284,3 +284,15 @@ def test_a_rejected_known_discard_is_not_proposed_again(tmp_path: Path) -> None:
     [proposal] = [p for p in second.proposals if memory_id in p.evidence]
     assert proposal.op == "create", proposal
     assert second.stats["known_corpus"]["known"] == 0
+
+
+def test_a_contradiction_the_engine_leaves_unused_is_still_marked(tmp_path: Path) -> None:
+    root = project(tmp_path, {"CLAUDE.md": CLAUDE_MD})
+    workspace = new_workspace(tmp_path / "ws", project__root=str(root))
+    [memory_id] = submit(workspace, NewMemory(type="observation", title="Dev API port", agent_id="agent-a",
+                                              content="The development API listens on port 8080."))
+    changeset = dream(workspace, engine="tests.engines_for_tests:Silent", now=NOW)
+    assert changeset is not None
+    [discard] = [p for p in changeset.proposals if p.evidence == [memory_id]]
+    assert discard.op == "discard" and MARK_CONTRADICTS in discard.safety
+    assert "contradicts CLAUDE.md:8" in discard.rationale

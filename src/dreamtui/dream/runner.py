@@ -266,7 +266,8 @@ class _Run:
         self.release_unseen(used)
         for memory in sorted(self.lease.memories, key=_order):
             if memory.id not in used and memory.id not in self.unseen:
-                self.changeset.proposals.append(discard_proposal(memory, UNUSED_REASON, confidence=0.5))
+                self.changeset.proposals.append(
+                    self.mark_contradictions(discard_proposal(memory, UNUSED_REASON, confidence=0.5)))
         context = context_proposal(self.changeset, snapshot, self.workspace, self.now)
         if context is not None:
             self.changeset.bundle = context
