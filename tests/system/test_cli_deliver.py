@@ -132,6 +132,7 @@ def test_a_procedure_routed_skill_becomes_a_reviewed_skill_in_the_project(tmp_pa
         assert run(ws, "decide", d["id"], create["id"], "--route", "skill").exit_code == 0
     shown = run(ws, "review", "show", d["id"], "-p", create["id"])
     assert "route: skill" in shown.stdout
+    assert "the skill it writes" in shown.stdout and f"+name: {create['slug']}" in shown.stdout
     run(ws, "decide", d["id"], "--all", "accept")
     committed = run(ws, "commit", d["id"])
     assert committed.exit_code == 0, committed.output

@@ -33,6 +33,15 @@ def test_the_bundle_proposal_shows_the_first_block_it_appends() -> None:
     assert "CLAUDE.md" not in after
 
 
+def test_a_lesson_routed_skill_shows_the_skill_it_writes() -> None:
+    proposal = Proposal(id="p-1", op="create", target="topics/s.md", slug="s", base_sha256=None,
+                        before=None, after="---\nslug: s\ntitle: S\n---\nStep one.\n",
+                        rationale="r", route="skill")
+    before, after = review_texts(proposal, (None, "---\nname: s\n---\nStep one.\n"))
+    assert before is not None and before.endswith("the project's .claude/skills/) ──\n")
+    assert after is not None and after.endswith("──\n---\nname: s\n---\nStep one.\n")
+
+
 @pytest.mark.slow
 async def test_t_changes_the_route_and_u_gives_it_back(  # type: ignore[no-untyped-def]
         make_dreamed_app, dreamed_workspace: Workspace) -> None:

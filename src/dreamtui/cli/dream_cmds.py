@@ -13,6 +13,7 @@ import click
 
 from dreamtui.cli.main import EPILOG, AppContext, main, pass_app
 from dreamtui.deliver.questions import questions, questions_markdown
+from dreamtui.deliver.skills import skill_preview
 from dreamtui.errors import EXIT_OK, InputError
 from dreamtui.headless import run_headless
 from dreamtui.model import DECISIONS, OPS, ROUTES, Changeset, Memory, Proposal
@@ -209,6 +210,20 @@ def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory])
     click.echo("")
 
 
+def _show_skill(workspace: Workspace, proposal: Proposal) -> None:
+    """The SKILL.md a lesson routed `skill` writes, as a diff against the one there now."""
+    preview = skill_preview(workspace, proposal)
+    if preview is None:
+        return
+    before, after = preview
+    click.echo("  the skill it writes (context/skills/, delivered to the project's .claude/skills/):")
+    diff = difflib.unified_diff((before or "").splitlines(), after.splitlines(), "a/SKILL.md",
+                                "b/SKILL.md", lineterm="")
+    for line in _styled_diff(diff):
+        click.echo(f"  {line}")
+    click.echo("")
+
+
 def _memories(workspace: Workspace, changeset: Changeset) -> dict[str, Memory]:
     ids = [m for p in changeset.proposals for m in p.evidence]  # the bundle cites no memory
     if not ids or not workspace.stm_path.exists():
@@ -263,6 +278,7 @@ def review_show(app: AppContext, dream_id: str, proposal_ref: str | None, propos
     click.echo("")
     for number, proposal in numbered:
         _show_proposal(number, proposal, memories)
+        _show_skill(workspace, proposal)
     if changeset.status == "open":
         click.echo(f"decide: dreamtui decide {changeset.id} N… accept|pin|archive|reject|defer  "
                    f"(N: the numbers above, or ids; or --all accept [--op OP]); "

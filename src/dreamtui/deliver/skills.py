@@ -22,7 +22,9 @@ from pathlib import Path
 import yaml
 
 from dreamtui.deliver.targets import HoldBack, Skip, read_target
-from dreamtui.model import Entry, frontmatter_int
+from dreamtui.entry.codec import parse_entry
+from dreamtui.errors import EntryError
+from dreamtui.model import Entry, Proposal, frontmatter_int
 from dreamtui.vocabulary import Route
 from dreamtui.workspace.layout import Workspace
 
@@ -175,3 +177,20 @@ def _deliver(plan: SkillPlan, project: Path, name: str, delivered: str | None,
     plan.writes[read.path] = text
     plan.bases[read.path] = read.base
 
+
+
+def skill_preview(workspace: Workspace, proposal: Proposal) -> tuple[str | None, str] | None:
+    """(the SKILL.md now, the SKILL.md accepting `proposal` writes) for a lesson routed `skill`, so
+    a person reviews the skill itself; None for any other proposal."""
+    if proposal.route != Route.SKILL or proposal.after is None:
+        return None
+    try:
+        entry = parse_entry(proposal.after, proposal.target)
+    except EntryError:
+        return None  # the commit holds it back, saying why
+    path = workspace.context_root / SKILLS_DIR / skill_name(entry.slug) / SKILL_FILE
+    try:
+        previous: str | None = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        previous = None
+    return previous, skill_text(entry, previous)

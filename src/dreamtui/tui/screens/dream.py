@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Log, Static
 
+from dreamtui.deliver.skills import skill_preview
 from dreamtui.dream.engines.base import CancelToken, Done, Event, Failed, Progress, Refused, TextDelta
 from dreamtui.errors import DreamError, DreamtuiError
 from dreamtui.model import Changeset, Memory, Proposal, engine_label
@@ -152,11 +153,16 @@ def proposal_head(proposal: Proposal, evidence: list[Memory] | None) -> Text:
     return text
 
 
-def review_texts(proposal: Proposal) -> tuple[str | None, str | None]:
-    """What the diff view compares: the proposal's own before/after, and for the bundle also the
-    project files it appends a first block to (their unified diffs, cut back into both sides
-    under a `── <file> ──` line), so the person sees every byte that decision adds."""
+def review_texts(proposal: Proposal, skill: tuple[str | None, str] | None = None
+                 ) -> tuple[str | None, str | None]:
+    """What the diff view compares: the proposal's own before/after, then for a lesson routed
+    `skill` the SKILL.md it writes (`skill`: before and after, deliver/skills.skill_preview), and
+    for the bundle the project files it appends a first block to (their unified diffs, cut back
+    into both sides), each under a `── <file> ──` line: the person sees every byte decided."""
     before, after = proposal.before, proposal.after
+    if skill is not None:
+        heading = "\n── SKILL.md (context/skills/, and the project's .claude/skills/) ──\n"
+        before, after = (before or "") + heading + (skill[0] or ""), (after or "") + heading + skill[1]
     for delivery in proposal.details.get("deliveries") or []:
         if not delivery.get("first") or not delivery.get("diff"):
             continue
@@ -271,7 +277,7 @@ class DreamScreen(ViewScreen):
         if proposal.op == "discard":
             diff.show(None, None, empty_text="the memory is consumed without an LTM change")
         else:
-            diff.show(*review_texts(proposal))
+            diff.show(*review_texts(proposal, skill_preview(self.backend.workspace, proposal)))
         if proposal.evidence and proposal.id not in self.evidence:
             self._load_evidence(proposal, open_after=False)
 
