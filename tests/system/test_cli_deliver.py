@@ -65,6 +65,7 @@ def test_dream_and_commit_keep_the_projects_bytes_and_add_the_blocks(tmp_path: P
     shown = run(ws, "review", "show", d["id"])
     assert "appends a dreamtui block to AGENTS.md for the first time" in shown.stdout
     assert "+@AGENTS.md" in shown.stdout  # the CLAUDE.md diff, shown before anything is written
+    assert "creates CLAUDE.md" not in shown.stdout  # it exists: a block is appended to it
     committed = run(ws, "decide", d["id"], "--all", "accept")
     assert committed.exit_code == 0, committed.output
     committed = run(ws, "commit", d["id"])

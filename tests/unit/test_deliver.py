@@ -157,8 +157,8 @@ def test_a_dream_and_commit_keep_every_hand_written_byte_and_add_the_blocks(tmp_
     _dream(s, s.create("alembic-first", "Apply alembic migrations before seeding.", m))
     context = s.load().bundle
     assert context is not None
-    assert [(d["target"], d["first"]) for d in context.details["deliveries"]] == \
-        [("AGENTS.md", True), ("CLAUDE.md", True)]
+    assert [(d["target"], d["first"], d["new"]) for d in context.details["deliveries"]] == \
+        [("AGENTS.md", True, False), ("CLAUDE.md", True, False)]
     assert "+<!-- dreamtui:begin" in context.details["deliveries"][0]["diff"]
     decide(s.ws, DREAM_ID, [s.load().proposals[0].id], "accept", now=NOW)
     decide(s.ws, DREAM_ID, [context.id], "accept", now=NOW)

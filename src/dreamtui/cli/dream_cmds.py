@@ -199,6 +199,8 @@ def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory])
                        "(only when you accept this proposal yourself):")
             for line in _styled_diff(str(delivery.get("diff") or "").splitlines()):
                 click.echo(f"    {line}")
+        elif delivery.get("new"):
+            click.echo(f"  creates {delivery['target']} in the project, holding only the dreamtui block")
         else:
             click.echo(f"  updates the dreamtui block of {delivery['target']}")
     if proposal.evidence:

@@ -699,6 +699,7 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
                  "bytes": bundle.bytes,
                  # each project file it reaches; a first block's whole diff, for the person to see
                  "deliveries": [{"target": d.name, "first": d.first, "problem": d.problem,
+                                 "new": d.before is None and d.after is not None,
                                  "diff": d.diff if d.first else ""} for d in deliveries]})
 
 
