@@ -45,8 +45,8 @@ def bundle_cmd(app: AppContext, check: bool) -> None:
         click.echo(f"dreamtui: {report.recovered}", err=True)
     for warning in report.warnings:
         click.echo(click.style(f"warning: {warning}", fg="yellow"), err=True)
-    for path in report.delivered:
-        click.echo(f"delivered: {path}")
+    for written in report.delivered:
+        click.echo(f"delivered: {written}")
     if not report.bundle_written and not report.delivered:
         click.echo(f"{workspace.agents_md}: up to date, nothing written")
         return
