@@ -79,6 +79,8 @@ def test_rules_are_list_items_and_sentences_with_their_lines() -> None:
         ("CLAUDE.md:8", "The API listens on port 8040 in development. Other services pick ports above 9000."),
         ("CLAUDE.md:23", "Money amounts are `Decimal`, never `float`."),
         ("CLAUDE.md:23", "Keep functions under 60 lines."),
+        # and the paragraph whole: a sentence may mean what it means only after the one before
+        ("CLAUDE.md:23", "Money amounts are `Decimal`, never `float`. Keep functions under 60 lines."),
     ]
 
 
@@ -227,7 +229,7 @@ def test_the_dream_discards_a_restatement_citing_the_rule(tmp_path: Path) -> Non
     [create] = [p for p in changeset.proposals if p.op == "create"]
     assert create.evidence == [new_id] and not create.safety
     stats = changeset.stats["known_corpus"]
-    assert stats["known"] == 1 and stats["rules"] == 5 and stats["files"] == ["CLAUDE.md"]
+    assert stats["known"] == 1 and stats["rules"] == 6 and stats["files"] == ["CLAUDE.md"]
 
 
 def test_the_dream_marks_what_contradicts_a_rule(tmp_path: Path) -> None:
@@ -296,3 +298,11 @@ def test_a_contradiction_the_engine_leaves_unused_is_still_marked(tmp_path: Path
     [discard] = [p for p in changeset.proposals if p.evidence == [memory_id]]
     assert discard.op == "discard" and MARK_CONTRADICTS in discard.safety
     assert "contradicts CLAUDE.md:8" in discard.rationale
+
+
+def test_a_sentence_read_with_its_paragraph_shows_the_contradiction(tmp_path: Path) -> None:
+    text = "# Tooling\n\nThis project uses pnpm as the package manager. Do not use npm or yarn.\n"
+    memory = lesson("m1", "This project uses Yarn as the package manager. Always use `yarn` commands instead of `npm`.")
+    found = _index(tmp_path, text, [memory]).check(memory)
+    assert found is not None and found.kind == "contradicts", found
+    assert found.rule.citation == "CLAUDE.md:3" and "pnpm" in found.differs

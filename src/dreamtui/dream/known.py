@@ -203,6 +203,10 @@ def split_rules(text: str, path: str) -> list[Rule]:
         if current:
             joined = " ".join(part.strip() for part in current)
             pieces = [joined] if kind == "item" else _sentences(joined)
+            if len(pieces) > 1:
+                # The paragraph whole too: "Do not use npm or yarn." says what it means only
+                # after "This project uses pnpm as the package manager."
+                pieces.append(joined)
             for piece in pieces:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS:
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip()))
@@ -364,18 +368,18 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
+        found: list[tuple[float, int, int, KnownMatch]] = []
         for i, verdict in self.index.verdicts(query, threshold=self.threshold):
-            if verdict.correction:
-                if verdict.score < CONTRADICTS_SIMILARITY:
-                    return None
-                return KnownMatch("contradicts", self.index.items[i], verdict)
+            rule = self.index.items[i]
+            if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
+                found.append((verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
             # The verdict is symmetric; "already documented" is not: a short rule inside a
             # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
-            if verdict.same_lesson and self.covered(query, self.index.features[i]) >= KNOWN_COVERAGE:
-                return KnownMatch("known", self.index.items[i], verdict)
-            if not verdict.same_lesson:
-                return None  # verdicts come best first: no later one is a restatement
-        return None
+            elif verdict.same_lesson and self.covered(query, self.index.features[i]) >= KNOWN_COVERAGE:
+                found.append((verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
+        # The closest rule decides; on a tie a contradiction, which keeps the memory for a person,
+        # goes before a restatement, which would discard it.
+        return max(found, key=lambda item: item[:3])[3] if found else None
 
     def covered(self, query: Features, rule: Features) -> float:
         """The share of what `query` says (its stems, weighted by rarity) that `rule` says too."""
