@@ -398,3 +398,15 @@ def test_a_save_while_the_commit_runs_is_kept_and_the_commit_planned_again(
     assert len(calls) == 2 and text.startswith("# Saved meanwhile\n" + HAND_AGENTS)
     assert "[mem: node-20]" in text
     assert any("planned again around your version" in w for w in report.warnings)
+
+
+def test_a_project_root_that_is_not_a_folder_is_never_created(tmp_path: Path) -> None:
+    s = Scenario(tmp_path / "ws", project__root="../no-such-project")
+    s.settle()
+    p = _routed(s, "decisions")
+    _dream(s, p)
+    s.decide_all("accept")
+    report = commit(s.ws, DREAM_ID, now=NOW)
+    assert not (tmp_path / "no-such-project").exists()
+    assert any("is not a folder; nothing delivered" in c.reason for c in report.conflicts)
+    assert (s.ws.memory_root / "topics/deploy-steps.md").exists()  # the memory is committed

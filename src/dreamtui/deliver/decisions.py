@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dreamtui.deliver.targets import Delivery, HoldBack, Skip, read_target
+from dreamtui.deliver.targets import Delivery, HoldBack, Skip, missing_project, read_target
 from dreamtui.model import Entry
 from dreamtui.workspace.layout import Workspace
 
@@ -32,6 +32,9 @@ def plan_decisions(workspace: Workspace, sections: list[str]) -> Delivery | None
     project = workspace.project_root
     if project is None or not sections:
         return None
+    problem = missing_project(workspace)
+    if problem is not None:
+        return Delivery(DECISIONS_FILE, project / DECISIONS_FILE, None, None, None, problem)
     try:
         read = read_target(project, DECISIONS_FILE)
     except (HoldBack, Skip) as held:

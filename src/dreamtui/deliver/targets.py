@@ -142,9 +142,19 @@ def targets(workspace: Workspace) -> list[Target]:
     return out
 
 
+def missing_project(workspace: Workspace) -> str | None:
+    """Why nothing can be delivered into `project.root` (it is not a folder), or None. Never
+    created: a typo in the config must not leave a stray folder holding an AGENTS.md."""
+    root = workspace.project_root
+    if root is None or root.is_dir():
+        return None
+    return f"project.root {root} is not a folder; nothing delivered into it"
+
+
 def delivers_skills(workspace: Workspace) -> bool:
     """Skills go to the project's .claude/skills/ unless delivery is switched off (`targets: []`)."""
-    return workspace.project_root is not None and workspace.config.context.targets != []
+    return workspace.project_root is not None and workspace.config.context.targets != [] \
+        and missing_project(workspace) is None
 
 
 # -- what one target becomes ------------------------------------------------------------------
@@ -250,6 +260,10 @@ def deliver_file(project: Path, name: str, content: str, *, append: bool,
 
 def plan_deliveries(workspace: Workspace, bundle: str, *, append: bool) -> list[Delivery]:
     """Every target of the project that `bundle` (the AGENTS.md text) changes or holds back."""
+    problem = missing_project(workspace)
+    if problem is not None and targets(workspace):
+        assert workspace.project_root is not None
+        return [Delivery("project.root", workspace.project_root, None, None, None, problem)]
     out = []
     for target in targets(workspace):
         if target.mode == "import":
