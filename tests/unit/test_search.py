@@ -159,3 +159,13 @@ def test_search_ranks_the_sample_workspace_entries_an_agent_needs_first(sample: 
     ranked = {query: [hit.slug for hit in search.search(query, 3)] for query, _ in SAMPLE_QUERIES}
     assert {query: found[:1] for query, found in ranked.items()} == \
         {query: [slug] for query, slug in SAMPLE_QUERIES}
+
+
+def test_matching_is_the_filters_and_of_typed_words_the_last_a_prefix(sample: Workspace) -> None:
+    search = SearchIndex.for_workspace(sample)
+    assert search.matching("6379") == {"topics/ci-ports.md"}  # a detail only the body holds
+    assert search.matching("redi") == {"topics/ci-ports.md"}  # still being typed: a prefix
+    assert search.matching("test-db") == {"topics/test-db-reset.md"}  # the parts adjacent
+    assert search.matching("postgres 5432") == {"topics/ci-ports.md"}  # every word
+    assert search.matching("postgres nonexistentword") == set()
+    assert search.matching("  ") == set()

@@ -335,6 +335,20 @@ class SearchIndex:
             return hits[:limit]
         return self._use(run)
 
+    def matching(self, text: str) -> set[str]:
+        """Paths of the live entries holding every word of `text` (the last one as a prefix,
+        for a filter typed a letter at a time): the Memory view's `/` filter over their bodies."""
+        # Each typed word is a phrase of its parts: `test-db` is "test db", the two adjacent.
+        typed = [" ".join(_WORD_RE.findall(word.casefold())) for word in text.split()]
+        phrases = [p for p in typed if p and p not in STOP_WORDS] or [p for p in typed if p]
+        if not phrases:
+            return set()
+        phrases = phrases[:MAX_QUERY_TERMS]
+        expression = " ".join([*(f'"{p}"' for p in phrases[:-1]), f'"{phrases[-1]}"*'])
+        return self._use(lambda conn: {path for (path,) in conn.execute(
+            f"SELECT e.path FROM {TABLE}_fts JOIN {TABLE} e ON e.rowid = {TABLE}_fts.rowid "
+            f"WHERE {TABLE}_fts MATCH ? AND e.slug != ''", (expression,))})
+
     def path_of(self, slug: str) -> str | None:
         """The memory-root path of the live entry with this slug, or None."""
         return self._use(lambda conn: _winners(conn, [slug]).get(slug))

@@ -25,6 +25,7 @@ from dreamtui.model import (
 from dreamtui.review.bundle import find_markers, read_bundle
 from dreamtui.store.changesets import ChangesetStore, ChangesetSummary
 from dreamtui.store.ltm import ARCHIVE, LTMSnapshot, LTMStore
+from dreamtui.store.search import SearchIndex
 from dreamtui.store.stm import MemoryFilter, STMStore
 from dreamtui.workspace.layout import Workspace
 
@@ -142,6 +143,7 @@ class Backend:
         self.workspace = workspace
         self.clock = clock
         self.ltm = LTMStore(workspace.memory_root)
+        self.search = SearchIndex.for_workspace(workspace)  # the `/` filter of the Memory view
         self.changesets = ChangesetStore(workspace.dreams_dir)
         self._stm: STMStore | None = None
         self._lock = threading.Lock()

@@ -38,6 +38,14 @@ class SourcesLoaded(Message):
 
 
 @dataclass
+class TextMatched(Message):
+    """The live entries whose text (body included) holds the filter's words, from the index."""
+
+    words: list[str]
+    paths: set[str]
+
+
+@dataclass
 class HumanChanged(Message):
     path: str
     op: str
@@ -60,6 +68,7 @@ class MemoryScreen(ViewScreen):
         self.shown: list[Entry] = []
         self.show_archived = False
         self.filter_words: list[str] = []
+        self.text_matches: set[str] = set()  # paths the index finds for filter_words
         self.sources: Sources | None = None
 
     def compose_view(self) -> ComposeResult:
@@ -96,7 +105,8 @@ class MemoryScreen(ViewScreen):
             return
         current = self.current
         self.shown = [e for e in self.data.entries
-                      if (self.show_archived or not e.archived) and matches(e, self.filter_words)]
+                      if (self.show_archived or not e.archived)
+                      and (matches(e, self.filter_words) or e.path in self.text_matches)]
         index = next((i for i, e in enumerate(self.shown) if current and e.path == current.path), None)
         self.query_one(EntryList).show_rows(self.shown, cursor=index)
 
@@ -152,9 +162,19 @@ class MemoryScreen(ViewScreen):
 
         def apply() -> None:
             self.filter_words = words
-            self._refilter()
+            self.text_matches = set()
+            self._refilter()  # slug, title and tags at once; the entries' text when the index answers
+            if words:
+                run_job(self, lambda: self.backend.search.matching(" ".join(words)),
+                        lambda paths: TextMatched(words, paths), what="searching the entries' text",
+                        group="memory-filter", exclusive=True)
 
         self.after_typing(apply)
+
+    def on_text_matched(self, message: TextMatched) -> None:
+        if message.words == self.filter_words:  # not an answer to words typed over since
+            self.text_matches = message.paths
+            self._refilter()
 
     @on(Input.Submitted, "#memory-filter")
     def _filter_done(self) -> None:
