@@ -206,9 +206,11 @@ def test_after_a_commit_nothing_is_proposed_again_and_a_repeat_reinforces(worksp
     second = dream(workspace, now=NOW)
     assert second is not None
     entry_ops = [(p.op, p.slug) for p in second.proposals if p.op not in ("context", "discard")]
-    assert entry_ops == [("reinforce", "ci-postgres-service-port")]
-    reinforce = second.proposals[0]
-    assert f"stm:{again}" in reinforce.details["added_sources"]
+    # Another agent repeats a lesson seen once: it recurs, so the dream promotes it into the
+    # bundle (issue 11, item 5) rather than only counting a confirmation.
+    assert entry_ops == [("promote", "ci-postgres-service-port")]
+    promote = second.proposals[0]
+    assert f"stm:{again}" in promote.details["added_sources"] and promote.route == "bundle"
     live = LTMStore(workspace.memory_root).scan().live()
     assert len(live) == 2  # the dream proposed, it did not write
 
