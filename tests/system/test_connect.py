@@ -374,3 +374,25 @@ def test_an_array_of_mcp_servers_tables_is_refused(layout: tuple[Path, Path], ho
     config.write_text("[[mcp_servers]]\nname = \"x\"\n", encoding="utf-8")
     result = run(ws, "connect", "codex", "--project", str(project))
     assert result.exit_code == 2 and "mcp_servers is not a TOML table" in result.output
+
+
+def test_a_file_deleted_by_hand_and_connected_again_is_still_connects_to_remove(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    (project / ".mcp.json").unlink()
+    again = run(ws, "connect", "claude-code")
+    assert again.exit_code == 0 and "created" in again.output
+    assert run(ws, "disconnect").exit_code == 0
+    assert sorted(p.name for p in project.iterdir()) == []
+
+
+def test_a_file_edited_between_two_connects_keeps_the_edit_at_disconnect(layout: tuple[Path, Path]) -> None:
+    ws, project = layout
+    (project / ".mcp.json").write_text(MCP_JSON, encoding="utf-8")
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    edited = (project / ".mcp.json").read_text(encoding="utf-8").replace('"--read-only"', '"--read-write"')
+    (project / ".mcp.json").write_text(edited, encoding="utf-8")
+    assert run(ws, "connect", "claude-code", "--project", str(project), "--http", "http://127.0.0.1:1/mcp",
+               "--no-token").exit_code == 0  # changes connect's own entry in the edited file
+    assert run(ws, "disconnect").exit_code == 0
+    assert (project / ".mcp.json").read_text(encoding="utf-8") == MCP_JSON.replace('"--read-only"', '"--read-write"')

@@ -501,7 +501,7 @@ def _plan_file(path: Path, kind: Format, wanted: list[Op], earlier: FileRecord |
         return None
     if earlier is not None:
         record = earlier
-        if before != earlier.written:
+        if before not in (earlier.written, earlier.original):
             record.restorable = False  # changed by someone since: undo entry by entry only
     else:
         made = [str(p) for p in _missing_dirs(path.parent)]
