@@ -186,7 +186,7 @@ class Holding:
 
     lease_id: str
     memories: int
-    expires_at: datetime | None  # None: its dream_leases row is gone
+    expires_at: datetime | None  # None: no dream_leases row (a kept claim, or a vanished lease)
     ours: bool  # dreamtui took it; else another program sharing the file (a Dreamer server)
 
 
@@ -819,8 +819,9 @@ class STMStore:
     def last_lease_at(self) -> datetime | None:
         """When the last claim was taken, by dreamtui (remembered) or a live Dreamer lease."""
         with self._reading("reading lease times") as conn:
-            live = conn.execute("SELECT MAX(acquired_at) FROM dream_leases WHERE tenant_id = ?",
-                                (self.tenant_id,)).fetchone()[0]
+            # dreamtui's own rows are its writes, not claims; its claims are remembered.
+            live = conn.execute(f"SELECT MAX(acquired_at) FROM dream_leases WHERE tenant_id = ? "
+                                f"AND id NOT IN (SELECT id FROM {LEASES_TABLE})", (self.tenant_id,)).fetchone()[0]
             remembered = self._get_meta(conn, LAST_LEASE_KEY)
         stamps = [parse_ts(s, "last lease") for s in (live, remembered) if s]
         return max(stamps) if stamps else None
