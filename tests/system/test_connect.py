@@ -396,3 +396,21 @@ def test_a_file_edited_between_two_connects_keeps_the_edit_at_disconnect(layout:
                "--no-token").exit_code == 0  # changes connect's own entry in the edited file
     assert run(ws, "disconnect").exit_code == 0
     assert (project / ".mcp.json").read_text(encoding="utf-8") == MCP_JSON.replace('"--read-only"', '"--read-write"')
+
+
+def test_the_record_holds_no_copy_of_a_persons_config(layout: tuple[Path, Path], home: Path) -> None:
+    ws, project = layout
+    secret = "sk-live-0123456789abcdef"
+    servers = {"mcpServers": {"billing": {"command": "b", "env": {"API_KEY": secret}}}}
+    (project / ".mcp.json").write_text(json.dumps(servers) + "\n", encoding="utf-8")
+    config = home / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f'[mcp_servers.billing]\ncommand = "b"\nenv = {{ API_KEY = "{secret}" }}\n', encoding="utf-8")
+    before = files(project / ".mcp.json", config)
+    assert run(ws, "connect", "claude-code", "--project", str(project)).exit_code == 0
+    assert run(ws, "connect", "codex").exit_code == 0
+    record = (ws / ".dreamtui" / "connections.json").read_text(encoding="utf-8")
+    assert secret not in record and "billing" not in record
+    assert ((ws / ".dreamtui" / "connections.json").stat().st_mode & 0o077) == 0  # private all the same
+    assert run(ws, "disconnect").exit_code == 0
+    assert files(project / ".mcp.json", config) == before

@@ -77,3 +77,24 @@ def test_lines_added_to_a_crlf_file_end_in_crlf() -> None:
     doc = JsonText('{\r\n  "a": 1\r\n}\r\n', "f.json")
     doc.set(("mcpServers", "dreamtui"), {"command": "d"})
     assert "\n" not in doc.text.replace("\r\n", "")
+
+
+def test_connects_undo_patch_gives_back_the_original_and_keeps_only_what_was_replaced() -> None:
+    import random
+
+    from dreamtui.deliver.connect import apply_patch, undo_patch
+
+    rng = random.Random(5)
+    for _ in range(200):
+        lines = [f"line {rng.randint(0, 9)} {'x' * rng.randint(0, 5)}\n" for _ in range(rng.randint(0, 12))]
+        original = "".join(lines)
+        written = original
+        for _ in range(rng.randint(1, 3)):  # a few splices, as connect's edits are
+            at = rng.randint(0, len(written))
+            cut = rng.randint(0, min(4, len(written) - at))
+            written = written[:at] + rng.choice(["", ",\n  \"d\": 1", "new line\n", "y"]) + written[at + cut:]
+        patch = undo_patch(written, original)
+        assert apply_patch(written, patch) == original
+        assert sum(len(text) for _, _, text in patch) <= len(original)
+    inserted = undo_patch('{"a": 1, "b": 2}\n', '{"a": 1}\n')
+    assert [text for _, _, text in inserted] == [""]  # an insertion keeps none of the person's text

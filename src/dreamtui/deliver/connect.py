@@ -22,6 +22,7 @@ record first) rather than through the commit's journal.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -140,25 +141,74 @@ class Op:
                    previous=data.get("previous", MISSING), made=int(data.get("made", 0)))
 
 
+Patch = list[tuple[int, int, str]]
+
+
+def undo_patch(written: str, original: str) -> Patch:
+    """How to turn `written` back into `original`: (start, end, text) spans of `written` to
+    replace. Only what connect replaced is kept — for its insertions, nothing of the person's
+    file — so the record never holds a copy of their config (which may name secrets)."""
+    def offsets(lines: list[str]) -> list[int]:
+        out = [0]
+        for line in lines:
+            out.append(out[-1] + len(line))
+        return out
+
+    new, old = written.splitlines(keepends=True), original.splitlines(keepends=True)
+    at_new, at_old = offsets(new), offsets(old)
+    patch: Patch = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, new, old, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        start, end, old_start, old_end = at_new[i1], at_new[i2], at_old[j1], at_old[j2]
+        while start < end and old_start < old_end and written[start] == original[old_start]:
+            start, old_start = start + 1, old_start + 1
+        while end > start and old_end > old_start and written[end - 1] == original[old_end - 1]:
+            end, old_end = end - 1, old_end - 1
+        patch.append((start, end, original[old_start:old_end]))
+    return patch
+
+
+def apply_patch(text: str, patch: Patch) -> str:
+    for start, end, replacement in reversed(patch):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+def _sha(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 @dataclass
 class FileRecord:
     path: str
     format: Format
-    original: str | None  # the text before the first connect; None: connect created the file
-    restorable: bool  # False once someone else changed the file between two connects
-    written: str  # the text connect last wrote
+    created: bool  # connect made the file: disconnect removes it
+    # From the text connect last wrote (`written_sha256`) back to the text before the first
+    # connect; None once someone else changed the file between two connects (then disconnect
+    # undoes connect's entries one by one instead).
+    undo: Patch | None
+    written_sha256: str
     ops: list[Op] = field(default_factory=list)
     made_dirs: list[str] = field(default_factory=list)
 
+    def original(self, current: str) -> str | None:
+        """The text before connect, from `current` when it is what connect wrote (None: none)."""
+        assert self.undo is not None
+        return None if self.created else apply_patch(current, self.undo)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "format": self.format, "original": self.original,
-                "restorable": self.restorable, "written": self.written,
+        return {"path": self.path, "format": self.format, "created": self.created,
+                "undo": None if self.undo is None else [list(span) for span in self.undo],
+                "written_sha256": self.written_sha256,
                 "ops": [op.to_dict() for op in self.ops], "made_dirs": self.made_dirs}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FileRecord:
-        return cls(path=data["path"], format=data["format"], original=data["original"],
-                   restorable=bool(data["restorable"]), written=data["written"],
+        undo = data["undo"]
+        return cls(path=data["path"], format=data["format"], created=bool(data["created"]),
+                   undo=None if undo is None else [(int(a), int(b), str(t)) for a, b, t in undo],
+                   written_sha256=str(data["written_sha256"]),
                    ops=[Op.from_dict(op) for op in data["ops"]], made_dirs=list(data.get("made_dirs", [])))
 
 
@@ -499,15 +549,22 @@ def _plan_file(path: Path, kind: Format, wanted: list[Op], earlier: FileRecord |
         if earlier is not None:
             earlier.ops = ops or earlier.ops
         return None
-    if earlier is not None:
-        record = earlier
-        if before not in (earlier.written, earlier.original):
-            record.restorable = False  # changed by someone since: undo entry by entry only
+    if earlier is None:
+        record = FileRecord(path=str(path), format=kind, created=before is None, undo=[],
+                            written_sha256="", made_dirs=[str(p) for p in _missing_dirs(path.parent)])
+        original = before
     else:
-        made = [str(p) for p in _missing_dirs(path.parent)]
-        record = FileRecord(path=str(path), format=kind, original=before, restorable=True,
-                            written="", made_dirs=made)
-    record.written = after
+        record = earlier
+        if before is None and earlier.created:
+            original = None  # deleted by hand since: connect creates it again
+        elif earlier.undo is not None and _sha(before) == earlier.written_sha256:
+            original = earlier.original(before or "")
+        else:
+            original, record.undo = None, None  # changed by someone since: undo entry by entry
+    if record.undo is not None:
+        record.created = original is None
+        record.undo = [] if original is None else undo_patch(after, original)
+    record.written_sha256 = _sha(after) or ""
     record.ops = ops
     return FileChange(path, before, after, what, record)
 
@@ -679,9 +736,9 @@ def _undo_file(record: FileRecord, others: list[Connection]) -> tuple[FileChange
     current = _read(path)
     if current is None:
         return None, []
-    if record.restorable and current == record.written:
-        what = ["removed (connect created it)"] if record.original is None else ["restored as it was before connect"]
-        return FileChange(path, current, record.original, what, record), []
+    if record.undo is not None and _sha(current) == record.written_sha256:
+        what = ["removed (connect created it)"] if record.created else ["restored as it was before connect"]
+        return FileChange(path, current, record.original(current), what, record), []
     document = _document(path, record.format, current)
     notes = []
     for op in reversed(record.ops):
