@@ -88,20 +88,21 @@ def test_review_show_json_has_the_documented_shape(tmp_path: Path) -> None:
 # -- a rejected update keeps its confirmations -----------------------------------------------------
 
 
-def folded_update(tmp_path: Path) -> tuple[Scenario, Proposal, Proposal]:
+def folded_update(tmp_path: Path, *, with_create: bool = False) -> tuple[Scenario, Proposal, Proposal]:
     """An update of test-db-reset from m0 that also folded in m1 and m2's confirmations, as the
-    dream's EntryDraft records it (details.reinforce_alone)."""
+    dream's EntryDraft records it (details.reinforce_alone); `with_create`: a new entry first."""
     s = Scenario(tmp_path / "ws")
     path = s.entry("test-db-reset", "Run make db-reset before integration tests.", confirmations=2)
     s.settle()
-    m = s.memories(3)
+    m = s.memories(4 if with_create else 3)
+    create = [s.create("alembic-first", "Apply alembic migrations before seeding.", [m.pop()])] if with_create else []
     alone = s.reinforce(path, [m[1], m[2]])
     update = s.update(path, "It also drops the test schema.", m)
     update.details["confirmations"] = 2
     update.details["reinforce_alone"] = {
         "id": alone.id, "after": alone.after, "rationale": "2 confirmations from 2 agents",
         "evidence": alone.evidence, "confidence": 0.9, "safety": [], "details": alone.details}
-    s.changeset([update])
+    s.changeset([*create, update])
     return s, update, alone
 
 
@@ -257,3 +258,14 @@ def test_review_json_leaves_the_internal_details_out(tmp_path: Path) -> None:
     [shown] = [p for p in data["proposals"] if p["id"] == update.id]
     assert shown["details"]["confirmations"] == 2
     assert not {"reinforce_alone", "fingerprints", "engine_after"} & set(shown["details"])
+
+
+def test_decide_prints_the_kept_reinforce_and_the_bundles_new_number(tmp_path: Path) -> None:
+    s, update, alone = folded_update(tmp_path, with_create=True)
+    shown = s.load()
+    assert shown.bundle is not None and len(shown.reviewable) == 3  # create, update, the bundle
+    assert run(s.ws, "decide", DREAM_ID, "1", "accept").exit_code == 0  # the bundle follows it
+    result = run(s.ws, "decide", DREAM_ID, update.id, "reject")
+    assert result.exit_code == 0, result.output
+    assert f"[3] {alone.id} new reinforce" in result.stdout  # where the bundle was
+    assert "[4] context p-bundle-" in result.stdout

@@ -367,7 +367,8 @@ EDIT = "edit"  # `decide D P edit`: not a decision of its own, an edit that ends
 def _after_decide(changeset: Changeset) -> None:
     context = changeset.bundle
     if context is not None:
-        click.echo(f"context {context.id}: {context.decision or 'undecided'} "
+        click.echo(f"[{proposal_number(changeset, context)}] context {context.id}: "
+                   f"{context.decision or 'undecided'} "
                    f"({context.rationale})")
     flagged = [p for p in changeset.reviewable if p.decision is None and p.safety]
     if flagged:
