@@ -56,8 +56,11 @@ POSTINGS_BUDGET = 512
 MIN_SHARED_TOKENS = 2
 DEFAULT_THRESHOLD = DEFAULT_SIMILARITY  # config.dream.similarity's default
 MAX_CANDIDATES = 20  # per document: bounds the fuzzy comparisons on very repetitive batches
+# Memories compared with each memory when clustering: a memory's rewordings share its rarest
+# stems, so they rank first; every comparison costs the most of a dream.
+CLUSTER_CANDIDATES = 10
 ENTRY_CANDIDATES = 10  # entries scored per cluster: the ones sharing the most rare words
-REPRESENTATIVE_SAMPLE = 25  # members compared when picking a big cluster's representative
+REPRESENTATIVE_SAMPLE = 10  # members compared when picking a big cluster's representative
 GROUP_SAMPLE = 3  # members of each side compared before two clusters merge
 # Two clusters merge only if their sampled members overlap, on average, at least this share of
 # what one pair needs (match.RAW_CUT): a chain of barely-alike pairs does not make one lesson.
@@ -77,13 +80,18 @@ class Signature:
     poles: frozenset[tuple[str, int]]
 
     @classmethod
-    def of(cls, text: str, body: str | None = None, *, facts: str | None = None) -> Signature:
-        """`text` is what is compared; `facts` (default: `text`) whose numbers are reported."""
+    def of(cls, text: str, body: str | None = None, *, facts: str | None = None,
+           features: Features | None = None) -> Signature:
+        """`text` is what is compared; `facts` (default: `text`) whose numbers are reported;
+        `features`: the text's match.Features when the caller has them already."""
         norm = normalise(text)
         tokens = frozenset(norm.split())
         negated, poles = polarity(tokens)
-        return cls(text=text, body=body, norm=norm, tokens=tokens,
+        made = cls(text=text, body=body, norm=norm, tokens=tokens,
                    numbers=numbers(text if facts is None else facts), negated=negated, poles=poles)
+        if features is not None:
+            made.__dict__["features"] = features  # the cached_property's slot, filled
+        return made
 
     @cached_property
     def identifiers(self) -> frozenset[tuple[str, ...]]:
@@ -209,6 +217,7 @@ class _UnionFind:
         self.weights = weights
         self.parent = list(range(len(features)))
         self.groups: dict[int, _Group] = {}  # built on a root's first merge: most stay alone
+        self.apart: set[tuple[int, int]] = set()  # roots found incompatible
 
     def find(self, i: int) -> int:
         while self.parent[i] != i:
@@ -221,14 +230,27 @@ class _UnionFind:
         if found is None:
             f = self.features[root]
             found = self.groups[root] = _Group(
-                [root], {k: set(v) for k, v in f.slots.items()}, {k: set(v) for k, v in f.picks.items()})
+                [root], {k: set(v) for k, v in f.facts.slots.items()},
+                {k: set(v) for k, v in f.facts.picks.items()})
         return found
 
     def compatible(self, ra: int, rb: int, i: int, j: int, raw: float) -> bool:
-        """`raw`: the overlap of the pair (i, j) that matched, already checked for conflicts."""
+        """`raw`: the overlap of the pair (i, j) that matched, already checked for conflicts.
+        Two clusters found apart stay apart (a merge only adds facts to a cluster): batches of
+        look-alikes ("port 5432"/"port 5433" said many ways) link the same two clusters many
+        times, and each later look costs nothing."""
         a, b = self.group(ra), self.group(rb)
         if len(a.members) == 1 and len(b.members) == 1:
             return True
+        key = (ra, rb) if ra < rb else (rb, ra)
+        if key in self.apart:
+            return False
+        if not self._compatible(a, b, i, j, raw):
+            self.apart.add(key)
+            return False
+        return True
+
+    def _compatible(self, a: _Group, b: _Group, i: int, j: int, raw: float) -> bool:
         if _disjoint_somewhere(a.slots, b.slots) or _disjoint_somewhere(a.picks, b.picks):
             return False
         total, pairs = raw, 1
@@ -295,12 +317,13 @@ class TokenIndex:
         return [j for j, _ in nlargest(limit, shared, key=itemgetter(1))]
 
 
-def candidate_pairs(token_lists: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
-    """Pairs (i < j) where one is among the other's MAX_CANDIDATES best-sharing documents."""
+def candidate_pairs(token_lists: Sequence[Sequence[str]],
+                    limit: int = MAX_CANDIDATES) -> list[tuple[int, int]]:
+    """Pairs (i < j) where one is among the other's `limit` best-sharing documents."""
     index = TokenIndex(token_lists)
     pairs: set[tuple[int, int]] = set()
     for i, tokens in enumerate(token_lists):
-        pairs.update((min(i, j), max(i, j)) for j in index.candidates(tokens, limit=MAX_CANDIDATES + 1)
+        pairs.update((min(i, j), max(i, j)) for j in index.candidates(tokens, limit=limit + 1)
                      if j != i)
     return sorted(pairs)
 
@@ -310,8 +333,8 @@ def cluster_memories(memories: Sequence[Memory], threshold: float, *,
     """Group memories stating one lesson (match.compare: alike, no fact differing); clusters
     come in the order of their first member. With `index`, word rarity counts the live entries
     as well as the batch (and the index then weighs with the same rarity)."""
-    signatures = [Signature.of(memory_text(m), m.content) for m in memories]
-    features = [s.features for s in signatures]
+    # Features for every memory; the Signature (older callers' view) only for representatives.
+    features = [Features(memory_text(m), m.content) for m in memories]
     weights = Weights(features)
     if index is not None:
         weights.add(index.features)
@@ -319,16 +342,18 @@ def cluster_memories(memories: Sequence[Memory], threshold: float, *,
     # Strongest links first: two lessons joined by one weak bridge meet as whole clusters,
     # where the average-likeness check sees the bridge for what it is.
     links: list[tuple[float, int, int, float]] = []
-    for i, j in candidate_pairs([sorted(f.stems) for f in features]):
+    for i, j in candidate_pairs([sorted(f.stems) for f in features], CLUSTER_CANDIDATES):
         raw = raw_overlap(features[i], features[j], weights)
         score = calibrated(raw)
-        if score >= threshold and not conflicting(features[i], features[j]):
+        if score >= threshold:
             links.append((-score, i, j, raw))
     links.sort()
     forest = _UnionFind(features, weights)
     for _score, i, j, raw in links:
         ra, rb = forest.find(i), forest.find(j)
-        if ra != rb and forest.compatible(ra, rb, i, j, raw):
+        # The facts only when the link would join two clusters: inside one, nothing to decide.
+        if ra != rb and not conflicting(features[i], features[j]) \
+                and forest.compatible(ra, rb, i, j, raw):
             forest.union(ra, rb)
     groups: dict[int, list[int]] = {}
     for i in range(len(memories)):
@@ -337,22 +362,26 @@ def cluster_memories(memories: Sequence[Memory], threshold: float, *,
     for indices in sorted(groups.values(), key=lambda ix: ix[0]):
         members = tuple(memories[i] for i in indices)
         best = _representative(indices, features, weights, memories)
-        clusters.append(Cluster(members=members, representative=memories[best], signature=signatures[best]))
+        signature = Signature.of(memory_text(memories[best]), memories[best].content, features=features[best])
+        clusters.append(Cluster(members=members, representative=memories[best], signature=signature))
     return clusters
 
 
 def _representative(indices: list[int], features: Sequence[Features], weights: Weights,
                     memories: Sequence[Memory]) -> int:
-    """The member most like the others; ties go to the fuller, then the earlier memory."""
+    """The member most like the others (among the first REPRESENTATIVE_SAMPLE, compared with
+    each other: a cluster of thousands costs what one of ten does); ties go to the fuller, then
+    the earlier memory."""
     if len(indices) == 1:
         return indices[0]
     sample = indices[:REPRESENTATIVE_SAMPLE]
 
-    def rank(i: int) -> tuple[float, int, int]:
+    def rank(position: int) -> tuple[float, int, int]:
+        i = sample[position]
         total = sum(raw_overlap(features[i], features[j], weights) for j in sample if j != i)
-        return (-round(total, 9), -len(memories[i].content), indices.index(i))
+        return (-round(total, 9), -len(memories[i].content), position)
 
-    return min(indices, key=rank)
+    return sample[min(range(len(sample)), key=rank)]
 
 
 # --- matching a cluster to a live entry ------------------------------------------------------

@@ -42,6 +42,7 @@ T = TypeVar("T")
 # --- words -------------------------------------------------------------------------------------
 
 _APOSTROPHES_RE = re.compile(r"['’`]")
+_QUOTES_RE = re.compile(r"['’]")
 _WORD_RE = re.compile(r"[^\W_]+")
 # ASCII text, nearly all of it, is normalised by one C-level translate; other text by the regex.
 _ASCII_FOLD: dict[int, str | None] = {ord(c): " " for c in string.punctuation}
@@ -167,7 +168,7 @@ TITLE_WEIGHT = 1.0  # title words count as content words: a title is the lesson 
 # A corpus this small says little about rarity: smoothing keeps a word seen twice in a batch
 # of five from outweighing everything else.
 MIN_CORPUS = 50
-CANDIDATES = 20  # documents scored per query: the ones sharing the most rare stems
+CANDIDATES = 10  # documents scored per query: the ones sharing the most rare stems
 RARE_STEMS = 10  # a query's rarest stems look up its candidates
 POSTINGS_BUDGET = 1024  # postings read per query beyond its rarest stem: constant work per query
 COMMON_SHARE = 0.05  # a stem in more documents than this share finds nothing (in big corpora)
@@ -222,6 +223,9 @@ disclos includ mock hardcod store stage bypass skip ignor disabl enabl
 _TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
 # Words after which the rest of a clause is rejected: "never pip", "instead of npm", "over pip".
 _REJECT = NEGATIONS | {"avoid", "forbid", "forbidden", "prohibited", "disallowed", "nor"}
+# Words that never make two texts alike, and the words a negation swap may differ by.
+_NOT_CONTENT = STOPWORDS | NEGATIONS | _EMPHASIS
+_NOT_CORE = _REJECT | _EMPHASIS | STOPWORDS
 # These reject only the phrase after them ("pnpm instead of npm for packages": npm, not packages).
 _REJECT_PHRASE = frozenset({"instead", "rather", "over", "without", "except"})
 _PHRASE_END = frozenset("for in to on with when as at by from because so".split())
@@ -241,6 +245,7 @@ minimum cache cached sleep retry retries delay deadline wait waits poll backoff 
 _SENTENCE_RE = re.compile(r"[.!?]+(?:\s|$)|[;\n]")
 _ASIDE_RE = re.compile(r"[()\[\]]|\s[-–—]+\s|\s--\s|—")
 _COLON_RE = re.compile(r":\s")
+_DIGIT_RE = re.compile(r"\d")
 _DECIMAL_RE = re.compile(r"(\d)\.(\d)")
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
@@ -259,8 +264,7 @@ def stem(word: str) -> str:
 
 
 def _content(word: str) -> bool:
-    return (word not in STOPWORDS and word not in NEGATIONS and word not in _EMPHASIS
-            and (len(word) > 1 or word.isdigit()))
+    return word not in _NOT_CONTENT and (len(word) > 1 or word.isdigit())
 
 
 # --- what a text says --------------------------------------------------------------------------
@@ -278,92 +282,136 @@ class Conflict:
         return f"{self.slot}: {self.a} vs {self.b}"
 
 
-@dataclass
 class Features:
-    """What `compare` looks at, computed once per text."""
+    """What `compare` looks at, for one text. The stems (all an index and the rarity weights
+    need) are read at once; the rest on first use, since most texts of a big LTM are never
+    compared with anything."""
 
-    text: str
-    stems: frozenset[str]  # content stems of the whole text (synonyms folded)
-    strong: frozenset[str]  # those that are commands, paths, flags, code spans or tool names
-    slots: dict[str, frozenset[str]]  # "after port" / "before charact" -> numbers filling it
-    picks: dict[str, frozenset[str]]  # tool slot -> tools the text uses
-    rejects: dict[str, frozenset[str]]  # tool slot -> tools the text rejects
-    stance: dict[str, int]  # content stem -> 1 done, 2 rejected, 3 both
-    heads: dict[str, int]  # the same for the first content words of clauses and rejections
-    actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
-    commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
-    poles: frozenset[tuple[str, int]]
-    names: frozenset[tuple[str, ...]]  # identifiers (files, variables, proper names), normalised
-    body: str  # the part whose word order single_swap compares (a memory's content)
+    def __init__(self, text: str, body: str | None = None) -> None:
+        self.text = text
+        self.body = text if body is None else body  # whose word order single_swap compares
+        code = {w for span in _CODE_RE.findall(text) for w in _WORD_RE.findall(span.lower())}
+        stems: set[str] = set()
+        tools: set[str] = set()
+        for token in _TOKEN_RE.findall(_APOSTROPHES_RE.sub("", text.lower())):
+            if token[0] == "-":
+                token = "".join(_WORD_RE.findall(token))
+                code.add(token)
+            if token and not token[0].isdigit() and (token in code or (
+                    _content(token) and token not in _REJECT and token not in _REJECT_PHRASE)):
+                stems.add(stem(token))
+                if token in _TOOL_SLOT:
+                    tools.add(stem(token))
+        self.stems = frozenset(stems)  # content stems of the whole text (synonyms folded)
+        self._code = code  # words of code spans and flags
+        self._tools = tools
 
     @classmethod
     def of(cls, text: str, body: str | None = None) -> Features:
         """`text` is everything compared (a title and a content); `body` the part stating the
         facts in order (default: all of `text`)."""
-        reader = _Reader(text)
-        for sentence in _SENTENCE_RE.split(_DATE_RE.sub(" ", text)):
+        return cls(text, body)
+
+    def __repr__(self) -> str:
+        return f"Features({self.text!r})"
+
+    @cached_property
+    def names(self) -> frozenset[tuple[str, ...]]:
+        """Identifiers (files, variables, proper names), as normalised words."""
+        return identifiers(self.text)
+
+    @cached_property
+    def strong(self) -> frozenset[str]:
+        """The stems that are commands, paths, flags, code spans or tool names (without the
+        full reading: the weights need them for every text compared, the facts only for the
+        alike ones)."""
+        words = self._code.union(*self.names)
+        return frozenset(stem(w) for w in words if stem(w) in self.stems) | self._tools
+
+    @cached_property
+    def facts(self) -> _Facts:
+        """Everything else, read in one pass on first use."""
+        return _Facts.read(self)
+
+
+
+@dataclass(slots=True)
+class _Facts:
+    slots: dict[str, frozenset[str]]  # "after port" / "before charact" -> the numbers filling it
+    picks: dict[str, frozenset[str]]  # tool slot -> the tools the text uses
+    stance: dict[str, int]  # content stem -> 1 done, 2 rejected, 3 both
+    heads: dict[str, int]  # the same for the first content words of clauses and rejections
+    actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
+    commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
+    poles: frozenset[tuple[str, int]]
+    axes: dict[str, set[int]]  # antonym axis -> the poles the text takes on it
+    done: frozenset[str]  # stems the text only does
+    rejected: frozenset[str]  # stems the text only rejects
+    rejects_any: bool
+    words: list[str]  # the body's normalised words, in order (single_swap)
+    norm: str  # the whole text normalised
+    padded: str  # the same between spaces: a phrase is in it as " words "
+    lowered: str  # the text lowercased, whitespace collapsed (commands are looked up in it)
+    content_words: frozenset[str]  # the body's content words, numbers aside
+    core: frozenset[str]  # the body's words but negations, emphasis, stop words
+    core_all: frozenset[str]  # the same over the whole text
+    flags: frozenset[str]
+
+    @classmethod
+    def read(cls, features: Features) -> _Facts:
+        text = features.text
+        reader = _Reader(text, features.names)
+        # Lowercased and apostrophes joined once ("don't" -> "dont"), dates and times dropped;
+        # backticks stay (a sentence does not end at the dot of "`git add .`").
+        for sentence in _SENTENCE_RE.split(_QUOTES_RE.sub("", _DATE_RE.sub(" ", text)).lower()):
             reader.sentence(sentence)
-        return cls(text=text, stems=frozenset(reader.stems), strong=frozenset(reader.strong),
-                   slots={k: frozenset(v) for k, v in reader.slots.items()},
-                   picks={k: frozenset(v) for k, v in reader.picks.items()},
-                   rejects={k: frozenset(v) for k, v in reader.rejects.items()},
-                   stance=reader.stance, heads=reader.heads, actions=frozenset(reader.actions),
-                   commands=frozenset(reader.commands), poles=frozenset(reader.poles),
-                   names=reader.names, body=text if body is None else body)
-
-    @cached_property
-    def words(self) -> list[str]:
-        return normalise(self.body).split()
-
-    @cached_property
-    def norm(self) -> str:
-        return normalise(self.text)
-
-    @cached_property
-    def content_words(self) -> frozenset[str]:
-        """The body's content words (numbers aside), for single_swap's cheap first look."""
-        return frozenset(w for w in self.words if _content(w) and not w[0].isdigit())
-
-    @cached_property
-    def core(self) -> frozenset[str]:
-        """The body's words but negations, emphasis and stop words: equal when two texts may
-        differ by a negation only."""
-        return frozenset(w for w in self.words if w not in _REJECT and w not in _EMPHASIS
-                         and w not in STOPWORDS)
-
-    @cached_property
-    def core_all(self) -> frozenset[str]:
-        return frozenset(w for w in self.norm.split() if w not in _REJECT and w not in _EMPHASIS
-                         and w not in STOPWORDS)
+        stance = reader.stance
+        words = normalise(features.body).split()
+        norm = normalise(text)
+        body_words = frozenset(words)
+        return cls(
+            slots={k: frozenset(v) for k, v in reader.slots.items()},
+            picks={k: frozenset(v) for k, v in reader.picks.items()},
+            stance=stance, heads=reader.heads, actions=frozenset(reader.actions),
+            commands=frozenset(reader.commands), poles=frozenset(reader.poles),
+            axes=_axes(frozenset(reader.poles)),
+            done=frozenset(s for s, bits in stance.items() if bits == 1),
+            rejected=frozenset(s for s, bits in stance.items() if bits == 2),
+            rejects_any=any(bits & 2 for bits in stance.values()),
+            words=words, norm=norm, padded=f" {norm} ", lowered=" ".join(text.lower().split()),
+            content_words=frozenset(w for w in body_words - _NOT_CONTENT
+                                    if len(w) > 1 and not w[0].isdigit()),
+            core=body_words - _NOT_CORE, core_all=frozenset(norm.split()) - _NOT_CORE,
+            flags=frozenset(f.lower() for f in _FLAG_RE.findall(text)))
 
 
-    @cached_property
-    def flags(self) -> frozenset[str]:
-        return frozenset(f.lower() for f in _FLAG_RE.findall(self.text))
+# What a word is to the clause reader, as bits, looked up once per distinct word.
+_CONDITION_K, _RESTART_K, _PHRASE_END_K, _REJECT_K, _REJECT_PHRASE_K = 1, 2, 4, 8, 16
+_DIGIT_K, _POLE_K, _CONTENT_K = 32, 64, 128
+_REJECTS_K = _REJECT_K | _REJECT_PHRASE_K
+_KINDS: dict[str, int] = {}
 
-    @cached_property
-    def rejects_any(self) -> bool:
-        return any(bits & 2 for bits in self.stance.values())
 
-    @cached_property
-    def lowered(self) -> str:
-        return " ".join(self.text.lower().split())
+def _kind(word: str) -> int:
+    kind = ((_CONDITION_K if word in _CONDITION else 0) | (_RESTART_K if word in _RESTART else 0)
+            | (_PHRASE_END_K if word in _PHRASE_END else 0) | (_REJECT_K if word in _REJECT else 0)
+            | (_REJECT_PHRASE_K if word in _REJECT_PHRASE else 0)
+            | (_DIGIT_K if word[0].isdigit() else 0) | (_POLE_K if word in POLES else 0)
+            | (_CONTENT_K if _content(word) else 0))
+    _KINDS[word] = kind
+    return kind
 
 
 class _Reader:
     """One pass over a text's sentences and clauses, collecting what Features holds."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, names: frozenset[tuple[str, ...]]) -> None:
         spans = [" ".join(span.lower().split()) for span in _CODE_RE.findall(text)]
         self.commands = {span for span in spans if span}
         self.code_words = {w for span in spans for w in normalise(span).split()}
-        self.names = identifiers(text)
-        self.code_words |= {w for ident in self.names for w in ident}
-        self.stems: set[str] = set()
-        self.strong: set[str] = set()
+        self.code_words |= {w for ident in names for w in ident}
         self.slots: dict[str, set[str]] = {}
         self.picks: dict[str, set[str]] = {}
-        self.rejects: dict[str, set[str]] = {}
         self.stance: dict[str, int] = {}
         self.actions: set[str] = set()
         self.heads: dict[str, int] = {}
@@ -378,14 +426,15 @@ class _Reader:
             carried = False
             for clause in _COLON_RE.split(part):
                 carried = self.clause(clause, carried)
-            _read_numbers(part, self.slots)
+            if _DIGIT_RE.search(part):
+                _read_numbers(part, self.slots)
 
     def clause(self, clause: str, rejected: bool) -> bool:
         """Read one clause; whether it rejects from its start to its end."""
         words: list[str] = []
         restarts: set[int] = set()  # positions where a comma may start a new instruction
         # One regex over the clause (normalise's words, plus commas and flags as tokens).
-        for token in _TOKEN_RE.findall(_APOSTROPHES_RE.sub("", clause.lower())):
+        for token in _TOKEN_RE.findall(clause):
             if token == ",":
                 restarts.add(len(words))
                 continue
@@ -400,26 +449,29 @@ class _Reader:
         phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
         whole = rejected  # rejecting from the clause's start
         since = 0  # content words since the clause began or a rejection did: 0-1 are its head
+        code_words, kinds = self.code_words, _KINDS
         for position, word in enumerate(words):
-            if (position in restarts and word in _RESTART) or word in _CONDITION \
-                    or (phrase and word in _PHRASE_END):
+            kind = kinds.get(word)
+            if kind is None:
+                kind = _kind(word)
+            if kind & _CONDITION_K or (kind & _RESTART_K and position in restarts) \
+                    or (phrase and kind & _PHRASE_END_K):
                 rejected = phrase = whole = False
                 since = 0
-            if word in _REJECT or word in _REJECT_PHRASE:
-                phrase = word in _REJECT_PHRASE and not rejected
+            if kind & _REJECTS_K:
+                phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
                 whole = whole or (not phrase and self._content_before(words, position) == 0)
                 rejected = True
                 since = 0
                 continue
-            if word[0].isdigit():
+            if kind & _DIGIT_K:
                 continue
-            if word in POLES:
+            if kind & _POLE_K:
                 self.poles.add(POLES[word])
-            code = word in self.code_words
-            if not code and not _content(word):
+            code = word in code_words
+            if not code and not kind & _CONTENT_K:
                 continue
             s = stem(word)
-            self.stems.add(s)
             bit = 2 if rejected else 1
             self.stance[s] = self.stance.get(s, 0) | bit
             if since < 2:
@@ -428,11 +480,8 @@ class _Reader:
                     self.actions.add(s)
             since += 1
             tool_slot = _TOOL_SLOT.get(word)
-            if tool_slot is not None:
-                (self.rejects if rejected else self.picks).setdefault(tool_slot, set()).add(
-                    _ALIASES.get(word, word))
-            if tool_slot is not None or code:
-                self.strong.add(s)
+            if tool_slot is not None and not rejected:
+                self.picks.setdefault(tool_slot, set()).add(_ALIASES.get(word, word))
         return rejected and whole
 
     @staticmethod
@@ -539,7 +588,10 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
         return 0.0
     va, wa = weights.vector(a)
     vb, wb = weights.vector(b)
-    ws = sum(max(va[s], vb[s]) for s in shared)
+    ws = 0.0
+    for s in shared:
+        x, y = va[s], vb[s]
+        ws += x if x > y else y
     dice = 2 * ws / (wa + wb)
     smaller = ws / min(wa, wb)
     return min(1.0, (1 - SMALLER_SHARE) * dice + SMALLER_SHARE * smaller)
@@ -564,53 +616,57 @@ def conflicting(a: Features, b: Features) -> bool:
 
 def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     """The conflicts one by one, the cheapest checks first."""
-    for slot in sorted(a.slots.keys() & b.slots.keys()):
-        if a.slots[slot].isdisjoint(b.slots[slot]):
+    fa, fb = a.facts, b.facts
+    for slot in sorted(fa.slots.keys() & fb.slots.keys()):
+        if fa.slots[slot].isdisjoint(fb.slots[slot]):
             yield Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
-                           "/".join(sorted(a.slots[slot])), "/".join(sorted(b.slots[slot])))
+                           "/".join(sorted(fa.slots[slot])), "/".join(sorted(fb.slots[slot])))
     # Only two different picks conflict: a text may mention a tool it does not endorse ("black
     # formats differently") while the other rejects it.
-    for slot in sorted(a.picks.keys() & b.picks.keys()):
-        if a.picks[slot].isdisjoint(b.picks[slot]):
-            yield Conflict(slot, "/".join(sorted(a.picks[slot])), "/".join(sorted(b.picks[slot])))
-    axes = _axes(a.poles), _axes(b.poles)
+    for slot in sorted(fa.picks.keys() & fb.picks.keys()):
+        if fa.picks[slot].isdisjoint(fb.picks[slot]):
+            yield Conflict(slot, "/".join(sorted(fa.picks[slot])), "/".join(sorted(fb.picks[slot])))
+    axes = fa.axes, fb.axes
     for axis in sorted(axes[0].keys() & axes[1].keys()):
         if axes[0][axis].isdisjoint(axes[1][axis]):
             low, high = axis.split("/")
             yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
-    if a.actions and b.actions and a.actions.isdisjoint(b.actions) \
-            and a.actions.isdisjoint(b.stems) and b.actions.isdisjoint(a.stems):
-        yield Conflict("action", "/".join(sorted(a.actions)), "/".join(sorted(b.actions)))
+    if fa.actions and fb.actions and fa.actions.isdisjoint(fb.actions) \
+            and fa.actions.isdisjoint(b.stems) and fb.actions.isdisjoint(a.stems):
+        yield Conflict("action", "/".join(sorted(fa.actions)), "/".join(sorted(fb.actions)))
     # Do vs do not: on a strong term always; on a plain word only where it heads a clause on
     # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
     # X"): a rejection's scope is a guess ("floats produce rounding errors" does not endorse
     # floats, "never use float" rejects them).
-    strong = a.strong | b.strong
-    for s in sorted(a.stance.keys() & b.stance.keys()):
-        if {a.stance[s], b.stance[s]} != {1, 2} or s in _TOOL_SLOT:
+    opposed = (fa.done & fb.rejected) | (fa.rejected & fb.done)
+    strong = a.strong | b.strong if opposed else frozenset()
+    for s in sorted(opposed):
+        if s in _TOOL_SLOT:
             continue
-        doer = a if a.stance[s] == 1 else b
-        heads = {a.heads.get(s, 0), b.heads.get(s, 0)} == {1, 2}
+        doer = fa if fa.stance[s] == 1 else fb
+        heads = {fa.heads.get(s, 0), fb.heads.get(s, 0)} == {1, 2}
         if s in strong or (heads and not doer.rejects_any):
-            yield Conflict(s, "do" if a.stance[s] == 1 else "do not", "do" if b.stance[s] == 1 else "do not")
-    if (a.core == b.core and _negation_swap(a.words, b.words)) \
-            or (a.core_all == b.core_all and _negation_swap(a.norm.split(), b.norm.split())):
-        yield Conflict("polarity", "negated" if a.rejects_any else "affirmed",
-                       "negated" if b.rejects_any else "affirmed")
-    command = _command_swap(a, b)
+            yield Conflict(s, "do" if fa.stance[s] == 1 else "do not",
+                           "do" if fb.stance[s] == 1 else "do not")
+    if (fa.core == fb.core and _negation_swap(fa.words, fb.words)) \
+            or (fa.core_all == fb.core_all and _negation_swap(fa.norm.split(), fb.norm.split())):
+        yield Conflict("polarity", "negated" if fa.rejects_any else "affirmed",
+                       "negated" if fb.rejects_any else "affirmed")
+    command = _command_swap(a, b) if fa.commands and fb.commands else None
     if command is not None:
         yield Conflict("command", *command)
     name = _name_swap(a, b)
     if name is not None:
         yield Conflict(*name)
-    swap = single_swap(a.words, b.words) if _may_swap(a, b) else None
+    swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
     if swap is not None:
         yield Conflict("word", *swap)
 
 
 def _may_swap(a: Features, b: Features) -> bool:
     """Cheap necessary condition for single_swap: at most two content words differ each way."""
-    return len(a.content_words - b.content_words) <= 2 and len(b.content_words - a.content_words) <= 2
+    fa, fb = a.facts, b.facts
+    return len(fa.content_words - fb.content_words) <= 2 and len(fb.content_words - fa.content_words) <= 2
 
 
 def _negation_swap(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -629,8 +685,8 @@ def _only_negations(a: Sequence[str], b: Sequence[str]) -> bool:
 def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:
     """Each side names a command the other never mentions, both starting with one word:
     `bun run test:run` vs `bun run test`, `go test .` vs `go test ./...`."""
-    only_a = [c for c in sorted(a.commands) if not _mentions(b.lowered, c)]
-    only_b = [c for c in sorted(b.commands) if not _mentions(a.lowered, c)]
+    only_a = [c for c in sorted(a.facts.commands) if not _mentions(b.facts.lowered, c)]
+    only_b = [c for c in sorted(b.facts.commands) if not _mentions(a.facts.lowered, c)]
     for x in only_a:
         for y in only_b:
             if x.split()[0] == y.split()[0]:
@@ -641,20 +697,16 @@ def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:
 def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
     """A flag, file or name only one side gives, where the other gives a different one of the
     same kind: `-x` vs `-q`, requirements.txt vs requirements-dev.txt."""
-    flags_a, flags_b = a.flags - b.flags, b.flags - a.flags
+    flags_a, flags_b = a.facts.flags - b.facts.flags, b.facts.flags - a.facts.flags
     if flags_a and flags_b:
         return "flag", "/".join(sorted(flags_a)), "/".join(sorted(flags_b))
-    only_a = [n for n in sorted(a.names) if len(n) > 1 and not _words_in(b.norm, n)]
-    only_b = [n for n in sorted(b.names) if len(n) > 1 and not _words_in(a.norm, n)]
+    only_a = [n for n in sorted(a.names) if len(n) > 1 and f" {' '.join(n)} " not in b.facts.padded]
+    only_b = [n for n in sorted(b.names) if len(n) > 1 and f" {' '.join(n)} " not in a.facts.padded]
     for x in only_a:
         for y in only_b:
             if x[0] == y[0]:
                 return "name", " ".join(x), " ".join(y)
     return None
-
-
-def _words_in(norm: str, words: tuple[str, ...]) -> bool:
-    return f" {' '.join(words)} " in f" {norm} "
 
 
 def _mentions(text: str, span: str) -> bool:
