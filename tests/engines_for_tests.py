@@ -119,3 +119,14 @@ class Silent(_Base):
 
     async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
         yield Done()
+
+
+class Recorder(_Base):
+    """Proposes nothing and keeps the DreamInput it was given, for tests of what engines get."""
+
+    name = "recorder"
+    seen: list[DreamInput] = []
+
+    async def run(self, dream_input: DreamInput, cancel: CancelToken) -> AsyncIterator[Event]:
+        Recorder.seen.append(dream_input)
+        yield Done()

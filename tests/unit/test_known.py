@@ -20,6 +20,7 @@ from dreamtui.model import Memory, NewMemory
 from dreamtui.review.commit import commit
 from dreamtui.review.decide import decide
 from dreamtui.workspace.layout import Workspace
+from tests.engines_for_tests import Recorder
 from tests.factories import NOW, new_workspace, submit
 from tests.fixtures.known_corpus import HELD_OUT, TUNE, Case
 
@@ -306,3 +307,22 @@ def test_a_sentence_read_with_its_paragraph_shows_the_contradiction(tmp_path: Pa
     found = _index(tmp_path, text, [memory]).check(memory)
     assert found is not None and found.kind == "contradicts", found
     assert found.rule.citation == "CLAUDE.md:3" and "pnpm" in found.differs
+
+
+def test_engines_get_the_rules_and_the_contradictions_not_the_restatements(tmp_path: Path) -> None:
+    workspace = _workspace_serving(tmp_path)
+    [known_id, contra_id, new_id] = submit(workspace, *(
+        NewMemory(type="observation", title=title, agent_id="agent-a", content=content) for title, content in (
+            ("pnpm only", "Use `pnpm install` to install dependencies, not npm or yarn."),
+            ("Dev API port", "The development API listens on port 8080."),
+            ("WeasyPrint needs Cairo", "Invoices are rendered with WeasyPrint; it needs the Cairo system library."))))
+    Recorder.seen.clear()
+    dream(workspace, engine="tests.engines_for_tests:Recorder", now=NOW)
+    [given] = Recorder.seen
+    assert {m.id for m in given.batch} == {contra_id, new_id}  # the restatement is already discarded
+    assert given.known is not None and len(given.known.rules) == 6
+    assert given.known.rules[1].cited().startswith("CLAUDE.md:7: Install dependencies")
+    assert set(given.contradictions) == {contra_id}
+    assert given.contradictions[contra_id].rule.citation == "CLAUDE.md:8"
+    assert [r.citation for r in given.known.related("which port does the API listen on in development")][:1] \
+        == ["CLAUDE.md:8"]
