@@ -89,7 +89,7 @@ class ContextConfig(_Section):
     # Which entries the bundle carries, by their frontmatter `route` (dream/routes.py): `bundle`
     # (recurring lessons; an entry without a route counts as bundle) by default; add `skill` or
     # `memory` to carry those too. A pinned entry is always carried.
-    include: list[IncludedRoute] = Field(default_factory=lambda: list(DEFAULT_INCLUDE), min_length=1)
+    include: list[IncludedRoute] = Field(default_factory=lambda: list(DEFAULT_INCLUDE))
 
     @model_validator(mode="before")
     @classmethod
@@ -99,6 +99,14 @@ class ContextConfig(_Section):
                              "CLAUDE.md receives the bundle through context.targets "
                              "(default: AGENTS.md as a block, CLAUDE.md importing it)")
         return data
+
+    @field_validator("include")
+    @classmethod
+    def _include_something(cls, value: list[IncludedRoute]) -> list[IncludedRoute]:
+        if not value:
+            raise ValueError("name at least one entry route: bundle, skill or memory (pinned entries "
+                             "are always carried)")
+        return value
 
     @field_validator("targets")
     @classmethod
