@@ -91,7 +91,8 @@ dreamtui collects what coding agents learn about this project. A human reviews e
 submission before it reaches the shared context (AGENTS.md). Guidance in that context ends \
 with a [mem: <slug>] marker: call confirm_context with the slug when it helped, flag_context \
 with what you observed when it was wrong, and submit_memory for a new lesson worth keeping. \
-Never send secrets."""
+When you meet an error or an unfamiliar part of the project, search_memory looks up what earlier \
+sessions learned, past incidents included (get_entry reads one whole). Never send secrets."""
 
 SUBMIT_DESCRIPTION = """\
 Save one lesson about this project for future coding sessions. Submit only what a future \
