@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dreamtui.deliver.decisions import HEADER, decision_section
 from dreamtui.dream import known
 from dreamtui.dream.known import (
     MARK_CONTRADICTS,
@@ -16,6 +17,7 @@ from dreamtui.dream.known import (
     split_rules,
 )
 from dreamtui.dream.runner import dream
+from dreamtui.entry.codec import parse_entry
 from dreamtui.model import Memory, NewMemory
 from dreamtui.review.commit import commit
 from dreamtui.review.decide import decide
@@ -326,3 +328,12 @@ def test_engines_get_the_rules_and_the_contradictions_not_the_restatements(tmp_p
     assert given.contradictions[contra_id].rule.citation == "CLAUDE.md:8"
     assert [r.citation for r in given.known.related("which port does the API listen on in development")][:1] \
         == ["CLAUDE.md:8"]
+
+
+def test_decision_sections_dreamtui_recorded_are_not_the_projects_word(tmp_path: Path) -> None:
+    entry = parse_entry("---\ntitle: Money is Decimal\nslug: money-decimal\ntype: topic\n---\n"
+                        "Store money amounts as `Decimal`, never `float`.\n", "topics/money-decimal.md")
+    recorded = HEADER + decision_section(entry, NOW, "d-20261129-030012-ab12")
+    text = recorded + "\n## 2026-11-30 — Our own call\n\nWe deploy on Tuesdays only.\n"
+    rules = split_rules(text, "DECISIONS.md")
+    assert [r.text for r in rules] == ["We deploy on Tuesdays only."]

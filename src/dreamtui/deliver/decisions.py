@@ -18,13 +18,16 @@ from dreamtui.workspace.layout import Workspace
 DECISIONS_FILE = "DECISIONS.md"
 HEADER = ("# Decisions\n\nAppend-only: each entry below was accepted at a dreamtui review; "
           "entries are never edited, a later decision supersedes an earlier one.\n")
+# How each section dreamtui appends ends; the dream's known corpus leaves such sections out
+# (dream/known.py): they are the memory's own lessons, not the project's.
+RECORDED_BY = "_Recorded by dreamtui from "
 
 
 def decision_section(entry: Entry, now: datetime, dream_id: str | None) -> str:
     """One appended section: the date and title, the lesson, where it came from."""
     source = f"dream {dream_id}" if dream_id else "a person's change"
     return (f"\n## {now:%Y-%m-%d} — {' '.join(entry.title.split())}\n\n{entry.body.strip()}\n\n"
-            f"_Recorded by dreamtui from {source}; memory entry `{entry.slug}`._\n")
+            f"{RECORDED_BY}{source}; memory entry `{entry.slug}`._\n")
 
 
 def plan_decisions(workspace: Workspace, sections: list[str]) -> Delivery | None:

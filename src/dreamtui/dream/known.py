@@ -24,6 +24,8 @@ from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 
+from dreamtui.deliver.decisions import HEADER as DECISIONS_HEADER
+from dreamtui.deliver.decisions import RECORDED_BY
 from dreamtui.dream.match import DEFAULT_SIMILARITY, STOPWORDS, Features, MatchIndex, Verdict, Weights, normalise
 from dreamtui.model import Memory
 from dreamtui.vocabulary import clip, counted
@@ -214,8 +216,9 @@ def split_rules(text: str, path: str) -> list[Rule]:
 
     fenced = in_block = False
     body_from = _frontmatter_end(lines)
+    recorded = _recorded_by_dreamtui(lines)
     for number, line in enumerate(lines):
-        if number < body_from:
+        if number < body_from or number in recorded:
             continue
         stripped = line.strip()
         if in_block:
@@ -243,6 +246,22 @@ def split_rules(text: str, path: str) -> list[Rule]:
             current, start, kind = [stripped], number, "para"
     flush()
     return rules
+
+
+def _recorded_by_dreamtui(lines: Sequence[str]) -> set[int]:
+    """The lines of DECISIONS.md sections dreamtui appended (deliver/decisions.py), and of the
+    header it writes: the memory's own lessons, which the dream matches against LTM instead."""
+    skipped: set[int] = set()
+    header = set(DECISIONS_HEADER.splitlines()) - {""}
+    start = 0
+    for number in range(len(lines) + 1):
+        if number == len(lines) or lines[number].startswith("## "):
+            section = range(start, number)
+            if any(lines[i].startswith(RECORDED_BY) for i in section):
+                skipped.update(section)
+            start = number
+    skipped.update(i for i, line in enumerate(lines) if line in header)
+    return skipped
 
 
 def _frontmatter_end(lines: Sequence[str]) -> int:
