@@ -9,7 +9,8 @@ as `--headless dream` does), every proposal is accepted and committed, and the r
   the same lesson (one created or updated entry, an exact-duplicate discard following the memory
   it repeats, a known-corpus discard following the line it cites). Positive pairs are the pairs
   inside a group; negative pairs are look-alike pairs, pairs across groups, and every pair with a
-  singleton. Pairs no label covers are not scored.
+  singleton. Pairs no label covers are not scored. The same figures for the matcher alone
+  (cluster_memories, before the dream's value gate and LTM lookups) follow, to tell the two apart.
 - look-alike pairs merged (target 0), proposals per distinct lesson (target 1: one proposal per
   lesson), and duplicate lessons left in the committed AGENTS.md (two bundle lines whose entries
   hold memories of one group).
@@ -42,9 +43,10 @@ from typing import Any
 
 import yaml
 
+from dreamtui.dream.cluster import cluster_memories
 from dreamtui.dream.runner import dream
 from dreamtui.entry.codec import render_entry
-from dreamtui.model import Changeset, NewMemory
+from dreamtui.model import Changeset, Memory, NewMemory
 from dreamtui.review.bundle import find_markers, render_bundle
 from dreamtui.review.commit import commit
 from dreamtui.review.decide import all_matching, decide
@@ -52,6 +54,7 @@ from dreamtui.scaffold import init_workspace
 from dreamtui.store.ltm import LTMStore
 from dreamtui.store.stm import STMStore
 from dreamtui.vocabulary import clip
+from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace, open_workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -271,6 +274,8 @@ class Scores:
     known: int = 0
     false_known: int = 0
     not_known: int = 0
+    cluster_precision: float = 0.0
+    cluster_recall: float = 0.0
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -390,7 +395,22 @@ def evaluate(labelled: LabelledSet) -> Scores:
         scores = score(labelled, run_dream(workspace, ids))
         if labelled.corpus:
             score_corpus(labelled, folder, scores)
+    matching = score(labelled, Outcome(clustered(labelled), {}, {}, 0, [], {}))
+    scores.cluster_precision, scores.cluster_recall = matching.precision, matching.recall
     return scores
+
+
+def clustered(labelled: LabelledSet) -> dict[str, str]:
+    """item key -> its cluster, from the matcher alone (dream.cluster.cluster_memories, the
+    default similarity): what the dream's later steps (value gate, LTM lookups) start from."""
+    items = list(labelled.items.values())
+    memories = [Memory(id=f"m{n}", tenant_id="default", agent_id=item.agent, type="observation",
+                       title=item.title, content=item.content, tags=(),
+                       metadata={"session_id": item.session}, submitted_at=T0 + timedelta(minutes=n))
+                for n, item in enumerate(items)]
+    clusters = cluster_memories(memories, Config().dream.similarity)
+    return {items[int(m.id[1:])].key: f"cluster {number}"
+            for number, cluster in enumerate(clusters) for m in cluster.members}
 
 
 # --- the table -------------------------------------------------------------------------------
@@ -408,6 +428,8 @@ def _rows(scores: Scores, targets: dict[str, float] | None) -> list[dict[str, An
         row(f"merge recall ({scores.true_merges}/{scores.positive})", scores.recall, "ratio",
             f">= {targets['recall']}" if targets else "",
             scores.recall >= targets["recall"] if targets else None),
+        row("  the matcher alone (cluster_memories): precision", scores.cluster_precision, "ratio"),
+        row("  the matcher alone (cluster_memories): recall", scores.cluster_recall, "ratio"),
         row(f"look-alike pairs merged (of {scores.lookalikes})", scores.lookalikes_merged, "pairs",
             "0", scores.lookalikes_merged == 0),
         row(f"proposals per distinct lesson ({scores.proposals}/{scores.lessons})",

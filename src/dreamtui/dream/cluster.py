@@ -61,7 +61,7 @@ MAX_CANDIDATES = 20  # per document: bounds the fuzzy comparisons on very repeti
 CLUSTER_CANDIDATES = 10
 ENTRY_CANDIDATES = 10  # entries scored per cluster: the ones sharing the most rare words
 REPRESENTATIVE_SAMPLE = 10  # members compared when picking a big cluster's representative
-GROUP_SAMPLE = 3  # members of each side compared before two clusters merge
+GROUP_SAMPLE = 4  # members of each side compared before two clusters merge
 # Two clusters merge only if their sampled members overlap, on average, at least this share of
 # what one pair needs (match.RAW_CUT): a chain of barely-alike pairs does not make one lesson.
 LINK_SHARE = 0.75
