@@ -199,6 +199,33 @@ def test_the_reason_typed_into_the_result_is_kept_and_the_next_turn_is_free(
     assert sorted(kinds) == ["correction", "rejection"]
 
 
+def test_the_reason_after_claude_codes_newer_phrase_is_kept(workspace: Workspace,
+                                                           projects: Path) -> None:
+    log = _Log("a2a2a2a2-0000-4000-8000-000000000003")
+    log.typed("Clean up")
+    bash = log.calls("Bash", command="rm -rf node_modules")
+    log.result(bash, REJECTED.split(" STOP")[0] + " The user provided the following reason for "
+               "the rejection:  keep node_modules, only delete dist", True,
+               toolUseResult="User rejected tool use")
+    memories = _mined(workspace, projects, log)
+    assert [(m.metadata["kind"], m.metadata.get("reason")) for m in memories] == [
+        ("rejection", "keep node_modules, only delete dist")]
+
+
+def test_windows_logs_are_found_whichever_case_the_drive_letter_was_typed(
+        workspace: Workspace, projects: Path) -> None:
+    project = "C:\\Users\\me\\shop"
+    for n, (folder, cwd) in enumerate([("C--Users-me-shop", "C:\\Users\\me\\shop"),
+                                       ("c--Users-me-shop", "c:\\Users\\me\\shop\\web")]):
+        log = _Log(f"b{n}b{n}b{n}b{n}-0000-4000-8000-000000000001", cwd=cwd)
+        log.typed("Deploy")
+        log.refused(log.calls("Bash", command="git push --force"))
+        log.typed("never force push")
+        log.write(projects / folder / f"{log.session}.jsonl")
+    report = _import(workspace, projects, project=project, dry_run=True)
+    assert (len(report.memories), report.other_project) == (2, 0)
+
+
 def test_an_esc_in_bypass_mode_over_parallel_calls_is_one_interruption_with_its_reason(
         workspace: Workspace, projects: Path) -> None:
     log = _Log("a3a3a3a3-0000-4000-8000-000000000003", mode="bypassPermissions")

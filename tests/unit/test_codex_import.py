@@ -20,10 +20,10 @@ from dreamtui.intake.codex.importer import (
     CodexOptions,
     default_sessions_dir,
     import_rollouts,
-    inside,
     read_rollout,
 )
 from dreamtui.intake.codex.reader import Result
+from dreamtui.intake.lessons import path_inside
 from dreamtui.scaffold import init_workspace
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace, open_workspace
@@ -179,10 +179,42 @@ def test_routine_failures_are_dropped_and_the_ones_the_agent_could_not_pass_kept
 def test_a_failure_the_person_spoke_about_is_kept_with_their_words(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Run the migrations")
                .shell("alembic upgrade head", "sqlalchemy.exc.OperationalError: could not connect", 1)
-               .typed("the db runs in docker compose, start it first"))
+               .typed("alembic cannot connect because the db runs in docker compose, start it first"))
     frictions, _, _ = read_rollout(rollout.write(tmp_path))
     assert [(f.kind, f.reason) for f in frictions] == [
-        ("tool_error", "the db runs in docker compose, start it first")]
+        ("tool_error", "alembic cannot connect because the db runs in docker compose, start it first")]
+
+
+def test_the_next_prompt_is_no_comment_unless_it_names_the_failure(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Run the migrations")
+               .shell("alembic upgrade head", "sqlalchemy.exc.OperationalError: could not connect", 1)
+               .typed("Hello?")
+               .shell("rg TODO src", "", 1)
+               .shell("rg TODO src", "", 1)
+               .typed("Thanks! Now write the changelog"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert frictions == []  # a one-off failure, and two searches that found nothing
+
+
+def test_a_correction_of_what_the_agent_said_counts_too(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("What is your goal here?")
+               .says("To keep the notes tidy.")
+               .typed("NO -- more specifically, keep the record accurate"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert [(f.kind, f.evidence) for f in frictions] == [
+        ("correction", "NO -- more specifically, keep the record accurate")]
+
+
+def test_a_rollout_skipped_for_another_project_is_read_for_its_own(workspace: Workspace,
+                                                                   tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    (Rollout(cwd="/code/other").typed("go")
+     .shell("npm install", "exec command rejected by user", declined=True)
+     .typed("use pnpm")).write(sessions)
+    assert _import(workspace, sessions).other_project == 1
+    options = CodexOptions(sessions_dir=sessions, project="/code/other")
+    report = import_rollouts(workspace, options, now=NOW)
+    assert (report.read, report.unchanged, report.inserted) == (1, 0, 1)
 
 
 def test_corrections_by_rule_and_by_the_agents_acknowledgement(tmp_path: Path) -> None:
@@ -299,7 +331,8 @@ def test_live_rollouts_wait_and_a_prefix_project_is_not_ours(workspace: Workspac
     sessions = tmp_path / "sessions"
     Rollout().typed("go").write(sessions, when=NOW)
     assert _import(workspace, sessions).live == 1
-    assert inside("/code/app/sub", "/code/app") and not inside("/code/app2", "/code/app")
+    assert path_inside("/code/app/sub", "/code/app") and not path_inside("/code/app2", "/code/app")
+    assert path_inside("c:\\Users\\me\\app\\sub", "C:\\Users\\me\\app")
 
 
 def test_sessions_dir_follows_codex_home(workspace: Workspace, tmp_path: Path) -> None:

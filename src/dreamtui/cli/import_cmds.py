@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +16,7 @@ import click
 from dreamtui.cli.main import AppContext, main, pass_app
 from dreamtui.intake.claude_code.discovery import default_project, default_projects_dir, project_slug
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
+from dreamtui.intake.lessons import resolve_project
 from dreamtui.vocabulary import counted
 
 _RELATIVE = re.compile(r"(\d+)\s*([mhdw])")
@@ -72,7 +72,7 @@ def claude_code(app: AppContext, projects_dir: Path | None, project: str | None,
     """
     workspace = app.workspace
     settings = workspace.config.claude_code
-    chosen = str(Path(os.path.expanduser(project)).resolve()) if project else None
+    chosen = resolve_project(project) if project else None
     options = ImportOptions(
         projects_dir=projects_dir or default_projects_dir(workspace),
         project=chosen or default_project(workspace),

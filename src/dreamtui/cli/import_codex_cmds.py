@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from dreamtui.intake.codex.importer import (
     default_sessions_dir,
     import_rollouts,
 )
+from dreamtui.intake.lessons import resolve_project
 from dreamtui.vocabulary import counted
 
 
@@ -41,7 +41,7 @@ def codex(app: AppContext, sessions_dir: Path | None, project: str | None,
     interruptions with what they said. Re-importing never duplicates.
     """
     workspace = app.workspace
-    chosen = str(Path(os.path.expanduser(project)).resolve()) if project else None
+    chosen = resolve_project(project) if project else None
     options = CodexOptions(
         sessions_dir=sessions_dir or default_sessions_dir(workspace),
         project=chosen or default_project(workspace), since=since, include_live=include_live,

@@ -20,9 +20,11 @@ to a person reviewing it is written once, here:
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from dreamtui.errors import InputError
@@ -414,7 +416,9 @@ def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: i
 
 # An environment fact: the command or tool is missing or forbidden here, whatever the agent tries.
 _ENVIRONMENT = re.compile(
-    r"command not found|: not found\b|inaccessible or not found|is not recognized as an internal "
+    # "bash: line 1: pnpm: not found", "sh: 1: uv: not found"; not a banner's "Registry: Not found"
+    r"command not found|(?m:^(?:\S+: )?(?:line \d+: |\d+: )?[\w./+-]+: not found\s*$)|"
+    r"inaccessible or not found|is not recognized as an internal "
     r"or external command|No module named|ModuleNotFoundError|Cannot find module|"
     r"No space left on device|Read-only file system|Operation not permitted|"
     r"must be run as root|requires root|permission denied: \S|EACCES|"
@@ -432,6 +436,45 @@ _EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
 _ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|no such|cannot|can't|unable|"
                          r"invalid|refused|exception|traceback|forbidden|missing|blocked|错误|失败",
                          re.IGNORECASE)
+
+
+_WORD = re.compile(r"[A-Za-z_][\w.-]{3,}|[\u4e00-\u9fff]{2,}")
+_COMMON = frozenset({"that", "this", "with", "from", "have", "file", "error", "does", "what",
+                     "please", "there", "then", "when", "should", "would", "could", "just"})
+
+
+def names_failure(text: str, target: str | None, evidence: str) -> bool:
+    """Does a typed turn name something of a failed call or its error (a command, a file)? A
+    turn that does not ("continue", "Hello?", the next task) is not a comment on it."""
+    named = f"{target or ''} {evidence}".lower()
+    words = {w.lower() for w in _WORD.findall(text)} - _COMMON
+    return any(w in named for w in words)
+
+
+_WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+def is_windows_path(text: str) -> bool:
+    return _WINDOWS.match(text) is not None
+
+
+def path_inside(cwd: str, project: str) -> bool:
+    """Is a log's `cwd` the project folder or inside it? By path components, so `/code/app`
+    never takes `/code/app2`; a Windows path (`C:\\Users\\…`, as the agents write it there)
+    compares without case, whichever slashes and drive-letter case each side uses."""
+    if is_windows_path(cwd) or is_windows_path(project):
+        here, root = PureWindowsPath(cwd.lower()), PureWindowsPath(project.lower())
+        return here == root or root in here.parents
+    posix_here, posix_root = PurePosixPath(cwd), PurePosixPath(project)
+    return posix_here == posix_root or posix_root in posix_here.parents
+
+
+def resolve_project(text: str) -> str:
+    """A project folder as a person names it: `~` expanded and made absolute — except a Windows
+    path, which names logs written on Windows and has no meaning as a path on this machine."""
+    if is_windows_path(text):
+        return text
+    return str(Path(os.path.expanduser(text)).resolve())
 
 
 def environment_fact(text: str) -> bool:

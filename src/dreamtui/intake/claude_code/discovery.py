@@ -21,9 +21,10 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from dreamtui.errors import InputError
+from dreamtui.intake.lessons import is_windows_path, path_inside
 from dreamtui.workspace.layout import Workspace
 
 _B_CWD = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
@@ -66,11 +67,6 @@ class LogFile:
         return Path(*parts[: at - 1]) / f"{self.session_id}.jsonl"
 
 
-def _inside(cwd: str, project: str) -> bool:
-    here, root = PurePosixPath(cwd), PurePosixPath(project)
-    return here == root or root in here.parents
-
-
 def first_cwd(path: Path) -> str | None:
     """The `cwd` of the first record that carries one (module docstring)."""
     try:
@@ -91,15 +87,18 @@ def first_cwd(path: Path) -> str | None:
 
 def find_logs(projects_dir: Path, project: str) -> list[LogFile]:
     """Every log that may belong to `project`: its slug folder and its subfolders' slug folders."""
-    slug = project_slug(project)
+    # Claude Code on Windows names one project `C--Users-…` or `c--Users-…` as the drive letter
+    # was typed: the folder names compare without case there.
+    fold = str.lower if is_windows_path(project) else str
+    slug = fold(project_slug(project))
     logs: list[LogFile] = []
     try:
         folders = sorted(p for p in projects_dir.iterdir()
-                         if p.is_dir() and (p.name == slug or p.name.startswith(slug + "-")))
+                         if p.is_dir() and (fold(p.name) == slug or fold(p.name).startswith(slug + "-")))
     except OSError as exc:
         raise InputError(f"--projects-dir {projects_dir}: cannot list it: {exc.strerror}") from None
     for folder in folders:
-        exact = folder.name == slug
+        exact = fold(folder.name) == slug
         paths = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*/subagents/*.jsonl")) \
             + sorted(folder.glob("*/subagents/workflows/*/*.jsonl"))
         logs.extend(LogFile.at(path, exact) for path in paths)
@@ -113,7 +112,7 @@ def belongs(log: LogFile, project: str, cwd: str | None = None,
     opened again); `verdicts` holds the session logs decided so far."""
     cwd = cwd or (first_cwd(log.path) if probe else None)
     if cwd is not None:
-        return _inside(cwd, project)
+        return path_inside(cwd, project)
     if log.subagent and verdicts is not None and log.session_log in verdicts:
         return verdicts[log.session_log]
     return log.exact_slug

@@ -95,19 +95,6 @@ class _Thread:
     open_errors: list[_Error] = field(default_factory=list)  # since the last success
 
 
-_WORD = re.compile(r"[A-Za-z_][\w.-]{3,}|[\u4e00-\u9fff]{2,}")
-_COMMON = frozenset({"that", "this", "with", "from", "have", "file", "error", "does", "what",
-                     "please", "there", "then", "when", "should", "would", "could", "just"})
-
-
-def _mentions(text: str, friction: Friction) -> bool:
-    """Does a typed turn name something of the failed call or its error (a command, a file)?"""
-    call = friction.call
-    named = " ".join([call.target or "" if call else "", friction.evidence]).lower()
-    words = {w.lower() for w in _WORD.findall(text)} - _COMMON
-    return any(w in named for w in words)
-
-
 class Detector:
     """Classifies one log's events, in order, into frictions (module docstring)."""
 
@@ -252,7 +239,9 @@ class Detector:
         it corrects the agent or names what failed (not "continue", not another subject)."""
         if thread.open_errors:
             last = thread.open_errors[-1]
-            if corrections.correction_rule(text) is not None or _mentions(text, last.friction):
+            call = last.friction.call
+            if corrections.correction_rule(text) is not None or lessons.names_failure(
+                    text, call.target if call else None, last.friction.evidence):
                 last.friction.reason = clip(strip_ansi(text).strip(), QUOTE_CHARS)
                 last.friction.why = "the person commented on it"
         thread.open_errors.clear()

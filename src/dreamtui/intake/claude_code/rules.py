@@ -44,7 +44,9 @@ from dataclasses import dataclass
 _REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected",
              "The user doesn't want to take this action right now.")
 _USER_REJECTED = "User rejected tool use"
-_REASON_MARK = "To tell you how to proceed, the user said:"
+# Claude Code has written the typed reason after either phrase (2.1.8x+ uses the second).
+_REASON_MARKS = ("To tell you how to proceed, the user said:",
+                 "The user provided the following reason for the rejection:")
 _CLARIFY = "The user wants to clarify these questions."
 _INTERRUPTED = "[Request interrupted by user"
 _INTERRUPTED_RESULT = ("Interrupted by user", "[Request interrupted by user")
@@ -128,7 +130,8 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
     if denial in _ESC_DENIALS:
         return "interruption", None
     if rejected:
-        reason = text.partition(_REASON_MARK)[2].strip() or None
+        reason = next((text.partition(mark)[2].strip() for mark in _REASON_MARKS if mark in text),
+                      "") or None
         if (reason is not None and reason.startswith(_CLARIFY)) or signals.tool == "AskUserQuestion":
             if reason is not None and reason.startswith(_CLARIFY):
                 reason = reason[len(_CLARIFY):].strip() or None

@@ -93,6 +93,18 @@ def classify(result: Result) -> str | None:
     return "tool_error"
 
 
+# Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
+_STATUS_ONE_OK = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "diff", "cmp", "test", "["})
+
+
+def _no_match(call: Call | None, result: Result) -> bool:
+    if call is None or result.exit_code != 1 or call.tool != "shell":
+        return False
+    head = call.action.split(None, 1)[0].rsplit("/", 1)[-1] if call.action.strip() else ""
+    git_grep = call.action.startswith("git grep")
+    return (head in _STATUS_ONE_OK or git_grep) and "error" not in result.text.lower()
+
+
 def _corrects(text: str, said: str | None) -> bool:
     """The shared correction rule; a "no" answering the agent's own question is an answer."""
     if pasted_log(text):
@@ -144,6 +156,7 @@ class Detector:
             self._typed(event)
         elif isinstance(event, AgentText):
             self._agent(event.text)
+            self._acted = True  # a reply the person then contradicts is corrected as much as a call
         elif isinstance(event, Aborted) and event.reason == "interrupted":
             self._interruption(None, event.timestamp, "the person stopped the turn")
 
@@ -163,6 +176,8 @@ class Detector:
         call = self._calls.get(result.call_id)
         kind = classify(result)
         key = call.action if call else result.call_id
+        if kind == "tool_error" and (lessons.routine_error(result.text) or _no_match(call, result)):
+            kind = None  # a miss while exploring, or a search that found nothing: not a failure
         if kind is None:
             failure = self._failures.get(key)
             if failure is not None:
@@ -198,7 +213,9 @@ class Detector:
         self._waiting.clear()
         self._interrupted = False
         failure = self._last_failure
-        commented = failure is not None and not failure.recovered
+        commented = failure is not None and not failure.recovered and (
+            correction_rule(turn.text) is not None or lessons.names_failure(
+                turn.text, failure.friction.action, failure.friction.evidence))
         if failure is not None and commented:
             failure.commented = True
             failure.friction = replace(failure.friction, reason=reason)

@@ -18,11 +18,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from dreamtui.errors import InputError
 from dreamtui.intake.codex.frictions import Detector, Friction
 from dreamtui.intake.codex.reader import ReadStats, RolloutReader
+from dreamtui.intake.lessons import path_inside
 from dreamtui.intake.validate import prepare
 from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
@@ -111,11 +112,6 @@ def rollout_cwd(path: Path) -> str | None:
     payload = record.get("payload") if isinstance(record, dict) else None
     cwd = (payload if isinstance(payload, dict) else record if isinstance(record, dict) else {}).get("cwd")
     return cwd if isinstance(cwd, str) else None
-
-
-def inside(cwd: str, project: str) -> bool:
-    here, root = PurePosixPath(cwd), PurePosixPath(project)
-    return here == root or root in here.parents
 
 
 def _lines(path: Path) -> Iterator[bytes]:
@@ -240,18 +236,18 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         except OSError:
             continue
         saved = states.get(str(path))
-        if saved is not None and (saved.size, saved.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
-            cwd = saved.context.get("cwd")
-        else:
-            cwd = rollout_cwd(path)
-        if cwd is None:
+        same = saved is not None and (saved.size, saved.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+        cwd = saved.context.get("cwd") if same and saved is not None else rollout_cwd(path)
+        if not isinstance(cwd, str):
             report.no_cwd += 1
             continue
-        if not inside(cwd, options.project):
+        if not path_inside(cwd, options.project):
             report.other_project += 1
-            updated[str(path)] = FileState(0, stat.st_size, stat.st_mtime_ns, 0, None, {"cwd": cwd})
+            # Remembered unread: another project's import later reads it (never "unchanged").
+            updated[str(path)] = FileState(0, stat.st_size, stat.st_mtime_ns, 0, None,
+                                           {"cwd": cwd, "read": False})
             continue
-        if saved is not None and (saved.size, saved.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+        if same and saved is not None and saved.context.get("read", True):
             report.unchanged += 1
             continue
         if options.since is not None and stat.st_mtime < options.since.timestamp():
@@ -268,7 +264,7 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         log = str(path.relative_to(sessions_dir))
         report.memories.extend(build_memory(f, log, version, workspace.config) for f in kept)
         updated[str(path)] = FileState(stat.st_size, stat.st_size, stat.st_mtime_ns, 0, None,
-                                       {"cwd": cwd})
+                                       {"cwd": cwd, "read": True})
     if options.dry_run:
         return report
     if report.memories:

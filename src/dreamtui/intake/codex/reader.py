@@ -96,6 +96,7 @@ class Result:
     text: str
     timestamp: str | None
     declined: bool = False  # Codex's own verdict that the call never ran (`status: declined`)
+    exit_code: int | None = None
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ def _output_result(item: dict[str, Any], timestamp: str | None) -> Result | None
     success = output.get("success") if isinstance(output, dict) else None
     ok = exit_code == 0 if exit_code is not None else success is not False and not _patch_failed(text)
     # A success's output is never quoted: not cleaning it keeps big outputs cheap.
-    return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp)
+    return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, exit_code=exit_code)
 
 
 def _patch_failed(text: str) -> bool:
@@ -214,7 +215,8 @@ def _event_result(kind: str, event: dict[str, Any], timestamp: str | None) -> Re
             or _text(event.get("formatted_output"))
         declined = event.get("status") == "declined"
         ok = code == 0 and not declined
-        return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, declined)
+        return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, declined,
+                      code if isinstance(code, int) else None)
     if kind == "patch_apply_end":
         declined = event.get("status") == "declined"
         ok = event.get("success") is not False and not declined
@@ -322,7 +324,7 @@ class RolloutReader:
         kind = event.get("type")
         if kind == "user_message":
             text = _text(event.get("message"))
-            if text == self._last_user and not self._typed_events:
+            if strip_ansi(text).strip() == self._last_user and not self._typed_events:
                 self._typed_events = True  # the item came first: this event is its echo
                 return
             self._typed_events = True
