@@ -81,10 +81,10 @@ def test_a_snippet_keeps_its_code_and_its_line_says_when_to_use_it() -> None:
     assert "```python\n@pytest.fixture" in entry.body
     assert created.route == "skill" and entry.route == "skill"
     bare = lesson("Alembic concurrent index", "```python\nop.create_index('ix', 'orders', ['id'])\n```")
-    assert bare.guidance == "Alembic concurrent index: use the snippet in this entry."
+    assert bare.guidance == "Alembic concurrent index: use the snippet below."
     introduced = lesson("Sync the built frontend to S3", "Deploying the static bundle by hand:\n\n"
                         "```sh\naws s3 sync web/dist s3://bucket --delete\n```\n\nThen invalidate the CDN.")
-    assert introduced.guidance == "For deploying the static bundle by hand, use the snippet in this entry."
+    assert introduced.guidance == "For deploying the static bundle by hand, use the snippet below."
     assert introduced.rest[0].startswith("```sh") and introduced.rest[-1] == "Then invalidate the CDN."
 
 

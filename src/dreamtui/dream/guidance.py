@@ -181,7 +181,7 @@ def lesson(title: str, content: str) -> Lesson:
     ranked = [(rank(s), -i, -j, i, j, s) for i, sentences in prose for j, s in enumerate(sentences)]
     title_line = " ".join(title.split())
     if not ranked:
-        guidance = f"{title_line}: use the snippet in this entry." if has_code else title_line
+        guidance = f"{title_line}: use the snippet below." if has_code else title_line
         return Lesson(guidance.replace("..", "."), paragraphs, actionable=has_code)
     best = max(ranked)
     points, _, _, i, j, sentence = best
@@ -192,12 +192,12 @@ def lesson(title: str, content: str) -> Lesson:
         i, j, sentence = intro
         when = sentence[:-1].strip()
         first, _, others = when.partition(" ")
-        guidance = (f"For {first.lower()} {others}, use the snippet in this entry." if first.endswith("ing")
-                    else f"{when}: use the snippet in this entry.")
+        guidance = (f"For {first.lower()} {others}, use the snippet below." if first.endswith("ing")
+                    else f"{when}: use the snippet below.")
     elif has_code and (points <= STORY_LIMIT or re.match(r"^(?:Use|Run|Call|Apply)\s+(?:it|this|them)\b",
                                                          sentence, re.IGNORECASE)):
         use = _use_sentence(sentence, title_line) if points > STORY_LIMIT else (
-            f"{title_line}: use the snippet in this entry.")
+            f"{title_line}: use the snippet below.")
         guidance = use
     else:
         guidance = as_rule(sentence)
