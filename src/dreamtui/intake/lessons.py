@@ -416,8 +416,7 @@ def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: i
 
 # An environment fact: the command or tool is missing or forbidden here, whatever the agent tries.
 _ENVIRONMENT = re.compile(
-    # "bash: line 1: pnpm: not found", "sh: 1: uv: not found"; not a banner's "Registry: Not found"
-    r"command not found|(?m:^(?:\S+: )?(?:line \d+: |\d+: )?[\w./+-]+: not found\s*$)|"
+    r"command not found|"
     r"inaccessible or not found|is not recognized as an internal "
     r"or external command|No module named|ModuleNotFoundError|Cannot find module|"
     r"No space left on device|Read-only file system|Operation not permitted|"
@@ -477,8 +476,14 @@ def resolve_project(text: str) -> str:
     return str(Path(os.path.expanduser(text)).resolve())
 
 
+# "bash: line 1: pnpm: not found", "sh: 1: uv: not found"; not a banner's "Registry: Not found".
+# Looked for only when the words are there: anchored at every line it is the costly part.
+_SHELL_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: |\d+: )?[\w./+-]+: not found\s*$")
+
+
 def environment_fact(text: str) -> bool:
-    return _ENVIRONMENT.search(text) is not None
+    return _ENVIRONMENT.search(text) is not None or (
+        ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
 
 
 def routine_error(text: str) -> bool:

@@ -105,6 +105,17 @@ def _no_match(call: Call | None, result: Result) -> bool:
     return (head in _STATUS_ONE_OK or git_grep) and "error" not in result.text.lower()
 
 
+_EDGE = 2000  # a failure says what went wrong at its start or its end
+
+
+def _bounded(result: Result) -> Result:
+    """The result with a long output cut to its head and tail: the rules read no further, and a
+    build log of megabytes costs what its ends do."""
+    if len(result.text) <= 2 * _EDGE:
+        return result
+    return replace(result, text=f"{result.text[:_EDGE]}\n…\n{result.text[-_EDGE:]}")
+
+
 def _corrects(text: str, said: str | None) -> bool:
     """The shared correction rule; a "no" answering the agent's own question is an answer."""
     if pasted_log(text):
@@ -174,6 +185,7 @@ class Detector:
             return
         self._settled.add(result.call_id)
         call = self._calls.get(result.call_id)
+        result = _bounded(result)
         kind = classify(result)
         key = call.action if call else result.call_id
         if kind == "tool_error" and (lessons.routine_error(result.text) or _no_match(call, result)):

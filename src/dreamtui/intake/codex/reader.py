@@ -59,6 +59,8 @@ _HARNESS = ("<environment_context>", "<user_instructions>", "# AGENTS.md instruc
             "<permissions instructions>", "<turn_aborted>", "<codex_internal_context",
             "<external_", "<skill>", "<model_switch>", "<personality_spec>", "<user_shell_command>",
             "Another language model started to solve this problem")
+_ASSISTANT = re.compile(rb'"role":"assistant"')
+_CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
@@ -241,6 +243,8 @@ class RolloutReader:
         self.stats = ReadStats()
         self._last_user: str | None = None
         self._typed_events = False  # the rollout writes `user_message` events: items are echoes
+        self._agent_events = False  # … and `agent_message` events
+        self._settled: set[str] = set()  # calls an `*_end` event reported
 
     def events(self, lines: Iterator[bytes]) -> Iterator[Event]:
         for line in lines:
@@ -250,7 +254,7 @@ class RolloutReader:
                 continue
             head = _HEAD.match(line)
             if head is not None and not self._wanted(head.group(1).decode(),
-                                                     (head.group(2) or b"").decode()):
+                                                     (head.group(2) or b"").decode(), line):
                 continue
             try:
                 record = json.loads(line)
@@ -262,12 +266,22 @@ class RolloutReader:
             else:
                 self.stats.malformed += 1
 
-    def _wanted(self, kind: str, sub: str) -> bool:
-        """From the head alone: is this record worth decoding? (Quiet shapes are not.)"""
+    def _wanted(self, kind: str, sub: str, line: bytes) -> bool:
+        """From the head alone: is this record worth decoding? Quiet shapes are not, nor the
+        second copy Codex writes of what was already read: the assistant's `message` item once
+        its `agent_message` events are there, a call's output item once its `*_end` event
+        settled it (outputs are most of a rollout's bytes)."""
         if kind in _QUIET_TYPES:
             return False
-        if kind == "response_item" and sub in _QUIET_ITEMS:
-            return False
+        if kind == "response_item":
+            if sub in _QUIET_ITEMS:
+                return False
+            if sub == "message" and self._agent_events and _ASSISTANT.search(line, 0, 300):
+                return False
+            if sub in ("function_call_output", "custom_tool_call_output"):
+                call = _CALL_ID.search(line, 0, 400)
+                return call is None or call.group(1).decode() not in self._settled
+            return True
         return not (kind == "event_msg" and sub in _QUIET_EVENTS)
 
     def _record(self, record: dict[str, Any]) -> Iterator[Event]:
@@ -330,6 +344,7 @@ class RolloutReader:
             self._typed_events = True
             yield from self._user(text, ts)
         elif kind == "agent_message":
+            self._agent_events = True
             text = _text(event.get("message"))
             if text:
                 yield AgentText(text)
@@ -338,6 +353,7 @@ class RolloutReader:
         elif isinstance(kind, str) and kind in _EVENTS:
             result = _event_result(kind, event, ts)
             if result is not None:
+                self._settled.add(result.call_id)
                 yield result
         elif kind not in _QUIET_EVENTS:
             self.stats.unknown[f"event_msg/{kind}"] += 1
