@@ -86,6 +86,12 @@ def test_conflicts_name_the_differing_fact() -> None:
     polarity = compare_texts("Always pass --no-cache to docker build in CI.",
                              "Never pass --no-cache to docker build in CI.")
     assert not polarity.same_lesson and polarity.conflicts
+    command = compare_texts("Install packages with `uv pip install`, not plain pip.",
+                            "Use uv for packages; never `uv pip install`, never plain pip.")
+    assert "`uv pip install`: use vs do not use" in [str(c) for c in command.conflicts]
+    capitals = compare_texts("NEVER commit secrets to the repository.",
+                             "Never commit secrets or API keys to the repository.")
+    assert capitals.same_lesson, capitals  # an upper-case NEVER rejects as a lower-case one
 
 
 def test_what_only_one_side_says_or_a_story_number_is_no_conflict() -> None:

@@ -251,6 +251,7 @@ _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b|\
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
 _CODE_RE = re.compile(r"`([^`\n]+)`")
 _TOKEN_RE = re.compile(r"(?<![\w-])--?[^\W_][\w-]*|[^\W_]+|,")
+_CLAUSE_TOKEN_RE = re.compile(r"`[^`\n]+`|(?<![\w-])--?[^\W_][\w-]*|[^\W_]+|,")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
 
@@ -343,6 +344,8 @@ class _Facts:
     heads: dict[str, int]  # the same for the first content words of clauses and rejections
     actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
     commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
+    used: frozenset[str]  # the code spans it only uses
+    refused: frozenset[str]  # the code spans it only rejects ("no `uv pip`")
     poles: frozenset[tuple[str, int]]
     axes: dict[str, set[int]]  # antonym axis -> the poles the text takes on it
     done: frozenset[str]  # stems the text only does
@@ -373,7 +376,10 @@ class _Facts:
             slots={k: frozenset(v) for k, v in reader.slots.items()},
             picks={k: frozenset(v) for k, v in reader.picks.items()},
             stance=stance, heads=reader.heads, actions=frozenset(reader.actions),
-            commands=frozenset(reader.commands), poles=frozenset(reader.poles),
+            commands=frozenset(reader.commands),
+            used=frozenset(c for c, bits in reader.command_stance.items() if bits == 1),
+            refused=frozenset(c for c, bits in reader.command_stance.items() if bits == 2),
+            poles=frozenset(reader.poles),
             axes=_axes(frozenset(reader.poles)),
             done=frozenset(s for s, bits in stance.items() if bits == 1),
             rejected=frozenset(s for s, bits in stance.items() if bits == 2),
@@ -408,8 +414,11 @@ class _Reader:
     def __init__(self, text: str, names: frozenset[tuple[str, ...]]) -> None:
         spans = [" ".join(span.lower().split()) for span in _CODE_RE.findall(text)]
         self.commands = {span for span in spans if span}
-        self.code_words = {w for span in spans for w in normalise(span).split()}
-        self.code_words |= {w for ident in names for w in ident}
+        # Words of code spans and flags: a "no" there ("`--no-cache`", "`git push --no-verify`")
+        # rejects nothing. Identifiers count as code too, but "NEVER" and "NOT" stay rejections.
+        self.span_words = {w for span in spans for w in normalise(span).split()}
+        self.code_words = self.span_words | {w for ident in names for w in ident}
+        self.command_stance: dict[str, int] = {}  # code span -> 1 used, 2 rejected, 3 both
         self.slots: dict[str, set[str]] = {}
         self.picks: dict[str, set[str]] = {}
         self.stance: dict[str, int] = {}
@@ -433,18 +442,19 @@ class _Reader:
         """Read one clause; whether it rejects from its start to its end."""
         words: list[str] = []
         restarts: set[int] = set()  # positions where a comma may start a new instruction
-        # One regex over the clause (normalise's words, plus commas and flags as tokens).
-        for token in _TOKEN_RE.findall(clause):
+        spans: dict[int, str] = {}  # word position -> the code span starting there
+        # One regex over the clause (normalise's words, plus commas, flags and code spans).
+        for token in _CLAUSE_TOKEN_RE.findall(clause):
             if token == ",":
                 restarts.add(len(words))
-                continue
-            if token[0] == "-":
-                # A flag is one word: the "no" of `--no-cache` rejects nothing.
-                token = "".join(_WORD_RE.findall(token))
-                if not token:
-                    continue
-                self.code_words.add(token)
-            words.append(token)
+            elif token[0] == "`":
+                span = " ".join(token.strip("`").split())
+                span_words = self._words(_TOKEN_RE.findall(span))
+                if span_words:
+                    spans[len(words)] = span
+                    words.extend(span_words)
+            else:
+                words.extend(self._words((token,)))
         restarts.add(0)  # "Prefer uv over pip: use uv for ..." starts afresh after the colon
         phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
         whole = rejected  # rejecting from the clause's start
@@ -458,7 +468,10 @@ class _Reader:
                     or (phrase and kind & _PHRASE_END_K):
                 rejected = phrase = whole = False
                 since = 0
-            if kind & _REJECTS_K:
+            started = spans.get(position)
+            if started is not None:
+                self.command_stance[started] = self.command_stance.get(started, 0) | (2 if rejected else 1)
+            if kind & _REJECTS_K and word not in self.span_words:
                 phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
                 whole = whole or (not phrase and self._content_before(words, position) == 0)
                 rejected = True
@@ -483,6 +496,18 @@ class _Reader:
             if tool_slot is not None and not rejected:
                 self.picks.setdefault(tool_slot, set()).add(_ALIASES.get(word, word))
         return rejected and whole
+
+    def _words(self, tokens: Iterable[str]) -> list[str]:
+        """Tokens as words: a flag is one word (the "no" of `--no-cache` rejects nothing)."""
+        words = []
+        for token in tokens:
+            if token[0] == "-":
+                token = "".join(_WORD_RE.findall(token))
+                self.code_words.add(token)
+                self.span_words.add(token)
+            if token and token != ",":
+                words.append(token)
+        return words
 
     @staticmethod
     def _content_before(words: Sequence[str], position: int) -> int:
@@ -652,6 +677,9 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
             or (fa.core_all == fb.core_all and _negation_swap(fa.norm.split(), fb.norm.split())):
         yield Conflict("polarity", "negated" if fa.rejects_any else "affirmed",
                        "negated" if fb.rejects_any else "affirmed")
+    for span in sorted((fa.used & fb.refused) | (fa.refused & fb.used)):
+        yield Conflict(f"`{span}`", "use" if span in fa.used else "do not use",
+                       "use" if span in fb.used else "do not use")
     command = _command_swap(a, b) if fa.commands and fb.commands else None
     if command is not None:
         yield Conflict("command", *command)
