@@ -14,6 +14,8 @@ import anyio
 from mcp import Client
 
 from dreamtui.intake import mcp_server
+from dreamtui.model import NewMemory
+from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import open_workspace
 from tests.fixtures.dreamer_mcp import DREAMER_REPORT
 from tests.system.mcp_harness import TIMEOUT, call, with_live_entries
@@ -100,3 +102,22 @@ async def test_tool_schemas_are_dreamers(ws: Path) -> None:
     # Dreamer also lists the two feedback types; dreamtui takes feedback only through its tools.
     assert my_enum == [t for t in their_enum if t not in ("context_confirmed", "context_flagged")]
     assert mine == theirs
+
+
+async def test_a_confirmation_dreamer_stored_counts_once(ws: Path) -> None:
+    """Before: dreamtui's key was confirm:<agent>:…, Dreamer's context_confirmed:<agent>:…, so an
+    agent that confirmed through both servers counted twice."""
+    with_live_entries(ws, ("ci-ports",))
+    workspace = open_workspace(ws)
+    day = workspace.clock().strftime("%Y-%m-%d")
+    with STMStore.for_workspace(workspace) as store:  # the row Dreamer's confirm_context stores
+        theirs = store.submit(NewMemory(type="context_confirmed", title="context confirmed: ci-ports",
+                                        content="", agent_id=AGENT, metadata={"target": "ci-ports"},
+                                        idempotency_key=f"context_confirmed:{AGENT}:ci-ports:{day}")).memory
+    server = mcp_server.build_server(workspace, agent=lambda: AGENT)
+    with anyio.fail_after(TIMEOUT):
+        async with Client(server) as client:
+            ours = await call(client, "confirm_context", {"target": "ci-ports"})
+    assert ours["result"] == {"stored": True, "target": "ci-ports", "deduplicated": True, "memory_id": theirs.id}
+    with STMStore.for_workspace(workspace) as store:
+        assert store.counts()["pending"] == 1
