@@ -2,7 +2,8 @@
 
 A lease is *owned* while an open changeset that loads names it: that dream's review decides what
 becomes of its memories. Any other lease dreamtui took is *stranded*, and nothing would return
-its memories before it expires (30 days once a dream is complete):
+its memories: a finished dream's claim is kept without an expiry (`STMStore.keep_claim`), and a
+killed dream's lease row is dropped by the next write (`STMStore.begin_writing`), its claim kept:
 - no record names it: the dream was killed between the claim and the first save of its
   changeset, or a person deleted the file;
 - only a closed record names it: a crash between "abandoned" and the end of the lease;
