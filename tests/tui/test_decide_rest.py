@@ -25,10 +25,16 @@ async def test_accept_rest_leaves_marked_proposals_undecided_on_screen(  # type:
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, DreamScreen) and screen.changeset is not None
-        creates = [p for p in screen.changeset.reviewable if p.op == "create"]
-        marked = [p.id for p in creates if p.safety]
-        assert marked and len(marked) < len(creates)  # the sample's injection attempt is a create
-        assert screen.current is not None and screen.current.op == "create"
+        # The sample's injection attempt is a discard carrying its mark, beside unmarked discards.
+        discards = [p for p in screen.changeset.reviewable if p.op == "discard"]
+        marked = [p.id for p in discards if p.safety]
+        assert marked and len(marked) < len(discards)
+        for _ in range(len(screen.changeset.reviewable)):
+            if screen.current is not None and screen.current.op == "discard":
+                break
+            await pilot.press("down")
+            await settle(app, pilot)
+        assert screen.current is not None and screen.current.op == "discard"
         # Hold the save back, to see what the screen shows before the saved changeset replaces it.
         saving = threading.Event()
         decide = screen.backend.decide
@@ -43,7 +49,7 @@ async def test_accept_rest_leaves_marked_proposals_undecided_on_screen(  # type:
         saving.set()
         await settle(app, pilot)
         saved = ChangesetStore(dreamed_workspace.dreams_dir).load(screen.changeset.id)
-        for p in creates:
+        for p in discards:
             assert saved.proposal(p.id).decision == (None if p.safety else "accept")
         every = [p.id for p in saved.reviewable]
         assert _on_screen(screen, every) == {p.id: p.decision for p in saved.reviewable}
