@@ -274,6 +274,7 @@ class Scores:
     known: int = 0
     false_known: int = 0
     not_known: int = 0
+    cross_group_merges: int = 0  # false merges of two groups' lines (no look-alike, no singleton)
     cluster_precision: float = 0.0
     cluster_recall: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -281,6 +282,13 @@ class Scores:
     @property
     def precision(self) -> float:
         merged = self.true_merges + self.false_merges
+        return self.true_merges / merged if merged else 1.0
+
+    @property
+    def precision_labelled_only(self) -> float:
+        """Precision counting as wrong only look-alike and singleton pairs, not two groups'
+        lines merged (the shared set's README labels those pairs only)."""
+        merged = self.true_merges + self.false_merges - self.cross_group_merges
         return self.true_merges / merged if merged else 1.0
 
     @property
@@ -327,6 +335,7 @@ def score(labelled: LabelledSet, outcome: Outcome) -> Scores:
     for a, b, why in _negative_pairs(labelled):
         if lesson[a] == lesson[b]:
             scores.false_merges += 1
+            scores.cross_group_merges += why == "different groups"
             if frozenset((a, b)) in lookalike_pairs:
                 scores.lookalikes_merged += 1
             scores.errors.append(f"wrong merge ({why}): {_short(a)}  ||  {_short(b)}")
@@ -428,6 +437,8 @@ def _rows(scores: Scores, targets: dict[str, float] | None) -> list[dict[str, An
         row(f"merge recall ({scores.true_merges}/{scores.positive})", scores.recall, "ratio",
             f">= {targets['recall']}" if targets else "",
             scores.recall >= targets["recall"] if targets else None),
+        row(f"  precision, look-alike and singleton pairs only ({scores.cross_group_merges} "
+            "cross-group merges left out)", scores.precision_labelled_only, "ratio"),
         row("  the matcher alone (cluster_memories): precision", scores.cluster_precision, "ratio"),
         row("  the matcher alone (cluster_memories): recall", scores.cluster_recall, "ratio"),
         row(f"look-alike pairs merged (of {scores.lookalikes})", scores.lookalikes_merged, "pairs",

@@ -341,7 +341,7 @@ class _Facts:
     slots: dict[str, frozenset[str]]  # "after port" / "before charact" -> the numbers filling it
     picks: dict[str, frozenset[str]]  # tool slot -> the tools the text uses
     stance: dict[str, int]  # content stem -> 1 done, 2 rejected, 3 both
-    heads: dict[str, int]  # the same for the first content words of clauses and rejections
+    heads: dict[str, int]  # the same for the first content word of a clause or a rejection
     actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
     commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
     used: frozenset[str]  # the code spans it only uses
@@ -414,10 +414,9 @@ class _Reader:
     def __init__(self, text: str, names: frozenset[tuple[str, ...]]) -> None:
         spans = [" ".join(span.lower().split()) for span in _CODE_RE.findall(text)]
         self.commands = {span for span in spans if span}
-        # Words of code spans and flags: a "no" there ("`--no-cache`", "`git push --no-verify`")
-        # rejects nothing. Identifiers count as code too, but "NEVER" and "NOT" stay rejections.
-        self.span_words = {w for span in spans for w in normalise(span).split()}
-        self.code_words = self.span_words | {w for ident in names for w in ident}
+        self.code_words = {w for span in spans for w in normalise(span).split()}
+        self.code_words |= {w for ident in names for w in ident}
+        self.flags: set[str] = set()  # flags as one word: the "no" of `--no-cache` rejects nothing
         self.command_stance: dict[str, int] = {}  # code span -> 1 used, 2 rejected, 3 both
         self.slots: dict[str, set[str]] = {}
         self.picks: dict[str, set[str]] = {}
@@ -458,7 +457,7 @@ class _Reader:
         restarts.add(0)  # "Prefer uv over pip: use uv for ..." starts afresh after the colon
         phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
         whole = rejected  # rejecting from the clause's start
-        since = 0  # content words since the clause began or a rejection did: 0-1 are its head
+        since = 0  # content words since the clause began or a rejection did: 0 is its head
         code_words, kinds = self.code_words, _KINDS
         for position, word in enumerate(words):
             kind = kinds.get(word)
@@ -471,7 +470,7 @@ class _Reader:
             started = spans.get(position)
             if started is not None:
                 self.command_stance[started] = self.command_stance.get(started, 0) | (2 if rejected else 1)
-            if kind & _REJECTS_K and word not in self.span_words:
+            if kind & _REJECTS_K and word not in self.flags:
                 phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
                 whole = whole or (not phrase and self._content_before(words, position) == 0)
                 rejected = True
@@ -487,10 +486,10 @@ class _Reader:
             s = stem(word)
             bit = 2 if rejected else 1
             self.stance[s] = self.stance.get(s, 0) | bit
-            if since < 2:
+            if since == 0:
                 self.heads[s] = self.heads.get(s, 0) | bit
-                if s in ACTIONS:
-                    self.actions.add(s)
+            if since < 2 and s in ACTIONS:
+                self.actions.add(s)
             since += 1
             tool_slot = _TOOL_SLOT.get(word)
             if tool_slot is not None and not rejected:
@@ -504,7 +503,7 @@ class _Reader:
             if token[0] == "-":
                 token = "".join(_WORD_RE.findall(token))
                 self.code_words.add(token)
-                self.span_words.add(token)
+                self.flags.add(token)
             if token and token != ",":
                 words.append(token)
         return words
