@@ -14,7 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SUITES = ("stm", "ltm", "search", "dream", "commit", "import", "mining", "codex", "prompt", "tui", "quality")
+SUITES = ("stm", "ltm", "search", "dream", "known", "commit", "import", "mining", "codex", "prompt", "tui",
+          "quality")
 
 
 def main(argv: list[str]) -> int:

@@ -26,7 +26,16 @@ from pathlib import Path
 
 from dreamtui.deliver.decisions import HEADER as DECISIONS_HEADER
 from dreamtui.deliver.decisions import RECORDED_BY
-from dreamtui.dream.match import DEFAULT_SIMILARITY, STOPWORDS, Features, MatchIndex, Verdict, Weights, normalise
+from dreamtui.dream.match import (
+    DEFAULT_SIMILARITY,
+    STOPWORDS,
+    Features,
+    MatchIndex,
+    Verdict,
+    Weights,
+    compare,
+    normalise,
+)
 from dreamtui.model import Memory
 from dreamtui.vocabulary import clip, counted
 
@@ -55,6 +64,10 @@ KNOWN_COVERAGE = 0.66
 # A correction verdict this close is shown as a contradiction; below it the two share a subject
 # ("run X before committing" and "run Y after editing") more often than they disagree.
 CONTRADICTS_SIMILARITY = 90
+# Rules compared with each memory: those sharing its rarest words. A rule it restates or
+# contradicts shares them (measured: the deciding rule was the first candidate for all 26 such
+# memories of the real set and ours); each comparison costs, so a memory's work stays small.
+RULE_CANDIDATES = 5
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
 _LIST_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
@@ -388,7 +401,8 @@ class KnownIndex:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
         found: list[tuple[float, int, int, KnownMatch]] = []
-        for i, verdict in self.index.verdicts(query, threshold=self.threshold):
+        for i in self.index.candidates(query, limit=RULE_CANDIDATES):
+            verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             rule = self.index.items[i]
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
                 found.append((verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
