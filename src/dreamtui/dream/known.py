@@ -245,9 +245,14 @@ def split_rules(text: str, path: str) -> list[Rule]:
             flush()
             fenced = not fenced
             continue
-        if fenced or stripped.startswith(("#", "|", "<!--", ">")) or not stripped:
+        if fenced or stripped.startswith(("#", "|", "<!--")) or not stripped:
             flush()
             continue
+        if stripped.startswith(">"):  # a quoted note ("> **Important:** never …") says a rule too
+            line = stripped = stripped.lstrip("> ").strip()
+            if not stripped:
+                flush()
+                continue
         item = _LIST_RE.match(line)
         if item:
             flush()
