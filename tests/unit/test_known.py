@@ -340,7 +340,8 @@ def test_decision_sections_dreamtui_recorded_are_not_the_projects_word(tmp_path:
 
 
 def test_a_quoted_note_is_a_rule_too() -> None:
-    text = "# Notes\n\n> **Important:** never push directly to `main`;\n> open a pull request.\n>\n> - Tag releases with `vX.Y.Z`.\n"
+    text = ("# Notes\n\n> **Important:** never push directly to `main`;\n> open a pull request.\n>\n"
+            "> - Tag releases with `vX.Y.Z`.\n")
     assert [(r.citation, r.text) for r in split_rules(text, "AGENTS.md")] == [
         ("AGENTS.md:3", "**Important:** never push directly to `main`; open a pull request."),
         ("AGENTS.md:6", "Tag releases with `vX.Y.Z`."),
