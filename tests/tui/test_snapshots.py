@@ -93,7 +93,7 @@ def test_dream_review(snap_compare, make_dreamed_app) -> None:  # type: ignore[n
 
 @pytest.mark.slow
 def test_dream_update_diff(snap_compare, make_dreamed_app) -> None:  # type: ignore[no-untyped-def]
-    assert shot(snap_compare, make_dreamed_app(), keys("4", "G", "k"))
+    assert shot(snap_compare, make_dreamed_app(), keys("4", "G", "k", "k"))  # test-db-reset's update
 
 
 @pytest.mark.slow
