@@ -259,3 +259,15 @@ def test_a_once_seen_lesson_seen_again_elsewhere_is_promoted() -> None:
     assert moved == "topics/background-tasks-need-their-own-session.md"
     entry = entry_of(promote)
     assert entry.route == "bundle" and entry.kind == "topic" and entry.confirmations == 1
+
+
+def test_only_values_are_corrected_in_place_never_wording() -> None:
+    from dreamtui.dream.engines.heuristic import corrections
+    from dreamtui.dream.match import TOOL_SLOTS, Conflict
+
+    body = "Use Node 18 and install with yarn; use the snippet in this entry."
+    assert corrections(body, [Conflict("node", "20", "18")]) == [("18", "20")]
+    slot = next(slot for slot, tools in TOOL_SLOTS.items() if "yarn" in tools)
+    assert corrections(body, [Conflict(slot, "pnpm", "yarn")]) == [("yarn", "pnpm")]
+    assert corrections(body, [Conflict("word", "below", "entry")]) == []  # wording, not a fact
+    assert corrections(body, [Conflict("node", "20", "18"), Conflict("word", "below", "entry")]) == []

@@ -43,7 +43,7 @@ from dreamtui.dream.cluster import (
 )
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.guidance import Known, is_event, lesson, most_complete, new_facts, tags_for
-from dreamtui.dream.match import Conflict, Features, compare
+from dreamtui.dream.match import TOOL_SLOTS, Conflict, Features, compare
 from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags, route_feedback
 from dreamtui.dream.proposals import (
     Drafts,
@@ -65,6 +65,7 @@ from dreamtui.workspace.config import Config
 YIELD_EVERY = 50  # clusters between event-loop yields, so a cancel or a redraw is never far off
 TITLE_CHARS = 120
 REJECTED_REASON = "previously rejected"
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
 CORRECTION_SENTENCES = 3  # a memory's sentences with a new value compared with the entry it matches
 # Safety marks that make a memory an order to agents rather than a lesson (safety/marks.py).
 ORDERS_TO_AGENTS = frozenset({"injection-suspected", "exfiltration-cue", "role-delimiter"})
@@ -120,7 +121,10 @@ def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str
     for conflict in conflicts:
         old, new = conflict.b, conflict.a
         plain = all(v and "/" not in v and " " not in v and not v.startswith("not") for v in (old, new))
-        if not plain or not re.search(rf"(?<![\w.]){re.escape(old)}(?!\w)", body):
+        # A value a word swap can change: a number, or a tool in its category (pnpm vs yarn). Any
+        # other word ("below" vs "entry") is wording, and replacing it would garble the entry.
+        valued = all(_NUMBER_RE.fullmatch(v) for v in (old, new)) or conflict.slot in TOOL_SLOTS
+        if not plain or not valued or not re.search(rf"(?<![\w.]){re.escape(old)}(?!\w)", body):
             return []
         if (old, new) not in changes:
             changes.append((old, new))
