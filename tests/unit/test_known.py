@@ -346,3 +346,19 @@ def test_a_quoted_note_is_a_rule_too() -> None:
         ("AGENTS.md:3", "**Important:** never push directly to `main`; open a pull request."),
         ("AGENTS.md:6", "Tag releases with `vX.Y.Z`."),
     ]
+
+
+def test_a_partial_restatement_is_noted_not_discarded(tmp_path: Path) -> None:
+    root = project(tmp_path, {"CLAUDE.md": "# Style\n\n- Format the code with `black`.\n"
+                                           "- Run `pytest -q` before pushing.\n- Keep functions short.\n"})
+    workspace = new_workspace(tmp_path / "ws", project__root=str(root))
+    [memory_id] = submit(workspace, NewMemory(
+        type="observation", title="Tests before pushing", agent_id="agent-a",
+        content="Before pushing, always run pytest -q and then git fetch the latest tags from upstream."))
+    changeset = dream(workspace, now=NOW)
+    assert changeset is not None
+    [proposal] = [p for p in changeset.proposals if memory_id in p.evidence]
+    assert proposal.op == "create" and not proposal.safety  # kept, for the person to judge
+    assert "; may repeat the project's docs, CLAUDE.md:4: Run `pytest -q` before pushing." in proposal.rationale
+    assert proposal.details["close_to"][0]["citation"] == "CLAUDE.md:4"
+    assert changeset.stats["known_corpus"]["close"] == 1

@@ -61,6 +61,9 @@ KNOWN_SIMILARITY = DEFAULT_SIMILARITY
 # real set (benchmarks/bench_quality.py): 0.66 recognises 6 of 12 restatements with none of 15
 # other memories called known; 0.55 gives 8/12 with 2/15, 0.45 10/12 with 3/15.
 KNOWN_COVERAGE = 0.66
+# Below KNOWN_COVERAGE but above this, a restatement is not discarded but noted on the proposals
+# resting on it ("may repeat the project's docs, CLAUDE.md:12: …"): the person sees the rule.
+CLOSE_COVERAGE = 0.45
 # A correction verdict this close is shown as a contradiction; below it the two share a subject
 # ("run X before committing" and "run Y after editing") more often than they disagree.
 CONTRADICTS_SIMILARITY = 90
@@ -352,13 +355,15 @@ def read_corpus(root: Path | None, known_files: Sequence[str] = ()) -> KnownCorp
 class KnownMatch:
     """`known`: the memory restates `rule`; `contradicts`: same subject, a fact differs."""
 
-    kind: str  # "known" | "contradicts"
+    kind: str  # "known" | "contradicts" | "close" (a partial restatement, noted, not discarded)
     rule: Rule
     verdict: Verdict
 
     def rationale(self) -> str:
         if self.kind == "known":
             return f"already in the project's docs, {self.rule.cited()}"
+        if self.kind == "close":
+            return f"may repeat the project's docs, {self.rule.cited()}"
         return f"contradicts {self.rule.cited()} ({self.differs}): decide which is right"
 
     @property
@@ -405,19 +410,23 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
-        found: list[tuple[float, int, int, KnownMatch]] = []
+        found: list[tuple[int, float, int, int, KnownMatch]] = []
         for i in self.index.candidates(query, limit=RULE_CANDIDATES):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             rule = self.index.items[i]
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
-                found.append((verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
-            # The verdict is symmetric; "already documented" is not: a short rule inside a
-            # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
-            elif verdict.same_lesson and self.covered(query, self.index.features[i]) >= KNOWN_COVERAGE:
-                found.append((verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
-        # The closest rule decides; on a tie a contradiction, which keeps the memory for a person,
-        # goes before a restatement, which would discard it.
-        return max(found, key=lambda item: item[:3])[3] if found else None
+                found.append((1, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
+            elif verdict.same_lesson:
+                # The verdict is symmetric; "already documented" is not: a short rule inside a
+                # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
+                coverage = self.covered(query, self.index.features[i])
+                if coverage >= KNOWN_COVERAGE:
+                    found.append((1, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
+                elif coverage >= CLOSE_COVERAGE:
+                    found.append((0, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
+        # The closest rule decides (a partial restatement only when nothing else holds); on a tie
+        # a contradiction, which keeps the memory for a person, goes before a restatement.
+        return max(found, key=lambda item: item[:4])[4] if found else None
 
     def covered(self, query: Features, rule: Features) -> float:
         """The share of what `query` says (its stems, weighted by rarity) that `rule` says too."""

@@ -100,6 +100,7 @@ class _Run:
         self.index: KnownIndex | None = None
         self.known: dict[str, KnownMatch] = {}  # batch memories the project's docs already state
         self.contradictions: dict[str, KnownMatch] = {}  # ... and those that contradict them
+        self.close: dict[str, KnownMatch] = {}  # ... and those that partly restate one (noted only)
 
     # -- saving --
 
@@ -157,7 +158,7 @@ class _Run:
         kept, refusals = self.guard.check([proposal])
         for refusal in refusals:
             self.refuse(refusal)
-        for item in map(self.mark_contradictions, kept):
+        for item in map(self.mark_from_docs, kept):
             if item.id in self.seen_ids:
                 continue  # the same change proposed twice is one proposal
             if item.target in self.targets:
@@ -194,7 +195,7 @@ class _Run:
         A restatement is discarded here with its citation, whatever the engine, unless a person
         rejected that discard before (the docs do not say it, they said: the engine decides); a
         contradiction stays in the batch and every proposal resting on it says so
-        (mark_contradictions).
+        (mark_from_docs), as does a partial restatement, without a safety mark.
         """
         self.corpus = read_corpus(self.workspace.project_root, self.config.project.known_files)
         lessons = [m for m in self.lease.memories if not m.is_feedback]
@@ -212,20 +213,28 @@ class _Run:
                     continue
                 self.known[memory.id] = found
                 self.accept(discard)
+            elif found.kind == "close":
+                self.close[memory.id] = found
             else:
                 self.contradictions[memory.id] = found
         return [m for m in self.lease.memories if m.id not in self.known]
 
-    def mark_contradictions(self, proposal: Proposal) -> Proposal:
-        found = [(i, self.contradictions[i]) for i in proposal.evidence if i in self.contradictions]
-        if not found:
+    def mark_from_docs(self, proposal: Proposal) -> Proposal:
+        """A proposal resting on a memory that contradicts a rule carries the mark and the rule;
+        one resting on a partial restatement names the rule it may repeat."""
+        contradicting = [(i, self.contradictions[i]) for i in proposal.evidence if i in self.contradictions]
+        close = [(i, self.close[i]) for i in proposal.evidence if i in self.close]
+        if not contradicting and not close:
             return proposal
-        said = "; ".join(dict.fromkeys(match.rationale() for _, match in found))
-        return dataclasses.replace(
-            proposal, rationale=f"{proposal.rationale}; {said}",
-            safety=sorted({*proposal.safety, MARK_CONTRADICTS}),
-            details={**proposal.details,
-                     "contradicts": [{"memory": i, **match.to_json()} for i, match in found]})
+        said = "; ".join(dict.fromkeys(match.rationale() for _, match in [*contradicting, *close]))
+        details = dict(proposal.details)
+        if contradicting:
+            details["contradicts"] = [{"memory": i, **match.to_json()} for i, match in contradicting]
+        if close:
+            details["close_to"] = [{"memory": i, **match.to_json()} for i, match in close]
+        marks = {*proposal.safety, MARK_CONTRADICTS} if contradicting else set(proposal.safety)
+        return dataclasses.replace(proposal, rationale=f"{proposal.rationale}; {said}",
+                                   safety=sorted(marks), details=details)
 
     # -- the run --
 
@@ -267,7 +276,7 @@ class _Run:
         for memory in sorted(self.lease.memories, key=_order):
             if memory.id not in used and memory.id not in self.unseen:
                 self.changeset.proposals.append(
-                    self.mark_contradictions(discard_proposal(memory, UNUSED_REASON, confidence=0.5)))
+                    self.mark_from_docs(discard_proposal(memory, UNUSED_REASON, confidence=0.5)))
         context = context_proposal(self.changeset, snapshot, self.workspace, self.now)
         if context is not None:
             self.changeset.bundle = context
@@ -310,6 +319,7 @@ class _Run:
             "engine": self.engine_stats,
             "known_corpus": {"files": list(self.corpus.files), "rules": len(self.corpus.rules),
                              "known": len(self.known), "contradicts": len(self.contradictions),
+                             "close": len(self.close),
                              "problems": list(self.corpus.problems), "summary": self.corpus.summary()},
             **({"settled": self.settled} if self.settled else {}),
         }
