@@ -274,7 +274,7 @@ def review_show(app: AppContext, dream_id: str, proposal_ref: str | None, propos
     known = _known_corpus(changeset)
     if known.get("rules") or known.get("problems"):
         click.echo(f"{known.get('summary')}; {known.get('known', 0)} already stated there, "
-                   f"{known.get('contradicts', 0)} contradicting them")
+                   f"{known.get('close', 0)} maybe, {known.get('contradicts', 0)} contradicting them")
     for refusal in changeset.refused:
         click.echo(click.style(f"refused {refusal.op} {refusal.target}: {refusal.reason}", fg="yellow"))
     click.echo("")
