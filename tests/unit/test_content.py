@@ -271,3 +271,10 @@ def test_only_values_are_corrected_in_place_never_wording() -> None:
     assert corrections(body, [Conflict(slot, "pnpm", "yarn")]) == [("yarn", "pnpm")]
     assert corrections(body, [Conflict("word", "below", "entry")]) == []  # wording, not a fact
     assert corrections(body, [Conflict("node", "20", "18"), Conflict("word", "below", "entry")]) == []
+
+
+def test_how_long_it_took_is_no_fact() -> None:
+    known = Known("Run `make db-reset` before `pytest tests/integration`; the suite assumes an empty schema.")
+    assert not known.adds("Took 12 minutes to find.") and not known.adds("It took 3 minutes.")
+    assert not known.brings_value("Run `make db-reset` first, it took 4 minutes.")
+    assert known.adds("The reset needs 2 GB of disk.")

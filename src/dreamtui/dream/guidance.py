@@ -46,6 +46,11 @@ _CONDITION_RE = re.compile(r"\b(?:unless|before|instead of|rather than|otherwise
 _CODE_SPAN_RE = re.compile(r"`[^`]+`")
 _DIGITS_RE = re.compile(r"\d+")
 _CODE_WORD_RE = re.compile(r"[\w.-]*[_./][\w./-]+")  # db_url, app.seed, tests/integration
+# How long something took is the story of one session, not a fact about the project: "It took
+# 3 minutes" neither corrects an entry nor adds to it (issue 11: incidental numbers).
+_DURATION_RE = re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|"
+                          r"hours?|days?|weeks?)\b", re.IGNORECASE)
+_INCIDENTAL_RE = re.compile(r"^(?:it\s+|this\s+|that\s+)?(?:took|spent|cost|wasted|lost)\b", re.IGNORECASE)
 _NAME_RE = re.compile(r"\b(?:[A-Z][a-z]+[A-Z]\w*|[a-z]+[A-Z]\w*|[A-Z]{2,}[A-Za-z]*)\b")  # CloudFront, PGPORT
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
@@ -236,7 +241,9 @@ def most_complete(members: Sequence[Memory], first: Memory) -> Memory:
 
 
 def _facts(text: str) -> tuple[set[str], set[str]]:
-    """(strong terms: code spans, numbers, code-shaped words and names; content stems) of `text`."""
+    """(strong terms: code spans, numbers, code-shaped words and names; content stems) of `text`;
+    durations are no facts."""
+    text = _DURATION_RE.sub(" ", text)
     strong = {normalise(span) for span in _CODE_SPAN_RE.findall(text)}
     strong |= set(_DIGITS_RE.findall(text))
     strong |= {normalise(w) for w in _CODE_WORD_RE.findall(text)}
@@ -258,7 +265,7 @@ class Known:
     def adds(self, piece: str) -> bool:
         """Whether `piece` states a fact not known yet: a command, number, identifier or name
         the entry never mentions, or enough new words (a reworded sentence brings few)."""
-        if f" {normalise(piece)} " in self.norm:
+        if f" {normalise(piece)} " in self.norm or _INCIDENTAL_RE.match(piece):
             return False
         strong, stems = _facts(piece)
         if any(f" {s} " not in self.norm and s not in self.strong for s in strong):
@@ -271,6 +278,7 @@ class Known:
         entry has numbers, a code span or code-shaped word where it has some — that the entry
         never mentions; read cheaply (no stems), since most restatements bring none."""
         values: set[str] = set()
+        piece = _DURATION_RE.sub(" ", piece)
         if self.has_numbers:
             values |= set(_DIGITS_RE.findall(piece))
         if self.has_code:
