@@ -458,7 +458,8 @@ class _Reader:
         phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
         whole = rejected  # rejecting from the clause's start
         since = 0  # content words since the clause began or a rejection did: 0 is its head
-        code_words, kinds = self.code_words, _KINDS
+        # Locals: this loop runs for every word of every text compared.
+        code_words, kinds, stems, stance, heads = self.code_words, _KINDS, _STEMS, self.stance, self.heads
         for position, word in enumerate(words):
             kind = kinds.get(word)
             if kind is None:
@@ -467,8 +468,8 @@ class _Reader:
                     or (phrase and kind & _PHRASE_END_K):
                 rejected = phrase = whole = False
                 since = 0
-            started = spans.get(position)
-            if started is not None:
+            if spans and position in spans:
+                started = spans[position]
                 self.command_stance[started] = self.command_stance.get(started, 0) | (2 if rejected else 1)
             if kind & _REJECTS_K and word not in self.flags:
                 phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
@@ -483,11 +484,11 @@ class _Reader:
             code = word in code_words
             if not code and not kind & _CONTENT_K:
                 continue
-            s = stem(word)
+            s = stems.get(word) or stem(word)
             bit = 2 if rejected else 1
-            self.stance[s] = self.stance.get(s, 0) | bit
+            stance[s] = stance.get(s, 0) | bit
             if since == 0:
-                self.heads[s] = self.heads.get(s, 0) | bit
+                heads[s] = heads.get(s, 0) | bit
             if since < 2 and s in ACTIONS:
                 self.actions.add(s)
             since += 1
