@@ -136,3 +136,22 @@ def test_the_verdict_is_symmetric_and_deterministic(a: str, b: str) -> None:
     assert len(one.conflicts) == len(other.conflicts)
     assert compare_texts(a, b) == one
     assert compare_texts(a, a).conflicts == ()
+
+
+def test_best_is_what_the_full_ranking_puts_first() -> None:
+    """MatchIndex.best reads facts lazily; it must agree with verdicts() on every memory."""
+    data = json.loads((SETS / "issue-cases.json").read_text(encoding="utf-8"))
+    snapshot = snapshot_of(*[(f"topics/{e['slug']}.md", entry_text(e["slug"], e["title"], e["body"],
+                                                                   tags=e.get("tags", [])))
+                             for e in data["entries"]])
+    index = build_entry_index(snapshot).matcher
+    memories = [m for g in data["groups"] for m in g["memories"]]
+    memories += [case["memory"] for case in data["restates"] + data["corrects"]]
+    memories += [m for pair in data["lookalikes"] for m in (pair["a"], pair["b"])]
+    for m in memories:
+        query = _features(m)
+        ranked = [(i, v) for i, v in index.verdicts(query) if v.same_lesson or v.correction]
+        found = index.best(query)
+        assert (found is None) == (not ranked)
+        if found is not None:
+            assert (index.items.index(found.item), found.verdict.kind) == (ranked[0][0], ranked[0][1].kind)

@@ -846,12 +846,20 @@ class MatchIndex(Generic[T]):
 
     def best(self, query: Features, *, threshold: float = DEFAULT_SIMILARITY) -> Match[T] | None:
         """The item `query` restates (a same-lesson verdict), else the one it corrects (a
-        correction verdict), else None."""
-        for i, verdict in self.verdicts(query, threshold=threshold):
-            if verdict.same_lesson or verdict.correction:
+        correction verdict), else None: what `verdicts` puts first, with the facts read only
+        for candidates scoring high enough, best first, until a restatement is found."""
+        scored = sorted((-calibrated(raw_overlap(query, self.features[i], self.weights)), i)
+                        for i in self.candidates(query))
+        correction: Match[T] | None = None
+        for negative, i in scored:
+            if -negative < min(threshold, SUBJECT_SIMILARITY):
+                break
+            verdict = Verdict(round(-negative, 3), conflicts(query, self.features[i]), threshold)
+            if verdict.same_lesson:
                 return Match(self.items[i], verdict)
-            break
-        return None
+            if verdict.correction and correction is None:
+                correction = Match(self.items[i], verdict)
+        return correction
 
 
 def rare_candidates(postings: dict[str, list[int]], docs: int, stems: Iterable[str],
