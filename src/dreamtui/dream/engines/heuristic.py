@@ -66,7 +66,7 @@ YIELD_EVERY = 50  # clusters between event-loop yields, so a cancel or a redraw 
 TITLE_CHARS = 120
 REJECTED_REASON = "previously rejected"
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
-CORRECTION_SENTENCES = 3  # a memory's sentences with a new value compared with the entry it matches
+CORRECTION_SENTENCES = 4  # a cluster's sentences with a new value compared with the entry it matches
 # Safety marks that make a memory an order to agents rather than a lesson (safety/marks.py).
 ORDERS_TO_AGENTS = frozenset({"injection-suspected", "exfiltration-cue", "role-delimiter"})
 
@@ -142,21 +142,22 @@ def stated_differently(body: str, members: Sequence[Memory], known: Known | None
     5432" vs "localhost:5433"), even when the memories as a whole read as the same lesson (they
     mention the old value too: "connecting to 5432 is refused").
 
-    Only sentences bringing a number or a name the entry lacks are compared (most restatements
-    bring none), at most CORRECTION_SENTENCES a memory: the cost per memory stays bounded."""
+    Only distinct sentences bringing a number or a name the entry lacks are compared (most
+    restatements bring none), at most CORRECTION_SENTENCES a cluster: the cost stays bounded."""
     changes: list[tuple[str, str]] = []
     stated = stated_text(body)
     known = known or Known(stated)
     stated_features: Features | None = None
-    for memory in members:
-        sentences = [memory.title] + [s for p in split_paragraphs(memory.content) if not is_code(p)
-                                      for s in split_sentences(p)]
-        bringing = [s for s in dict.fromkeys(sentences) if known.brings_value(s)]
-        for sentence in bringing[:CORRECTION_SENTENCES]:
-            stated_features = stated_features or Features.of(stated)
-            verdict = compare(Features.of(sentence), stated_features)
-            if verdict.conflicts and (verdict.same_lesson or verdict.correction):
-                changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
+    # A cluster's members mostly repeat one another: each distinct sentence is read once.
+    sentences = dict.fromkeys(s for memory in members for s in (
+        memory.title, *(s for p in split_paragraphs(memory.content) if not is_code(p)
+                        for s in split_sentences(p))))
+    bringing = [s for s in sentences if known.brings_value(s)]
+    for sentence in bringing[:CORRECTION_SENTENCES]:
+        stated_features = stated_features or Features.of(stated)
+        verdict = compare(Features.of(sentence), stated_features)
+        if verdict.conflicts and (verdict.same_lesson or verdict.correction):
+            changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
     olds = [old for old, _new in changes]
     # One old value told two new ones is no correction a dream can make: a person decides.
     return [c for c in changes if olds.count(c[0]) == 1]
