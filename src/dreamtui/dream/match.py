@@ -28,7 +28,7 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Generic, TypeVar
@@ -362,15 +362,18 @@ class _Facts:
 
     @classmethod
     def read(cls, features: Features) -> _Facts:
-        text = features.text
+        text, body = features.text, features.body
+        words = normalise(body).split()
+        norm = normalise(text)
+        # A title whose words the body says in order adds no fact: only the body is read.
+        title = text[:len(text) - len(body)] if body != text and text.endswith(body) else ""
+        read = body if title and f" {normalise(title)} " in f" {' '.join(words)} " else text
         reader = _Reader(text, features.names)
         # Lowercased and apostrophes joined once ("don't" -> "dont"), dates and times dropped;
         # backticks stay (a sentence does not end at the dot of "`git add .`").
-        for sentence in _SENTENCE_RE.split(_QUOTES_RE.sub("", _DATE_RE.sub(" ", text)).lower()):
+        for sentence in _SENTENCE_RE.split(_QUOTES_RE.sub("", _DATE_RE.sub(" ", read)).lower()):
             reader.sentence(sentence)
         stance = reader.stance
-        words = normalise(features.body).split()
-        norm = normalise(text)
         body_words = frozenset(words)
         return cls(
             slots={k: frozenset(v) for k, v in reader.slots.items()},
@@ -642,17 +645,18 @@ def conflicting(a: Features, b: Features) -> bool:
 def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     """The conflicts one by one, the cheapest checks first."""
     fa, fb = a.facts, b.facts
-    for slot in sorted(fa.slots.keys() & fb.slots.keys()):
+    # Each check looks at what both sides have first: most pairs share no slot, no pick, no pole.
+    for slot in _sorted_common(fa.slots, fb.slots):
         if fa.slots[slot].isdisjoint(fb.slots[slot]):
             yield Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
                            "/".join(sorted(fa.slots[slot])), "/".join(sorted(fb.slots[slot])))
     # Only two different picks conflict: a text may mention a tool it does not endorse ("black
     # formats differently") while the other rejects it.
-    for slot in sorted(fa.picks.keys() & fb.picks.keys()):
+    for slot in _sorted_common(fa.picks, fb.picks):
         if fa.picks[slot].isdisjoint(fb.picks[slot]):
             yield Conflict(slot, "/".join(sorted(fa.picks[slot])), "/".join(sorted(fb.picks[slot])))
     axes = fa.axes, fb.axes
-    for axis in sorted(axes[0].keys() & axes[1].keys()):
+    for axis in _sorted_common(axes[0], axes[1]):
         if axes[0][axis].isdisjoint(axes[1][axis]):
             low, high = axis.split("/")
             yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
@@ -663,7 +667,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
     # X"): a rejection's scope is a guess ("floats produce rounding errors" does not endorse
     # floats, "never use float" rejects them).
-    opposed = (fa.done & fb.rejected) | (fa.rejected & fb.done)
+    opposed = (fa.done & fb.rejected) | (fa.rejected & fb.done) if fa.rejected or fb.rejected else ()
     strong = a.strong | b.strong if opposed else frozenset()
     for s in sorted(opposed):
         if s in _TOOL_SLOT:
@@ -677,7 +681,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
             or (fa.core_all == fb.core_all and _negation_swap(fa.norm.split(), fb.norm.split())):
         yield Conflict("polarity", "negated" if fa.rejects_any else "affirmed",
                        "negated" if fb.rejects_any else "affirmed")
-    for span in sorted((fa.used & fb.refused) | (fa.refused & fb.used)):
+    for span in sorted((fa.used & fb.refused) | (fa.refused & fb.used)) if fa.refused or fb.refused else ():
         yield Conflict(f"`{span}`", "use" if span in fa.used else "do not use",
                        "use" if span in fb.used else "do not use")
     command = _command_swap(a, b) if fa.commands and fb.commands else None
@@ -689,6 +693,12 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
     if swap is not None:
         yield Conflict("word", *swap)
+
+
+def _sorted_common(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
+    if not a or not b:
+        return []
+    return sorted(a.keys() & b.keys())
 
 
 def _may_swap(a: Features, b: Features) -> bool:
