@@ -62,3 +62,14 @@ def test_once_seen_stays_out_of_the_bundle_until_promoted(tmp_path) -> None:  # 
     assert f"- {LESSON} [mem: {created['slug']}]" in bundle
     log = (ws.memory_root / "archive/LOG.md").read_text()
     assert f" promote {created['target']} (into the bundle, as the topic {promote['details']['promote_path']})" in log
+
+
+def test_context_include_memory_carries_once_seen_lessons(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ws = new_workspace(tmp_path / "ws", git_repo=True, context__include=["bundle", "memory"])
+    submit(ws, NewMemory(type="observation", title="Frontend env vars need the VITE_ prefix",
+                         content="Only variables prefixed VITE_ reach the React code; others are undefined.",
+                         agent_id="cursor", tags=("frontend",), metadata={"session_id": "s1"}))
+    first = dream_and_commit(ws)
+    created = next(p for p in first if p["op"] == "create")
+    assert created["route"] == "memory"
+    assert f"[mem: {created['slug']}]" in ws.agents_md.read_text()
