@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from dreamtui.dream.cluster import (
@@ -131,6 +132,11 @@ def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str
     return changes
 
 
+@lru_cache(maxsize=4096)  # an entry several clusters restate is read once
+def _features(text: str) -> Features:
+    return Features.of(text)
+
+
 def stated_text(body: str) -> str:
     """What an entry states itself: a quoted flag or caveat (`>` lines) says what someone saw."""
     return "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
@@ -154,7 +160,7 @@ def stated_differently(body: str, members: Sequence[Memory], known: Known | None
                         for s in split_sentences(p))))
     bringing = [s for s in sentences if known.brings_value(s)]
     for sentence in bringing[:CORRECTION_SENTENCES]:
-        stated_features = stated_features or Features.of(stated)
+        stated_features = stated_features or _features(stated)
         verdict = compare(Features.of(sentence), stated_features)
         if verdict.conflicts and (verdict.same_lesson or verdict.correction):
             changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
@@ -192,6 +198,7 @@ class _Dream:
             str(problem.path) for problem in dream_input.snapshot.problems}
         tag_counts = Counter(t for e in self.index.entries for t in e.tags)
         self.known_tags = [t for t, _ in sorted(tag_counts.items(), key=lambda tc: (-tc[1], tc[0]))]
+        self.known: dict[str, Known] = {}  # what each extended entry states so far, by path
         self.matched = 0
         self.created = 0
         self.promoted = 0
@@ -244,6 +251,7 @@ class _Dream:
         (an update), rather than a new entry beside the wrong one."""
         self.matched += 1
         draft = self.drafts(entry)
+        self.known.pop(entry.path, None)  # its text changes
         said = ", ".join(f"{old} → {new}" for old, new in changes)
         draft.correct(members, changes, self.now,
                       f"{_say(members, 'corrects', 'correct')} this entry ({verdict}): {said}",
@@ -256,14 +264,15 @@ class _Dream:
         (route memory) seen again is promoted; new facts are added; a pure restatement confirms."""
         self.matched += 1
         draft = self.drafts(entry)
-        known = Known(f"{entry.title}\n{stated_text(draft.body)}")
+        known = self.known.get(entry.path) or Known(f"{entry.title}\n{stated_text(draft.body)}")
         changes = stated_differently(draft.body, members, known)
         if changes:
             said = ", ".join(f"{old} → {new}" for old, new in changes)
             draft.correct(members, changes, self.now, f"{_say(members, 'states', 'state')} a fact differently: {said}",
                           confidence=0.75, asks_human=entry.pinned)
             known = Known(f"{entry.title}\n{stated_text(draft.body)}")
-        facts = new_facts(members, known)
+        facts = new_facts(members, known)  # `known` grows with what it takes: kept for the next cluster
+        self.known[entry.path] = known
         when = max(m.submitted_at for m in seen)
         note = f"; it states something differently ({contested}): check both" if contested else ""
         if facts:
