@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreamtui.dream.cluster import build_entry_index, cluster_memories, find_entry
-from dreamtui.dream.match import Features, Weights, compare, compare_texts
+from dreamtui.dream.match import Features, Weights, compare, compare_texts, pair_overlap, raw_overlap
 from tests.factories import entry_text, memory, snapshot_of
 
 SETS = Path(__file__).parents[1] / "data" / "quality"
@@ -155,3 +155,10 @@ def test_best_is_what_the_full_ranking_puts_first() -> None:
         assert (found is None) == (not ranked)
         if found is not None:
             assert (index.items.index(found.item), found.verdict.kind) == (ranked[0][0], ranked[0][1].kind)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXTS, _TEXTS)
+def test_comparing_two_texts_alone_weighs_as_a_two_document_corpus(a: str, b: str) -> None:
+    fa, fb = Features.of(a), Features.of(b)
+    assert abs(pair_overlap(fa, fb) - raw_overlap(fa, fb, Weights((fa, fb)))) < 1e-9

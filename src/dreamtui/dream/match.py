@@ -620,9 +620,35 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
     for s in shared:
         x, y = va[s], vb[s]
         ws += x if x > y else y
-    dice = 2 * ws / (wa + wb)
-    smaller = ws / min(wa, wb)
+    return _mix(ws, wa, wb)
+
+
+def _mix(shared: float, wa: float, wb: float) -> float:
+    dice = 2 * shared / (wa + wb)
+    smaller = shared / min(wa, wb)
     return min(1.0, (1 - SMALLER_SHARE) * dice + SMALLER_SHARE * smaller)
+
+
+# Rarity when two texts are compared alone: a stem in one of them, or in both.
+_ALONE_IDF = math.log(1 + MIN_CORPUS), math.log(1 + MIN_CORPUS / 2)
+
+
+def pair_overlap(a: Features, b: Features) -> float:
+    """raw_overlap(a, b, Weights((a, b))) without building the weights: callers compare one
+    entry body with many sentences."""
+    shared = a.stems & b.stems
+    if not shared:
+        return 0.0
+    once, twice = _ALONE_IDF
+    extra = STRONG_WEIGHT - 1
+
+    def total(f: Features) -> float:
+        strong_shared = len(f.strong & shared)
+        return (once * (len(f.stems) - len(shared)) + twice * len(shared)
+                + extra * (once * (len(f.strong) - strong_shared) + twice * strong_shared))
+
+    ws = twice * (len(shared) + extra * len(shared & (a.strong | b.strong)))
+    return _mix(ws, total(a), total(b))
 
 
 def calibrated(raw: float) -> float:
@@ -796,8 +822,7 @@ def variants(a: str, b: str) -> bool:
 def compare(a: Features, b: Features, weights: Weights | None = None, *,
             threshold: float = DEFAULT_SIMILARITY) -> Verdict:
     """The verdict on two texts; symmetric and deterministic."""
-    weights = weights if weights is not None else Weights((a, b))
-    score = calibrated(raw_overlap(a, b, weights))
+    score = calibrated(pair_overlap(a, b) if weights is None else raw_overlap(a, b, weights))
     found = conflicts(a, b) if score >= min(threshold, SUBJECT_SIMILARITY) else ()
     return Verdict(round(score, 3), found, threshold)
 
