@@ -39,9 +39,10 @@ TARGETS: dict[str, tuple[Any, str]] = {
     "files.atomic_write_bytes": (files, "atomic_write_bytes"),
     "os.replace": (os, "replace"),
 }
-# Runtime state that changes whatever a commit does: the lock files, the rotating log, git's own
-# files (checked through git instead) and the SQLite file (checked through its rows instead).
-VOLATILE = (".git/", ".dreamtui/lock", ".dreamtui/locks/", ".dreamtui/logs/")
+# Runtime state that changes whatever a commit does: the lock files, the rotating log, the state
+# folder's own .gitignore (written when the folder is first used), git's own files (checked
+# through git instead) and the SQLite file (checked through its rows instead).
+VOLATILE = (".git/", ".dreamtui/lock", ".dreamtui/locks/", ".dreamtui/logs/", ".dreamtui/.gitignore")
 
 
 def all_files(root: Path) -> dict[str, str]:
