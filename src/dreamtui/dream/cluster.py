@@ -23,7 +23,6 @@ from itertools import chain
 from operator import itemgetter
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
 
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
@@ -35,7 +34,6 @@ from dreamtui.dream.match import (
     calibrated,
     conflicting,
     raw_overlap,
-    variants,
 )
 from dreamtui.dream.match import NEGATIONS as NEGATIONS
 from dreamtui.dream.match import STOPWORDS as STOPWORDS
@@ -96,15 +94,6 @@ class Signature:
         return made
 
     @cached_property
-    def identifiers(self) -> frozenset[tuple[str, ...]]:
-        return identifiers(self.text)
-
-    @cached_property
-    def words(self) -> list[str]:
-        """The body's normalised words in order, for single_swap."""
-        return self.norm.split() if self.body is None else normalise(self.body).split()
-
-    @cached_property
     def features(self) -> Features:
         return Features.of(self.text, self.body)
 
@@ -113,50 +102,6 @@ def mentions(norm: str, words: tuple[str, ...]) -> bool:
     """`words` appear contiguously in normalised text: `requirements.txt` is not in
     "requirements-dev.txt", though every one of its words is."""
     return f" {' '.join(words)} " in f" {norm} "
-
-
-def identifiers_conflict(ids_a: Iterable[tuple[str, ...]], norm_a: str,
-                         ids_b: Iterable[tuple[str, ...]], norm_b: str) -> bool:
-    """A substitution: each side names an identifier the other never mentions.
-
-    One-sided absence is fine (a shorter rewording may leave a name out); both sides at once
-    means "PGHOST" became "PGPORT", or "Postgres" became "MySQL".
-    """
-    return any(not mentions(norm_b, w) for w in ids_a) and any(not mentions(norm_a, w) for w in ids_b)
-
-
-def single_swap(a: Signature, b: Signature) -> bool:
-    """The contents differ in one place only, where a word became another word that is not a
-    variant of it: "run with vitest" vs "run with jest" names a different tool.
-
-    Compared on the content alone (titles are free summaries, often reworded with synonyms),
-    word by word in order, so "npm ci ... install" vs "npm install ... install" counts too.
-    """
-    edits = [op for op in Levenshtein.opcodes(a.words, b.words) if op.tag != "equal"]
-    changed = [(_content(a.words[op.src_start:op.src_end]), _content(b.words[op.dest_start:op.dest_end]))
-               for op in edits]
-    changed = [(old, new) for old, new in changed if old or new]
-    if len(changed) != 1:
-        return False
-    old, new = changed[0]
-    if not old or not new or len(old) > 2 or len(new) > 2:
-        return False
-    return not any(variants(x, y) for x in old for y in new)
-
-
-def _content(words: Sequence[str]) -> list[str]:
-    return [w for w in words if w not in STOPWORDS]
-
-
-def poles_conflict(poles_a: frozenset[tuple[str, int]], poles_b: frozenset[tuple[str, int]]) -> bool:
-    """Both sides take a position on one axis, and no position is shared ("before" vs "after")."""
-    axes_a: dict[str, set[int]] = {}
-    axes_b: dict[str, set[int]] = {}
-    for axis, pole in poles_a:
-        axes_a.setdefault(axis, set()).add(pole)
-    for axis, pole in poles_b:
-        axes_b.setdefault(axis, set()).add(pole)
-    return any(axes_a[axis].isdisjoint(axes_b[axis]) for axis in axes_a.keys() & axes_b.keys())
 
 
 def similarity(a: str, b: str, cutoff: float = 0) -> float:
