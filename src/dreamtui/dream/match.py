@@ -227,7 +227,8 @@ _REJECT = NEGATIONS | {"avoid", "forbid", "forbidden", "prohibited", "disallowed
 _NOT_CONTENT = STOPWORDS | NEGATIONS | _EMPHASIS
 _NOT_CORE = _REJECT | _EMPHASIS | STOPWORDS
 # These reject only the phrase after them ("pnpm instead of npm for packages": npm, not packages).
-_REJECT_PHRASE = frozenset({"instead", "rather", "over", "without", "except"})
+# "without" is not among them: "without it the suite fails" explains a consequence.
+_REJECT_PHRASE = frozenset({"instead", "rather", "over", "except"})
 _PHRASE_END = frozenset("for in to on with when as at by from because so".split())
 # A condition or a contrast ends a rejection: "avoid X unless asked", "never X, but Y".
 _CONDITION = frozenset("unless if when but because otherwise until so then".split())
@@ -298,7 +299,9 @@ class Features:
             if token[0] == "-":
                 token = "".join(_WORD_RE.findall(token))
                 code.add(token)
-            if token and not token[0].isdigit() and (token in code or (
+            # A code word counts even when it is an emphasis word (`any`), not a stop word (the
+            # "up" of `docker compose up` is no evidence).
+            if token and not token[0].isdigit() and token not in STOPWORDS and (token in code or (
                     _content(token) and token not in _REJECT and token not in _REJECT_PHRASE)):
                 stems.add(stem(token))
                 if token in _TOOL_SLOT:
@@ -484,7 +487,7 @@ class _Reader:
                 continue
             if kind & _POLE_K:
                 self.poles.add(POLES[word])
-            code = word in code_words
+            code = word in code_words and word not in STOPWORDS
             if not code and not kind & _CONTENT_K:
                 continue
             s = stems.get(word) or stem(word)
