@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 
+from dreamtui.dream.cluster import _collector_paused as collector_paused
 from dreamtui.dream.engines.base import (
     CancelToken,
     Done,
@@ -255,13 +256,16 @@ class _Run:
                                  known=self.index, contradictions=dict(self.contradictions))
         engine_started = time.monotonic()
         events = self.engine.run(dream_input, self.cancel)
-        try:
-            async for event in events:
-                self.handle(event)
-                if self.cancel.cancelled:
-                    break
-        finally:
-            await events.aclose()
+        # The engine's drafts, features and proposals all live until it ends: the cycle
+        # collector rescanning them is wasted work (as in clustering, which pauses it too).
+        with collector_paused():
+            try:
+                async for event in events:
+                    self.handle(event)
+                    if self.cancel.cancelled:
+                        break
+            finally:
+                await events.aclose()
         if self.cancel.cancelled:
             raise _Cancelled()
         if not self.done:
