@@ -23,8 +23,14 @@ import pytest
 from dreamtui.intake.claude_code import discovery
 from dreamtui.intake.claude_code.discovery import find_logs, first_cwd
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
-from dreamtui.intake.corrections import acknowledges_mistake, correction_rule
-from dreamtui.intake.lessons import command_head, error_lines, strip_ansi
+from dreamtui.intake.corrections import acknowledges_mistake, correction_rule, redirects
+from dreamtui.intake.lessons import (
+    command_head,
+    error_lines,
+    pasted_output,
+    person_words,
+    strip_ansi,
+)
 from dreamtui.model import NewMemory
 from dreamtui.workspace.layout import Workspace, open_workspace
 
@@ -427,8 +433,11 @@ def test_a_tool_error_recurring_in_another_session_is_kept(workspace: Workspace,
     once.result(once.calls("Bash", command="./build.sh"), "Exit code 1\nerror: disk quota", True)
     once.result(once.calls("Bash", command="./build.sh"), "ok")
     memories = _mined(workspace, projects, *logs, once)
-    assert len(memories) == 2  # one per session, the dream merges them
-    assert {m.metadata["why"] for m in memories} == {"the same error occurred in 2 sessions"}
+    # One cause, one memory across the sessions: the vault's address differs, the error does not.
+    assert len(memories) == 1
+    assert memories[0].metadata["why"] == "the same error occurred in 2 sessions"
+    assert memories[0].metadata["occurrences"] == 2
+    assert "Seen 2 times in 2 sessions" in memories[0].content
 
 
 def test_error_lines_are_preferred_and_ansi_is_stripped() -> None:
@@ -461,8 +470,9 @@ def test_workflow_subagent_logs_and_their_journal_are_read(workspace: Workspace,
     report = _import(workspace, projects, dry_run=True)
     [memory] = report.memories
     assert memory.agent_id == "claude-code/subagent" and memory.metadata["sidechain"] is True
-    assert memory.idempotency_key is not None and memory.idempotency_key.startswith(
-        f"cc:{session}/workflows/wf_9cab1d1d-783/agent-a4c69c858dab2afd6:tool_error:")
+    # A tool error's key is the error's, in any log (one cause, one memory); its log is kept.
+    assert str(memory.metadata["log"]).endswith(
+        f"{session}/subagents/workflows/wf_9cab1d1d-783/agent-a4c69c858dab2afd6.jsonl")
 
 
 def _resumed(original: _Log, session: str) -> _Log:
@@ -644,3 +654,138 @@ def test_a_log_without_cwd_is_not_probed_again_at_every_import(
     monkeypatch.setattr(discovery, "first_cwd", lambda path: probed.append(path) or real(path))
     report = import_logs(workspace, ImportOptions(projects_dir=projects, project=PROJECT))
     assert (report.unchanged, report.other_project, probed) == (2, 0, [])
+
+
+# -- held-out evaluation shapes: what is no lesson, and one cause as one memory ---------------
+
+
+def _esc_then(log: _Log, command: str, turn: str) -> None:
+    tool = log.calls("Bash", command=command)
+    log.result(tool, MARKER, True, toolDenialKind="interrupted").marker()
+    log.typed(turn)
+    log.says("Understood.")
+
+
+def test_an_esc_is_a_lesson_only_when_the_turn_after_it_redirects_the_agent(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e1e1e1e1-0000-4000-8000-000000000001")
+    log.typed("bring the bridge online")
+    _esc_then(log, "./bridge.sh start", "Retry")  # after an API error
+    _esc_then(log, "./bridge.sh status", "Is the binary bridge online")  # a plain question
+    _esc_then(log, "./deploy.sh staging", "Actually it could deploy to multiple at once but add "
+                                          "that too")  # one more feature
+    _esc_then(log, "./voice.sh", "Also how to use voice input")
+    _esc_then(log, "./mode.sh", "Ultrathink design this mode of building the images")  # new ask
+    _esc_then(log, "mktemp -d /tmp/build.XXXX", "Dont use /tmp keep everything within the claude dir")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "interruption"
+    assert memory.title.startswith("Dont use /tmp keep everything within the claude dir")
+
+
+@pytest.mark.parametrize(("turn", "redirecting"), [
+    ("Retry and re-read that line", False),
+    ("RESEARCH: OpenAI Swarm protocols", False),
+    ("289", False),
+    ("Do we not have the production orchestration system", True),  # a challenge, not a question
+    ("Remember we have a hooks/ directory", True),
+    ("Ignore the large file", True),
+    ("why did you delete the fixtures?", True),
+])
+def test_which_turns_after_an_esc_redirect(turn: str, redirecting: bool) -> None:
+    assert redirects(turn) is redirecting
+
+
+def test_a_title_leaves_out_openers_markup_and_pasted_output(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e2e2e2e2-0000-4000-8000-000000000002")
+    log.typed("start the stream")
+    _esc_then(log, "./stream.sh", "ultrathink no, the stream runs from the hooks/ folder")
+    _esc_then(log, "./stream.sh --debug",
+              "ubuntu@ubuntu:~/shop(main)$ ./stream.sh\n  File \"stream.sh\", line 605\n"
+              "SyntaxError: invalid syntax")
+    first, pasted = _mined(workspace, projects, log)
+    assert first.title.startswith("No, the stream runs from the hooks/ folder (interrupted")
+    assert pasted.title.startswith("Check with the person before you run `./stream.sh --debug`")
+    assert "SyntaxError: invalid syntax" in pasted.content  # quoted in the body, not the title
+    assert person_words("ultrathink <command-name>/fix</command-name> keep the wrapper") == \
+        "/fix keep the wrapper"
+    assert not pasted_output("Fix the path issues")
+
+
+def test_one_cause_is_one_memory_across_sessions_and_within_one(
+        workspace: Workspace, projects: Path) -> None:
+    logs = []
+    for n, name in enumerate(("README.md", "SESSION-2026-03-23.md", "LEVELSET.md")):
+        log = _Log(f"e3e3e3e{n}-0000-4000-8000-00000000000{n}")
+        log.typed("commit the notes")
+        exit_line = "Exit code 128\n" if n else ""  # Claude Code puts it first, or not
+        log.result(log.calls("Bash", command=f'git add "!/{name}"'),
+                   f"{exit_line}fatal: pathspec '!C:/Users/u/AppData/Local/Programs/Git/{name}' "
+                   "did not match any files", True)
+        logs.append(log)
+    compose = logs[0]
+    for container in ("stream-prod", "stream-db", "stream-cache"):
+        compose.result(compose.calls("Bash", command="sudo docker-compose up -d"),
+                       f"Exit code 1\nERROR: for {container}  Cannot start service: failed to "
+                       "mount local volume", True)
+    memories = _mined(workspace, projects, *logs)
+    by_tool = {m.title.split(" fails here")[0]: m for m in memories}
+    assert sorted(by_tool) == ["`git add`", "`sudo docker-compose`"]
+    git = by_tool["`git add`"]
+    assert git.title.startswith("`git add` fails here: fatal: pathspec '!C:/Users/u/AppData/Local/"
+                                "Programs/Git/")
+    assert git.metadata["occurrences"] == 3 and "Seen 3 times in 3 sessions" in git.content
+    assert by_tool["`sudo docker-compose`"].metadata["occurrences"] == 3
+
+
+def test_the_read_size_limit_and_a_shell_banner_are_no_errors(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e4e4e4e4-0000-4000-8000-000000000004")
+    log.typed("look at the scraper")
+    read = log.calls("Read", file_path=f"{PROJECT}/scraper.py")
+    log.hook_ran(read, "PreToolUse:Read")
+    log.result(read, "File content (16509 tokens) exceeds maximum allowed tokens (10000). Please "
+                     "use offset and limit parameters to read specific portions of the file.", True)
+    banner = "○ Tandem Orchestrator: Not found\n⚠ Agent Registry: Not found"
+    for command in ("./ultrathink.sh", "git commit -m wip", "grep -r Global ."):
+        for _ in range(2):  # failed twice, never got past: kept, were the banner an error
+            log.result(log.calls("Bash", command=command), f"Exit code 1\n{banner}", True)
+    for _ in range(2):
+        log.result(log.calls("Bash", command="dmesg"),
+                   f"Exit code 1\ndmesg: read kernel buffer failed: Operation not permitted\n{banner}",
+                   True)
+    [memory] = _mined(workspace, projects, log)
+    assert memory.title == "`dmesg` fails here: dmesg: read kernel buffer failed: Operation not permitted"
+
+
+def test_a_word_game_move_and_relayed_text_are_no_corrections(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e5e5e5e5-0000-4000-8000-000000000005")
+    log.typed("let's play: PING, DING, RING, next word?")
+    log.says("RANG")
+    log.typed("WRONG")
+    log.says("You're right! RUNG?")
+    log.result(log.calls("Bash", command="./swarm.sh status"), "3 agents idle")
+    log.typed("CODEX SAYS: the swarm must run from the vault root")
+    log.says("You're absolutely right, I will move it.")  # conceding to the relayed agent
+    log.result(log.calls("Bash", command="./fix.sh"), "fixed line 132")
+    log.says("Line 132 is fixed.")
+    log.typed("Line 132 still shows an error")
+    log.says("Let me look again.")
+    memories = _mined(workspace, projects, log)
+    assert [m.title for m in memories] == \
+        ["Line 132 still shows an error"]
+
+
+@pytest.mark.parametrize("text", [
+    "Line 132 still shows an error",
+    "you can fix what is there",
+    "Fix the script to not overwrite our wrapper",
+])
+def test_corrections_the_evaluation_found_missed(text: str) -> None:
+    assert correction_rule(text) is not None
+
+
+def test_relayed_text_is_not_the_persons_correction() -> None:
+    assert correction_rule("CODEX SAYS: no, revert the config") is None
+    assert correction_rule("Linear chatbot says: that is wrong") is None

@@ -339,3 +339,29 @@ def test_sessions_dir_follows_codex_home(workspace: Workspace, tmp_path: Path) -
     assert default_sessions_dir(workspace, {"CODEX_HOME": str(tmp_path / "ch")}) == \
         tmp_path / "ch" / "sessions"
     assert default_sessions_dir(workspace, {}).parts[-2:] == (".codex", "sessions")
+
+
+def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no_lessons(
+        tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Find where the config error is raised")
+               .shell('rg -n "codex" -g"*"', "worker.py:62:    except codex_config.CodexConfigError"
+                                              " as exc:", 1)
+               .shell('rg -n "codex" -g"*"', "worker.py:62:    except codex_config.CodexConfigError"
+                                              " as exc:", 1)
+               .shell("rg -n shard missing.md", "rg: missing.md: No such file or directory (os "
+                                                 "error 2)", 1)
+               .shell("rg -n shard missing.md", "rg: missing.md: No such file or directory (os "
+                                                 "error 2)", 1)
+               .shell("nmp test", "nmp : The term 'nmp' is not recognized\n+ CategoryInfo : "
+                                  "ObjectNotFound: (nmp:String) [], CommandNotFoundException", 1)
+               .shell("nmp test", "nmp : The term 'nmp' is not recognized\n+ CategoryInfo : "
+                                  "ObjectNotFound: (nmp:String) [], CommandNotFoundException", 1)
+               .shell("sleep 100", "aborted by user after 3.2s", 1)
+               .abort()
+               .typed("Retry")
+               .shell("sleep 100", "aborted by user after 1.0s", 1)
+               .abort()
+               .typed("RESEARCH: OpenAI Swarm protocols"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    # Only rg's own complaint, twice, is a failure the agent did not get past.
+    assert [(f.kind, f.action) for f in frictions] == [("tool_error", "rg -n shard missing.md")]

@@ -10,8 +10,10 @@ A correction is judged on the turn's *opening* (after openers such as "actually,
 |             | "no problem", "no rush") — "no verify them 1 by 1", "no, use pnpm"           |
 | dont        | "don't …"/"do not …"/"never …"/"stop …" (not "don't worry/forget")          |
 | imperative  | "revert that", "undo it", "I said …", "I told you …", "I asked (you) to …",  |
-|             | "wrong …", "you forgot …", "you missed …", "you didn't …", "not that …"      |
-| wrong       | "that's wrong / not what I asked / incorrect", "it still fails/doesn't work" |
+|             | "wrong …", "you forgot …", "you missed …", "you didn't …", "not that …",     |
+|             | "you can fix what is there", "fix the script to not overwrite …"            |
+| wrong       | "that's wrong / not what I asked / incorrect", "it still fails/doesn't work",|
+|             | "line 132 still shows an error"                                              |
 | question    | a question challenging what the agent did: "why did you …", "why are you     |
 |             | still …", "why not …", "did you (actually/really) …", "didn't I (say/tell)…",|
 |             | "have you (even) …", "where did you …", "how come …"                         |
@@ -19,6 +21,9 @@ A correction is judged on the turn's *opening* (after openers such as "actually,
 | zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新… at the start   |
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
 |             | asking", "no need to ask", "don't ask me", "without asking", 无需询问, 不用问 |
+
+Never a correction: text relayed from another agent ("CODEX SAYS: …"), and a one- or two-word
+move in a word game (`game_move`: "WRONG" answering the agent's "RANG").
 
 And the agent's own reply is a strong, cheap signal: a turn the agent answers with "You're
 absolutely right", "My mistake", "I apologize", "Good catch", "你说得对", "抱歉", … is a
@@ -41,13 +46,19 @@ _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\s+(?:that|this|it|the|your|those|these|all|everything)\b"
     r"|i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
     r"|you (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
-    r"|not that\b|that'?s not (?:it|right|what)\b|that is not (?:it|right|what)\b)")
+    r"|not that\b|that'?s not (?:it|right|what)\b|that is not (?:it|right|what)\b"
+    r"|you can (?:just )?(?:fix|use|edit|keep|reuse|modify|update) (?:what|the existing|it)\b"
+    r"|fix (?:the|your|this|that|it)\b[^.!?\n]*\b(?:to not|not to|so (?:that )?it (?:doesn'?t|does not|"
+    r"won'?t))\b)")
 _WRONG = re.compile(
     r"(?:^|[.!?;]\s+)(?:that'?s|that is|this is|it'?s|it is)\s+(?:wrong|incorrect|not (?:right|"
     r"correct|what i (?:asked|wanted|meant|said)))\b"
     r"|^(?:it|this|that)?\s*(?:still|again)\s+(?:doesn'?t|does not|isn'?t|is not|fails|failing|"
     r"broken|not working|errors?)\b"
-    r"|^(?:it|this|that) (?:doesn'?t|does not|didn'?t|did not) work\b")
+    r"|^(?:it|this|that) (?:doesn'?t|does not|didn'?t|did not) work\b"
+    # "Line 132 still shows an error" after the agent said it was fixed
+    r"|^(?:line \d+|the [\w.-]+(?: [\w.-]+)?|it|this|that|there|i)\s+still\s+(?:shows?|has|have|"
+    r"gives?|throws?|returns?|gets?|getting|sees?|seeing|fails?|errors?|is|are)\b")
 _QUESTION = re.compile(
     r"^(?:why (?:did|do|are|is|would|were|didn'?t|don'?t|isn'?t|aren'?t|not|does|doesn'?t|"
     r"are you still|is it still|the hell)\b|how come\b"
@@ -77,8 +88,24 @@ def _plain(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
+# Text the person relays from another agent or tool ("CODEX SAYS: …"): not their own words.
+_RELAYED = re.compile(r"^\s*[A-Za-z][\w -]{1,30} (?:says|said|wrote|replied)\s*:", re.IGNORECASE)
+
+
+def relayed(text: str) -> bool:
+    return _RELAYED.match(text) is not None
+
+
+def game_move(text: str, said: str | None) -> bool:
+    """A one- or two-word turn answering a one- or two-word reply ("RANG" → "WRONG"): a move in
+    a word game the person plays with the agent, not a correction of its work."""
+    return len(text.split()) <= 2 and said is not None and 0 < len(said.split()) <= 2
+
+
 def correction_rule(text: str) -> str | None:
     """The correction rule a typed turn's opening matches, or None (module docstring)."""
+    if relayed(text):
+        return None
     lowered = _plain(text).lower().strip()[:400]
     head = _OPENER.sub("", lowered)
     if _NO.match(head):
@@ -99,6 +126,36 @@ def correction_rule(text: str) -> str | None:
     if _PROCESS.search(lowered):
         return "process"
     return None
+
+
+# After an Esc, turns that do not redirect the agent: a retry (an API error, a hung call), a plain
+# question, one more feature on top of the same work, a new request. A turn the correction rules
+# read as one always redirects.
+_RETRY = re.compile(r"^(?:retry|try again|again|resume|continue|go on|go ahead|proceed|keep going)\b")
+_PLAIN_QUESTION = re.compile(r"^(?:is|are|was|were|what|how|can|could|will|would|where|when|which|"
+                             r"who|does|do you|shall|should i)\b")
+_CHALLENGE = re.compile(r"^(?:do|does|did|have|has) (?:we|you|it|this|that) (?:not|never)\b"
+                        r"|^(?:don'?t|doesn'?t|didn'?t|haven'?t|isn'?t|aren'?t) (?:we|you|it)\b")
+_ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing)\b"
+                       r"|\b(?:add that too|also add|add (?:this|that|it) as well|as well as that)\b")
+_NEW_REQUEST = re.compile(r"^(?:design|research|create|implement|build|develop|write|explain|"
+                          r"tell me|show me|give me|let'?s|now|next)\b")
+_HEADING = re.compile(r"^[A-Z]{4,}:")  # "RESEARCH: OpenAI Swarm protocols", a task heading
+
+
+def redirects(text: str) -> bool:
+    """Does the turn typed right after an Esc redirect or correct what the agent was doing? A
+    retry, a plain question, an added feature or a new request does not: no lesson in the stop."""
+    if correction_rule(text) is not None:
+        return True
+    first = _plain(text).strip().split("\n", 1)[0]
+    if _HEADING.match(first) or first.strip().isdigit():
+        return False  # a task heading; a bare number answers a question
+    head = _OPENER.sub("", first.lower())
+    if _CHALLENGE.match(head):
+        return True
+    return not (_RETRY.match(head) or _PLAIN_QUESTION.match(head) or _ADDITION.search(head)
+                or _NEW_REQUEST.match(head) or first.rstrip().endswith(("?", "？")))
 
 
 def acknowledges_mistake(reply: str) -> bool:

@@ -149,7 +149,7 @@ _SAME_FRICTION: dict[str, tuple[str, ...]] = {
     "interruption": ("action", "reason", "uuid"),  # one Esc, one memory
     "hook_block": ("command", "first_line"),  # the same hook message for the same command
     "denial": ("action", "evidence"),
-    "tool_error": ("tool", "evidence"),
+    "tool_error": ("signature",),  # one cause, one memory: paths, names and numbers alike
     "correction": ("evidence",),
 }
 _DIGITS = re.compile(r"\d+")
@@ -170,6 +170,8 @@ def _part(friction: Friction, name: str) -> str:
         return friction.record_uuid or ""
     if name == "command":
         return command_head(call.target or "") if call else ""
+    if name == "signature":
+        return error_signature(call.name if call else "?", friction.evidence)
     if name == "first_line":
         return friction.evidence.strip().split("\n", 1)[0]
     value = getattr(friction, name)
@@ -180,8 +182,10 @@ def friction_key(friction: Friction, prefix: str) -> str:
     """The idempotency key of the memory a friction becomes (module docstring)."""
     parts = [_part(friction, name) for name in _SAME_FRICTION[friction.kind]]
     digest = hashlib.sha256("\0".join(map(_normalise, parts)).encode("utf-8")).hexdigest()
-    scope = friction.scope if len(friction.scope) <= 120 else hashlib.sha256(
-        friction.scope.encode("utf-8")).hexdigest()[:32]
+    # A tool error is the same error in any session or log of the import (30 sessions hitting
+    # one rewritten path are one lesson); the person's own words belong to their session.
+    scope = "errors" if friction.kind == "tool_error" else friction.scope
+    scope = scope if len(scope) <= 120 else hashlib.sha256(scope.encode("utf-8")).hexdigest()[:32]
     return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
 
 
@@ -195,9 +199,31 @@ def _memory_type(kind: str, config: Config, who: str) -> str:
                      f"(it allows {', '.join(config.memory_types)})")
 
 
+_MARKUP = re.compile(r"</?(?:command-name|command-message|command-args|local-command-stdout|"
+                     r"local-command-stderr|bash-input|bash-stdout|bash-stderr)>")
+# What a person types before their point, which says nothing as a title: "ultrathink", "ok so".
+_TITLE_OPENER = re.compile(r"^(?:(?:ultrathink|megathink|think(?: hard| harder| deeply)?|use ultrathink"
+                           r"(?: and)?|ok(?:ay)?(?: so)?|so|hmm+|um+|hey|please|pls)\b[\s,.:;!-]*)+",
+                           re.IGNORECASE)
+# Text copied from a terminal or the agent's own screen: a log line, a TUI bullet or tree glyph.
+_PASTED = re.compile(r"^\s*(?:\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\]|\d{4}-\d\d-\d\d[ T]\d|[●⎿○⚠✗✓✔❌]|\$ "
+                     r"|[\w.-]+@[\w.-]+:[^\n$#]*[$#] )")  # "ubuntu@ubuntu:~/app(main)$ make"
+
+
+def person_words(text: str) -> str:
+    """A person's words as a title quotes them: no command markup, no opener."""
+    return _TITLE_OPENER.sub("", _MARKUP.sub("", strip_ansi(text)).strip())
+
+
+def pasted_output(text: str) -> bool:
+    """Does the text open with pasted terminal output rather than the person's own words?"""
+    return _PASTED.match(text) is not None
+
+
 def _sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of a person's words, capitalised, on one line."""
-    line = strip_ansi(text).strip().splitlines()[0] if text.strip() else ""
+    text = person_words(text) or text.strip()
+    line = text.splitlines()[0] if text.strip() else ""
     head = re.split(r"(?<=[.!?。！？])\s", line, maxsplit=1)[0]
     head = one_line(head, limit)
     return head[:1].upper() + head[1:]
@@ -206,7 +232,9 @@ def _sentence(text: str, limit: int) -> str:
 def lesson_title(friction: Friction, limit: int) -> str:
     """What to do or avoid, in a line (module docstring)."""
     doing = friction.doing()
-    reason = _sentence(friction.reason, limit) if friction.reason else None
+    # A reason that is pasted output quotes well in the body but names no lesson in a title.
+    reason = _sentence(friction.reason, limit) if friction.reason and not pasted_output(
+        friction.reason) else None
     kind = friction.kind
     if kind == "correction":
         title = _sentence(friction.evidence, limit)
@@ -228,7 +256,9 @@ def lesson_title(friction: Friction, limit: int) -> str:
     elif kind == "denial":
         title = f"Not allowed here: {doing or 'that tool call'}"
     else:
-        title = f"Avoid {_short(friction)}: {_error_head(friction.evidence)}"
+        # The error's own statement names the cause ("pathspec '!C:/…/Git/…' did not match":
+        # the shell rewrote the path), where "Avoid `git add`" would name the wrong lesson.
+        title = f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
     return one_line(title, limit)
 
 
@@ -320,7 +350,8 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
     if first.reply:
         lines.append(f"The agent replied: “{one_line(first.reply, 200)}”")
     if len(group) > 1:
-        lines.append(_seen_line(len(group), group[-1].timestamp))
+        sessions = len({f.session_id for f in group})
+        lines.append(_seen_line(len(group), group[-1].timestamp, sessions))
     text = "\n".join(lines)
     encoded = text.encode("utf-8")
     if len(encoded) <= limit_bytes:
@@ -328,18 +359,22 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
     return encoded[: limit_bytes - 3].decode("utf-8", "ignore") + "…"
 
 
-def _seen_line(occurrences: int, last: str | None) -> str:
-    return f"Seen {occurrences} times in this session (last {last or 'unknown'})."
+def _seen_line(occurrences: int, last: str | None, sessions: int = 1) -> str:
+    where = "in this session" if sessions <= 1 else f"in {sessions} sessions"
+    return f"Seen {occurrences} times {where} (last {last or 'unknown'})."
 
 
-_SEEN_LINE_RE = re.compile(r"\nSeen \d+ times in this session \(last [^()\n]*\)\.\Z")
+_SEEN_LINE_RE = re.compile(r"\nSeen \d+ times in (?:this session|(\d+) sessions) \(last [^()\n]*\)\.\Z")
 
 
 def _recounted(content: str, occurrences: int, last: str | None, limit_bytes: int) -> str:
-    """`content` saying the new count; as it was when it had been clipped or would not fit."""
+    """`content` saying the new count (of the sessions it named, at least); as it was when it
+    had been clipped or would not fit."""
     if content.endswith("…"):
         return content
-    text = _SEEN_LINE_RE.sub("", content) + "\n" + _seen_line(occurrences, last)
+    seen = _SEEN_LINE_RE.search(content)
+    sessions = int(seen.group(1)) if seen and seen.group(1) else 1
+    text = _SEEN_LINE_RE.sub("", content) + "\n" + _seen_line(occurrences, last, sessions)
     return text if len(text.encode("utf-8")) <= limit_bytes else content
 
 
@@ -509,7 +544,9 @@ def error_lines(text: str, limit: int) -> str:
 def error_signature(tool: str, text: str) -> str:
     """What makes two tool errors the same error, across sessions: the tool and the error lines
     with numbers, paths and quoted names made alike."""
-    lines = error_lines(text, 300)
+    # Without the bare "Exit code N" line: present or not, it is the same error.
+    lines = "\n".join(line for line in error_lines(text, 300).splitlines()
+                      if not _EXIT_ONLY.match(line.strip()))
     lines = re.sub(r"(?:/[^\s/:'\"]+)+", "/…", lines)
     lines = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "'…'", lines)
     lines = re.sub(r"\b\w*[-_\d]\w*(?:[-_.]\w+)*", "…", lines)  # names: branch-1, my_app, v2.1

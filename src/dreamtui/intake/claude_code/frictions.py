@@ -13,7 +13,9 @@ Order matters four times:
   they queued meanwhile): that is the reason, and that turn is not also a correction. The
   interrupt marker that follows a stop is part of it, and further stops before the person types
   (parallel calls refused or stopped at once) join it: one Esc, one memory. The agent acting
-  again first settles it without a reason; an Esc without any reason is no lesson and is dropped.
+  again first settles it without a reason; an Esc without any reason is no lesson and is dropped,
+  and so is one whose turn does not redirect the agent (`corrections.redirects`: not "Retry", a
+  plain question, an added feature or a new request).
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once; any other turn waits for the
@@ -93,6 +95,19 @@ class _Thread:
     stop: Friction | None = None  # a stop waiting for the person's reason
     candidate: Friction | None = None  # a typed turn waiting for the agent's reply
     open_errors: list[_Error] = field(default_factory=list)  # since the last success
+
+
+def _banner(errors: list[_Error]) -> frozenset[str]:
+    """Lines a shell prints on every call (a profile's banner: "○ Tandem Orchestrator: Not
+    found"): two or more lines found in the failed output of three or more different calls. No
+    error of its own, they would otherwise read as one, and the same one everywhere."""
+    seen: dict[str, set[str]] = {}
+    for error in errors:
+        for line in set(error.friction.evidence.splitlines()):
+            if line.strip():
+                seen.setdefault(line, set()).add(error.call)
+    common = frozenset(line for line, calls in seen.items() if len(calls) >= 3)
+    return common if len(common) >= 2 else frozenset()
 
 
 class Detector:
@@ -195,7 +210,8 @@ class Detector:
             self._give_reason(thread, text)
             return True
         self._comment_errors(thread, text)
-        if agent.acted and not corrections.pasted_log(text):
+        if agent.acted and not corrections.pasted_log(text) and not corrections.relayed(text) \
+                and not corrections.game_move(text, agent.said_text()):
             friction = _friction("correction", where, agent,
                                  [agent.last_tool] if agent.last_tool else [], text)
             rule = corrections.correction_rule(text)
@@ -232,6 +248,8 @@ class Detector:
         reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
         stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
         thread.stop = None
+        if stop.kind == "interruption" and not corrections.redirects(stop.reason):
+            return  # "Retry", a question, one more feature, a new request: not a lesson
         self.frictions.append(stop)
 
     def _comment_errors(self, thread: _Thread, text: str) -> None:
@@ -252,7 +270,13 @@ class Detector:
         """The log ended: nothing waits any longer; every friction, in log order."""
         self._settle(False)
         self._settle(True)
+        banner = _banner(self._errors)
         for error in self._errors:
+            if banner:
+                kept = [line for line in error.friction.evidence.splitlines() if line not in banner]
+                if not any(line.strip() for line in kept):
+                    continue  # the output said nothing but the banner
+                error.friction.evidence = "\n".join(kept)
             self.frictions.append(self._judged(error))
         self._errors.clear()
         self.frictions.sort(key=lambda f: f.timestamp or "")

@@ -72,7 +72,8 @@ _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTA
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _OWN_ERROR = re.compile(r"^(?:Error: )?(?:Exit code \d+|Command timed out|Command failed|"
                         r"InputValidationError|File does not exist|File has not been read|"
-                        r"String to replace not found|Sibling tool call errored|EISDIR|ENOENT)")
+                        r"String to replace not found|Sibling tool call errored|EISDIR|ENOENT|"
+                        r"File content \(\d+ tokens\) exceeds maximum allowed tokens)")
 
 
 @dataclass(frozen=True)

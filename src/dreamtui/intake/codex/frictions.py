@@ -17,7 +17,8 @@
 |             | spoke right after it — a test run the agent then fixed is routine.            |
 | interruption| the person stopped the turn (`turn_aborted`, "aborted by user") and typed what |
 |             | to do instead; one per turn, however many calls were running. Without a typed |
-|             | reason there is no lesson, and none is kept.                                  |
+|             | reason, or with one that does not redirect the agent ("Retry", a question, a  |
+|             | new request: `corrections.redirects`), there is no lesson, and none is kept.  |
 | correction  | a typed turn right after the agent acted that contradicts it, or one the      |
 |             | agent's next reply acknowledges as its mistake (`intake.corrections`, shared  |
 |             | with the Claude Code importer).                                               |
@@ -30,7 +31,15 @@ from dataclasses import dataclass, replace
 
 from dreamtui.intake import lessons
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Event, Meta, Result, UserTurn
-from dreamtui.intake.corrections import ANSWERABLE, acknowledges_mistake, correction_rule, pasted_log
+from dreamtui.intake.corrections import (
+    ANSWERABLE,
+    acknowledges_mistake,
+    correction_rule,
+    game_move,
+    pasted_log,
+    redirects,
+    relayed,
+)
 from dreamtui.vocabulary import clip
 
 QUOTE_CHARS = 600
@@ -102,7 +111,41 @@ def _no_match(call: Call | None, result: Result) -> bool:
         return False
     head = call.action.split(None, 1)[0].rsplit("/", 1)[-1] if call.action.strip() else ""
     git_grep = call.action.startswith("git grep")
-    return (head in _STATUS_ONE_OK or git_grep) and "error" not in result.text.lower()
+    # Matched lines may hold the word "error" (`CodexConfigError`); only the tool's own complaint
+    # ("rg: foo: No such file or directory", "grep: invalid option") makes status 1 a failure.
+    return (head in _STATUS_ONE_OK or git_grep) and _TOOL_COMPLAINT.search(result.text) is None
+
+
+_TOOL_COMPLAINT = re.compile(r"(?m)^(?:rg|grep|egrep|fgrep|ag|ack|diff|cmp|test|git|error)(?:\.exe)?: ")
+
+
+# A command name typed wrong ("nmp" for npm, "gti" for git) is a slip, not a missing tool.
+_MISSING = re.compile(r"\(([\w.+-]+):String\) \[\], CommandNotFoundException"
+                      r"|(?:^|[\s:])([\w.+-]+): (?:command )?not found"
+                      r"|'([\w.+-]+)' is not recognized as an internal or external command")
+_COMMON_COMMANDS = frozenset({"npm", "npx", "pnpm", "yarn", "node", "git", "python", "python3",
+                              "pip", "pip3", "uv", "cargo", "make", "docker", "go", "grep", "rg",
+                              "cat", "ls", "cd", "curl", "bash", "pytest", "gh", "code"})
+
+
+def _near(word: str, known: str) -> bool:
+    """One letter changed, added, dropped, or two neighbours swapped."""
+    if word == known or abs(len(word) - len(known)) > 1:
+        return False
+    if len(word) == len(known):
+        diff = [i for i, (a, b) in enumerate(zip(word, known, strict=True)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and word[diff[0]] == known[diff[1]] and word[diff[1]] == known[diff[0]])
+    short, long_ = sorted((word, known), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def typo(text: str) -> bool:
+    """Does the failure say a command is missing whose name is a slip of a common one?"""
+    found = _MISSING.search(text)
+    name = next((g for g in found.groups() if g), "") if found else ""
+    return bool(name) and name.lower() not in _COMMON_COMMANDS and any(
+        _near(name.lower(), known) for known in _COMMON_COMMANDS)
 
 
 _EDGE = 2000  # a failure says what went wrong at its start or its end
@@ -118,7 +161,7 @@ def _bounded(result: Result) -> Result:
 
 def _corrects(text: str, said: str | None) -> bool:
     """The shared correction rule; a "no" answering the agent's own question is an answer."""
-    if pasted_log(text):
+    if pasted_log(text) or relayed(text) or game_move(text, said):
         return False
     rule = correction_rule(text)
     if rule in ANSWERABLE:
@@ -190,6 +233,8 @@ class Detector:
         key = call.action if call else result.call_id
         if kind == "tool_error" and (lessons.routine_error(result.text) or _no_match(call, result)):
             kind = None  # a miss while exploring, or a search that found nothing: not a failure
+        if kind in ("tool_error", "environment") and typo(result.text):
+            kind = None  # "nmp: command not found": the agent mistyped, nothing is missing
         if kind is None:
             failure = self._failures.get(key)
             if failure is not None:
@@ -220,7 +265,8 @@ class Detector:
     def _typed(self, turn: UserTurn) -> None:
         reason = clip(turn.text, 2 * QUOTE_CHARS)
         for friction in self._waiting:
-            self.frictions.append(replace(friction, reason=reason))
+            if friction.kind != "interruption" or redirects(turn.text):  # not "Retry", a new ask
+                self.frictions.append(replace(friction, reason=reason))
         answered_a_stop = bool(self._waiting)
         self._waiting.clear()
         self._interrupted = False
@@ -239,7 +285,8 @@ class Detector:
                                                  turn.timestamp, reason=None))
             self._turn = None
         else:
-            self._turn = (turn, self._last_call) if self._acted and not answered_a_stop else None
+            self._turn = (turn, self._last_call) if self._acted and not answered_a_stop \
+                and not relayed(turn.text) and not game_move(turn.text, said) else None
         self._answered = False
         self._acted = False
 
