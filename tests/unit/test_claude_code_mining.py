@@ -690,6 +690,7 @@ def test_an_esc_is_a_lesson_only_when_the_turn_after_it_redirects_the_agent(
     ("Remember we have a hooks/ directory", True),
     ("Ignore the large file", True),
     ("why did you delete the fixtures?", True),
+    ("https://github.com/u/shop", False),  # a link answering the agent
 ])
 def test_which_turns_after_an_esc_redirect(turn: str, redirecting: bool) -> None:
     assert redirects(turn) is redirecting
@@ -789,3 +790,25 @@ def test_corrections_the_evaluation_found_missed(text: str) -> None:
 def test_relayed_text_is_not_the_persons_correction() -> None:
     assert correction_rule("CODEX SAYS: no, revert the config") is None
     assert correction_rule("Linear chatbot says: that is wrong") is None
+
+
+def test_the_agents_own_slips_are_no_lessons_however_often_it_repeats_them(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e6e6e6e6-0000-4000-8000-000000000006")
+    log.typed("show the learning summary")
+    for _ in range(2):
+        log.result(log.calls("Bash", command='python3 -c "import db; db.summary()"'),
+                   "Exit code 1\nTraceback (most recent call last):\nasyncpg.exceptions."
+                   'UndefinedColumnError: column "success_rate" does not exist', True)
+        log.result(log.calls("Bash", command="python3 learning_cli.py summary"),
+                   "Exit code 1\nError: 'LearningSystem' object has no attribute 'summary'", True)
+        log.result(log.calls("Bash", command="for f in *.sh; do grep -l x $f | grep"),
+                   "Exit code 2\n/bin/bash: -c: line 1: syntax error near unexpected token `grep'",
+                   True)
+    for _ in range(2):  # stuck on the machine, not on its own code: kept
+        log.result(log.calls("Bash", command="sudo initdb -D /srv/pg"),
+                   "Exit code 1\ninitdb: error: could not access directory \"/srv/pg\": "
+                   "Permission denied", True)
+    assert [m.title for m in _mined(workspace, projects, log)] == [
+        '`sudo initdb` fails here: initdb: error: could not access directory "/srv/pg": '
+        "Permission denied"]

@@ -140,6 +140,7 @@ _ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing)\b"
                        r"|\b(?:add that too|also add|add (?:this|that|it) as well|as well as that)\b")
 _NEW_REQUEST = re.compile(r"^(?:design|research|create|implement|build|develop|write|explain|"
                           r"tell me|show me|give me|let'?s|now|next)\b")
+_BARE_URL = re.compile(r"^\s*https?://\S+\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^[A-Z]{4,}:")  # "RESEARCH: OpenAI Swarm protocols", a task heading
 
 
@@ -149,8 +150,8 @@ def redirects(text: str) -> bool:
     if correction_rule(text) is not None:
         return True
     first = _plain(text).strip().split("\n", 1)[0]
-    if _HEADING.match(first) or first.strip().isdigit():
-        return False  # a task heading; a bare number answers a question
+    if _HEADING.match(first) or first.strip().isdigit() or _BARE_URL.match(first):
+        return False  # a task heading; a bare number or link answers a question
     head = _OPENER.sub("", first.lower())
     if _CHALLENGE.match(head):
         return True

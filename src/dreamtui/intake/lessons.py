@@ -521,11 +521,20 @@ def environment_fact(text: str) -> bool:
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
 
 
+# The agent's own slip in code it just wrote: a bug of its script or its shell quoting, which it
+# fixes by writing it again; nothing lasting about the project or the machine.
+_SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError|SyntaxError|"
+                   r"IndentationError|UnboundLocalError|UndefinedColumnError|UndefinedTableError)\b"
+                   r"|has no attribute '|syntax error near unexpected token|"
+                   r"unexpected EOF while looking for matching")
+
+
 def routine_error(text: str) -> bool:
-    """An exploration miss or a tool's guard, or a bare exit code: no lesson on its own."""
+    """An exploration miss or a tool's guard, a bare exit code, or the agent's own slip (a bug
+    in the script it wrote, its quoting): no lesson on its own."""
     stripped = text.strip()
     return not stripped or _ROUTINE.match(stripped) is not None or \
-        _EXIT_ONLY.match(stripped) is not None
+        _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None
 
 
 def error_lines(text: str, limit: int) -> str:
