@@ -792,7 +792,7 @@ def test_relayed_text_is_not_the_persons_correction() -> None:
     assert correction_rule("Linear chatbot says: that is wrong") is None
 
 
-def test_the_agents_own_slips_are_no_lessons_however_often_it_repeats_them(
+def test_the_agents_own_slips_and_a_diff_that_differs_are_no_lessons(
         workspace: Workspace, projects: Path) -> None:
     log = _Log("e6e6e6e6-0000-4000-8000-000000000006")
     log.typed("show the learning summary")
@@ -805,6 +805,8 @@ def test_the_agents_own_slips_are_no_lessons_however_often_it_repeats_them(
         log.result(log.calls("Bash", command="for f in *.sh; do grep -l x $f | grep"),
                    "Exit code 2\n/bin/bash: -c: line 1: syntax error near unexpected token `grep'",
                    True)
+        log.result(log.calls("Bash", command="cd notes && diff a.md b.md"),
+                   "Exit code 1\n1,24c1,24\n< title: 2026-03-29", True)  # they differ
     for _ in range(2):  # stuck on the machine, not on its own code: kept
         log.result(log.calls("Bash", command="sudo initdb -D /srv/pg"),
                    "Exit code 1\ninitdb: error: could not access directory \"/srv/pg\": "

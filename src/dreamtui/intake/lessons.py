@@ -529,6 +529,22 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"unexpected EOF while looking for matching")
 
 
+# Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
+_STATUS_ONE_OK = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "diff", "cmp", "test", "["})
+# Matched lines may hold the word "error" (`CodexConfigError`); only the tool's own complaint
+# ("rg: foo: No such file or directory", "grep: invalid option") makes status 1 a failure.
+_TOOL_COMPLAINT = re.compile(r"(?m)^(?:rg|grep|egrep|fgrep|ag|ack|diff|cmp|test|git|error)(?:\.exe)?: ")
+
+
+def no_match(command: str, text: str) -> bool:
+    """A command that exited with status 1: a search that found nothing or a diff that found
+    differences, unless the tool complained? (The caller checks the status.)"""
+    words = _SETUP.sub("", command).split(None, 1) or [""]
+    head = words[0].rsplit("/", 1)[-1]
+    return (head in _STATUS_ONE_OK or command.lstrip().startswith("git grep")) and \
+        _TOOL_COMPLAINT.search(text) is None
+
+
 def routine_error(text: str) -> bool:
     """An exploration miss or a tool's guard, a bare exit code, or the agent's own slip (a bug
     in the script it wrote, its quoting): no lesson on its own."""
@@ -559,4 +575,5 @@ def error_signature(tool: str, text: str) -> str:
     lines = re.sub(r"(?:/[^\s/:'\"]+)+", "/…", lines)
     lines = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "'…'", lines)
     lines = re.sub(r"\b\w*[-_\d]\w*(?:[-_.]\w+)*", "…", lines)  # names: branch-1, my_app, v2.1
-    return f"{tool}\0{_normalise(lines)}"
+    # The head of the error says its cause; its tail (a mount path, a long id) varies.
+    return f"{tool}\0{_normalise(lines)[:160]}"

@@ -166,6 +166,9 @@ class Detector:
         if kind != "tool_error":
             self.frictions.append(_friction(kind, where, agent, calls, text))
             return
+        if call is not None and call.name == "Bash" and call.target and \
+                re.match(r"(?:Error: )?Exit code 1(?:\n|$)", text) and lessons.no_match(call.target, text):
+            return  # a search that found nothing, a diff that found differences
         friction = _friction(kind, where, agent, calls, lessons.error_lines(text, QUOTE_CHARS))
         error = _Error(friction, _signature(call))
         self._failures[error.call] = self._failures.get(error.call, 0) + 1

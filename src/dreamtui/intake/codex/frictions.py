@@ -102,21 +102,10 @@ def classify(result: Result) -> str | None:
     return "tool_error"
 
 
-# Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
-_STATUS_ONE_OK = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "diff", "cmp", "test", "["})
-
-
 def _no_match(call: Call | None, result: Result) -> bool:
     if call is None or result.exit_code != 1 or call.tool != "shell":
         return False
-    head = call.action.split(None, 1)[0].rsplit("/", 1)[-1] if call.action.strip() else ""
-    git_grep = call.action.startswith("git grep")
-    # Matched lines may hold the word "error" (`CodexConfigError`); only the tool's own complaint
-    # ("rg: foo: No such file or directory", "grep: invalid option") makes status 1 a failure.
-    return (head in _STATUS_ONE_OK or git_grep) and _TOOL_COMPLAINT.search(result.text) is None
-
-
-_TOOL_COMPLAINT = re.compile(r"(?m)^(?:rg|grep|egrep|fgrep|ag|ack|diff|cmp|test|git|error)(?:\.exe)?: ")
+    return lessons.no_match(call.action, result.text)
 
 
 # A command name typed wrong ("nmp" for npm, "gti" for git) is a slip, not a missing tool.
