@@ -691,6 +691,8 @@ def test_an_esc_is_a_lesson_only_when_the_turn_after_it_redirects_the_agent(
     ("Ignore the large file", True),
     ("why did you delete the fixtures?", True),
     ("https://github.com/u/shop", False),  # a link answering the agent
+    ("Actually i changed a LOT of other stuff commit it all", False),  # more of the same work
+    ("do both in parallel", False),
 ])
 def test_which_turns_after_an_esc_redirect(turn: str, redirecting: bool) -> None:
     assert redirects(turn) is redirecting

@@ -136,8 +136,9 @@ _PLAIN_QUESTION = re.compile(r"^(?:is|are|was|were|what|how|can|could|will|would
                              r"who|does|do you|shall|should i)\b")
 _CHALLENGE = re.compile(r"^(?:do|does|did|have|has) (?:we|you|it|this|that) (?:not|never)\b"
                         r"|^(?:don'?t|doesn'?t|didn'?t|haven'?t|isn'?t|aren'?t) (?:we|you|it)\b")
-_ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing)\b"
-                       r"|\b(?:add that too|also add|add (?:this|that|it) as well|as well as that)\b")
+_ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing|do both|do them all)\b"
+                       r"|\b(?:add that too|also add|add (?:this|that|it) as well|as well as that|"
+                       r"commit (?:it|them) all)\b|\b(?:too|as well)[.!]*$")
 _NEW_REQUEST = re.compile(r"^(?:design|research|create|implement|build|develop|write|explain|"
                           r"tell me|show me|give me|let'?s|now|next)\b")
 _BARE_URL = re.compile(r"^\s*https?://\S+\s*$", re.IGNORECASE)

@@ -525,7 +525,7 @@ def environment_fact(text: str) -> bool:
 # fixes by writing it again; nothing lasting about the project or the machine.
 _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError|SyntaxError|"
                    r"IndentationError|UnboundLocalError|UndefinedColumnError|UndefinedTableError)\b"
-                   r"|has no attribute '|syntax error near unexpected token|"
+                   r"|has no attribute '|syntax error near unexpected token|is already in use by container|"
                    r"unexpected EOF while looking for matching")
 
 
