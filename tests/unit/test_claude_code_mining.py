@@ -807,6 +807,9 @@ def test_the_agents_own_slips_and_a_diff_that_differs_are_no_lessons(
         log.result(log.calls("Bash", command="for f in *.sh; do grep -l x $f | grep"),
                    "Exit code 2\n/bin/bash: -c: line 1: syntax error near unexpected token `grep'",
                    True)
+        log.result(log.calls("Edit", file_path=f"{PROJECT}/agents/BGP.md"),
+                   "<tool_use_error>File has been modified since read, either by the user or by a "
+                   "linter. Read it again before attempting to write it.</tool_use_error>", True)
         log.result(log.calls("Bash", command="cd notes && diff a.md b.md"),
                    "Exit code 1\n1,24c1,24\n< title: 2026-03-29", True)  # they differ
     for _ in range(2):  # stuck on the machine, not on its own code: kept
