@@ -361,7 +361,21 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                .typed("Retry")
                .shell("sleep 100", "aborted by user after 1.0s", 1)
                .abort()
-               .typed("RESEARCH: OpenAI Swarm protocols"))
+               .typed("RESEARCH: OpenAI Swarm protocols")
+               .shell('rg -n "codex" -g"*"', "command timed out after 1013 milliseconds\n"
+                                              "compose.yaml:29: codex --version", 124)
+               .typed("the codex workers pull jobs from one central queue")
+               .patch("AGENTS.md", "apply_patch verification failed: Failed to find expected lines "
+                                   "in AGENTS.md:\nIf any work remains")
+               .patch("AGENTS.md", "apply_patch verification failed: Failed to find expected lines "
+                                   "in AGENTS.md:\nIf any work remains")
+               .shell("Get-Content '!/DOCKET.md'", "Get-Content : Cannot find path 'C:\\v\\!\\DOCKET.md'"
+                                                   " because it does not exist.", 1)
+               .shell("Get-Content '!/DOCKET.md'", "Get-Content : Cannot find path 'C:\\v\\!\\DOCKET.md'"
+                                                   " because it does not exist.", 1)
+               .shell("sleep 100", "aborted by user after 1.0s", 1)
+               .abort()
+               .typed("Error ID: 3d511891-89d5-4d26-a816-9d1407ff54d6"))
     frictions, _, _ = read_rollout(rollout.write(tmp_path))
     # Only rg's own complaint, twice, is a failure the agent did not get past.
     assert [(f.kind, f.action) for f in frictions] == [("tool_error", "rg -n shard missing.md")]

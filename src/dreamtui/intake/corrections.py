@@ -142,7 +142,8 @@ _ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing|do b
 _NEW_REQUEST = re.compile(r"^(?:design|research|create|implement|build|develop|write|explain|"
                           r"tell me|show me|give me|let'?s|now|next)\b")
 _BARE_URL = re.compile(r"^\s*https?://\S+\s*$", re.IGNORECASE)
-_HEADING = re.compile(r"^[A-Z]{4,}:")  # "RESEARCH: OpenAI Swarm protocols", a task heading
+# "RESEARCH: OpenAI Swarm protocols", a task heading; an error id or the IDE's file list pasted.
+_HEADING = re.compile(r"^[A-Z]{4,}:|^error id:|^# files mentioned by the user", re.IGNORECASE)
 
 
 def redirects(text: str) -> bool:

@@ -461,7 +461,8 @@ _ENVIRONMENT = re.compile(
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
     r"^(?:Error: )?(?:File does not exist|File has not been read yet|File has been modified since "
-    r"read|String to replace not found|"
+    r"read|String to replace not found|(?:apply_patch verification failed: )?Failed to find expected "
+    r"lines|[\w-]+ : Cannot find path '[^'\n]*' because it does not exist|"
     r"Found \d+ matches of the string|Sibling tool call errored|File content \(|EISDIR|"
     r"InputValidationError|<tool_use_error>|Interrupted by user|No files found|"
     r"Path does not exist|Directory does not exist|The file .* does not exist|"

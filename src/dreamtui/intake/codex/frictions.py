@@ -103,7 +103,9 @@ def classify(result: Result) -> str | None:
 
 
 def _no_match(call: Call | None, result: Result) -> bool:
-    if call is None or result.exit_code != 1 or call.tool != "shell":
+    # A search the agent gave a short timeout that ran out found nothing yet; no failure either.
+    timed_out = "command timed out after" in result.text[:300]
+    if call is None or (result.exit_code != 1 and not timed_out) or call.tool != "shell":
         return False
     return lessons.no_match(call.action, result.text)
 
