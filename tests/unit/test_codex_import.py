@@ -375,7 +375,15 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                                                    " because it does not exist.", 1)
                .shell("sleep 100", "aborted by user after 1.0s", 1)
                .abort()
-               .typed("Error ID: 3d511891-89d5-4d26-a816-9d1407ff54d6"))
+               .typed("Error ID: 3d511891-89d5-4d26-a816-9d1407ff54d6")
+               .shell("Get-ChildItem -Recurse -File | Select-String -Pattern 'HUNTER'",
+                      "0x%X  (iO)        error buffer index out of range", 1)
+               .shell("Get-ChildItem -Recurse -File | Select-String -Pattern 'HUNTER'",
+                      "0x%X  (iO)        error buffer index out of range", 1)
+               .shell("sed -n '1,200p' docsArchitecture.md",
+                      "sed: can't read docsArchitecture.md: No such file or directory", 2)
+               .shell("sed -n '1,200p' docsArchitecture.md",
+                      "sed: can't read docsArchitecture.md: No such file or directory", 2))
     frictions, _, _ = read_rollout(rollout.write(tmp_path))
     # Only rg's own complaint, twice, is a failure the agent did not get past.
     assert [(f.kind, f.action) for f in frictions] == [("tool_error", "rg -n shard missing.md")]

@@ -463,6 +463,7 @@ _ROUTINE = re.compile(
     r"^(?:Error: )?(?:File does not exist|File has not been read yet|File has been modified since "
     r"read|String to replace not found|(?:apply_patch verification failed: )?Failed to find expected "
     r"lines|[\w-]+ : Cannot find path '[^'\n]*' because it does not exist|"
+    r"[\w.-]+: (?:can't read|cannot access|cannot open) [^\n]*: No such file or directory\s*$|"
     r"Found \d+ matches of the string|Sibling tool call errored|File content \(|EISDIR|"
     r"InputValidationError|<tool_use_error>|Interrupted by user|No files found|"
     r"Path does not exist|Directory does not exist|The file .* does not exist|"
@@ -538,13 +539,17 @@ _STATUS_ONE_OK = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "diff",
 _TOOL_COMPLAINT = re.compile(r"(?m)^(?:rg|grep|egrep|fgrep|ag|ack|diff|cmp|test|git|error)(?:\.exe)?: ")
 
 
+_PIPED_SEARCH = re.compile(r"\|\s*(?:Select-String|findstr|grep|rg)\b", re.IGNORECASE)  # `… | Select-String x`
+
+
 def no_match(command: str, text: str) -> bool:
     """A command that exited with status 1: a search that found nothing or a diff that found
     differences, unless the tool complained? (The caller checks the status.)"""
     words = _SETUP.sub("", command).split(None, 1) or [""]
     head = words[0].rsplit("/", 1)[-1]
-    return (head in _STATUS_ONE_OK or command.lstrip().startswith("git grep")) and \
-        _TOOL_COMPLAINT.search(text) is None
+    search = head in _STATUS_ONE_OK or command.lstrip().startswith("git grep") or \
+        _PIPED_SEARCH.search(command) is not None
+    return search and _TOOL_COMPLAINT.search(text) is None
 
 
 def routine_error(text: str) -> bool:
