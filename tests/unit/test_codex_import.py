@@ -72,7 +72,7 @@ class Rollout:
         return self
 
     def shell(self, command: str, output: str, exit_code: int = 0, *,
-              declined: bool = False) -> Rollout:
+              declined: bool = False, framed_first: bool = False) -> Rollout:
         self.calls += 1
         call_id = f"call_{self.calls}"
         self.record("response_item", {"type": "function_call", "name": "shell", "call_id": call_id,
@@ -80,14 +80,16 @@ class Rollout:
                                                                "workdir": PROJECT})})
         framed = output if declined else (f"Exit code: {exit_code}\nWall time: 0.4 seconds\n"
                                           f"Output:\n{output}")
-        self.record("event_msg", {"type": "exec_command_end", "call_id": call_id,
-                                  "command": ["bash", "-lc", command], "exit_code": -1 if declined
-                                  else exit_code, "stdout": "", "stderr": output,
-                                  "aggregated_output": output,
-                                  "status": "declined" if declined else
-                                  ("completed" if exit_code == 0 else "failed")})
+        end = {"type": "exec_command_end", "call_id": call_id,
+               "command": ["bash", "-lc", command], "exit_code": -1 if declined else exit_code,
+               "stdout": "", "stderr": output, "aggregated_output": output,
+               "status": "declined" if declined else ("completed" if exit_code == 0 else "failed")}
+        if not framed_first:  # newer Codex writes the end event first, some the framed output
+            self.record("event_msg", end)
         self.record("response_item", {"type": "function_call_output", "call_id": call_id,
                                       "output": framed})
+        if framed_first:
+            self.record("event_msg", end)
         return self
 
     def patch(self, path: str, output: str) -> Rollout:
@@ -370,9 +372,11 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                .patch("AGENTS.md", "apply_patch verification failed: Failed to find expected lines "
                                    "in AGENTS.md:\nIf any work remains")
                .shell("Get-Content '!/DOCKET.md'", "Get-Content : Cannot find path 'C:\\v\\!\\DOCKET.md'"
-                                                   " because it does not exist.", 1)
+                                                   " because it does \r\nnot exist.\r\nAt line:1", 1,
+                      framed_first=True)
                .shell("Get-Content '!/DOCKET.md'", "Get-Content : Cannot find path 'C:\\v\\!\\DOCKET.md'"
-                                                   " because it does not exist.", 1)
+                                                   " because it does \r\nnot exist.\r\nAt line:1", 1,
+                      framed_first=True)
                .shell("sleep 100", "aborted by user after 1.0s", 1)
                .abort()
                .typed("Error ID: 3d511891-89d5-4d26-a816-9d1407ff54d6")

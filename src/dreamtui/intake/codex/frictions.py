@@ -78,10 +78,13 @@ class Friction:
     occurrences: int = 1
 
 
+def _unframed(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not _FRAMING.match(line.strip()))
+
+
 def error_lines(text: str, limit: int = QUOTE_CHARS) -> str:
     """What went wrong (`lessons.error_lines`), once Codex's framing lines are off the output."""
-    unframed = "\n".join(line for line in text.splitlines() if not _FRAMING.match(line.strip()))
-    return lessons.error_lines(unframed, limit)
+    return lessons.error_lines(_unframed(text), limit)
 
 
 def classify(result: Result) -> str | None:
@@ -222,7 +225,8 @@ class Detector:
         result = _bounded(result)
         kind = classify(result)
         key = call.action if call else result.call_id
-        if kind == "tool_error" and (lessons.routine_error(result.text) or _no_match(call, result)):
+        if kind == "tool_error" and (lessons.routine_error(_unframed(result.text))
+                                     or _no_match(call, result)):
             kind = None  # a miss while exploring, or a search that found nothing: not a failure
         if kind in ("tool_error", "environment") and typo(result.text):
             kind = None  # "nmp: command not found": the agent mistyped, nothing is missing
