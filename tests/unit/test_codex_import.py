@@ -372,10 +372,10 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                .patch("AGENTS.md", "apply_patch verification failed: Failed to find expected lines "
                                    "in AGENTS.md:\nIf any work remains")
                .shell("Get-Content '!/DOCKET.md'", "Get-Content : Cannot find path 'C:\\v\\!\\DOCKET.md'"
-                                                   " because it does \r\nnot exist.\r\nAt line:1", 1,
+                                                   " because \r\nit does not exist.\r\nAt line:1", 1,
                       framed_first=True)
                .shell("Get-Content '!/DOCKET.md'", "Get-Content : Cannot find path 'C:\\v\\!\\DOCKET.md'"
-                                                   " because it does \r\nnot exist.\r\nAt line:1", 1,
+                                                   " because \r\nit does not exist.\r\nAt line:1", 1,
                       framed_first=True)
                .shell("sleep 100", "aborted by user after 1.0s", 1)
                .abort()

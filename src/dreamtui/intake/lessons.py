@@ -462,7 +462,7 @@ _ENVIRONMENT = re.compile(
 _ROUTINE = re.compile(
     r"^(?:Error: )?(?:File does not exist|File has not been read yet|File has been modified since "
     r"read|String to replace not found|(?:apply_patch verification failed: )?Failed to find expected "
-    r"lines|[\w-]+ : Cannot find path '[^'\n]*' because it does\s+not exist|"
+    r"lines|[\w-]+ : Cannot find path '[^']*' because\s+it\s+does\s+not\s+exist|"
     r"[\w.-]+: (?:can't read|cannot access|cannot open) [^\n]*: No such file or directory\s*$|"
     r"Found \d+ matches of the string|Sibling tool call errored|File content \(|EISDIR|"
     r"InputValidationError|<tool_use_error>|Interrupted by user|No files found|"
