@@ -380,6 +380,9 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                .shell("sleep 100", "aborted by user after 1.0s", 1)
                .abort()
                .typed("Error ID: 3d511891-89d5-4d26-a816-9d1407ff54d6")
+               .shell("Get-Content '!/BRIEF.md'", "Get-Content : Cannot open 'C:\\v\\!\\BRIEF.md'", 1)
+               .typed("You are helping with rewrite prep for C:\\v. Read !/BRIEF.md and the docket, "
+                      + "then list every open thread, its owner and its state. " * 8)
                .shell("Get-ChildItem -Recurse -File | Select-String -Pattern 'HUNTER'",
                       "0x%X  (iO)        error buffer index out of range", 1)
                .shell("Get-ChildItem -Recurse -File | Select-String -Pattern 'HUNTER'",

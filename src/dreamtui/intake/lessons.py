@@ -480,9 +480,15 @@ _COMMON = frozenset({"that", "this", "with", "from", "have", "file", "error", "d
                      "please", "there", "then", "when", "should", "would", "could", "just"})
 
 
+_COMMENT_CHARS = 400  # a comment on what just failed is a line or two
+
+
 def names_failure(text: str, target: str | None, evidence: str) -> bool:
     """Does a typed turn name something of a failed call or its error (a command, a file)? A
-    turn that does not ("continue", "Hello?", the next task) is not a comment on it."""
+    turn that does not ("continue", "Hello?", the next task) is not a comment on it, and neither
+    is a long prompt, which names the project's folders because it sets out the next task."""
+    if len(text) > _COMMENT_CHARS:
+        return False
     named = f"{target or ''} {evidence}".lower()
     words = {w.lower() for w in _WORD.findall(text)} - _COMMON
     return any(w in named for w in words)
