@@ -677,9 +677,13 @@ def test_an_esc_is_a_lesson_only_when_the_turn_after_it_redirects_the_agent(
     _esc_then(log, "./voice.sh", "Also how to use voice input")
     _esc_then(log, "./mode.sh", "Ultrathink design this mode of building the images")  # new ask
     _esc_then(log, "mktemp -d /tmp/build.XXXX", "Dont use /tmp keep everything within the claude dir")
-    [memory] = _mined(workspace, projects, log)
+    plan = log.calls("ExitPlanMode", plan="1. Write the issues by hand")
+    log.result(plan, MARKER, True, toolDenialKind="interrupted").marker()
+    log.typed("Create the beads")  # said instead of the plan: a redirect, whatever its words
+    memory, instead = _mined(workspace, projects, log)
     assert memory.metadata["kind"] == "interruption"
     assert memory.title.startswith("Dont use /tmp keep everything within the claude dir")
+    assert instead.title.startswith("Create the beads (interrupted: carry out its plan")
 
 
 @pytest.mark.parametrize(("turn", "redirecting"), [

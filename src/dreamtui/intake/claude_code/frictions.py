@@ -251,8 +251,11 @@ class Detector:
         reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
         stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
         thread.stop = None
-        if stop.kind == "interruption" and not corrections.redirects(stop.reason):
-            return  # "Retry", a question, one more feature, a new request: not a lesson
+        # "Retry", a question, one more feature, a new request: not a lesson. Stopping a plan
+        # about to be carried out is itself a redirect: what the person types next replaces it.
+        stopped_plan = any(c.name == "ExitPlanMode" for c in stop.calls)
+        if stop.kind == "interruption" and not stopped_plan and not corrections.redirects(stop.reason):
+            return
         self.frictions.append(stop)
 
     def _comment_errors(self, thread: _Thread, text: str) -> None:
