@@ -162,3 +162,14 @@ def test_best_is_what_the_full_ranking_puts_first() -> None:
 def test_comparing_two_texts_alone_weighs_as_a_two_document_corpus(a: str, b: str) -> None:
     fa, fb = Features.of(a), Features.of(b)
     assert abs(pair_overlap(fa, fb) - raw_overlap(fa, fb, Weights((fa, fb)))) < 1e-9
+
+
+def test_without_explaining_a_consequence_takes_no_stance() -> None:
+    """'without it the bundle breaks' tells why, it does not reject 'the bundle': a restatement
+    worded so is the same lesson, not a 'bundl: do not vs do' conflict."""
+    rule = "Run `make gen-schema` before `npm run build`; the bundle expects generated types."
+    restated = ("Generate the schema before building.\nRun `make gen-schema` before `npm run build`: "
+                "without it the bundle breaks on missing types, because it expects generated types.")
+    verdict = compare_texts(rule, restated)
+    assert verdict.conflicts == ()
+    assert verdict.same_lesson
