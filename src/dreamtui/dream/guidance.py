@@ -293,23 +293,28 @@ class Known:
         self.stems |= stems
 
 
-def new_facts(memories: Iterable[Memory], known: Known) -> list[str]:
-    """The paragraphs `memories` would add: whole new code blocks, and of prose only the
-    sentences that state a fact `known` lacks (each counted as known once taken)."""
+def fresh_paragraphs(text: str, known: Known) -> list[str]:
+    """The paragraphs of `text` that state something `known` lacks: whole new code blocks, and
+    of prose only the sentences that state a fact `known` lacks (each counted as known once
+    taken). The one rule for what an update may add, from memories or from a model's details."""
     out: list[str] = []
-    for memory in memories:
-        for paragraph in _paragraphs(memory.content):
-            if is_code(paragraph):
-                if normalise(paragraph) not in known.norm:
-                    out.append(paragraph)
-                    known.add(paragraph)
-                continue
-            fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
-            for sentence in fresh:
-                known.add(sentence)
-            if fresh:
-                out.append(" ".join(fresh))
+    for paragraph in _paragraphs(text):
+        if is_code(paragraph):
+            if normalise(paragraph) not in known.norm:
+                out.append(paragraph)
+                known.add(paragraph)
+            continue
+        fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
+        for sentence in fresh:
+            known.add(sentence)
+        if fresh:
+            out.append(" ".join(fresh))
     return out
+
+
+def new_facts(memories: Iterable[Memory], known: Known) -> list[str]:
+    """The paragraphs `memories` would add (`fresh_paragraphs` of each, in order)."""
+    return [paragraph for memory in memories for paragraph in fresh_paragraphs(memory.content, known)]
 
 
 # --- kind and tags ----------------------------------------------------------------------------

@@ -33,14 +33,13 @@ from dreamtui.dream.cluster import EntryIndex, Signature, find_entry, normalise
 from dreamtui.dream.engines.base import DreamInput, Event, ProposalReady, Refused
 from dreamtui.dream.engines.heuristic import REJECTED_REASON
 from dreamtui.dream.engines.llm.prompt import PROMPTS_PACKAGE, TITLE_CHARS, Prompt, one_line
-from dreamtui.dream.guidance import Known, lesson
+from dreamtui.dream.guidance import Known, fresh_paragraphs, lesson
 from dreamtui.dream.policy import Replacement, apply_feedback
 from dreamtui.dream.proposals import (
     Drafts,
     EntryDraft,
     create_proposal,
     discard_proposal,
-    is_code,
     source_ref,
     split_sentences,
 )
@@ -115,34 +114,12 @@ def _tags(value: Any) -> list[str]:
     return list(dict.fromkeys(tags))[:TAGS_MAX]
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-
-
 def one_sentence(title: str, guidance: str) -> tuple[str, list[str]]:
     """(the guidance as one sentence, the sentences it had beyond that, for the details)."""
     if len(split_sentences(guidance)) <= 1:
         return guidance, []
     taught = lesson(title, guidance)
     return taught.guidance, taught.rest
-
-
-def fresh_details(details: str, known: Known) -> list[str]:
-    """The paragraphs of `details` that state something `known` lacks: code blocks whole, prose
-    cut to its new sentences (each becomes known once taken)."""
-    out: list[str] = []
-    for paragraph in _paragraphs(details):
-        if is_code(paragraph):
-            if normalise(paragraph) not in known.norm:
-                out.append(paragraph)
-                known.add(paragraph)
-            continue
-        fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
-        for sentence in fresh:
-            known.add(sentence)
-        if fresh:
-            out.append(" ".join(fresh))
-    return out
 
 
 def citations(text: str) -> list[str]:
@@ -266,7 +243,7 @@ class ProposalMaker:
             return None, restated
         guidance, beyond = one_sentence(title, guidance)
         details = "\n\n".join([*beyond, _text(raw, "details")])
-        body = "\n\n".join([guidance, *fresh_details(details, Known(f"{title}\n{guidance}"))]) + "\n"
+        body = "\n\n".join([guidance, *fresh_paragraphs(details, Known(f"{title}\n{guidance}"))]) + "\n"
         route = lesson_route(checked.memories)
         meta: dict[str, Any] = {
             "title": title, "slug": slug, "type": kind, "tags": _tags(raw.get("tags")),
@@ -316,7 +293,7 @@ class ProposalMaker:
                 draft.body = replace_guidance(draft.body, guidance)
                 draft.new_text.append(guidance)
             details = "\n\n".join([*beyond, _text(raw, "details")])
-            fresh = fresh_details(details, Known(f"{entry.title}\n{draft.body}"))
+            fresh = fresh_paragraphs(details, Known(f"{entry.title}\n{draft.body}"))
             tags = [t for t in _tags(raw.get("tags")) if t not in entry.tags]
             if tags:
                 draft.meta["tags"] = [*entry.tags, *tags]
