@@ -44,6 +44,7 @@ KIND_TYPES: dict[str, str] = {
     "denial": "failure",
     "tool_error": "failure",
     "correction": "failure",
+    "environment": "observation",  # Codex: a fact of the machine, not a mistake
 }
 
 # CSI (colours, cursor moves), OSC (titles, links) and lone two-byte escapes; also the visible
@@ -189,7 +190,8 @@ def friction_key(friction: Friction, prefix: str) -> str:
     return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
 
 
-def _memory_type(kind: str, config: Config, who: str) -> str:
+def memory_type(kind: str, config: Config, who: str) -> str:
+    """The memory type a friction kind is stored as: its own, else observation."""
     wanted = KIND_TYPES[kind]
     for candidate in (wanted, "observation"):
         if candidate in config.memory_types:
@@ -405,7 +407,7 @@ def _memory(key: str, group: list[Friction], config: Config, source: Source) -> 
     if first.why:
         metadata["why"] = first.why
     metadata.update(first.extra)
-    return NewMemory(type=_memory_type(first.kind, config, source.label),
+    return NewMemory(type=memory_type(first.kind, config, source.label),
                      title=lesson_title(first, config.stm.max_title_chars),
                      content=_content(group, config.stm.max_content_bytes),
                      agent_id=source.subagent_id if first.sidechain else source.agent_id,

@@ -23,7 +23,7 @@ from pathlib import Path
 from dreamtui.errors import InputError
 from dreamtui.intake.codex.frictions import Detector, Friction
 from dreamtui.intake.codex.reader import ReadStats, RolloutReader
-from dreamtui.intake.lessons import path_inside
+from dreamtui.intake.lessons import memory_type, path_inside
 from dreamtui.intake.validate import prepare
 from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
@@ -38,11 +38,6 @@ _FIRST_LINE_LIMIT = 16 * 1024 * 1024  # a session_meta line carries the base ins
 _SPACES = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
 _NOT_FOUND = re.compile(r"(?:^|[\s:])([\w.+-]+): (?:command )?not found")
-
-KIND_TYPES = {"rejection": "failure", "denial": "failure", "hook_block": "failure",
-              "environment": "observation", "tool_error": "failure",
-              "interruption": "observation", "correction": "failure"}
-
 
 @dataclass(frozen=True)
 class CodexOptions:
@@ -180,16 +175,6 @@ def lesson(friction: Friction) -> tuple[str, str]:
             f"{action} failed{times} and the agent did not get past it: {evidence}.{person}")
 
 
-def _memory_type(kind: str, config: Config) -> str:
-    wanted = KIND_TYPES[kind]
-    for candidate in (wanted, "observation"):
-        if candidate in config.memory_types:
-            return candidate
-    raise InputError(f"memory_types: the Codex import stores '{wanted}' or 'observation' memories, "
-                     f"and the workspace config allows neither "
-                     f"(it allows {', '.join(config.memory_types)})")
-
-
 def build_memory(friction: Friction, log: str, version: str | None, config: Config) -> NewMemory:
     title, first = lesson(friction)
     where = f"Codex CLI session {friction.session_id}" + (f" in {friction.cwd}" if friction.cwd else "")
@@ -201,7 +186,7 @@ def build_memory(friction: Friction, log: str, version: str | None, config: Conf
     limit = config.stm.max_content_bytes
     if len(content.encode("utf-8")) > limit:
         content = content.encode("utf-8")[: limit - 3].decode("utf-8", "ignore") + "…"
-    return prepare(NewMemory(type=_memory_type(friction.kind, config),
+    return prepare(NewMemory(type=memory_type(friction.kind, config, "Codex"),
                              title=clip(_SPACES.sub(" ", title).strip(), config.stm.max_title_chars),
                              content=content, agent_id=AGENT_ID, tags=("codex", friction.kind),
                              metadata=metadata, idempotency_key=friction_key(friction)), config)
