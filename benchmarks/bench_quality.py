@@ -1,6 +1,6 @@
 """How well the real dream consolidates: labelled sets through the heuristic engine, end to end.
 
-Run: `PYTHONPATH=src python benchmarks/bench_quality.py [--quick] [--errors]` or
+Run: `PYTHONPATH=src python benchmarks/bench_quality.py [--quick] [--errors] [--realset PATH]` or
 `python benchmarks/run.py quality`. For each labelled set, a temporary workspace gets the set's
 live entries (if any) and its memories in the queue; a dream runs (`dreamtui.dream.runner.dream`,
 as `--headless dream` does), every proposal is accepted and committed, and the result is scored:
@@ -25,6 +25,11 @@ files; never copied into the repository), split deterministically into a tuning 
 held-out half by a hash of each group's, look-alike's, singleton's and case's identity; and the
 sets written for this project under tests/data/quality/. `--errors` prints the tuning half's
 wrong merges and missed pairs (never the held-out half's: it is not for tuning).
+
+`--realset PATH` measures another file in realset-public.json's format instead, as a whole (no
+tuning split; rows read `quality real <name>:`, the name from the file's stem without `realset-`),
+for an independent held-out set that is never tuned on; its `--errors` are for the person who
+keeps that set and reports on it.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import json
 import re
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from itertools import combinations
@@ -110,22 +115,54 @@ def _real_item(labelled: LabelledSet, line: dict[str, Any]) -> str:
     return labelled.add(clip(text, TITLE_CHARS), text, f"agent-{line['source']}", line["source"])
 
 
-def real_halves(path: Path) -> list[LabelledSet]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    halves = {name: LabelledSet(f"real {name}") for name in ("tune", "held-out")}
+def _fill_real(data: dict[str, Any], place: Callable[[str], LabelledSet]) -> None:
+    """Load a real set's parts, each into the set `place` picks from the part's identity."""
     for group in data["groups"]:
-        labelled = halves[half_of(f"group:{group['id']}")]
+        labelled = place(f"group:{group['id']}")
         labelled.groups[group["id"]] = [_real_item(labelled, line) for line in group["lines"]]
     for pair in data["lookalikes"]:
-        labelled = halves[half_of(f"lookalike:{pair['a']['text']}\0{pair['b']['text']}")]
+        labelled = place(f"lookalike:{pair['a']['text']}\0{pair['b']['text']}")
         labelled.lookalikes.append((_real_item(labelled, pair["a"]), _real_item(labelled, pair["b"]),
                                     pair.get("why", "")))
     for line in data["singletons"]:
-        labelled = halves[half_of(f"singleton:{line['text']}")]
+        labelled = place(f"singleton:{line['text']}")
         labelled.singletons.append(_real_item(labelled, line))
     for case in data["corpus_dedup"]:
-        halves[half_of(f"corpus:{case['id']}")].corpus.append(case)
+        place(f"corpus:{case['id']}").corpus.append(case)
+
+
+def real_halves(path: Path) -> list[LabelledSet]:
+    halves = {name: LabelledSet(f"real {name}") for name in ("tune", "held-out")}
+    _fill_real(json.loads(path.read_text(encoding="utf-8")), lambda identity: halves[half_of(identity)])
     return list(halves.values())
+
+
+class SetError(Exception):
+    """A --realset file that cannot be read as a real set; the message names file and field."""
+
+
+def real_whole(path: Path) -> LabelledSet:
+    """Another file in realset-public.json's format, measured as one set (no tuning split: a
+    fresh held-out set is never tuned on). Named after the file: realset-fresh.json is
+    'real fresh'."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SetError(f"{path}: cannot read it ({error.strerror or error})") from error
+    except json.JSONDecodeError as error:
+        raise SetError(f"{path}: not JSON (line {error.lineno}: {error.msg})") from error
+    if not isinstance(data, dict):
+        raise SetError(f"{path}: expected a JSON object with groups, lookalikes, singletons, corpus_dedup")
+    for part in ("groups", "lookalikes", "singletons", "corpus_dedup"):
+        if not isinstance(data.get(part), list):
+            raise SetError(f"{path}: '{part}' is missing or not a list")
+    labelled = LabelledSet(f"real {path.stem.removeprefix('realset-')}")
+    try:
+        _fill_real(data, lambda identity: labelled)
+    except (KeyError, TypeError, AttributeError) as error:
+        raise SetError(f"{path}: an item lacks a field or has the wrong shape ({error}); expected "
+                       "the format of realset-public.json") from error
+    return labelled
 
 
 def own_set(path: Path) -> LabelledSet:
@@ -470,9 +507,10 @@ def all_sets() -> list[tuple[LabelledSet, dict[str, float]]]:
     return sets
 
 
-def run(quick: bool = False, show_errors: bool = False) -> list[dict[str, Any]]:
+def run(quick: bool = False, show_errors: bool = False,
+        sets: list[tuple[LabelledSet, dict[str, float]]] | None = None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for labelled, targets in all_sets():
+    for labelled, targets in all_sets() if sets is None else sets:
         scores = evaluate(labelled)
         if show_errors and not labelled.name.endswith("held-out"):
             print(f"--- {labelled.name}")
@@ -482,8 +520,26 @@ def run(quick: bool = False, show_errors: bool = False) -> list[dict[str, Any]]:
     return rows
 
 
+def _realset_arg(argv: list[str]) -> Path | None:
+    """The PATH of `--realset PATH` (or `--realset=PATH`), None without the option."""
+    for number, arg in enumerate(argv):
+        if arg.startswith("--realset="):
+            return Path(arg.split("=", 1)[1])
+        if arg == "--realset":
+            if number + 1 >= len(argv) or argv[number + 1].startswith("--"):
+                raise SetError("--realset needs a PATH: a file in the format of realset-public.json")
+            return Path(argv[number + 1])
+    return None
+
+
 def main(argv: list[str]) -> int:
-    rows = run(quick="--quick" in argv, show_errors="--errors" in argv)
+    try:
+        path = _realset_arg(argv)
+        sets = None if path is None else [(real_whole(path), TARGETS["real"])]
+    except SetError as error:
+        print(f"bench_quality: {error}", file=sys.stderr)
+        return 2
+    rows = run(quick="--quick" in argv, show_errors="--errors" in argv, sets=sets)
     print(f"{'benchmark':78} {'value':>8} {'unit':6} {'target':>8}  ok")
     for row in rows:
         ok = "" if row["ok"] is None else ("yes" if row["ok"] else "NO")
