@@ -164,6 +164,13 @@ def test_without_a_terminal_the_workbench_is_refused_not_hung(tmp_path: Path) ->
     assert not (tmp_path / "demo").exists()  # no copy made for nobody to see
 
 
+def test_the_headless_demo_prints_its_review(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["--headless", "demo", "--into", str(tmp_path / "demo")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "proposals; " in result.output and "\n[1] " in result.output  # the review, numbered
+
+
 def test_a_failed_dream_says_why_once(tmp_path: Path) -> None:
     ws = anthropic_workspace(tmp_path / "ws", fallback=False)
     result = run(ws, "dream", env=KEY)

@@ -128,7 +128,7 @@ def demo_cmd(ctx: click.Context, app: AppContext, into: Path | None, no_open: bo
         click.echo(result.message)
         dream_id = result.summary.get("dream_id")
         if dream_id:
-            ctx.invoke(review_show, dream_id=dream_id, proposal_id=None)
+            ctx.invoke(review_show, dream_id=dream_id)
         ctx.exit(result.exit_code)
     elif not no_open:
         run_tui(workspace, app.theme)
