@@ -38,6 +38,8 @@ install build open close check make pin reset migrate seed wrap enqueue return r
 export import prefix restart retry remove delete rename rewrite configure enable disable point
 copy move switch update upgrade downgrade clear invalidate await test lint commit push deploy
 only ensure verify wait include exclude define declare register load store cache quote escape
+be summarize summarise follow describe explain disclose mention respond reply ask squash rebase
+validate annotate bump regenerate favor favour stick treat assume leave skip
 """.split())
 _MODAL_RE = re.compile(r"\b(?:must|should|shouldn't|needs? to|need|has to|have to|always|never|"
                        r"do not|don't|only|requires?|is required)\b", re.IGNORECASE)

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC
 
+from dreamtui.dream.guidance import IMPERATIVES
 from dreamtui.model import ENTRY_ROUTES, Entry, Memory, memory_session
 from dreamtui.vocabulary import Route
 
@@ -75,9 +76,40 @@ _NAMED_RE = re.compile(r"\b[A-Za-z]\w*_\w+|\b[A-Za-z][\w-]*\.[A-Za-z]\w+|\w*/\w+
                        r"|\b[A-Z][a-z]+[A-Z]\w*")
 SHORT_WORDS = 12  # below this, a remark with nothing to do and no code is not a lesson
 
+# A rule file's lines are often short and carry a label ("**Formatting**: run ruff", "Length:
+# …"): the label names the subject, the rest is the rule. Read without it.
+_LABEL_RE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*[^*\n]{1,40}\*\*|__[^_\n]{1,40}__|[A-Z][\w /&-]{0,30})\s*:\s+")
+# Verbs a rule line may open with that are nouns too often for guidance.IMPERATIVES to score them
+# ("Target Python 3.12 or newer", "Limit PRs to one change"); here they only keep a line.
+_GATE_VERBS = IMPERATIVES | frozenset(
+    "target limit name list review tag label sort group link log handle raise catch stage generate "
+    "document return write".split())
+_RULE_RE = re.compile(
+    # "No emojis in code", "No `print` for logging": a prohibition (not "No errors", a status).
+    r"^no\s+(?!(?:errors?|issues?|problems?|failures?|changes?|warnings?|regressions?|output|results?|"
+    r"news|luck|idea|response)\b)[\w`*'-]+(?:\s+[\w`*'-]+){0,3}\s+(?:in|for|on|inside|within|to|from|"
+    r"without|unless|outside)\b"
+    # A stated limit: "Maximum line length: 88", "at most 100", "under 60 characters".
+    r"|\b(?:max(?:imum)?|min(?:imum)?|at (?:most|least)|no (?:more|longer|fewer) than|under|below|"
+    r"up to|limit(?:ed)? to|or (?:newer|later|higher|above))\b[^.;]{0,40}?\d"
+    r"|\d[^.;]{0,30}?\b(?:at (?:most|least)|max(?:imum)?|or (?:newer|later|higher|above|less|fewer))\b"
+    # A contrast: "Yarn is the package manager, not npm", "Use X, not Y".
+    r"|,\s+not\s+(?:the\s+)?[\w`*'.-]+", re.IGNORECASE)
+
 
 def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
+
+
+def states_rule(text: str) -> bool:
+    """Whether a line reads as a rule: an instruction ("Be concise.", "Summarize changes at the
+    end"), a prohibition ("No emojis in commit messages"), a stated limit ("Maximum line length:
+    88 characters") or a contrast ("Yarn is the package manager, not npm"), read past a label."""
+    body = _LABEL_RE.sub("", text, count=1).lstrip("*_`\"' ")
+    first = body.split(maxsplit=1)[0].strip(".,:;!*_`\"'()").lower() if body else ""
+    if first in _GATE_VERBS and len(body.split()) >= 2:
+        return True
+    return bool(_RULE_RE.search(body) or _RULE_RE.search(text))
 
 
 def no_lesson(memory: Memory) -> str | None:
@@ -90,6 +122,8 @@ def no_lesson(memory: Memory) -> str | None:
         return "a failure without its cause or fix: nothing a later session can act on"
     if _STATUS_RE.match(text) and not _ACTION_RE.search(text.split(" ", 2)[-1] if len(words) > 2 else ""):
         return "a status remark about one session's work, not a lesson for the next"
+    if states_rule(text):
+        return None
     if len(words) <= SHORT_WORDS and not _ACTION_RE.search(text) and not _NAMED_RE.search(text):
         if _TRIVIA_TITLE_RE.match(memory.title) or len(words) <= 6:
             return "trivia the project's own files already show; nothing to do differently"
