@@ -38,11 +38,34 @@ def test_layout_title_instruction_sections() -> None:
         f"{INSTRUCTION}\n"
         "\n## testing\n\n"
         "- Guidance for a. [mem: a]\n"
-        "\n## untagged\n\n"
+        "\n## General\n\n"
         "- Guidance for b. [mem: b]\n"
     )
     assert bundle.included == ["a", "b"] and bundle.left_out == []
     assert bundle.bytes == len(bundle.text.encode("utf-8"))
+
+
+def test_a_line_is_the_lesson_not_the_day_it_was_learnt() -> None:
+    told = make("webhooks", "Queue handlers must answer 202 within 3 seconds; on 2026-10-02 the `refund.created` "
+                "handler wrote the ledger inline and the provider retried it. Keep the job idempotent.\n\n"
+                "Fix: the ledger job is idempotent.", tags=["payments"])
+    dated = make("outage", "2026-09-30 03:10 UTC the worker stopped. Workers must reopen their DB session "
+                 "after a fork", tags=["payments"])
+    rule = make("freeze", "Merges wait until 2026-12-28; ask in `#release; on 2026-12-28 too` first.",
+                tags=["payments"])
+    only_story = make("story", "On 2026-09-01 the nightly export ran twice.", tags=["payments"])
+    assert lines_of(render_bundle([told, dated, rule, only_story]).text) == [
+        "- Merges wait until 2026-12-28; ask in `#release; on 2026-12-28 too` first. [mem: freeze]",
+        "- Workers must reopen their DB session after a fork. [mem: outage]",
+        "- On 2026-09-01 the nightly export ran twice. [mem: story]",  # nothing else to say
+        "- Queue handlers must answer 202 within 3 seconds. Keep the job idempotent. [mem: webhooks]",
+    ]
+    assert "on 2026-10-02" in told.body  # the story stays in the entry
+
+
+def test_entries_without_a_tag_go_under_general_not_untagged() -> None:
+    text = render_bundle([make("layout"), make("ports", tags=["ci"])]).text
+    assert "\n## General\n\n- Guidance for layout. [mem: layout]\n" in text and "untagged" not in text
 
 
 def test_instruction_names_both_tools_and_writes_no_marker() -> None:

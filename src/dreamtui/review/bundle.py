@@ -4,9 +4,11 @@ Only this renderer writes `[mem: <slug>]` markers; marker-like text inside an en
 neutralised, so every marker in a bundle was put there for an entry that exists.
 
 Layout: the title, the standing feedback instruction, then one `## <first tag>` section per
-first tag, headed as INDEX.md heads it (`topic_group`: the tag as written, "untagged" without
-one). Entries are ranked pinned first, then by confirmations, then by recency (the later of
-updated_at and last_confirmed), slug last. Sections appear in the order of their best-ranked
+first tag, headed as INDEX.md heads it (`topic_group`: the tag as written); an entry with no tag
+(one a person wrote without, since a dream tags what it creates) goes under "General", not
+INDEX.md's "untagged", which is Dreamer's format and no heading for an agent. Entries are
+ranked pinned first, then by confirmations, then by recency (the later of updated_at and
+last_confirmed), slug last. Sections appear in the order of their best-ranked
 entry, so the strongest guidance sits at the top of the file, where an agent that reads only
 part of it still sees it. The byte budget takes entries in rank order and stops at the first
 that does not fit: the bundle is always the N best entries, and every entry after the cut is
@@ -18,6 +20,10 @@ lessons that recurred — and every pinned entry. A weakened entry (flagged afte
 confirmation) carries its newest caveat on its line, so an agent reading "Use Node 18" also reads
 that it was flagged and why; a confirmation after the flag reconfirms it and the caveat leaves
 the line (it stays in the entry's body).
+
+A line is the lesson, not the day it was learnt: a clause or sentence of the first paragraph that
+opens with a date or a clock time ("…within 2 seconds; on 2026-11-14 the handler sent …") is the
+story, and stays in the entry, as long as something else is left to say.
 """
 
 from __future__ import annotations
@@ -37,6 +43,15 @@ from dreamtui.workspace.config import DEFAULT_INCLUDE
 DEFAULT_BYTE_BUDGET = 24 * 1024
 DEFAULT_TITLE = "Agent context"
 CAVEAT_CHARS = 200  # of a caveat on a bundle line: the observation, not the whole quote
+GENERAL = "General"  # the section of entries with no tag
+
+# A clause that opens with when it happened: "on 2026-11-14 the handler …", "2026-11-27 14:05
+# UTC the API …", "at 14:05 …", "yesterday …" (not "until 2026-12-24", which is the rule's own).
+_STORY_OPEN_RE = re.compile(
+    r"^(?:(?:on|at|around|since|from|in)\s+)?(?:\d{4}-\d{2}-\d{2}\b|\d{1,2}:\d{2}\b)"
+    r"|^(?:yesterday|last (?:night|week|month)|this (?:morning|afternoon))\b", re.IGNORECASE)
+# Where a line splits into clauses and sentences: "; " and ". "/"! " before a capital or a digit.
+_CLAUSE_END_RE = re.compile(r";\s+|[.!]\s+(?=[A-Z0-9])")
 
 MARKER_RE = re.compile(rf"\[mem: ({SLUG_PATTERN})\]")
 # Looser than MARKER_RE on purpose: "[MEM:x]" or "[ mem : x ]" would fool a reader, if not a regex.
@@ -84,9 +99,36 @@ def open_caveat(entry: Entry) -> str | None:
     return f"⚠ {when}: {clip(observation, CAVEAT_CHARS)}" if observation else None
 
 
+def _clauses(text: str) -> list[tuple[str, str]]:
+    """(clause, the separator after it) of a line, never splitting inside a code span."""
+    out: list[tuple[str, str]] = []
+    start = 0
+    for found in _CLAUSE_END_RE.finditer(text):
+        if text.count("`", 0, found.start()) % 2 == 0:
+            out.append((text[start:found.start()], found.group(0)))
+            start = found.end()
+    out.append((text[start:], ""))
+    return out
+
+
+def lesson_of(text: str) -> str:
+    """`text` without the clauses that tell when it happened (module docstring); unchanged when
+    they are all it says."""
+    clauses = _clauses(text)
+    # Each kept clause joins the one before it with the separator that stood before it.
+    kept = [(clauses[n - 1][1] if n else "", c) for n, (c, _) in enumerate(clauses)
+            if not _STORY_OPEN_RE.match(c)]
+    if len(kept) == len(clauses) or not kept:
+        return text
+    line = "".join(sep + c if n else c for n, (sep, c) in enumerate(kept)).strip()
+    line = line[:1].upper() + line[1:]
+    return line if line.endswith((".", "!", "?")) else f"{line.rstrip(',;: ')}."
+
+
 def guidance_line(entry: Entry) -> str:
-    """The bundle line for one entry: its first paragraph (or title), its open caveat, its marker."""
-    guidance = _one_line(entry.guidance or entry.title)
+    """The bundle line for one entry: its first paragraph (or title) without its story, its open
+    caveat, its marker."""
+    guidance = lesson_of(_one_line(entry.guidance or entry.title))
     caveat = open_caveat(entry)
     if caveat:
         guidance = f"{guidance} ({caveat})"
@@ -120,7 +162,7 @@ def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_B
         if left_out:
             left_out.append(entry.slug)
             continue
-        name, line = topic_group(entry), guidance_line(entry) + "\n"
+        name, line = topic_group(entry) if entry.tags else GENERAL, guidance_line(entry) + "\n"
         cost = len(line.encode("utf-8"))
         if name not in sections:
             cost += len(f"\n## {name}\n\n".encode())
