@@ -88,6 +88,20 @@ def test_a_snippet_keeps_its_code_and_its_line_says_when_to_use_it() -> None:
     assert introduced.rest[0].startswith("```sh") and introduced.rest[-1] == "Then invalidate the CDN."
 
 
+def test_a_skill_keeps_its_command_and_leaves_out_inline_credentials_even_example_ones() -> None:
+    upload = mem("k1", "Upload the docs site",
+                 "Publishing the docs by hand:\n\n```sh\nexport DOCS_API_TOKEN=dt_EXAMPLE0000000000\n"
+                 "GCS_ACCESS_KEY_ID=GOOGEXAMPLE1234 GCS_SECRET=abcdEXAMPLEabcdEXAMPLE \\\n"
+                 "  gsutil rsync -r site/ gs://docs-bucket\nBYPASS_CACHE=yes-please make purge\n```",
+                 type="code_snippet")
+    created = only(proposals(dream_input([upload])), "create")
+    assert created.route == "skill"
+    body = entry_of(created).body
+    assert "```sh\ngsutil rsync -r site/ gs://docs-bucket\nBYPASS_CACHE=yes-please make purge\n```" in body
+    assert "EXAMPLE" not in body and "TOKEN" not in body
+    assert "left out the inline DOCS_API_TOKEN, GCS_ACCESS_KEY_ID, GCS_SECRET values" in created.rationale
+
+
 # --- updates add only what the entry lacks ----------------------------------------------------
 
 RESET = ("topics/test-db-reset.md", entry_text(

@@ -307,6 +307,15 @@ def test_skill_version_goes_up_only_when_the_text_changes() -> None:
     assert "version: 2" in skill_text(changed, first)
 
 
+def test_a_skill_md_never_carries_a_credential_an_entry_was_edited_to_hold() -> None:
+    entry = parse_entry("---\nslug: s\ntitle: T\nroute: skill\n---\nPublish by hand.\n\n```sh\n"
+                        "STRIPE_SECRET_KEY=sk_test_EXAMPLE123456 \\\n  ./publish.sh --live\n"
+                        "PGPASSWORD=$PGPASSWORD psql\n```\n", "topics/s.md")
+    text = skill_text(entry, None)
+    assert "```sh\n./publish.sh --live\nPGPASSWORD=$PGPASSWORD psql\n```" in text  # a reference holds none
+    assert "sk_test" not in text
+
+
 def test_route_decisions_appends_to_decisions_md_and_never_edits_it(tmp_path: Path) -> None:
     s, project = _scenario(tmp_path)
     existing = "# Decisions\n\n## 2026-01-01 — Use pnpm\n\nWe use pnpm.\n"

@@ -6,6 +6,14 @@ one whenever the skill's text changes materially (the Dreamer context schema ask
 agents know to read it again). The body is the entry's, followed by the `[mem: <slug>]` marker
 and the standing instruction, so an agent confirms or flags a skill like any bundle line.
 
+A skill never carries credentials, not even a vendor's documentation examples (AWS's
+`AKIAIOSFODNN7EXAMPLE`): an agent runs what a skill says, and a key written into a command
+teaches it to write keys into commands. `without_credentials` keeps the command and drops the
+inline assignments (`AWS_SECRET_ACCESS_KEY=… aws s3 sync …` → `aws s3 sync …`), so the tool reads
+its credentials from the environment as it would anyway; the dream applies it to the entry it
+proposes (its rationale names what was left out), and SKILL.md applies it again to whatever an
+entry says.
+
 Like the bundle, skills are regenerated from the live entries at every commit: a skill whose entry
 is archived or routed elsewhere is removed. The project copy, `.claude/skills/<slug>/SKILL.md`, is
 delivered only over what dreamtui delivered before (the workspace copy as it stands before the
@@ -15,6 +23,7 @@ commit): a project file edited by hand, or one dreamtui never wrote, is held bac
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +46,43 @@ NAME_LIMIT = 64  # Claude Code's limit on a skill's name (lowercase letters, dig
 MARKER_NOTE = ("This skill comes from this project's curated memory [mem: {slug}]. When it helped, "
                "call `confirm_context` with the slug `{slug}`; when it was wrong or out of date, call "
                "`flag_context` with what you observed, the slug and the text you quoted.")
+
+
+# `NAME=value` in a shell line whose NAME says it holds a credential (AWS_ACCESS_KEY_ID,
+# GITHUB_TOKEN, PGPASSWORD, STRIPE_SECRET_KEY), optionally after `export`; a value that is a
+# reference (`$X`, `${X}`, `<your key>`) holds none.
+_CREDENTIAL_RE = re.compile(
+    r"(?P<export>\bexport\s+)?(?<![\w$.-])(?P<name>[A-Z][A-Z0-9_]*?(?:(?:_|API)KEY(?:_ID)?|SECRET|TOKEN|PASSWORD|"
+    r"PASSWD|_PASS|_PWD|CREDENTIALS?))=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`;&|]+)[ \t]*")
+LITERAL_CHARS = 6  # shorter values are switches (`REQUIRE_TOKEN=1`), not key material
+
+
+def _literal(value: str) -> bool:
+    bare = value.strip("\"'")
+    return len(bare) >= LITERAL_CHARS and not bare.startswith(("$", "<", "[REDACTED"))
+
+
+def without_credentials(text: str) -> tuple[str, list[str]]:
+    """`text` with every credential assignment left out (see the module docstring), and the names
+    of those it left out, in order. A line left holding only its `\\` continuation goes too."""
+    names: list[str] = []
+
+    def drop(found: re.Match[str]) -> str:
+        if not _literal(found["value"]):
+            return found.group(0)
+        names.append(found["name"])
+        return ""
+
+    lines: list[str] = []
+    joined = False  # the previous line was only a continuation: this one starts the command
+    for line in text.split("\n"):
+        cleaned = _CREDENTIAL_RE.sub(drop, line)
+        if cleaned != line and cleaned.strip() in ("", "\\"):
+            joined = cleaned.strip() == "\\"
+            continue
+        lines.append(cleaned.lstrip() if joined else cleaned)
+        joined = False
+    return "\n".join(lines), list(dict.fromkeys(names))
 
 
 def is_skill(entry: Entry) -> bool:
@@ -78,7 +124,7 @@ def _description(entry: Entry) -> str:
 
 def skill_text(entry: Entry, previous: str | None) -> str:
     """SKILL.md for `entry`; `previous` (the workspace copy now) gives the version to keep or bump."""
-    body = f"# {entry.title}\n\n{entry.body.strip()}\n\n{MARKER_NOTE.format(slug=entry.slug)}\n"
+    body = f"# {entry.title}\n\n{without_credentials(entry.body.strip())[0]}\n\n{MARKER_NOTE.format(slug=entry.slug)}\n"
     description = _description(entry)
     old_meta, old_body = _split(previous) if previous is not None else ({}, None)
     version = frontmatter_int(old_meta.get("version"), 0)

@@ -31,6 +31,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from dreamtui.deliver.skills import without_credentials
 from dreamtui.dream.cluster import (
     Cluster,
     EntryIndex,
@@ -331,6 +332,13 @@ class _Dream:
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
         body_parts += new_facts([m for m in members if m.id != best.id], known)
         body = "\n\n".join(body_parts) + "\n"
+        left_out = ""
+        if route == Route.SKILL:
+            body, names = without_credentials(body)
+            if names:
+                left_out = (f"; left out the inline {', '.join(names)} "
+                            f"{'value' if len(names) == 1 else 'values'}: a skill carries no credentials, "
+                            "the command reads them from the environment")
         meta: dict[str, Any] = {
             "title": title, "slug": slug, "type": kind, "tags": tags, **route_meta(route, cluster.members),
             "created_at": self.now, "updated_at": self.now,
@@ -339,7 +347,7 @@ class _Dream:
         self.replacements.extend(Replacement(m, slug) for m in members)
         confidence = min(0.9, 0.5 + 0.1 * (len(cluster.members) - 1) + (0.1 if route != Route.MEMORY else 0.0))
         return create_proposal(path=path, meta=meta, body=body, kind=kind,
-                               rationale=f"new {kind}: {_spread(cluster.members)}; {why(route)}",
+                               rationale=f"new {kind}: {_spread(cluster.members)}; {why(route)}{left_out}",
                                memories=members, confidence=confidence, route=route)
 
     def feedback(self, feedback: Sequence[Memory]) -> list[Proposal]:
