@@ -42,7 +42,7 @@ pnpm install   # not a rule: a code block
 
 | command | what |
 | --- | --- |
-| `pnpm dev` | not a rule either: a table |
+| `pnpm dev` | starts the web app on port 3000 |
 
 <!-- dreamtui:begin sha256=0123456789abcdef -->
 - Reset the database with `make db-reset` before the integration tests. [mem: test-db-reset]
@@ -74,12 +74,17 @@ def lesson(mid: str, content: str) -> Memory:
 # -- splitting ----------------------------------------------------------------------------------
 
 
-def test_rules_are_list_items_and_sentences_with_their_lines() -> None:
+def test_rules_are_list_items_table_rows_and_sentences_with_their_lines() -> None:
     rules = split_rules(CLAUDE_MD, "CLAUDE.md")
     assert [(r.citation, r.text) for r in rules] == [
         ("CLAUDE.md:3", "Guidance for agents."),
         ("CLAUDE.md:7", "Install dependencies with `pnpm install`; never use npm or yarn here."),
+        # an item's sentences each, and the item whole
+        ("CLAUDE.md:8", "The API listens on port 8040 in development."),
+        ("CLAUDE.md:9", "Other services pick ports above 9000."),
         ("CLAUDE.md:8", "The API listens on port 8040 in development. Other services pick ports above 9000."),
+        # a table's body row, its cells joined (the header row and the |---| line are not rules)
+        ("CLAUDE.md:17", "`pnpm dev`: starts the web app on port 3000"),
         ("CLAUDE.md:23", "Money amounts are `Decimal`, never `float`."),
         ("CLAUDE.md:23", "Keep functions under 60 lines."),
         # and the paragraph whole: a sentence may mean what it means only after the one before
@@ -232,7 +237,7 @@ def test_the_dream_discards_a_restatement_citing_the_rule(tmp_path: Path) -> Non
     [create] = [p for p in changeset.proposals if p.op == "create"]
     assert create.evidence == [new_id] and not create.safety
     stats = changeset.stats["known_corpus"]
-    assert stats["known"] == 1 and stats["rules"] == 6 and stats["files"] == ["CLAUDE.md"]
+    assert stats["known"] == 1 and stats["rules"] == 9 and stats["files"] == ["CLAUDE.md"]
 
 
 def test_the_dream_marks_what_contradicts_a_rule(tmp_path: Path) -> None:
@@ -322,7 +327,7 @@ def test_engines_get_the_rules_and_the_contradictions_not_the_restatements(tmp_p
     dream(workspace, engine="tests.engines_for_tests:Recorder", now=NOW)
     [given] = Recorder.seen
     assert {m.id for m in given.batch} == {contra_id, new_id}  # the restatement is already discarded
-    assert given.known is not None and len(given.known.rules) == 6
+    assert given.known is not None and len(given.known.rules) == 9
     assert given.known.rules[1].cited().startswith("CLAUDE.md:7: Install dependencies")
     assert set(given.contradictions) == {contra_id}
     assert given.contradictions[contra_id].rule.citation == "CLAUDE.md:8"
@@ -362,3 +367,69 @@ def test_a_partial_restatement_is_noted_not_discarded(tmp_path: Path) -> None:
     assert "; may repeat the project's docs, CLAUDE.md:4: Run `pytest -q` before pushing." in proposal.rationale
     assert proposal.details["close_to"][0]["citation"] == "CLAUDE.md:4"
     assert changeset.stats["known_corpus"]["close"] == 1
+
+
+# -- where a rule sits, and how a memory words it ------------------------------------------------
+
+STYLE_MD = """# CLAUDE.md
+
+## Package Manager
+
+This project uses pnpm.
+
+## Style
+
+- Never use emojis in generated docs or code. Status lines take plain text markers instead,
+  such as [DONE], [HIGH] or [SKIP], uppercase and bracketed.
+- Format code with `black`.
+
+## Commands
+
+| command | what it does |
+| --- | --- |
+| `make db-reset` | resets the local database before the integration tests |
+| dev server port | 5173 |
+"""
+
+
+@pytest.mark.parametrize("content, citation", [
+    # one sentence of a two-sentence item
+    ("Never use emojis in code or generated docs.", "CLAUDE.md:9"),
+    # the same, with an aside of examples the rule does not list
+    ("Never use emojis anywhere — not in commit messages, comments or replies.", "CLAUDE.md:9"),
+    # generic words ("run", "files") need no rule
+    ("Always run `black` to keep code formatted.", "CLAUDE.md:11"),
+    # the heading carries the subject
+    ("pnpm is the package manager.", "CLAUDE.md:5"),
+    # a table's row
+    ("Run `make db-reset` to reset the local database before the integration tests.", "CLAUDE.md:17"),
+])
+def test_a_restatement_is_known_wherever_the_rule_sits(tmp_path: Path, content: str, citation: str) -> None:
+    memory = lesson("m1", content)
+    found = _index(tmp_path, STYLE_MD, [memory]).check(memory)
+    assert found is not None and found.kind == "known", found
+    assert found.rule.citation == citation
+
+
+@pytest.mark.parametrize("content", [
+    "Use `pnpm dlx` instead of `npx` for one-off package execution.",
+    "Never commit emojis to the changelog — the release tool rejects them.",
+    "Run `make db-reset` after every migration you write.",
+    "Always run `black --check` in CI, never `black` itself.",
+])
+def test_a_related_lesson_is_not_called_known(tmp_path: Path, content: str) -> None:
+    memory = lesson("m1", content)
+    found = _index(tmp_path, STYLE_MD, [memory]).check(memory)
+    assert found is None or found.kind != "known", found
+
+
+@pytest.mark.parametrize("content, differs", [
+    ("The dev server port is 5174.", "5174 vs 5173"),
+    ("Format code with `yapf` (not black).", "yapf vs black"),
+])
+def test_a_contradiction_of_a_row_or_an_item_is_shown_with_its_citation(
+        tmp_path: Path, content: str, differs: str) -> None:
+    memory = lesson("m1", content)
+    found = _index(tmp_path, STYLE_MD, [memory]).check(memory)
+    assert found is not None and found.kind == "contradicts", found
+    assert differs in found.differs and found.rationale().startswith("contradicts CLAUDE.md:1")
