@@ -23,7 +23,13 @@ import pytest
 from dreamtui.intake.claude_code import discovery
 from dreamtui.intake.claude_code.discovery import find_logs, first_cwd
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
-from dreamtui.intake.corrections import acknowledges_mistake, correction_rule, redirects
+from dreamtui.intake.claude_code.rules import classify_tool_error
+from dreamtui.intake.corrections import (
+    acknowledges_mistake,
+    correction_rule,
+    pasted_log,
+    redirects,
+)
 from dreamtui.intake.lessons import (
     command_head,
     error_lines,
@@ -823,3 +829,137 @@ def test_the_agents_own_slips_and_a_diff_that_differs_are_no_lessons(
     assert [m.title for m in _mined(workspace, projects, log)] == [
         '`sudo initdb` fails here: initdb: error: could not access directory "/srv/pg": '
         "Permission denied"]
+
+
+# -- corrections the second held-out read found missed ------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("syntax highlighting does not quite work", "fails"),  # a report that the work fails
+    ("[Image #8] still does not work?", "wrong"),  # after Claude Code's attachment marker
+    ("i still dont have actual programming lang syntax highlighting", "fails"),
+    ("i dont see it in the repo", "fails"),
+    ("same error", "fails"),
+    ("there is no TSModuleInfo diff", "fails"),
+    ("bootstrap脚本没有更新啊哥们", "fails"),
+    ("i dont think we saved any data room", "doubt"),
+    ("lah wait undo comment", "imperative"),
+    ("the keybinds were made in hyprland", "premise"),  # corrects what the agent assumed
+    ("teams is installed as a pwa", "premise"),
+    ("one question at a time plz", "prefer"),
+    ("More concise please", "prefer"),
+    ("yes but ill need actual syntax highlighting too", "prefer"),
+    ("方案A有问题，这个方案不是很合理", "zh"),
+    ("我觉得差不多，然后我们应该避免在代码定义里使用DRA", "zh"),
+])
+def test_failure_reports_premises_and_preferences_are_corrections(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "add a button that does not load the page",  # a spec, not a report
+    "I want the page to not load twice",
+    "make sure it does not show the password",
+    "Again, only touch that one file",  # an instruction repeated: not read as a correction
+    "it works now, thanks",
+    "what is installed in the venv?",
+    "but will it stay at 10 minutes",  # a question, not "yes, but …"
+    "帮我写一个新的接口，用于查询用户的订单列表，需要支持分页和按状态过滤，" * 8 + "不合理的参数返回400",
+])
+def test_specs_wishes_and_long_tasks_are_not_failure_reports(text: str) -> None:
+    assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize(("reply", "conceded"), [
+    ("Ah, you're right — the keybinds live in hyprland.conf.", True),
+    ("I see the issue: the parser is never started.", True),
+    ("Good point, the claim is the unit.", True),
+    ("好思路，和现有的 totalResource 逻辑一致。", True),
+    ("Let me fix that.", True),
+    ("Let me fix the linter errors you listed.", False),  # doing what was asked
+    ("Let me check the version first.", False),
+    ("好的。先讨论方案。", False),
+])
+def test_more_ways_the_agent_concedes(reply: str, conceded: bool) -> None:
+    assert acknowledges_mistake(reply) is conceded
+
+
+def test_a_failure_report_after_done_is_a_lesson_to_verify_first(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f1f1f1f1-0000-4000-8000-000000000001")
+    log.typed("add go syntax highlighting to the diff preview")
+    log.result(log.calls("Edit", file_path="/home/u/.config/nvim/lua/telescope.lua"),
+               "The file /home/u/.config/nvim/lua/telescope.lua has been updated successfully.")
+    log.says("Done. Let me know if the highlighting kicks in now.")
+    log.typed("[Image #8] still does not work?")
+    log.typed("[Image: source: /home/u/.claude/image-cache/f1f1/8.png]")
+    log.says("Let me check the nvim-treesitter version.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "correction"
+    assert memory.title == ("Check that it works before saying it is done: the person said "
+                            "“still does not work?”")
+    assert memory.content.startswith("Do as the person said after it tried to edit "
+                                     "`/home/u/.config/nvim/lua/telescope.lua`: “[Image #8] still "
+                                     "does not work?”")
+    assert "The agent had said: “Done. Let me know if the highlighting kicks in now.”" in memory.content
+
+
+def test_a_bare_no_or_stop_quotes_what_the_agent_had_just_done(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f2f2f2f2-0000-4000-8000-000000000002")
+    log.typed("why does the led not blink for teams?")
+    log.result(log.calls("Bash", command="find ~/.config/systemd -name '*.service'"), "led.service")
+    log.typed("Stop")
+    log.says("Stopping.")
+    log.typed("how do I reach the proxmox ui?")
+    log.says("Open `http://192.168.6.200:8006` in your browser.")
+    log.result(log.calls("Read", file_path="/etc/hosts"), "127.0.0.1 localhost")
+    log.says("Open `http://192.168.6.200:8006` in your browser.")
+    log.typed("No same issue")
+    log.says("Then the firewall blocks it.")
+    titles = [m.title for m in _mined(workspace, projects, log)]
+    assert titles == [
+        "Do not run `find ~/.config/systemd -name '*.service'` unasked: the person said “Stop”",
+        "Check that it works before saying it is done: the person said “No same issue”"]
+
+
+def test_a_premise_correction_and_a_chosen_alternative_are_corrections(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f3f3f3f3-0000-4000-8000-000000000003")
+    log.typed("what did we change in the keybinds last week?")
+    log.result(log.calls("Read", file_path="/home/u/.claude/keybindings.json"), "{}")
+    log.says("Your keybindings file is empty.")
+    log.typed("the keybinds were made in hyprland")
+    log.says("Looking at ~/.config/hypr.")
+    log.result(log.calls("Read", file_path=f"{PROJECT}/quota.go"), "package quota")
+    log.says("两种方式：按 pod 重复计，或按 claim 去重。我倾向于 MVP 阶段按 pod 重复计。")
+    log.typed("我们应该按照claim计算 因此我们需要cache集群中的claim相关信息")
+    log.says("好，敲定：按 ResourceClaim 去重计算 quota。")
+    log.result(log.calls("Read", file_path=f"{PROJECT}/cache.go"), "package cache")
+    log.says("The cache holds claims already. Shall I go on?")
+    log.typed("we should add a test too")  # agreeing and adding: no recommendation overridden
+    log.says("Adding it.")
+    memories = _mined(workspace, projects, log)
+    assert [(m.title, m.metadata["rule"]) for m in memories] == [
+        ("The keybinds were made in hyprland", "premise"),
+        ("我们应该按照claim计算 因此我们需要cache集群中的claim相关信息", "override")]
+
+
+def test_a_pasted_log_the_agent_answers_is_not_the_persons_correction(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f4f4f4f4-0000-4000-8000-000000000004")
+    log.typed("add GNA support to the setup script")
+    log.result(log.calls("Bash", command="bash -n setup.sh"), "")
+    log.says("Added GNA support.")
+    log.typed("[INFO] Creating udev rules for GNA device access...\n[sudo] password for u:")
+    log.says("I see the issue - the script prompts for input when it should not.")
+    assert pasted_log("[INFO] Creating udev rules for GNA device access...")
+    assert _mined(workspace, projects, log) == []
+
+
+def test_claude_codes_note_after_a_typed_reason_is_not_the_persons_words() -> None:
+    text = (REJECTED.split(" STOP")[0] + " To tell you how to proceed, the user said:\n"
+            "read the paths from env\n\nNote: The user's next message may contain a correction or "
+            "preference. Pay close attention — if they explain what went wrong or how they'd prefer "
+            "you to work, consider saving that to memory for future sessions.")
+    assert classify_tool_error(text) == ("rejection", "read the paths from env")

@@ -2,7 +2,8 @@
 mistake. Pure text in, verdict out; shared by every transcript importer.
 
 A correction is judged on the turn's *opening* (after openers such as "actually,", "ultrathink",
-"hmm"), never on a word anywhere, so precision holds:
+"hmm", "lah", and Claude Code's "[Image #4]" marker), never on a word anywhere in a long turn, so
+precision holds:
 
 | rule        | fires on                                                                     |
 |-------------|------------------------------------------------------------------------------|
@@ -18,16 +19,33 @@ A correction is judged on the turn's *opening* (after openers such as "actually,
 |             | still …", "why not …", "did you (actually/really) …", "didn't I (say/tell)…",|
 |             | "have you (even) …", "where did you …", "how come …"                         |
 | instead     | "actually/wait, … instead", "use X instead"                                  |
-| zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新… at the start   |
+| fails       | a report that the agent's work fails, in its own words: "syntax highlighting |
+|             | does not quite work", "i dont see it in the repo", "same error", "still      |
+|             | laggy", "there is no X"; in a short Chinese turn 没有更新/不生效/还是不行…    |
+|             | anywhere. Not a spec or a wish ("a button that does not load", "I want it   |
+|             | to not load twice", "make sure it does not show")                           |
+| doubt       | "i dont think we saved any data room"                                        |
+| zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新… at the start;   |
+|             | 不(是很)合理/应该避免/搞错… anywhere in a short turn                          |
+| prefer      | how to work: "one question at a time", "more concise please", "just tell me |
+|             | …", "yes, but I need …"                                                     |
+| premise     | a short fact correcting what the agent assumed: "the keybinds were made in   |
+|             | hyprland", "teams is installed as a pwa"                                     |
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
 |             | asking", "no need to ask", "don't ask me", "without asking", 无需询问, 不用问 |
 
 Never a correction: text relayed from another agent ("CODEX SAYS: …"), and a one- or two-word
 move in a word game (`game_move`: "WRONG" answering the agent's "RANG").
 
-And the agent's own reply is a strong, cheap signal: a turn the agent answers with "You're
-absolutely right", "My mistake", "I apologize", "Good catch", "你说得对", "抱歉", … is a
-correction whatever its wording (`acknowledges_mistake`).
+And the agent's own words are strong, cheap signals: a turn the agent answers with "You're
+absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good point", "你说得对",
+"抱歉", "好思路", … (after "Ah,", "Yes —") is a correction whatever its wording
+(`acknowledges_mistake`); a turn that opens by choosing otherwise ("we should …", "我们应该…")
+right after the agent recommended a way ("I'd recommend", "我倾向于") overrides it (`overrides`).
+
+A correction's title is its lesson (`lesson`): a report that the work fails says to check it
+works before saying it is done; a bare "Nope", "Stop", "No same issue" says not to do what the
+agent had just done or said, quoting it; other words are the lesson themselves.
 """
 
 from __future__ import annotations
@@ -35,15 +53,17 @@ from __future__ import annotations
 import re
 
 _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
+# Openers, and what Claude Code puts before the words: "[Image #4] still does not work?".
 _OPENER = re.compile(
-    rf"^(?:(?:actually|wait|hmm+|um+|oh|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|pls|"
-    rf"ultrathink|think(?: hard| harder| deeply)?|megathink)\b{_SEP}*)+")
+    rf"^(?:(?:actually|wait|hmm+|hm+|um+|oh+|ah+|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|"
+    rf"pls|plz|lah|lol|bro|dude|man|omg|wtf|yo|ultrathink|think(?: hard| harder| deeply)?|"
+    rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah)(?:{_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
                  r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
                  r"doubt|problemo)\b)")
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)")
 _IMPERATIVE = re.compile(
-    r"^(?:wrong\b|(?:revert|undo|roll back)\s+(?:that|this|it|the|your|those|these|all|everything)\b"
+    r"^(?:wrong\b|(?:revert|undo|roll back)\b"
     r"|i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
     r"|you (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
     r"|not that\b|that'?s not (?:it|right|what)\b|that is not (?:it|right|what)\b"
@@ -66,6 +86,47 @@ _QUESTION = re.compile(
     r"|didn'?t (?:i|you)\b|have you (?:actually|even|really|tested|checked|verified)\b"
     r"|where did you\b|who told you\b|what (?:did you|are you) (?:do|doing)\b"
     r"|are you sure\b|is that (?:right|correct|true)\b)[^\n]*\?")
+# A report that the agent's work does not do what it said it does, after it said so: "syntax
+# highlighting does not quite work", "i dont see it in the repo", "same error", "still laggy",
+# "there is no TSModuleInfo diff".
+_FAILS = re.compile(
+    r"^(?:still|same)\b|^(?:the )?same (?:error|issue|problem|thing|result|bug)\b"
+    r"|^i (?:still )?(?:don'?t|do not|can'?t|cannot|didn'?t|did not) (?:see|find|have)\b"
+    r"|^there(?: is|'?s| are) (?:still )?no\b"
+    r"|^(?:nothing (?:changed|happens|happened|works)|no (?:change|difference))\b"
+    # the subject, then its failure; not a wish or a spec ("a button that does not load", "I want
+    # it to not load twice", "make sure it does not show")
+    r"|^(?!(?:make sure|ensure|check|so that|when|if|once)\b)(?:(?!\b(?:that|which|who|to|want|"
+    r"wants|should|must|need|needs|make|add|so)\b)[^.!?\n]){0,60}?\b(?:does not|doesn'?t|did not|"
+    r"didn'?t|is not|isn'?t|are not|aren'?t|do not|don'?t|won'?t|cannot|can'?t|never)\s+"
+    r"(?:quite |really |actually |seem to |seems to |even )?(?:work|working|worked|load|loads|"
+    r"loaded|show up|showing up|appear|appears|render|renders|compile|compiles|start|starts|"
+    r"change anything|do anything|fix (?:it|anything|the))\b"
+    r"|^[^.!?\n]{0,80}?\bstill (?:broken|the same|happening|failing|not|no|can'?t|cannot|doesn'?t|"
+    r"don'?t|isn'?t|won'?t|getting|seeing)\b")
+_ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
+                       r"还是(?:不行|不对|没|报错|一样|失败|有问题)")
+# Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
+# "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
+_DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b")
+_ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错")
+_ZH_SHORT = 200  # characters: past this a Chinese turn sets out a task, whatever it mentions
+# A way of working the person asks for: "one question at a time plz", "More concise please",
+# "just tell me what your findings are", "yes but I need actual syntax highlighting too".
+_PREFER = re.compile(
+    r"^(?:(?:yes|yeah|yep|sure)\b[\s,.!-]*but\b|one (?:question|thing|step|file|change) at a time"
+    r"|(?:be |much |way |a (?:bit|lot) )?(?:more concise|less verbose|shorter|briefer|less wordy)"
+    r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
+    r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
+    r"|keep (?:it|them|answers|replies) (?:short|brief))\b")
+# A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
+# hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
+_PREMISE = re.compile(
+    r"^(?:(?:the|my|our|your|its|this|that|these|those) )?[\w./~@-]+(?: [\w./~@-]+){0,3} "
+    r"(?:is|are|was|were) (?:actually |already |only |just |all )?(?:made|installed|set ?up|"
+    r"configured|defined|declared|stored|kept|located|managed|handled|created|written|generated|"
+    r"built|hosted|deployed|mounted|served|run|running) (?:in|as|on|by|via|through|from|with|"
+    r"under|inside|at)\b[^?\n]{0,80}$")
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b")
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
                  r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错)")
@@ -74,12 +135,20 @@ _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:i
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
                       r"不要再?问|别再?问|不需要询问|不用确认|无需确认")
 
+# What an agent opens a reply with before it concedes ("Ah, you're right", "Yes — good catch").
+_REPLY_OPENER = re.compile(r"^(?:(?:ah+|oh+|hmm+|yes|yeah|right|okay|ok|got it|understood|好的|嗯|啊)"
+                           r"\b[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]*)+", re.IGNORECASE)
 _ACKNOWLEDGED = re.compile(
-    r"^(?:you'?re (?:absolutely |completely |totally |quite )?right|you are (?:absolutely |"
-    r"completely )?right|my (?:mistake|bad|apologies)|i apologi[sz]e|apologies|sorry[,!. ]|"
-    r"good catch|great catch|fair point|you'?re correct|i was wrong|i made (?:a|an) (?:mistake|"
-    r"error)|i misunderstood|i should(?: have|n'?t have)|that was (?:a mistake|wrong)|"
-    r"你说得对|您说得对|你是对的|抱歉|对不起|我错了|确实[，,]|是我的(?:错|失误)|我理解错)", re.IGNORECASE)
+    r"^(?:you'?re (?:absolutely |completely |totally |quite )?(?:right|correct)|you are "
+    r"(?:absolutely |completely )?(?:right|correct)|my (?:mistake|bad|apologies)|i apologi[sz]e|"
+    r"apologies|sorry[,!. ]|good (?:catch|point|call)|great (?:catch|point)|fair point|"
+    r"i was wrong|i was mistaken|i made (?:a|an) (?:mistake|error)|i misunderstood|i misread|"
+    r"i (?:missed|overlooked|forgot|broke)\b|i should(?: have|n'?t have)|that was (?:a mistake|wrong)|"
+    r"that'?s (?:on me|my (?:mistake|fault|bad))|i see the (?:issue|problem|bug|mistake)|"
+    r"i see what(?:'s| is| went) wrong|let me (?:fix|correct|redo|revert|undo) (?:that|this|it|my)\b|"
+    r"你说得对|您说得对|你说的对|您说的对|你是对的|说得对|抱歉|对不起|不好意思|我错了|确实[，,]|"
+    r"是我的(?:错|失误|疏忽|问题)|我的错|我疏忽|我(?:理解|搞|弄|写)错|我漏|我忽略|好思路|好建议|好的建议)",
+    re.IGNORECASE)
 
 ANSWERABLE = frozenset({"no", "dont"})  # a "no" answering the agent's question is an answer
 
@@ -121,11 +190,36 @@ def correction_rule(text: str) -> str | None:
         return "question"
     if _INSTEAD.match(lowered) or _INSTEAD.match(head):
         return "instead"
-    if _ZH.match(head):
+    short_zh = len(head) <= _ZH_SHORT
+    if (len(first) <= 300 and _FAILS.match(first)) or (short_zh and _ZH_FAILS.search(first)):
+        return "fails"
+    if _DOUBT.match(first):
+        return "doubt"
+    if _ZH.match(head) or (short_zh and _ZH_DOUBT.search(first)):
         return "zh"
+    if _PREFER.match(head):
+        return "prefer"
+    if len(first.split()) <= 15 and _PREMISE.match(first):
+        return "premise"
     if _PROCESS.search(lowered):
         return "process"
     return None
+
+
+# The agent recommended one way; the person opens by choosing another ("I'd lean towards
+# counting per pod" → "we should count per claim, so cache the claims"): a preference, the lesson.
+_RECOMMENDS = re.compile(r"\bi(?:'d| would)? (?:recommend|suggest|propose|lean|prefer|go with)\b"
+                         r"|\bmy recommendation\b|我倾向|我建议|我推荐|建议(?:采用|使用|用|选)")
+_CHOOSES = re.compile(r"^(?:we should|i'?d rather|i prefer|rather\b|我们应该|应该|我建议|建议|我觉得应该|"
+                      r"还是用|改成|换成)")
+
+
+def overrides(text: str, said: str | None) -> bool:
+    """Does the turn choose otherwise than the way the agent's last words recommended?"""
+    if not said or not _RECOMMENDS.search(_plain(said).lower()):
+        return False
+    head = _OPENER.sub("", _plain(text).lower().strip()[:400])
+    return _CHOOSES.match(head) is not None
 
 
 # After an Esc, turns that do not redirect the agent: a retry (an API error, a hung call), a plain
@@ -163,7 +257,7 @@ def redirects(text: str) -> bool:
 
 def acknowledges_mistake(reply: str) -> bool:
     """Does the agent's reply open by conceding it was wrong?"""
-    return _ACKNOWLEDGED.match(_plain(reply).strip()[:200]) is not None
+    return _ACKNOWLEDGED.match(_REPLY_OPENER.sub("", _plain(reply).strip()[:200])) is not None
 
 
 _CONTINUE = re.compile(r"^(?:continue|go on|go ahead|proceed|keep going|next|yes|y|ok(?:ay)?|"
@@ -179,10 +273,51 @@ def just_continues(text: str) -> bool:
 _LOG_LINE = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?\d\d:\d\d:\d\d|Traceback \(most recent|"
     r"\s*at [\w$.<>]+\(|File \"|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|E/|W/|I/|D/)[\s:\[/]|"
-    r"\$ |> |[\w.-]+:\d+:\d+)")
+    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\])")
 
 
 def pasted_log(text: str) -> bool:
     """A turn that opens with a pasted log or stack trace, not with the person's own words."""
     first = text.lstrip().split("\n", 1)[0]
     return _LOG_LINE.match(first) is not None
+
+
+# What a title keeps of a typed turn: not Claude Code's attachment markers ("[Image #4] …").
+_MARKERS = re.compile(r"^(?:\s*\[(?:Image|Pasted text) #\d+[^\]]*\])+\s*", re.IGNORECASE)
+# Words that carry no lesson of their own: "Nope", "Stop", "No same issue", "still does not work?".
+_BARE = frozenset("""no nope nah stop wrong again same issue error problem thing result still it this
+that is isn't isnt does doesn't doesnt not work works working worked never broken fails failing
+quite the yet sorry im i'm really seriously what wtf why huh ugh lol bro dude omg ffs come on
+还是 不行 不对 错了 停 啊 哥们""".split())
+_WORDS = re.compile(r"[\w']+", re.UNICODE)
+_FAILURE = re.compile(r"\b(?:work|works|working|worked|same|still|broken|fails?|failing)\b|还是|不行")
+
+
+def spoken(text: str) -> str:
+    """The person's words without the markers Claude Code puts before them."""
+    return _MARKERS.sub("", text).strip()
+
+
+def _quoted(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def lesson(text: str, doing: str | None, said: str | None) -> str | None:
+    """The title of a correction whose words alone are no lesson, naming what to do or avoid:
+    a report that the agent's work fails ("still does not work?", "syntax highlighting does not
+    quite work") says to verify before saying it is done; a bare "Nope" or "Stop" says not to do
+    what the agent had just done or said. None when the words are the lesson themselves."""
+    words = spoken(text)
+    plain = _plain(words).lower()
+    bare = all(w in _BARE for w in _WORDS.findall(plain)) and len(plain.split()) <= 6
+    quote = f"“{_quoted(words, 80)}”"
+    if correction_rule(words) == "fails" or (bare and _FAILURE.search(plain)):
+        return f"Check that it works before saying it is done: the person said {quote}"
+    if not bare:
+        return None
+    if doing:
+        return f"Do not {doing} unasked: the person said {quote}"
+    if said:
+        return f"Do not answer “{_quoted(said, 70)}”: the person said {quote}"
+    return None

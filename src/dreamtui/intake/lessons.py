@@ -28,6 +28,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from dreamtui.errors import InputError
+from dreamtui.intake.corrections import lesson as correction_lesson
+from dreamtui.intake.corrections import spoken
 from dreamtui.intake.validate import prepare
 from dreamtui.model import NewMemory, frontmatter_int
 from dreamtui.store.stm import STMStore
@@ -239,7 +241,8 @@ def lesson_title(friction: Friction, limit: int) -> str:
         friction.reason) else None
     kind = friction.kind
     if kind == "correction":
-        title = _sentence(friction.evidence, limit)
+        title = correction_lesson(friction.evidence, doing, friction.said) or \
+            _sentence(spoken(friction.evidence), limit)
     elif kind == "plan_rejection":
         title = f"{reason} (plan rejected)" if reason else "Ask before carrying out a plan: the person rejected it"
     elif kind == "rejection":

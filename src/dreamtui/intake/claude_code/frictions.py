@@ -18,8 +18,9 @@ Order matters four times:
   plain question, an added feature or a new request).
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
-  the Agent SDK ran. A turn whose opening corrects is one at once; any other turn waits for the
-  agent's next words: a reply that concedes a mistake makes it one.
+  the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
+  otherwise than the agent had just recommended; any other turn waits for the agent's next
+  words: a reply that concedes a mistake makes it one.
 - **A tool error is worth a lesson** when it reveals an environment fact, when the person typed
   a comment while it was the last thing that happened (not "continue"), or when the same call
   failed twice and never succeeded afterwards; other errors are kept as candidates the importer
@@ -218,9 +219,11 @@ class Detector:
             friction = _friction("correction", where, agent,
                                  [agent.last_tool] if agent.last_tool else [], text)
             rule = corrections.correction_rule(text)
+            said = agent.said_text()
             if rule in corrections.ANSWERABLE:
-                said = agent.said_text()
                 rule = None if said and said.rstrip().endswith(("?", "？")) else rule
+            elif rule is None and corrections.overrides(text, said):
+                rule = "override"
             if rule is not None:
                 friction.extra["rule"] = rule
                 self.frictions.append(friction)

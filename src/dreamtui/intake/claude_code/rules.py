@@ -11,7 +11,9 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | tool use was rejected…" (or "…take this action right now."), or            |
 |                | `toolUseResult: "User rejected tool use"`, or `toolDenialKind` naming the  |
 |                | person — at a permission prompt. The reason is the text after "To tell you |
-|                | how to proceed, the user said:", else the person's next typed turn.        |
+|                | how to proceed, the user said:" (without Claude Code's "Note: The user's   |
+|                | next message may contain a correction…" after it), else the person's next  |
+|                | typed turn.                                                                |
 | plan_rejection | that rejection of `ExitPlanMode`: the plan refused; its `plan` is quoted.  |
 | clarification  | that rejection of `AskUserQuestion`, or a reason opening "The user wants to |
 |                | clarify these questions." — questions, not an objection.                  |
@@ -48,6 +50,9 @@ _USER_REJECTED = "User rejected tool use"
 _REASON_MARKS = ("To tell you how to proceed, the user said:",
                  "The user provided the following reason for the rejection:")
 _CLARIFY = "The user wants to clarify these questions."
+# Claude Code's own note to the agent after a typed reason (2.1.2xx), not the person's words.
+_NEXT_NOTE = re.compile(r"\s*Note: The user's next message may contain a correction or preference\..*\Z",
+                        re.DOTALL)
 _INTERRUPTED = "[Request interrupted by user"
 _INTERRUPTED_RESULT = ("Interrupted by user", "[Request interrupted by user")
 _COMPACTION = "This session is being continued from a previous conversation"
@@ -131,8 +136,8 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
     if denial in _ESC_DENIALS:
         return "interruption", None
     if rejected:
-        reason = next((text.partition(mark)[2].strip() for mark in _REASON_MARKS if mark in text),
-                      "") or None
+        reason = next((_NEXT_NOTE.sub("", text.partition(mark)[2]).strip() for mark in _REASON_MARKS
+                       if mark in text), "") or None
         if (reason is not None and reason.startswith(_CLARIFY)) or signals.tool == "AskUserQuestion":
             if reason is not None and reason.startswith(_CLARIFY):
                 reason = reason[len(_CLARIFY):].strip() or None
