@@ -37,7 +37,7 @@ Guidance for agents.
   Other services pick ports above 9000.
 
 ```bash
-pnpm install   # not a rule: a code block
+pnpm lint   # checks the TypeScript sources
 ```
 
 | command | what |
@@ -83,6 +83,8 @@ def test_rules_are_list_items_table_rows_and_sentences_with_their_lines() -> Non
         ("CLAUDE.md:8", "The API listens on port 8040 in development."),
         ("CLAUDE.md:9", "Other services pick ports above 9000."),
         ("CLAUDE.md:8", "The API listens on port 8040 in development. Other services pick ports above 9000."),
+        # a shell block's command with the comment saying what it is for
+        ("CLAUDE.md:12", "checks the TypeScript sources: `pnpm lint`"),
         # a table's body row, its cells joined (the header row and the |---| line are not rules)
         ("CLAUDE.md:17", "`pnpm dev`: starts the web app on port 3000"),
         ("CLAUDE.md:23", "Money amounts are `Decimal`, never `float`."),
@@ -237,7 +239,7 @@ def test_the_dream_discards_a_restatement_citing_the_rule(tmp_path: Path) -> Non
     [create] = [p for p in changeset.proposals if p.op == "create"]
     assert create.evidence == [new_id] and not create.safety
     stats = changeset.stats["known_corpus"]
-    assert stats["known"] == 1 and stats["rules"] == 9 and stats["files"] == ["CLAUDE.md"]
+    assert stats["known"] == 1 and stats["rules"] == 10 and stats["files"] == ["CLAUDE.md"]
 
 
 def test_the_dream_marks_what_contradicts_a_rule(tmp_path: Path) -> None:
@@ -327,7 +329,7 @@ def test_engines_get_the_rules_and_the_contradictions_not_the_restatements(tmp_p
     dream(workspace, engine="tests.engines_for_tests:Recorder", now=NOW)
     [given] = Recorder.seen
     assert {m.id for m in given.batch} == {contra_id, new_id}  # the restatement is already discarded
-    assert given.known is not None and len(given.known.rules) == 9
+    assert given.known is not None and len(given.known.rules) == 10
     assert given.known.rules[1].cited().startswith("CLAUDE.md:7: Install dependencies")
     assert set(given.contradictions) == {contra_id}
     assert given.contradictions[contra_id].rule.citation == "CLAUDE.md:8"
@@ -389,6 +391,12 @@ This project uses pnpm.
 | --- | --- |
 | `make db-reset` | resets the local database before the integration tests |
 | dev server port | 5173 |
+
+```bash
+# Start the local stack (Postgres and Redis)
+docker compose up -d
+pnpm seed
+```
 """
 
 
@@ -403,6 +411,8 @@ This project uses pnpm.
     ("pnpm is the package manager.", "CLAUDE.md:5"),
     # a table's row
     ("Run `make db-reset` to reset the local database before the integration tests.", "CLAUDE.md:17"),
+    # a command in a shell block, with the comment above it
+    ("Start the local stack with `docker compose up -d`.", "CLAUDE.md:22"),
 ])
 def test_a_restatement_is_known_wherever_the_rule_sits(tmp_path: Path, content: str, citation: str) -> None:
     memory = lesson("m1", content)
@@ -411,11 +421,18 @@ def test_a_restatement_is_known_wherever_the_rule_sits(tmp_path: Path, content: 
     assert found.rule.citation == citation
 
 
+def test_a_shell_blocks_commands_are_rules_only_with_their_comment() -> None:
+    rules = [(r.citation, r.text) for r in split_rules(STYLE_MD, "CLAUDE.md") if "`" in r.text]
+    assert ("CLAUDE.md:22", "Start the local stack (Postgres and Redis): `docker compose up -d`") in rules
+    assert not [text for _, text in rules if "pnpm seed" in text]  # no comment says what it is for
+
+
 @pytest.mark.parametrize("content", [
     "Use `pnpm dlx` instead of `npx` for one-off package execution.",
     "Never commit emojis to the changelog — the release tool rejects them.",
     "Run `make db-reset` after every migration you write.",
     "Always run `black --check` in CI, never `black` itself.",
+    "Rebuild with `docker compose up -d --build` after changing the Dockerfile.",
 ])
 def test_a_related_lesson_is_not_called_known(tmp_path: Path, content: str) -> None:
     memory = lesson("m1", content)

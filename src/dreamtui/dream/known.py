@@ -91,6 +91,9 @@ _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
 _LIST_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _HEADING_RE = re.compile(r"#{1,6}\s")
+# Fence languages whose lines are commands (none given: most often a command too).
+SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "terminal",
+                          "powershell", "pwsh", "ps1", "cmd", "bat"})
 _TABLE_RULE_RE = re.compile(r"\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?\s*)?")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
 
@@ -228,8 +231,9 @@ def _sentences(text: str) -> list[str]:
 def split_rules(text: str, path: str) -> list[Rule]:
     """List items (with their continuation lines) and paragraph sentences, with their lines.
 
-    A table's body rows are rules too (their cells joined). Headings (each rule records the one
-    it sits under), code blocks, HTML comments, YAML frontmatter and the lines inside the
+    A table's body rows are rules too (their cells joined), and so are the commands of a shell
+    block that a comment explains. Headings (each rule records the one it sits under), other
+    code, HTML comments, YAML frontmatter and the lines inside the
     workspace's own `<!-- dreamtui:begin … -->` block are not rules.
     """
     rules: list[Rule] = []
@@ -255,7 +259,8 @@ def split_rules(text: str, path: str) -> list[Rule]:
                                       heading, section))
         current, kind = [], ""
 
-    fenced = in_block = False
+    fenced = in_block = shell = False
+    comment = ""  # a shell block's comment line, saying what the commands under it are for
     body_from = _frontmatter_end(lines)
     recorded = _recorded_by_dreamtui(lines)
     for number, line in enumerate(lines):
@@ -272,6 +277,18 @@ def split_rules(text: str, path: str) -> list[Rule]:
         if _FENCE_RE.match(line):
             flush()
             fenced = not fenced
+            shell, comment = fenced and stripped.lstrip("`~").strip().lower() in SHELL_FENCES, ""
+            continue
+        if shell:
+            if stripped.startswith("#") and not stripped.startswith("#!"):
+                comment = stripped.lstrip("#").strip()
+            elif not stripped:
+                comment = ""
+            else:  # the comment above says what the next command is for, not the ones after
+                command, comment = _commented_command(stripped, comment), ""
+                if command:
+                    current, start, kind = [command], number, "row"
+                    flush()
             continue
         if stripped.startswith("|") and not fenced:
             flush()
@@ -301,6 +318,15 @@ def split_rules(text: str, path: str) -> list[Rule]:
             current, start, kind = [stripped], number, "para"
     flush()
     return rules
+
+
+def _commented_command(line: str, comment: str) -> str:
+    """A shell block's command with the comment saying what it is for (on the line above, or
+    after it: `pnpm test  # the unit tests`), as one rule: "Install dependencies: `pnpm install`".
+    A command without a comment says nothing an agent could restate: not a rule."""
+    command, _, after = line.removeprefix("$ ").partition(" # ")
+    said = after.strip() or comment
+    return f"{said}: `{command.strip()}`" if said and command.strip() else ""
 
 
 def _table_row(lines: Sequence[str], number: int) -> str:
