@@ -129,6 +129,30 @@ def test_an_update_adds_only_the_new_fact() -> None:
     assert added.strip() == "On CI the target is `make db-reset-ci`."
 
 
+def test_a_retelling_of_a_live_entry_as_one_occurrence_reinforces_it() -> None:
+    # The entry states the rule; the memory tells the day it happened, with that day's own names.
+    told = mem("r3", "Integration tests failed on leftovers",
+               "tests/integration/test_refunds.py failed with a duplicate key on refunds.ref_no; I ran "
+               "`make db-reset` before `pytest tests/integration` and the suite passed.", type="failure",
+               agent="agent-b")
+    found = proposals(dream_input([told], snapshot_of(RESET)))
+    assert [p.op for p in found] == ["reinforce"], [p.rationale for p in found]
+
+
+def test_another_phrasing_adds_its_fix_as_the_rule_and_never_its_story() -> None:
+    rule = mem("d1", "Use Decimal for invoice sums", "Invoice sums must be Decimal end to end (the models use "
+               "Numeric(12, 2)); float arithmetic in invoice sums made test_invoice_sum flaky.", tags=("billing",))
+    story = mem("d2", "test_invoice_sum is flaky because of float rounding", "tests/test_invoice.py::"
+                "test_invoice_sum failed 2 runs in 7: invoice sums were computed with float. Using Decimal with "
+                "quantize(Decimal('0.01')) made it stable.", agent="agent-b", type="failure", tags=("billing",))
+    created = only(proposals(dream_input([rule, story])), "create")
+    entry = entry_of(created)
+    assert entry.body == ("Invoice sums must be Decimal end to end (the models use Numeric(12, 2)); float "
+                          "arithmetic in invoice sums made test_invoice_sum flaky.\n\n"
+                          "Use Decimal with quantize(Decimal('0.01')).\n"), entry.body
+    assert entry.sources == ("stm:d1", "stm:d2")  # the story stays a source
+
+
 def test_known_tells_a_new_fact_from_a_rewording() -> None:
     known = Known("The Vite dev server proxies `/api` to `http://localhost:8000`; start the backend "
                   "with `make api` before `npm run dev`, or every request fails with a 504.")

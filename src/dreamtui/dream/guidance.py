@@ -57,6 +57,10 @@ _NAME_RE = re.compile(r"\b(?:[A-Z][a-z]+[A-Z]\w*|[a-z]+[A-Z]\w*|[A-Z]{2,}[A-Za-z
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
+# A verb in the past tense, not a passive present ("is mapped", "are required"): "turned", "dropped".
+_PAST_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bget )(?<!\bgets )(?:\b[a-z]{3,}(?<!e)ed\b"
+                      r"|\b(?:rewrote|wrote|took|went|ran|made|broke|threw|gave|got|saw|found|forgot|did|had)\b)")
+_CLAUSE_RE = re.compile(r"[;:]\s+|,\s+(?:so|and then|then|but)\s+")
 _STORY_RE = re.compile(r"\b(?:crashed|broke|returned|happened|took|went down|was|were|failed)\b",
                        re.IGNORECASE)
 # A fix told in the past, said as the rule: "Using X made it stable." → "Use X."
@@ -295,10 +299,37 @@ class Known:
         self.stems |= stems
 
 
-def fresh_paragraphs(text: str, known: Known) -> list[str]:
+def tells_story(clause: str) -> bool:
+    """Whether `clause` tells what happened once ("test_x failed 1 run in 5", "Autogenerate
+    turned the rename into a drop", "I rewrote it") rather than a rule or a standing fact ("CI
+    maps Postgres to 5433", "the service is mapped to 5433")."""
+    if score(clause) > STORY_LIMIT:
+        return False
+    return bool(_STORY_RE.search(clause) or _DATE_RE.search(clause) or _FIRST_PERSON_RE.search(clause)
+                or _PAST_RE.search(_CODE_SPAN_RE.sub(" ", clause)))
+
+
+def _clause_facts(sentence: str) -> list[str]:
+    """The clauses of `sentence` that may state a fact: not those telling a story."""
+    clauses: list[str] = []
+    start = 0
+    for found in _CLAUSE_RE.finditer(sentence):
+        if sentence.count("`", 0, found.start()) % 2 == 0:  # never inside a code span
+            clauses.append(sentence[start:found.start()])
+            start = found.end()
+    clauses.append(sentence[start:])
+    return [c for c in clauses if c.strip() and not tells_story(c)]
+
+
+def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False) -> list[str]:
     """The paragraphs of `text` that state something `known` lacks: whole new code blocks, and
     of prose only the sentences that state a fact `known` lacks (each counted as known once
-    taken). The one rule for what an update may add, from memories or from a model's details."""
+    taken). The one rule for what an update may add, from memories or from a model's details.
+
+    `other_phrasing`: `text` is another memory's telling of the lesson `known` states (a cluster
+    member, a restatement of an entry). Its story is that one occurrence — the test that failed,
+    the column that was renamed — not a fact about the project, so only its rule and fact clauses
+    count; a fix it tells in the past is added as the rule ("Using X made it stable" → "Use X")."""
     out: list[str] = []
     for paragraph in _paragraphs(text):
         if is_code(paragraph):
@@ -306,7 +337,11 @@ def fresh_paragraphs(text: str, known: Known) -> list[str]:
                 out.append(paragraph)
                 known.add(paragraph)
             continue
-        fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
+        if other_phrasing:
+            rules = [as_rule(s) for s in split_sentences(paragraph)]
+            fresh = [r for r in rules if any(known.adds(c) for c in _clause_facts(r))]
+        else:
+            fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
         for sentence in fresh:
             known.add(sentence)
         if fresh:
@@ -315,8 +350,10 @@ def fresh_paragraphs(text: str, known: Known) -> list[str]:
 
 
 def new_facts(memories: Iterable[Memory], known: Known) -> list[str]:
-    """The paragraphs `memories` would add (`fresh_paragraphs` of each, in order)."""
-    return [paragraph for memory in memories for paragraph in fresh_paragraphs(memory.content, known)]
+    """The paragraphs `memories` would add to what `known` states of their lesson
+    (`fresh_paragraphs` of each, in order, read as other phrasings)."""
+    return [paragraph for memory in memories
+            for paragraph in fresh_paragraphs(memory.content, known, other_phrasing=True)]
 
 
 # --- kind and tags ----------------------------------------------------------------------------
