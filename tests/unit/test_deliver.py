@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dreamtui.deliver.skills import SKILL_FILE, skill_text
 from dreamtui.deliver.targets import (
@@ -314,6 +315,20 @@ def test_a_skill_md_never_carries_a_credential_an_entry_was_edited_to_hold() -> 
     text = skill_text(entry, None)
     assert "```sh\n./publish.sh --live\nPGPASSWORD=$PGPASSWORD psql\n```" in text  # a reference holds none
     assert "sk_test" not in text
+
+
+def test_a_skill_description_says_when_to_use_it_without_pointing_below() -> None:
+    def description(title: str, guidance: str) -> str:
+        entry = parse_entry(f"---\nslug: s\ntitle: {title}\nroute: skill\n---\n{guidance}\n\n```sh\nmake x\n```\n",
+                            "topics/s.md")
+        text = skill_text(entry, None)
+        assert f"\n{guidance}\n" in text  # the body keeps the line: there the snippet is below
+        return str(yaml.safe_load(text.split("---\n")[1])["description"])
+
+    assert description("Publish the docs", "For publishing the docs by hand, use the snippet below.") \
+        == "Publish the docs: for publishing the docs by hand."
+    assert description("Rotate the logs", "Rotate the logs: use the snippet below.") == "Rotate the logs."
+    assert description("Seed data", "Run it after every reset.") == "Run it after every reset."
 
 
 def test_route_decisions_appends_to_decisions_md_and_never_edits_it(tmp_path: Path) -> None:

@@ -117,8 +117,19 @@ def _split(text: str) -> tuple[dict[str, object], str]:
     return (meta if isinstance(meta, dict) else {}), body
 
 
+# A snippet's guidance points at the code below it ("For deploying by hand, use the snippet
+# below."), true in the body; the description is read in a list of skills, with nothing below.
+_BELOW_RE = re.compile(r"^(?:(?P<when>for .+?),\s*|(?P<what>.+?):\s*)?use the snippet below\.?$", re.IGNORECASE)
+
+
 def _description(entry: Entry) -> str:
+    """When to use the skill: its guidance line, said without pointing at the body."""
     words = " ".join((entry.guidance or entry.title).split())
+    below = _BELOW_RE.match(words)
+    if below:
+        title = " ".join(entry.title.split())
+        when = below["when"]
+        words = f"{title}: {when[0].lower()}{when[1:]}." if when else f"{below['what'] or title}."
     return words if len(words) <= DESCRIPTION_LIMIT else words[:DESCRIPTION_LIMIT - 1] + "…"
 
 
