@@ -236,7 +236,7 @@ def test_corrections_by_rule_and_by_the_agents_acknowledgement(tmp_path: Path) -
         ("correction", "did you actually run the tests after that?", "uv add httpx")]
 
 
-def test_one_interruption_per_turn_with_the_reason_and_none_without(tmp_path: Path) -> None:
+def test_a_stop_and_the_turn_that_redirects_are_one_correction_and_none_without(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Refactor the parser")
                .shell("sleep 100", "aborted by user after 3.2s", 1)
                .shell("rg parser", "aborted by user after 3.2s", 1)
@@ -245,8 +245,28 @@ def test_one_interruption_per_turn_with_the_reason_and_none_without(tmp_path: Pa
                .shell("rg tokens", "aborted by user after 1.0s", 1)
                .abort())
     frictions, _, _ = read_rollout(rollout.write(tmp_path))
-    assert [(f.kind, f.reason) for f in frictions] == [
-        ("interruption", "stop, keep the public API unchanged")]
+    assert [(f.kind, f.evidence, f.interrupted, f.action) for f in frictions] == [
+        ("correction", "stop, keep the public API unchanged", True, "sleep 100")]
+
+
+def test_a_stop_to_amend_the_persons_own_message_is_no_lesson(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Which port for stderr?")
+               .says("Should stderr be a separate output port?")
+               .typed("separate output port")
+               .abort()
+               .typed("separate output port. Oh, and light the port up when data arrives")
+               .says("Got it.")
+               .shell("npm run dev", "ready on :3000", 0)
+               .says("The drag now works.")
+               .typed("nope, still cannot drag")
+               .shell("npm run dev", "ready on :3000", 0)
+               .abort()
+               .typed("nope, still cannot drag. it starts a selection instead"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    # The first stop amended an answer; the second amended a correction, which is one correction
+    # in its amended words.
+    assert [(f.kind, f.evidence) for f in frictions] == [
+        ("correction", "nope, still cannot drag. it starts a selection instead")]
 
 
 def test_policy_denials_hooks_and_sandbox_are_told_apart() -> None:
@@ -298,9 +318,11 @@ def test_import_stores_lessons_once_and_reimport_reads_nothing(workspace: Worksp
     first = _import(workspace, sessions)
     assert (first.read, first.other_project, first.inserted) == (1, 1, 1)
     memory = _stored(workspace)[0]
-    assert memory.title == "this repo uses pnpm, never npm"
-    assert memory.content.startswith("The person declined `npm install` at Codex's approval prompt")
+    assert memory.title == "This repo uses pnpm, never npm (rejected: run `npm install`)"
+    assert memory.content.startswith("Do not run `npm install`: the person rejected it at the "
+                                     "permission prompt and said “this repo uses pnpm, never npm”.")
     assert memory.metadata["session_id"] == "019f-aaaa" and memory.metadata["source"] == "codex"
+    assert memory.metadata["log"].endswith("019f-aaaa.jsonl") and "019f-aaaa" not in memory.content
     assert memory.agent_id == "codex"
     again = _import(workspace, sessions)
     assert (again.read, again.unchanged, again.other_project, again.inserted) == (0, 1, 1, 0)
@@ -354,6 +376,10 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                                                  "error 2)", 1)
                .shell("rg -n shard missing.md", "rg: missing.md: No such file or directory (os "
                                                  "error 2)", 1)
+               .shell("rg -n '(shard' src", "rg: regex parse error:\n    (shard\nerror: unclosed "
+                                             "group", 2)
+               .shell("rg -n '(shard' src", "rg: regex parse error:\n    (shard\nerror: unclosed "
+                                             "group", 2)
                .shell("nmp test", "nmp : The term 'nmp' is not recognized\n+ CategoryInfo : "
                                   "ObjectNotFound: (nmp:String) [], CommandNotFoundException", 1)
                .shell("nmp test", "nmp : The term 'nmp' is not recognized\n+ CategoryInfo : "
@@ -392,5 +418,92 @@ def test_a_search_whose_matches_say_error_a_typo_and_a_retry_after_an_esc_are_no
                .shell("sed -n '1,200p' docsArchitecture.md",
                       "sed: can't read docsArchitecture.md: No such file or directory", 2))
     frictions, _, _ = read_rollout(rollout.write(tmp_path))
-    # Only rg's own complaint, twice, is a failure the agent did not get past.
-    assert [(f.kind, f.action) for f in frictions] == [("tool_error", "rg -n shard missing.md")]
+    # Only rg's own complaint, twice, is a failure the agent did not get past: a path it guessed
+    # that is not there is exploration, however often it guesses it.
+    assert {(f.kind, f.action) for f in frictions} == {("tool_error", "rg -n '(shard' src")}
+
+
+def test_one_fact_of_the_machine_is_one_memory_across_commands_sessions_and_imports(
+        workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    missing = "/run/current-system/sw/bin/bash: line 1: cargo: command not found"
+    (Rollout().typed("Build the kernel")
+     .shell("cargo check --manifest-path kernel/Cargo.toml", missing, 127)
+     .shell("cargo test", missing, 127).says("Cargo is missing.")).write(sessions)
+    (Rollout(session="019f-bbbb").typed("Run the tests")
+     .shell("cargo test -p ui", missing, 127)).write(sessions)
+    report = _import(workspace, sessions)
+    assert (report.frictions, report.inserted) == (3, 1)
+    [memory] = _stored(workspace)
+    assert memory.title == "`cargo` is not available here"
+    assert memory.metadata["occurrences"] == 3 and memory.metadata["kind"] == "environment"
+    assert "Seen 3 times in 2 sessions" in memory.content
+    # A later session meeting it again raises the count of the memory still pending.
+    (Rollout(session="019f-cccc").typed("again").shell("cargo build", missing, 127)).write(sessions)
+    again = _import(workspace, sessions)
+    assert (again.read, again.inserted, again.duplicates, again.recounted) == (1, 0, 1, 1)
+    [memory] = _stored(workspace)
+    assert memory.metadata["occurrences"] == 4 and len(memory.metadata["record_uuids"]) == 4
+
+
+def test_a_failures_title_names_the_fact_and_the_persons_instruction_is_its_lesson(
+        workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    pubsub = ('** (RuntimeError) failed to start Mix.PubSub, reason: {{:shutdown, {:failed_to_start_'
+              'child, Mix.PubSub.Subscriber, {%Mix.Error{message: "failed to open a TCP socket in '
+              'Mix.Sync.PubSub.subscribe/1, reason: :eperm"}}}}')
+    (Rollout().typed("Add the column").shell("mix precommit", pubsub, 1)
+     .shell("mix precommit", pubsub, 1).says("mix precommit fails in the sandbox.")).write(sessions)
+    (Rollout(session="019f-bbbb").typed("Yes, implement this, don't bother running mix precommit "
+                                        "as it isn't working yet.")
+     .shell("mix precommit", pubsub, 1)).write(sessions)
+    _import(workspace, sessions)
+    [memory] = _stored(workspace)
+    assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet "
+                                   "(`mix precommit` cannot run here: the sandbox blocks network")
+    assert memory.content.startswith("`mix precommit` cannot run here: the sandbox blocks network "
+                                     "sockets (EPERM): `mix precommit` failed with “failed to start "
+                                     "Mix.PubSub”")
+    assert memory.metadata["occurrences"] == 3
+    assert memory.metadata["reason"] == "don't bother running mix precommit as it isn't working yet"
+
+
+def test_a_fact_title_without_a_word_from_the_person() -> None:
+    from dreamtui.intake.codex.frictions import Friction
+    from dreamtui.intake.codex.importer import CODEX, shared_friction
+    from dreamtui.intake.lessons import build_memories
+    from dreamtui.workspace.config import Config
+
+    def title(kind: str, command: str, evidence: str) -> str:
+        friction = Friction(kind, "s", None, command, "shell", evidence, None, "c1", PROJECT)
+        return build_memories([shared_friction(friction, "log", None)], Config(), CODEX)[0].title
+    assert title("environment", "bash .specify/setup.sh --json",
+                 ".specify/setup.sh: line 2: $'\\r': command not found") == (
+        "Shell scripts here have Windows line endings ($'\\r': command not found): convert them "
+        "to LF before running them")
+    assert title("environment", "python -m unittest", "ERROR: test_x (t.T.test_x)\nTraceback (most "
+                 "recent call last):\nPermissionError: [Errno 13] Permission denied: 'C:\\\\T\\\\tmp'") \
+        == "`python` cannot run here: PermissionError: [Errno 13] Permission denied: 'C:\\\\T\\\\tmp'"
+    assert title("tool_error", "mix test", "** (RuntimeError) could not start repo, reason: {{:x}}") \
+        == "`mix test` fails here: could not start repo"
+
+
+def test_exploration_misses_and_output_stating_no_error_are_no_failures(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Count the bills")
+               .shell("Get-ChildItem 'BILLS' | Measure-Object", "0\r\nGet-ChildItem : Cannot find "
+                      "path 'C:\\v\\BILLS' because \r\nit does not exist.\r\nAt line:2 char:1\r\n"
+                      "    + CategoryInfo : ObjectNotFound: (C:\\v\\BILLS:String) [Get-ChildItem], "
+                      "ItemNotFound \r\n   Exception", 1)
+               .shell("python scan.py", "Traceback (most recent call last):\nFileNotFoundError: "
+                      "[WinError 3] The system cannot find the path specified: 'C:\\x'", 1)
+               .shell("git lfs ls-files | Select-Object -First 2", "fa14 - Survey.pdf\n85b5 - "
+                      "Results.pdf", 1)
+               .typed("the bills are under GOVERNMENTS, Survey.pdf and scan.py are fine"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert frictions == []
+
+
+def test_a_ping_after_a_stop_redirects_nothing(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Fetch the page").shell("curl -s x", "aborted by user", 1).abort()
+               .typed("PING"))
+    assert read_rollout(rollout.write(tmp_path))[0] == []

@@ -28,8 +28,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from dreamtui.errors import InputError
+from dreamtui.intake.corrections import correction_rule, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
-from dreamtui.intake.corrections import spoken
 from dreamtui.intake.validate import prepare
 from dreamtui.model import NewMemory, frontmatter_int
 from dreamtui.store.stm import STMStore
@@ -153,6 +153,7 @@ _SAME_FRICTION: dict[str, tuple[str, ...]] = {
     "hook_block": ("command", "first_line"),  # the same hook message for the same command
     "denial": ("action", "evidence"),
     "tool_error": ("signature",),  # one cause, one memory: paths, names and numbers alike
+    "environment": ("fact",),  # one fact of the machine, one memory, whichever command met it
     "correction": ("evidence",),
 }
 _DIGITS = re.compile(r"\d+")
@@ -175,6 +176,9 @@ def _part(friction: Friction, name: str) -> str:
         return command_head(call.target or "") if call else ""
     if name == "signature":
         return error_signature(call.name if call else "?", friction.evidence)
+    if name == "fact":
+        fact = environment_subject(friction.evidence)
+        return fact[0] if fact else error_signature(call.name if call else "?", friction.evidence)
     if name == "first_line":
         return friction.evidence.strip().split("\n", 1)[0]
     value = getattr(friction, name)
@@ -185,9 +189,9 @@ def friction_key(friction: Friction, prefix: str) -> str:
     """The idempotency key of the memory a friction becomes (module docstring)."""
     parts = [_part(friction, name) for name in _SAME_FRICTION[friction.kind]]
     digest = hashlib.sha256("\0".join(map(_normalise, parts)).encode("utf-8")).hexdigest()
-    # A tool error is the same error in any session or log of the import (30 sessions hitting
-    # one rewritten path are one lesson); the person's own words belong to their session.
-    scope = "errors" if friction.kind == "tool_error" else friction.scope
+    # A tool error or a fact of the machine is the same in any session or log of the import (30
+    # sessions hitting one rewritten path are one lesson); the person's words belong to their session.
+    scope = "errors" if friction.kind in ("tool_error", "environment") else friction.scope
     scope = scope if len(scope) <= 120 else hashlib.sha256(scope.encode("utf-8")).hexdigest()[:32]
     return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
 
@@ -207,7 +211,8 @@ _MARKUP = re.compile(r"</?(?:command-name|command-message|command-args|local-com
                      r"local-command-stderr|bash-input|bash-stdout|bash-stderr)>")
 # What a person types before their point, which says nothing as a title: "ultrathink", "ok so".
 _TITLE_OPENER = re.compile(r"^(?:(?:ultrathink|megathink|think(?: hard| harder| deeply)?|use ultrathink"
-                           r"(?: and)?|ok(?:ay)?(?: so)?|so|hmm+|um+|hey|please|pls)\b[\s,.:;!-]*)+",
+                           r"(?: and)?|ok(?:ay)?(?: so)?|so|hmm+|um+|hey|please|pls|wait|hold on)"
+                           r"\b[\s,.:;!-]*)+",
                            re.IGNORECASE)
 # Text copied from a terminal or the agent's own screen: a log line, a TUI bullet or tree glyph.
 _PASTED = re.compile(r"^\s*(?:\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\]|\d{4}-\d\d-\d\d[ T]\d|[●⎿○⚠✗✓✔❌]|\$ "
@@ -261,10 +266,47 @@ def lesson_title(friction: Friction, limit: int) -> str:
     elif kind == "denial":
         title = f"Not allowed here: {doing or 'that tool call'}"
     else:
-        # The error's own statement names the cause ("pathspec '!C:/…/Git/…' did not match":
-        # the shell rewrote the path), where "Avoid `git add`" would name the wrong lesson.
-        title = f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
+        title = _failure_title(friction, reason)
     return one_line(title, limit)
+
+
+def _fact(friction: Friction, statement: str) -> str:
+    """A fact of the machine as a title says it: on its own when it names what is missing
+    ("`cargo` is not available here"), else with the command it stopped."""
+    if not statement[:1].islower():  # "`cargo` is …", "The module …", "Shell scripts …"
+        return statement
+    return f"{_short(friction)} cannot run here: {statement}"
+
+
+def _environment_line(evidence: str) -> str | None:
+    """The line of an error that states the limit of the machine ("PermissionError: [Errno 13]
+    Permission denied: 'C:\\…\\Temp\\tmp2u'"), not the first line of a test report."""
+    for line in evidence.splitlines():
+        if _ENVIRONMENT.search(line):
+            return one_line(line, 150)
+    return None
+
+
+def states_error(text: str) -> bool:
+    """Does any line of a failed call's output say what went wrong? A listing that exited
+    non-zero (a pipe cut short) states nothing to learn."""
+    return _ERROR_LINE.search(text) is not None
+
+
+def _failure_title(friction: Friction, reason: str | None) -> str:
+    """A failure's title names the fact: what is missing or broken here ("`cargo` is not
+    available here"), else the error's own statement ("pathspec '!C:/…/Git/…' did not match":
+    the shell rewrote the path, where "Avoid `git add`" would name the wrong lesson). When the
+    person told the agent what to do about it ("don't bother running mix precommit"), that is
+    the lesson, and the fact follows."""
+    subject = environment_subject(friction.evidence)
+    limit = _environment_line(friction.evidence) if friction.kind == "environment" else None
+    fact = _fact(friction, subject[1]) if subject else \
+        f"{_short(friction)} cannot run here: {limit}" if limit else \
+        f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
+    if reason and correction_rule(reason) is not None:
+        return f"{reason} ({fact})"
+    return fact
 
 
 _SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+)\s*(?:&&|;|\n|$)"
@@ -299,11 +341,22 @@ def _short(friction: Friction) -> str:
     return friction.doing() or "that tool call"
 
 
+# What Elixir says before its statement: "** (RuntimeError)"; and what follows it that no
+# person reads: an Erlang term, a "reason: {{…}}".
+_ERROR_PREFIX = re.compile(r"^\*\*\s*\([\w.]+\)\s*")
+_ERROR_TAIL = re.compile(r"(?:,\s*reason:|\s*\{\{).*$")
+
+
 def _error_head(evidence: str) -> str:
-    """The error lines without the bare "Exit code N" Claude Code puts first."""
-    lines = [line for line in evidence.splitlines() if line.strip()]
-    rest = [line for line in lines if not re.fullmatch(r"(?:Error: )?Exit code \d+", line.strip())]
-    return one_line(" ".join(rest or lines), 150)
+    """The error's statement: its lines without the bare "Exit code N" Claude Code puts first,
+    the first one's "** (RuntimeError)" prefix and an unreadable term after it."""
+    lines = [line.strip() for line in evidence.splitlines() if line.strip()]
+    rest = [line for line in lines if not re.fullmatch(r"(?:Error: )?Exit code \d+", line)]
+    rest = rest or lines
+    if rest:
+        first = _ERROR_TAIL.sub("", _ERROR_PREFIX.sub("", rest[0])).strip()
+        rest = [first or rest[0], *rest[1:]]
+    return one_line(" ".join(rest), 150)
 
 
 def _first_line(friction: Friction) -> str:
@@ -330,6 +383,10 @@ def _first_line(friction: Friction) -> str:
     if kind == "denial":
         return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
     because = f" ({friction.why})" if friction.why else ""
+    subject = environment_subject(friction.evidence)
+    if subject:
+        return (f"{_fact(friction, subject[1])}: {_short(friction)} failed with “{_error_head(friction.evidence)}”"
+                f"{because}; do not count on it.")
     return f"Avoid {_short(friction)} as done here: it fails with “{_error_head(friction.evidence)}”{because}."
 
 
@@ -346,7 +403,7 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
         lines.append(f"The plan: “{clip(strip_ansi(plan).strip(), QUOTE_CHARS)}”")
     if first.said:
         lines.append(f"The agent had said: “{one_line(first.said, 300)}”")
-    if first.kind == "tool_error":
+    if first.kind in ("tool_error", "environment"):
         lines.append(f"Error: “{first.evidence}”")
         if first.reason:
             lines.append(f"The person then said: “{one_line(first.reason, QUOTE_CHARS)}”")
@@ -356,7 +413,7 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
         lines.append(f"The agent replied: “{one_line(first.reply, 200)}”")
     if len(group) > 1:
         sessions = len({f.session_id for f in group})
-        lines.append(_seen_line(len(group), group[-1].timestamp, sessions))
+        lines.append(_seen_line(len(group), _last(group), sessions))
     text = "\n".join(lines)
     encoded = text.encode("utf-8")
     if len(encoded) <= limit_bytes:
@@ -395,6 +452,11 @@ class Source:
     label: str  # e.g. "Claude Code"
 
 
+def _last(group: list[Friction]) -> str | None:
+    """The latest time the friction was met (a group gathers sessions in the order read)."""
+    return max((f.timestamp for f in group if f.timestamp), default=None)
+
+
 def _memory(key: str, group: list[Friction], config: Config, source: Source) -> NewMemory:
     first = group[0]
     call = first.call
@@ -404,7 +466,7 @@ def _memory(key: str, group: list[Friction], config: Config, source: Source) -> 
         "record_uuid": first.record_uuid, "timestamp": first.timestamp,
         "tool": call.name if call else None, "file_path": call.file_path if call else None,
         "cwd": first.cwd, "log": first.log, "occurrences": len(group),
-        "record_uuids": list(dict.fromkeys(uuids)), "last_timestamp": group[-1].timestamp,
+        "record_uuids": list(dict.fromkeys(uuids)), "last_timestamp": _last(group),
         "reason": first.reason, "sidechain": first.sidechain,
     }
     if first.why:
@@ -462,7 +524,7 @@ _ENVIRONMENT = re.compile(
     r"No space left on device|Read-only file system|Operation not permitted|"
     r"must be run as root|requires root|permission denied: \S|EACCES|"
     r"not installed|no such command|unknown command|Unknown command|"
-    r"is beyond a symbolic link|sandbox", re.IGNORECASE)
+    r"is beyond a symbolic link|sandbox|\bEPERM\b", re.IGNORECASE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
     r"^(?:Error: )?(?:File does not exist|File has not been read yet|File has been modified since "
@@ -530,6 +592,37 @@ def resolve_project(text: str) -> str:
 _SHELL_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: |\d+: )?[\w./+-]+: not found\s*$")
 
 
+_MISSING_COMMAND = re.compile(
+    r"(?:^|[\s:])([\w.+-]+): (?:command )?not found\s*$"
+    r"|^(?:zsh|bash|sh|fish): (?:command )?not found: ([\w.+-]+)"
+    r"|\(([\w.+-]+):String\) \[[\w-]*\], CommandNotFoundException"
+    r"|'([\w.+-]+)' is not recognized as an internal or external command"
+    r"|The term '([\w.+-]+)' is not recognized", re.MULTILINE)
+_MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?|Cannot find module '([^']+)'")
+_CRLF = "$'\\r': command not found"
+_SOCKET_DENIED = re.compile(r"\b(?:socket|listen|bind|connect)\b[^\n]{0,120}\beperm\b", re.IGNORECASE)
+
+
+def environment_subject(text: str) -> tuple[str, str] | None:
+    """The fact of the machine a failure states, as (what makes two failures the same fact, the
+    fact in words): a command or module missing here, scripts with Windows line endings; None
+    when the failure states none of these."""
+    if _CRLF in text:
+        return ("crlf", "Shell scripts here have Windows line endings "
+                        "($'\\r': command not found): convert them to LF before running them")
+    if _SOCKET_DENIED.search(text):
+        return ("socket", "the sandbox blocks network sockets (EPERM)")
+    missing = _MISSING_COMMAND.search(text)
+    if missing:
+        name = next(g for g in missing.groups() if g)
+        return (f"command:{name}", f"`{name}` is not available here")
+    module = _MISSING_MODULE.search(text)
+    if module:
+        name = next(g for g in module.groups() if g)
+        return (f"module:{name}", f"The module `{name}` is not installed here")
+    return None
+
+
 def environment_fact(text: str) -> bool:
     return _ENVIRONMENT.search(text) is not None or (
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
@@ -537,7 +630,7 @@ def environment_fact(text: str) -> bool:
 
 # The agent's own slip in code it just wrote: a bug of its script or its shell quoting, which it
 # fixes by writing it again; nothing lasting about the project or the machine.
-_SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError|SyntaxError|"
+_SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError|SyntaxError|FileNotFoundError|"
                    r"IndentationError|UnboundLocalError|UndefinedColumnError|UndefinedTableError)\b"
                    r"|has no attribute '|syntax error near unexpected token|is already in use by container|"
                    r"unexpected EOF while looking for matching")
@@ -563,12 +656,28 @@ def no_match(command: str, text: str) -> bool:
     return search and _TOOL_COMPLAINT.search(text) is None
 
 
+# A search or a read that named paths which are not there: "rg: deps/x.ex: No such file or
+# directory (os error 2)" among its matches is the agent guessing a layout while exploring.
+_MISSING_PATH_LINE = re.compile(r"^(?:rg|grep|ls|cat|sed|head|tail|wc|find|stat)(?:\.exe)?: .*(?:No such "
+                                r"file or directory|cannot find the (?:file|path) specified)"
+                                r"|^[\w-]+ : Cannot find path '", re.IGNORECASE)
+# PowerShell's lines after its message: where it was, the category, the error id.
+_POWERSHELL_TRAILER = re.compile(r"^(?:\+ |At line:\d|At [^\n]*:\d+ char:\d)")
+_MATCHED_LINE = re.compile(r"^[^\s:]+[:-]\d+[:-]")  # "lib/a.ex:12: …", a search's match, no complaint
+
+
 def routine_error(text: str) -> bool:
     """An exploration miss or a tool's guard, a bare exit code, or the agent's own slip (a bug
     in the script it wrote, its quoting): no lesson on its own."""
     stripped = text.strip()
-    return not stripped or _ROUTINE.match(stripped) is not None or \
-        _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None
+    if not stripped or _ROUTINE.match(stripped) is not None or \
+            _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None:
+        return True
+    lines = list(map(str.strip, stripped.splitlines()))
+    trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))
+    complaints = [line for line in lines[:trailer]
+                  if _ERROR_LINE.search(line) and not _MATCHED_LINE.match(line)]
+    return bool(complaints) and all(_MISSING_PATH_LINE.match(line.strip()) for line in complaints)
 
 
 def error_lines(text: str, limit: int) -> str:

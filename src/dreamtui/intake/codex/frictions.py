@@ -15,19 +15,26 @@
 | tool_error  | any other failed command or patch, kept only when the agent never got past it |
 |             | (no later success of the same command) and it failed twice or the person      |
 |             | spoke right after it — a test run the agent then fixed is routine.            |
-| interruption| the person stopped the turn (`turn_aborted`, "aborted by user") and typed what |
-|             | to do instead; one per turn, however many calls were running. Without a typed |
-|             | reason, or with one that does not redirect the agent ("Retry", a question, a  |
-|             | new request: `corrections.redirects`), there is no lesson, and none is kept.  |
 | correction  | a typed turn right after the agent acted that contradicts it, or one the      |
 |             | agent's next reply acknowledges as its mistake (`intake.corrections`, shared  |
-|             | with the Claude Code importer).                                               |
+|             | with the Claude Code importer); and the person's stop (`turn_aborted`,        |
+|             | "aborted by user") followed by a turn that redirects the agent ("Wait, hold   |
+|             | on. I see a console error…"): one per turn, however many calls were running,  |
+|             | marked `interrupted`. A stop followed by nothing, by a turn that redirects    |
+|             | nothing ("Retry", a question, a new request: `corrections.redirects`) or by   |
+|             | the person's own message typed again with more to it (they stopped the agent  |
+|             | to amend what they had asked) is no lesson, and none is kept. An amended      |
+|             | correction is one correction, in its amended words.                           |
+
+A typed instruction about a command ("don't bother running mix precommit as it isn't working
+yet") is kept in `Detector.instructions`: the import makes it the lesson of that command's
+failures (`instruction_for`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from dreamtui.intake import lessons
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Event, Meta, Result, UserTurn
@@ -76,6 +83,8 @@ class Friction:
     cwd: str | None
     said: str | None = None  # the agent's words just before
     occurrences: int = 1
+    event: str = ""  # what tells this event from the session's others: its call, its turn's time
+    interrupted: bool = False  # a correction the person typed after stopping the agent
 
 
 def _unframed(text: str) -> str:
@@ -153,6 +162,19 @@ def _bounded(result: Result) -> Result:
     return replace(result, text=f"{result.text[:_EDGE]}\n…\n{result.text[-_EDGE:]}")
 
 
+_NOT_WORD = re.compile(r"[^\w]+")
+
+
+def _plain_words(text: str) -> str:
+    return _NOT_WORD.sub(" ", text.lower()).strip()
+
+
+def _redirects_after_stop(text: str) -> bool:
+    """`corrections.redirects` (not "Retry", a question, a new ask), and not one word that no
+    correction rule reads ("PING": is the agent still there?)."""
+    return redirects(text) and (len(text.split()) > 1 or correction_rule(text) is not None)
+
+
 def _corrects(text: str, said: str | None) -> bool:
     """The shared correction rule; a "no" answering the agent's own question is an answer."""
     if pasted_log(text) or relayed(text) or game_move(text, said):
@@ -166,9 +188,51 @@ def _corrects(text: str, said: str | None) -> bool:
 @dataclass
 class _Failure:
     friction: Friction
-    count: int = 1
+    repeats: list[Friction] = field(default_factory=list)  # the later occurrences
     recovered: bool = False
     commented: bool = False
+
+
+# "don't bother running mix precommit", "do not run `make e2e`", "dont run mix commands".
+_INSTRUCTION = re.compile(
+    r"(?:^|[.!?;,]\s*|\band\s+)((?:don'?t|do not|never|no need to|stop)\s+(?:bother\s+(?:with\s+)?)?"
+    r"(?:run(?:ning)?|us(?:e|ing)|call(?:ing)?|invok(?:e|ing)|try(?:ing)?)\s+`?([\w.:/-]+)"
+    r"(?:\s+([\w.:/-]+))?`?[^.!?\n]*)", re.IGNORECASE)
+_ANY_SUBCOMMAND = frozenset({"commands", "command", "tasks", "anything", "it", "again", "at",
+                             "as", "because", "since", "until", "yet", "for", "now"})
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """The person's word about a command: its name and subcommand ("" for any), their sentence."""
+
+    command: str
+    subcommand: str
+    sentence: str
+    session_id: str
+
+
+def instructions_in(text: str, session_id: str) -> list[Instruction]:
+    found = []
+    for match in _INSTRUCTION.finditer(_plain_quotes(text)):
+        sub = (match.group(3) or "").lower()
+        found.append(Instruction(match.group(2).lower(), "" if sub in _ANY_SUBCOMMAND else sub,
+                                 match.group(1).strip(), session_id))
+    return found
+
+
+def _plain_quotes(text: str) -> str:
+    return text.replace("\u2019", "'")
+
+
+def instruction_for(action: str | None, instructions: list[Instruction]) -> Instruction | None:
+    """The instruction that names the failed command (`mix precommit`), if any."""
+    words = lessons.command_head(action or "").lower().split()
+    for instruction in instructions:
+        if words and words[0].rsplit("/", 1)[-1] == instruction.command and (
+                not instruction.subcommand or words[1:2] == [instruction.subcommand]):
+            return instruction
+    return None
 
 
 class Detector:
@@ -186,10 +250,15 @@ class Detector:
         self._said: str | None = None
         self._waiting: list[Friction] = []  # rejections and interruptions awaiting a reason
         self._interrupted = False  # this turn already has its interruption
-        self._failures: dict[str, _Failure] = {}
+        # Per command, per error: a command failing another way is the agent getting further.
+        self._failures: dict[str, dict[str, _Failure]] = {}
         self._last_failure: _Failure | None = None
         self._turn: tuple[UserTurn, Call | None] | None = None  # the last typed turn, uncounted
         self._answered = True  # the agent has replied since that turn
+        self._prompt: UserTurn | None = None  # the person's last typed turn
+        self._prompt_correction: int | None = None  # … and the correction it became (its index)
+        self._acted_before_prompt = False  # the agent had acted before that turn
+        self.instructions: list[Instruction] = []
 
     def feed(self, event: Event) -> None:
         if isinstance(event, Meta):
@@ -209,12 +278,13 @@ class Detector:
             self._interruption(None, event.timestamp, "the person stopped the turn")
 
     def _friction(self, kind: str, call: Call | None, evidence: str, timestamp: str | None,
-                  reason: str | None = None) -> Friction:
+                  reason: str | None = None, event: str | None = None) -> Friction:
         return Friction(kind=kind, session_id=self.session_id, timestamp=timestamp,
                         action=call.action if call else None, tool=call.tool if call else None,
-                        evidence=clip(evidence.strip(), QUOTE_CHARS), reason=reason,
+                        evidence=lessons.clip(evidence.strip(), QUOTE_CHARS), reason=reason,
                         call_id=call.call_id if call else None, cwd=self.cwd,
-                        said=clip(self._said, 300) if self._said else None)
+                        said=clip(self._said, 300) if self._said else None,
+                        event=event or (call.call_id if call else f"@{timestamp}"))
 
     def _result(self, result: Result) -> None:
         # Codex reports a call twice (the output item and the *_end event): the first one counts.
@@ -226,14 +296,16 @@ class Detector:
         kind = classify(result)
         key = call.action if call else result.call_id
         if kind == "tool_error" and (lessons.routine_error(_unframed(result.text))
-                                     or _no_match(call, result)):
-            kind = None  # a miss while exploring, or a search that found nothing: not a failure
+                                     or _no_match(call, result)
+                                     or not lessons.states_error(_unframed(result.text))):
+            # a miss while exploring, a search that found nothing, output that says nothing went
+            # wrong (a listing whose pipe was cut short): not a failure
+            kind = None
         if kind in ("tool_error", "environment") and typo(result.text):
             kind = None  # "nmp: command not found": the agent mistyped, nothing is missing
         if kind is None:
-            failure = self._failures.get(key)
-            if failure is not None:
-                failure.recovered = True
+            for passed in self._failures.get(key, {}).values():
+                passed.recovered = True
             return
         evidence = error_lines(result.text) or result.text
         if kind == "rejection":
@@ -241,15 +313,19 @@ class Detector:
         elif kind == "interruption":
             self._interruption(call, result.timestamp, evidence)
         elif kind == "tool_error":
-            failure = self._failures.get(key)
+            errors = self._failures.setdefault(key, {})
+            signature = lessons.error_signature(call.tool if call else "?", evidence)
+            failure = errors.get(signature)
+            friction = self._friction(kind, call, evidence, result.timestamp,
+                                      event=result.call_id)
             if failure is None or failure.recovered:
-                failure = self._failures[key] = _Failure(
-                    self._friction(kind, call, evidence, result.timestamp))
+                failure = errors[signature] = _Failure(friction)
             else:
-                failure.count += 1
+                failure.repeats.append(friction)
             self._last_failure = failure
         else:
-            self.frictions.append(self._friction(kind, call, evidence, result.timestamp))
+            self.frictions.append(self._friction(kind, call, evidence, result.timestamp,
+                                                 event=result.call_id))
 
     def _interruption(self, call: Call | None, timestamp: str | None, evidence: str) -> None:
         if not self._interrupted:
@@ -257,14 +333,34 @@ class Detector:
             self._waiting.append(self._friction("interruption", call or self._last_call,
                                                 evidence, timestamp))
 
+    def _amends(self, turn: UserTurn) -> bool:
+        """Is the turn the person's previous one typed again, with more to it? They stopped the
+        agent to amend what they had asked ("separate output port" → "separate output port. Oh,
+        here's an idea…")."""
+        if self._prompt is None:
+            return False
+        before, now = _plain_words(self._prompt.text), _plain_words(turn.text)
+        return bool(before) and now.startswith(before[:80])
+
     def _typed(self, turn: UserTurn) -> None:
+        self.instructions.extend(instructions_in(turn.text, self.session_id))
         reason = clip(turn.text, 2 * QUOTE_CHARS)
+        stopped = any(f.kind == "interruption" for f in self._waiting)
+        if stopped and self._amends(turn):
+            self._amended(turn)
+            return
         for friction in self._waiting:
-            if friction.kind != "interruption" or redirects(turn.text):  # not "Retry", a new ask
+            if friction.kind == "rejection":
                 self.frictions.append(replace(friction, reason=reason))
+            elif _redirects_after_stop(turn.text):
+                # The stop and what the person typed after it are one correction, in their words.
+                self.frictions.append(replace(
+                    friction, kind="correction", evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS),
+                    timestamp=turn.timestamp or friction.timestamp, interrupted=True))
         answered_a_stop = bool(self._waiting)
         self._waiting.clear()
         self._interrupted = False
+        self._acted_before_prompt = self._acted
         failure = self._last_failure
         commented = failure is not None and not failure.recovered and (
             correction_rule(turn.text) is not None or lessons.names_failure(
@@ -275,7 +371,9 @@ class Detector:
         self._last_failure = None
         answered_a_stop = answered_a_stop or commented  # the turn is that friction's reason
         said = self._said
+        self._prompt, self._prompt_correction = turn, None
         if not answered_a_stop and self._acted and _corrects(turn.text, said):
+            self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
                                                  turn.timestamp, reason=None))
             self._turn = None
@@ -283,6 +381,24 @@ class Detector:
             self._turn = (turn, self._last_call) if self._acted and not answered_a_stop \
                 and not relayed(turn.text) and not game_move(turn.text, said) else None
         self._answered = False
+        self._acted = False
+
+    def _amended(self, turn: UserTurn) -> None:
+        """The person amended the turn the agent was working on: judged as that turn, in its
+        amended words; the correction it was already is that correction, amended."""
+        self._waiting = [f for f in self._waiting if f.kind == "rejection"]
+        self.frictions.extend(self._waiting)
+        self._waiting.clear()
+        self._interrupted = False
+        index = self._prompt_correction
+        if index is not None:
+            self.frictions[index] = replace(self.frictions[index],
+                                            evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS))
+        elif self._acted_before_prompt and _corrects(turn.text, self._said):
+            self._prompt_correction = len(self.frictions)
+            self.frictions.append(self._friction("correction", self._last_call, turn.text,
+                                                 turn.timestamp))
+        self._prompt = turn
         self._acted = False
 
     def _agent(self, text: str) -> None:
@@ -298,8 +414,10 @@ class Detector:
         failures only when the agent never got past them (module docstring)."""
         self.frictions.extend(f for f in self._waiting if f.kind == "rejection")
         self._waiting.clear()
-        for failure in self._failures.values():
-            if not failure.recovered and (failure.count > 1 or failure.commented):
-                self.frictions.append(replace(failure.friction, occurrences=failure.count))
+        for failure in (f for errors in self._failures.values() for f in errors.values()):
+            count = 1 + len(failure.repeats)
+            if not failure.recovered and (count > 1 or failure.commented):
+                self.frictions.append(replace(failure.friction, occurrences=count))
+                self.frictions.extend(failure.repeats)
         self._failures.clear()
         return self.frictions

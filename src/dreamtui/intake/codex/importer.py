@@ -5,39 +5,35 @@ inside it (path components, so `/code/app` never takes `/code/app2`'s sessions).
 looked at is recorded in the import state (`dreamtui_import_state`, source `codex`) with its size,
 mtime and cwd, so an unchanged one is not opened again, whichever project it belongs to. A
 changed rollout is read whole: Codex appends to it while the session runs, the frictions are
-derived again and the idempotency keys (one per session, kind and event) keep the ones already
-submitted from coming back. `--since` compares each friction's own timestamp.
+derived again and the idempotency keys (`lessons.friction_key`: a person's words per session and
+event; a failure or a fact of the machine per import) keep the ones already submitted from coming
+back, and a failure met again raises the count of its pending memory (`lessons.merge_repeats`).
+`--since` compares each friction's own timestamp.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamtui.errors import InputError
-from dreamtui.intake.codex.frictions import Detector, Friction
+from dreamtui.intake import lessons
+from dreamtui.intake.codex.frictions import Detector, Friction, Instruction, instruction_for
 from dreamtui.intake.codex.reader import ReadStats, RolloutReader
-from dreamtui.intake.lessons import memory_type, path_inside
-from dreamtui.intake.validate import prepare
+from dreamtui.intake.lessons import path_inside
 from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
 from dreamtui.store.stm import STMStore
 from dreamtui.vocabulary import clip
-from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
 
 SOURCE = "codex"
 AGENT_ID = "codex"
 _FIRST_LINE_LIMIT = 16 * 1024 * 1024  # a session_meta line carries the base instructions
-_SPACES = re.compile(r"\s+")
-_DIGITS = re.compile(r"\d+")
-_NOT_FOUND = re.compile(r"(?:^|[\s:])([\w.+-]+): (?:command )?not found")
 
 @dataclass(frozen=True)
 class CodexOptions:
@@ -63,6 +59,7 @@ class CodexReport:
     memories: list[NewMemory] = field(default_factory=list)
     inserted: int = 0
     duplicates: int = 0
+    recounted: int = 0
 
 
 def default_sessions_dir(workspace: Workspace, environ: dict[str, str] | None = None) -> Path:
@@ -116,80 +113,58 @@ def _lines(path: Path) -> Iterator[bytes]:
 
 def read_rollout(path: Path) -> tuple[list[Friction], ReadStats, str | None]:
     """The rollout's frictions, what reading it counted, and the Codex version that wrote it."""
+    frictions, stats, version, _ = read_rollout_with_instructions(path)
+    return frictions, stats, version
+
+
+def read_rollout_with_instructions(
+        path: Path) -> tuple[list[Friction], ReadStats, str | None, list[Instruction]]:
+    """`read_rollout`, and the person's instructions about commands (`Detector.instructions`)."""
     reader, detector = RolloutReader(), Detector()
     for event in reader.events(_lines(path)):
         detector.feed(event)
-    return detector.finish(), reader.stats, detector.version
+    return detector.finish(), reader.stats, detector.version, detector.instructions
 
 
-def _normalise(text: str | None) -> str:
-    return _DIGITS.sub("#", _SPACES.sub(" ", (text or "").lower())).strip()[:300]
+CODEX = lessons.Source(name=SOURCE, agent_id=AGENT_ID, subagent_id=AGENT_ID, key_prefix="codex",
+                       label="Codex")
 
 
-def friction_key(friction: Friction) -> str:
-    """One key per event the person saw: a declined call, a stop, a correction are each their
-    own; a failure the agent could not get past is one per command and session."""
-    distinct = friction.kind in ("rejection", "interruption", "correction")
-    parts = [friction.kind, _normalise(friction.action),
-             friction.call_id or friction.timestamp or "" if distinct else _normalise(friction.evidence)]
-    digest = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
-    return f"codex:{friction.session_id[:64]}:{friction.kind}:{digest}"
+def shared_friction(friction: Friction, log: str, version: str | None) -> lessons.Friction:
+    """The friction as every importer's lessons read it (`intake.lessons`): the call it names,
+    the event it is as a record id (`<session>:<call or turn>`), Codex's own ids in metadata."""
+    tool = friction.tool or "shell"
+    # A tool that takes no command or patch is named by its name alone ("use request_user_input").
+    target = friction.action if friction.action != tool else None
+    call = lessons.ToolCall(tool, target, _patched_file(friction)) if friction.action else None
+    extra: dict[str, object] = {"call_id": friction.call_id, "cli_version": version}
+    if friction.interrupted:
+        extra["interrupted"] = True
+    return lessons.Friction(
+        kind=friction.kind, scope=friction.session_id, session_id=friction.session_id,
+        record_uuids=[f"{friction.session_id}:{friction.event}"], timestamp=friction.timestamp,
+        calls=[call] if call else [], said=friction.said, evidence=friction.evidence,
+        reason=friction.reason, cwd=friction.cwd, log=log, extra=extra)
 
 
-def _code(text: str | None, limit: int = 70) -> str:
-    return f"`{clip(_SPACES.sub(' ', text or '').strip(), limit)}`" if text else "a tool call"
+def _patched_file(friction: Friction) -> str | None:
+    action = friction.action or ""
+    return action.removeprefix("apply_patch ").split(", ")[0] \
+        if friction.tool == "apply_patch" and action.startswith("apply_patch ") else None
 
 
-def lesson(friction: Friction) -> tuple[str, str]:
-    """The memory's title and first line: what to do or avoid, then what happened."""
-    action, reason, evidence = _code(friction.action), friction.reason, friction.evidence
-    said = f' after saying "{clip(friction.said, 200)}"' if friction.said else ""
-    if friction.kind == "rejection":
-        if reason:
-            return (reason, f"The person declined {action} at Codex's approval prompt and said: "
-                            f'"{reason}"')
-        return (f"Ask before running {action}",
-                f"The person declined {action} at Codex's approval prompt without a reason.")
-    if friction.kind == "interruption":
-        return (reason or f"Stopped while running {action}",
-                f"The person stopped the agent while it ran {action} and said: \"{reason}\"")
-    if friction.kind == "correction":
-        return (evidence, f"After the agent ran {action}{said}, the person said: \"{evidence}\"")
-    if friction.kind == "denial":
-        return (f"{action} is refused here: {evidence}",
-                f"Codex's policy refused {action}: {evidence}")
-    if friction.kind == "hook_block":
-        return (f"A hook blocks {action}: {evidence}", f"A PreToolUse hook blocked {action}: {evidence}")
-    if friction.kind == "environment":
-        missing = _NOT_FOUND.search(evidence)
-        if missing:
-            return (f"`{missing.group(1)}` is not available here",
-                    f"{action} failed because `{missing.group(1)}` is not installed or not on "
-                    f"PATH: {evidence}")
-        return (f"{action} cannot run here: {evidence}",
-                f"{action} failed on an environment limit (sandbox, network or permissions): "
-                f"{evidence}")
-    times = f" {friction.occurrences} times" if friction.occurrences > 1 else ""
-    person = f' The person said: "{reason}"' if reason else ""
-    return (f"{action} fails here: {evidence}",
-            f"{action} failed{times} and the agent did not get past it: {evidence}.{person}")
-
-
-def build_memory(friction: Friction, log: str, version: str | None, config: Config) -> NewMemory:
-    title, first = lesson(friction)
-    where = f"Codex CLI session {friction.session_id}" + (f" in {friction.cwd}" if friction.cwd else "")
-    content = f"{first}\n\n({where}, {friction.timestamp or 'time unknown'}.)"
-    metadata = {"source": SOURCE, "kind": friction.kind, "session_id": friction.session_id,
-                "timestamp": friction.timestamp, "call_id": friction.call_id, "tool": friction.tool,
-                "cwd": friction.cwd, "log": log, "cli_version": version,
-                "occurrences": friction.occurrences}
-    limit = config.stm.max_content_bytes
-    if len(content.encode("utf-8")) > limit:
-        content = content.encode("utf-8")[: limit - 3].decode("utf-8", "ignore") + "…"
-    return prepare(NewMemory(type=memory_type(friction.kind, config, "Codex"),
-                             title=clip(_SPACES.sub(" ", title).strip(), config.stm.max_title_chars),
-                             content=content, agent_id=AGENT_ID, tags=("codex", friction.kind),
-                             metadata=metadata, idempotency_key=friction_key(friction)), config)
+def with_instructions(frictions: list[lessons.Friction],
+                      instructions: list[Instruction]) -> list[lessons.Friction]:
+    """A failure the person told the agent what to do about, in any session of the import
+    ("don't bother running mix precommit as it isn't working yet"), has that as its lesson."""
+    for friction in frictions:
+        if friction.kind in ("tool_error", "environment") and not friction.reason:
+            call = friction.call
+            found = instruction_for(call.target if call else None, instructions)
+            if found is not None:
+                friction.reason = clip(found.sentence, 2 * lessons.QUOTE_CHARS)
+                friction.extra["instruction_session"] = found.session_id
+    return frictions
 
 
 def _after(friction: Friction, since: datetime | None) -> bool:
@@ -214,6 +189,8 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
     rollouts = find_rollouts(sessions_dir)
     report = CodexReport(logs=len(rollouts))
     updated: dict[str, FileState] = {}
+    found: list[lessons.Friction] = []
+    instructions: list[Instruction] = []
     live_after = now.timestamp() - options.live_minutes * 60
     for path in rollouts:
         try:
@@ -241,20 +218,28 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         if stat.st_mtime >= live_after and not options.include_live:
             report.live += 1
             continue
-        frictions, stats, version = read_rollout(path)
+        frictions, stats, version, said = read_rollout_with_instructions(path)
+        instructions.extend(said)
         report.read += 1
         report.stats.add(stats)
         kept = [f for f in frictions if _after(f, options.since)]
         report.frictions += len(kept)
         log = str(path.relative_to(sessions_dir))
-        report.memories.extend(build_memory(f, log, version, workspace.config) for f in kept)
+        found.extend(shared_friction(f, log, version) for f in kept)
         updated[str(path)] = FileState(stat.st_size, stat.st_size, stat.st_mtime_ns, 0, None,
                                        {"cwd": cwd, "read": True})
+    # One memory per distinct friction of the import: a fact of the machine or a failure met in
+    # several sessions is one lesson, its occurrences counted (`lessons.build_memories`).
+    report.memories = lessons.build_memories(with_instructions(found, instructions),
+                                             workspace.config, CODEX)
     if options.dry_run:
         return report
     if report.memories:
         with STMStore.for_workspace(workspace) as store:
             result = store.submit_many(report.memories, now=now)
+            if result.duplicates:  # met again: the pending memory counts the new occurrences
+                report.recounted = lessons.merge_repeats(
+                    store, report.memories, workspace.config.stm.max_content_bytes, CODEX)
         report.inserted, report.duplicates = result.inserted, result.duplicates
     # Saved after the submit: a crash in between reads these rollouts again, and keys absorb it.
     if updated:
