@@ -507,3 +507,20 @@ def test_a_ping_after_a_stop_redirects_nothing(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Fetch the page").shell("curl -s x", "aborted by user", 1).abort()
                .typed("PING"))
     assert read_rollout(rollout.write(tmp_path))[0] == []
+
+
+def test_the_command_says_how_many_pending_memories_were_counted_again(workspace: Workspace,
+                                                                       tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from dreamtui.cli import main
+    sessions = tmp_path / "sessions"
+    missing = "bash: line 1: uv: command not found"
+    Rollout().typed("sync").shell("uv sync", missing, 127).write(sessions)
+    args = ["--workspace", str(workspace.root), "import", "codex", "--sessions-dir", str(sessions),
+            "--project", PROJECT, "--include-live"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    Rollout(session="019f-bbbb").typed("lock").shell("uv lock", missing, 127).write(sessions)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "0 new, 1 already imported (1 still pending got a higher occurrence count)" in result.output

@@ -79,6 +79,8 @@ def _summary(report: CodexReport, options: CodexOptions) -> None:
                    f"does not read: {shapes}")
     outcome = (f"{len(report.memories)} would be submitted (dry run: nothing submitted)"
                if options.dry_run else
-               f"{report.inserted} new, {report.duplicates} already imported")
+               f"{report.inserted} new, {report.duplicates} already imported"
+               + (f" ({report.recounted} still pending got a higher occurrence count)"
+                  if report.recounted else ""))
     click.echo(f"  {counted(report.frictions, 'friction')} → "
                f"{counted(len(report.memories), 'memory', 'memories')}: {outcome}")
