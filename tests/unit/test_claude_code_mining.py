@@ -851,6 +851,13 @@ def test_the_agents_own_slips_and_a_diff_that_differs_are_no_lessons(
     ("yes but ill need actual syntax highlighting too", "prefer"),
     ("方案A有问题，这个方案不是很合理", "zh"),
     ("我觉得差不多，然后我们应该避免在代码定义里使用DRA", "zh"),
+    ("Sorry to say it's the same...", "fails"),
+    ("hmm, there's more issues...", "fails"),
+    ("let's go through them one-at-a-time", "prefer"),
+    ("Hold on, let's stick with question 1 until we're done", "prefer"),
+    ("like I said, a can_ function would be generated", "imperative"),
+    ("Ok, you just left padding it", "imperative"),
+    ('call the regular role "user" not "regular"', "instead"),
 ])
 def test_failure_reports_premises_and_preferences_are_corrections(text: str, rule: str) -> None:
     assert correction_rule(text) == rule
@@ -864,6 +871,9 @@ def test_failure_reports_premises_and_preferences_are_corrections(text: str, rul
     "it works now, thanks",
     "what is installed in the venv?",
     "but will it stay at 10 minutes",  # a question, not "yes, but …"
+    "it is the same as before, thanks, now add tests",
+    "looks the same to me, ship it",
+    "you just need to run make",
     "帮我写一个新的接口，用于查询用户的订单列表，需要支持分页和按状态过滤，" * 8 + "不合理的参数返回400",
 ])
 def test_specs_wishes_and_long_tasks_are_not_failure_reports(text: str) -> None:
@@ -921,6 +931,24 @@ def test_a_bare_no_or_stop_quotes_what_the_agent_had_just_done(
     assert titles == [
         "Do not run `find ~/.config/systemd -name '*.service'` unasked: the person said “Stop”",
         "Check that it works before saying it is done: the person said “No same issue”"]
+
+
+def test_a_no_answering_a_question_inside_the_agents_words_is_an_answer_and_a_bare_opening_is_skipped(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f5f5f5f5-0000-4000-8000-000000000005")
+    log.typed("why does buf generate fail?")
+    log.result(log.calls("Bash", command="gh auth status"), "Logged in, scopes: repo")
+    log.says("The token has the repo scope. Has this command ever worked for the team? It may be "
+             "worth asking a colleague how they run it.")
+    log.typed("nope it never worked")  # the answer to its question
+    log.says("Then the Dockerfile is the cause.")
+    log.result(log.calls("Edit", file_path=f"{PROJECT}/mocks/events.mock.go"), "updated")
+    log.says("Builds clean. I added the two mock methods by hand.")
+    log.typed("im sorry.... did u just modify generated files?")
+    log.says("Yes. That was wrong of me.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.title == "Did u just modify generated files?"
+    assert memory.metadata["rule"] == "acknowledged"
 
 
 def test_a_premise_correction_and_a_chosen_alternative_are_corrections(

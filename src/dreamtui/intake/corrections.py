@@ -64,7 +64,8 @@ _NO = re.compile(rf"^(?:no+|nope|nah)(?:{_SEP}|$)(?!{_SEP}*(?:worries|problem|ru
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)")
 _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\b"
-    r"|i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
+    r"|(?:like |as )?i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
+    r"|you (?:just|only) (?!need|have|can|must|should)\w+"
     r"|you (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
     r"|not that\b|that'?s not (?:it|right|what)\b|that is not (?:it|right|what)\b"
     r"|you can (?:just )?(?:fix|use|edit|keep|reuse|modify|update) (?:what|the existing|it)\b"
@@ -94,6 +95,9 @@ _FAILS = re.compile(
     r"|^i (?:still )?(?:don'?t|do not|can'?t|cannot|didn'?t|did not) (?:see|find|have)\b"
     r"|^there(?: is|'?s| are) (?:still )?no\b"
     r"|^(?:nothing (?:changed|happens|happened|works)|no (?:change|difference))\b"
+    r"|^[^.!?\n]{0,40}?\b(?:it'?s|it is|that'?s|still) (?:still |exactly )?the same(?:\s*(?:[.!…]|$)"
+    r"| (?:error|issue|problem|thing|result|bug|behaviou?r))"
+    r"|^there(?:'s| is| are) (?:still )?(?:more|other|new) (?:issues|errors|problems|bugs)\b"
     # the subject, then its failure; not a wish or a spec ("a button that does not load", "I want
     # it to not load twice", "make sure it does not show")
     r"|^(?!(?:make sure|ensure|check|so that|when|if|once)\b)(?:(?!\b(?:that|which|who|to|want|"
@@ -101,7 +105,7 @@ _FAILS = re.compile(
     r"didn'?t|is not|isn'?t|are not|aren'?t|do not|don'?t|won'?t|cannot|can'?t|never)\s+"
     r"(?:quite |really |actually |seem to |seems to |even )?(?:work|working|worked|load|loads|"
     r"loaded|show up|showing up|appear|appears|render|renders|compile|compiles|start|starts|"
-    r"change anything|do anything|fix (?:it|anything|the))\b"
+    r"change anything|do anything|help|fix (?:it|anything|the))\b"
     r"|^[^.!?\n]{0,80}?\bstill (?:broken|the same|happening|failing|not|no|can'?t|cannot|doesn'?t|"
     r"don'?t|isn'?t|won'?t|getting|seeing)\b")
 _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
@@ -114,7 +118,8 @@ _ZH_SHORT = 200  # characters: past this a Chinese turn sets out a task, whateve
 # A way of working the person asks for: "one question at a time plz", "More concise please",
 # "just tell me what your findings are", "yes but I need actual syntax highlighting too".
 _PREFER = re.compile(
-    r"^(?:(?:yes|yeah|yep|sure)\b[\s,.!-]*but\b|one (?:question|thing|step|file|change) at a time"
+    r"^(?:(?:yes|yeah|yep|sure)\b[\s,.!-]*but\b|(?:[^.!?\n]{0,40}\b)?one[- ](?:\w+[- ])?at[- ]a[- ]time"
+    r"|let'?s (?:stick|stay|keep) (?:with|to)"
     r"|(?:be |much |way |a (?:bit|lot) )?(?:more concise|less verbose|shorter|briefer|less wordy)"
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
@@ -127,7 +132,8 @@ _PREMISE = re.compile(
     r"configured|defined|declared|stored|kept|located|managed|handled|created|written|generated|"
     r"built|hosted|deployed|mounted|served|run|running) (?:in|as|on|by|via|through|from|with|"
     r"under|inside|at)\b[^?\n]{0,80}$")
-_INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b")
+_INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
+                      r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
                  r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错)")
 
@@ -151,6 +157,16 @@ _ACKNOWLEDGED = re.compile(
     re.IGNORECASE)
 
 ANSWERABLE = frozenset({"no", "dont"})  # a "no" answering the agent's question is an answer
+_SENTENCES = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
+
+
+def asked(said: str | None) -> bool:
+    """Did the agent's last words ask the person something? A question among its last two
+    sentences ("Has this ever worked for the team? Might be worth asking a colleague.")."""
+    if not said:
+        return False
+    tail = [m.group().strip() for m in _SENTENCES.finditer(said.strip()[-400:]) if m.group().strip()]
+    return any(sentence.endswith(("?", "\uff1f")) for sentence in tail[-2:])
 
 
 def _plain(text: str) -> str:
@@ -290,7 +306,7 @@ that is isn't isnt does doesn't doesnt not work works working worked never broke
 quite the yet sorry im i'm really seriously what wtf why huh ugh lol bro dude omg ffs come on
 还是 不行 不对 错了 停 啊 哥们""".split())
 _WORDS = re.compile(r"[\w']+", re.UNICODE)
-_FAILURE = re.compile(r"\b(?:work|works|working|worked|same|still|broken|fails?|failing)\b|还是|不行")
+_FAILURE = re.compile(r"\b(?:work|works|working|same|still|broken|fails?|failing)\b|还是|不行")
 
 
 def spoken(text: str) -> str:
@@ -309,13 +325,17 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     quite work") says to verify before saying it is done; a bare "Nope" or "Stop" says not to do
     what the agent had just done or said. None when the words are the lesson themselves."""
     words = spoken(text)
+    first, _, rest = words.partition("\n")[0].partition(". ")
+    opened = bool(rest.strip()) and all(w in _BARE for w in _WORDS.findall(_plain(first).lower()))
+    if opened:
+        words = rest.strip()  # "Im sorry.... did u just modify generated files?": the second says it
     plain = _plain(words).lower()
     bare = all(w in _BARE for w in _WORDS.findall(plain)) and len(plain.split()) <= 6
     quote = f"“{_quoted(words, 80)}”"
     if correction_rule(words) == "fails" or (bare and _FAILURE.search(plain)):
         return f"Check that it works before saying it is done: the person said {quote}"
     if not bare:
-        return None
+        return words[:1].upper() + words[1:] if opened else None
     if doing:
         return f"Do not {doing} unasked: the person said {quote}"
     if said:

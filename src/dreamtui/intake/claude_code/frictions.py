@@ -221,7 +221,7 @@ class Detector:
             rule = corrections.correction_rule(text)
             said = agent.said_text()
             if rule in corrections.ANSWERABLE:
-                rule = None if said and said.rstrip().endswith(("?", "？")) else rule
+                rule = None if corrections.asked(said) else rule
             elif rule is None and corrections.overrides(text, said):
                 rule = "override"
             if rule is not None:
