@@ -51,6 +51,20 @@ def test_three_phrasings_make_one_sentence_and_no_pasted_restatements() -> None:
     assert entry.sources == ("stm:s1", "stm:s2", "stm:s3")
 
 
+def test_a_short_rule_keeps_the_sentence_it_leans_on() -> None:
+    for content, guidance in (
+        ("This repo uses **bun** as its runtime. Do not use node.",
+         "This repo uses **bun** as its runtime; do not use node."),
+        ("Always use `uv`. Never call `pip` directly:", "Always use `uv`; never call `pip` directly."),
+        ("Never force-push. Yesterday a force-push dropped two commits.", "Never force-push."),  # a story: alone
+    ):
+        assert lesson(content[:40], content).guidance == guidance, content
+    long = ("Run `make check` before every push to the shared branch, from the repository root. "
+            "It also lints.")
+    taught = lesson("Check", long)
+    assert taught.guidance.startswith("Run `make check`") and taught.rest == ["It also lints."]
+
+
 def test_an_incident_leads_with_its_lesson_and_keeps_its_story() -> None:
     outage = mem("o1", "Production API 500s: connection pool exhausted",
                  "2026-11-27 14:05-14:25 UTC the production API returned 500s: a BackgroundTasks job "

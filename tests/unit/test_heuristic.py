@@ -78,9 +78,9 @@ def test_a_rule_seen_once_becomes_a_topic_kept_out_of_the_bundle() -> None:
     assert found[0].route == "memory"
     created = parse_entry(found[0].after or "", found[0].target)
     assert created.kind == "topic" and created.route == "memory"
-    # The guidance is the one actionable sentence; the rest of the memory follows it.
-    assert created.guidance == "Run make db-reset before pytest tests/integration."
-    assert "empty schema" in created.body
+    # The guidance is one actionable sentence: a short rule with the reason it leans on.
+    assert created.guidance == "Run make db-reset before pytest tests/integration; the suite assumes an empty schema."
+    assert created.body.count("empty schema") == 1
 
 
 def test_sessions_count_as_recurrence() -> None:

@@ -85,6 +85,7 @@ _BASE_VERBS = {
 }
 STORY_LIMIT = 0  # a best sentence scoring at most this tells a story, not a rule
 SELF_CONTAINED = 12  # words of a rule sentence that also says when it applies
+JOINED_WORDS = 30  # at most, of a short rule and the sentence it leans on said as one
 NEW_WORDS = 2  # content stems a sentence must add (with no new command, number or name) to be a new fact
 NEW_SHARE = 0.5  # ... and the share of its content stems they must be
 
@@ -184,6 +185,30 @@ def _paragraphs(content: str) -> list[str]:
     return [p for p in out if p]
 
 
+def _partner(prose: Sequence[tuple[int, list[str]]], i: int, j: int) -> int | None:
+    """The sentence next to a short best sentence that it leans on ("This project uses pnpm as
+    the package manager. Do not use npm or yarn.": without the first, "Do not use npm or yarn"
+    loses the rule's subject), or None: the best one stands alone, or its neighbour tells a story
+    or would make the line too long."""
+    sentences = next(found for k, found in prose if k == i)
+    if len(_words(sentences[j])) >= SELF_CONTAINED:
+        return None
+    for n in (j - 1, j + 1):
+        if 0 <= n < len(sentences) and not tells_story(sentences[n]) and \
+                len(_words(sentences[j])) + len(_words(sentences[n])) <= JOINED_WORDS:
+            return n
+    return None
+
+
+def _joined(first: int, second: int, sentences: Sequence[str]) -> str:
+    """Two sentences said as one: "Use pnpm. Never use npm:" → "Use pnpm; never use npm."."""
+    head = sentences[first].rstrip(" .:;")
+    tail = sentences[second].rstrip(" :;")
+    lead = tail[:1].lower() if tail[1:2].islower() or tail[1:2] == " " else tail[:1]
+    end = "" if tail.endswith((".", "!", "?")) else "."
+    return f"{head}; {lead}{tail[1:]}{end}"
+
+
 def lesson(title: str, content: str) -> Lesson:
     """The guidance of one memory and the rest of its content (see the module docstring)."""
     paragraphs = _paragraphs(content)
@@ -212,13 +237,19 @@ def lesson(title: str, content: str) -> Lesson:
         guidance = use
     else:
         guidance = as_rule(sentence)
+    taken = {j}
+    if guidance == sentence and not has_code:
+        partner = _partner(prose, i, j)
+        if partner is not None:
+            guidance = _joined(min(j, partner), max(j, partner), split_sentences(paragraphs[i]))
+            taken.add(partner)
     rest: list[str] = []
     for k, paragraph in enumerate(paragraphs):
         if k != i:
             rest.append(paragraph)
             continue
         sentences = split_sentences(paragraph)
-        remaining = " ".join(s for n, s in enumerate(sentences) if n != j)
+        remaining = " ".join(s for n, s in enumerate(sentences) if n not in taken)
         if guidance != sentence and guidance.startswith(f"{title_line}:"):
             remaining = " ".join(sentences)  # the snippet line named the title; keep its own words
         if remaining:
