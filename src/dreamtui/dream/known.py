@@ -85,6 +85,7 @@ SECTION_SHARE = 0.5
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file files anywhere everywhere yourself operation command
 """.split())
+_STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 _ASIDE_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|\s[-–—]+\s.*|—.*|\s--\s.*")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
@@ -500,7 +501,7 @@ class KnownIndex:
                 # The verdict is symmetric; "already documented" is not: a short rule inside a
                 # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
                 coverage = self.covered(query, i, main)
-                if coverage >= KNOWN_COVERAGE:
+                if coverage >= KNOWN_COVERAGE and not self.new_step(core, i):
                     found.append((1, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
                     found.append((0, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
@@ -515,6 +516,14 @@ class KnownIndex:
         features = self.index.features[rule]
         verdict = compare(core, features, self.index.weights, threshold=self.threshold)
         return verdict if verdict.same_lesson and not conflicting(query, features) else None
+
+    def new_step(self, core: Features, rule: int) -> bool:
+        """Whether a later step of the memory ("…, then commit it"; "…; push the tag") is an
+        action (match.py's reading: commit, push, edit, …) the rule's section never names: a
+        rule about regenerating the client does not say to commit it. The first clause's wording
+        is the coverage's business ("store money as `Decimal`" restates "money is `Decimal`")."""
+        steps = _STEP_RE.split(core.text)[1:]
+        return any(not Features.of(step).facts.actions <= self.sections[rule] for step in steps)
 
     def covered(self, query: Features, rule: int, main: frozenset[str]) -> float:
         """The share of what `query` says outside its asides (`main`, its stems there; weighted
