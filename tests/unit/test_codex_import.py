@@ -524,3 +524,17 @@ def test_the_command_says_how_many_pending_memories_were_counted_again(workspace
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "0 new, 1 already imported (1 still pending got a higher occurrence count)" in result.output
+
+
+def test_a_stop_then_a_console_error_is_a_correction_titled_by_the_error(
+        workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    (Rollout().typed("Make nodes draggable").says("Dragging now works; refresh and try it.")
+     .shell("npm run dev", "ready on :3000", 0).abort()
+     .typed("Wait, hold on. I see a console error: \n\n[React Flow]: It seems that you are trying "
+            "to drag a node that is not initialized.")).write(sessions)
+    _import(workspace, sessions)
+    [memory] = _stored(workspace)
+    assert memory.metadata["kind"] == "correction" and memory.metadata["interrupted"] is True
+    assert memory.title == ("I see a console error: [React Flow]: It seems that you are trying to "
+                            "drag a node that is not initialized.")

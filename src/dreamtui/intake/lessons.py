@@ -232,8 +232,11 @@ def pasted_output(text: str) -> bool:
 def _sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of a person's words, capitalised, on one line."""
     text = person_words(text) or text.strip()
-    line = text.splitlines()[0] if text.strip() else ""
+    lines = [line for line in text.splitlines() if line.strip()]
+    line = lines[0] if lines else ""
     head = re.split(r"(?<=[.!?。！？])\s", line, maxsplit=1)[0]
+    if head.rstrip().endswith((":", "：")) and len(lines) > 1:
+        head = f"{head.rstrip()} {lines[1].strip()}"  # "I see a console error:" names what follows
     head = one_line(head, limit)
     return head[:1].upper() + head[1:]
 
