@@ -486,6 +486,20 @@ def test_a_fact_title_without_a_word_from_the_person() -> None:
         == "`python` cannot run here: PermissionError: [Errno 13] Permission denied: 'C:\\\\T\\\\tmp'"
     assert title("tool_error", "mix test", "** (RuntimeError) could not start repo, reason: {{:x}}") \
         == "`mix test` fails here: could not start repo"
+    assert title("environment", "git fetch --all --prune", "ssh: Could not resolve hostname "
+                 "github.com: Temporary failure in name resolution") == (
+        "`git fetch` cannot run here: there is no network access (host names do not resolve)")
+
+
+def test_powershells_missing_command_is_a_fact_of_the_machine(tmp_path: Path) -> None:
+    missing = ("crewai : The term 'crewai' is not recognized as the name of a cmdlet, function, \r\n"
+               "script file, or operable program.\r\nAt line:2 char:1\r\n+ crewai create crew x\r\n"
+               "    + CategoryInfo          : ObjectNotFound: (crewai:String) [], CommandNotFou \r\n"
+               "   ndException\r\n    + FullyQualifiedErrorId : CommandNotFoundException\r\n")
+    rollout = Rollout().typed("Scaffold the crew").shell("crewai create crew x", missing, 1)
+    [friction] = read_rollout(rollout.write(tmp_path))[0]
+    assert friction.kind == "environment"
+    assert friction.evidence.startswith("crewai : The term 'crewai' is not recognized")
 
 
 def test_exploration_misses_and_output_stating_no_error_are_no_failures(tmp_path: Path) -> None:

@@ -281,6 +281,15 @@ def _fact(friction: Friction, statement: str) -> str:
     return f"{_short(friction)} cannot run here: {statement}"
 
 
+def _machine_fact(friction: Friction) -> str | None:
+    """The fact of the machine a failure states, as a title says it; None when it states none."""
+    subject = environment_subject(friction.evidence)
+    if subject:
+        return _fact(friction, subject[1])
+    limit = _environment_line(friction.evidence) if friction.kind == "environment" else None
+    return f"{_short(friction)} cannot run here: {limit}" if limit else None
+
+
 def _environment_line(evidence: str) -> str | None:
     """The line of an error that states the limit of the machine ("PermissionError: [Errno 13]
     Permission denied: 'C:\\…\\Temp\\tmp2u'"), not the first line of a test report."""
@@ -302,11 +311,7 @@ def _failure_title(friction: Friction, reason: str | None) -> str:
     the shell rewrote the path, where "Avoid `git add`" would name the wrong lesson). When the
     person told the agent what to do about it ("don't bother running mix precommit"), that is
     the lesson, and the fact follows."""
-    subject = environment_subject(friction.evidence)
-    limit = _environment_line(friction.evidence) if friction.kind == "environment" else None
-    fact = _fact(friction, subject[1]) if subject else \
-        f"{_short(friction)} cannot run here: {limit}" if limit else \
-        f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
+    fact = _machine_fact(friction) or f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
     if reason and correction_rule(reason) is not None:
         return f"{reason} ({fact})"
     return fact
@@ -386,9 +391,9 @@ def _first_line(friction: Friction) -> str:
     if kind == "denial":
         return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
     because = f" ({friction.why})" if friction.why else ""
-    subject = environment_subject(friction.evidence)
-    if subject:
-        return (f"{_fact(friction, subject[1])}: {_short(friction)} failed with “{_error_head(friction.evidence)}”"
+    fact = _machine_fact(friction)
+    if fact:
+        return (f"{fact}: {_short(friction)} failed with “{_error_head(friction.evidence)}”"
                 f"{because}; do not count on it.")
     return f"Avoid {_short(friction)} as done here: it fails with “{_error_head(friction.evidence)}”{because}."
 
@@ -527,7 +532,8 @@ _ENVIRONMENT = re.compile(
     r"No space left on device|Read-only file system|Operation not permitted|"
     r"must be run as root|requires root|permission denied: \S|EACCES|"
     r"not installed|no such command|unknown command|Unknown command|"
-    r"is beyond a symbolic link|sandbox|\bEPERM\b", re.IGNORECASE)
+    r"is beyond a symbolic link|sandbox|\bEPERM\b|is not recognized as the name of a cmdlet",
+    re.IGNORECASE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
     r"^(?:Error: )?(?:File does not exist|File has not been read yet|File has been modified since "
@@ -540,7 +546,7 @@ _ROUTINE = re.compile(
     r"Cancelled|Request failed with status code|timeout of \d+ms exceeded|"
     r"\S+ is temporarily unavailable)", re.IGNORECASE)
 _EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
-_ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|no such|cannot|can't|unable|"
+_ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|not recognized|no such|cannot|can't|unable|"
                          r"invalid|refused|exception|traceback|forbidden|missing|blocked|错误|失败",
                          re.IGNORECASE)
 
@@ -603,6 +609,8 @@ _MISSING_COMMAND = re.compile(
     r"|The term '([\w.+-]+)' is not recognized", re.MULTILINE)
 _MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?|Cannot find module '([^']+)'")
 _CRLF = "$'\\r': command not found"
+_NO_NETWORK = re.compile(r"Could not resolve host|Temporary failure in name resolution|"
+                         r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Name or service not known", re.IGNORECASE)
 _SOCKET_DENIED = re.compile(r"\b(?:socket|listen|bind|connect)\b[^\n]{0,120}\beperm\b", re.IGNORECASE)
 
 
@@ -613,6 +621,8 @@ def environment_subject(text: str) -> tuple[str, str] | None:
     if _CRLF in text:
         return ("crlf", "Shell scripts here have Windows line endings "
                         "($'\\r': command not found): convert them to LF before running them")
+    if _NO_NETWORK.search(text):
+        return ("network", "there is no network access (host names do not resolve)")
     if _SOCKET_DENIED.search(text):
         return ("socket", "the sandbox blocks network sockets (EPERM)")
     missing = _MISSING_COMMAND.search(text)
