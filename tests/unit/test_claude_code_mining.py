@@ -858,6 +858,21 @@ def test_the_agents_own_slips_and_a_diff_that_differs_are_no_lessons(
     ("like I said, a can_ function would be generated", "imperative"),
     ("Ok, you just left padding it", "imperative"),
     ('call the regular role "user" not "regular"', "instead"),
+    ("give me fucking file paths", "frustrated"),
+    ("ur stupid", "frustrated"),
+    ("u didnt actually fetch changes", "imperative"),
+    ("ultrathink WHAT ARE YOU DOING stop REMOVING SO MANY FUNCTIONS", "imperative"),
+    ("yep still same thing, i have the auth token in the env", "fails"),
+    ("Activation failed again, cable was fine earlier", "fails"),
+    ("BGP-BLUE-TEAM.md has the same error line 121 fix it", "fails"),
+    ("Lines 133-187 also show errors in sublime-text", "wrong"),
+    ("Modify the script to run as sudo also [WARNING] NPU not detected.\nis just wrong", "wrong"),
+    ("can we not filter in the resolver?", "question"),
+    ("why is it doing this", "question"),  # short: no "?" needed
+    ("AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "habit"),
+    ("GitHub Desktop says main hasn't been published -- that doesn't make sense?", "doubt"),
+    ("continue, i dont want the minimal version i want all tools", "prefer"),
+    ("你说的没错，当wait=false的时候没有中间状态，这不是我们希望的", "zh"),
 ])
 def test_failure_reports_premises_and_preferences_are_corrections(text: str, rule: str) -> None:
     assert correction_rule(text) == rule
@@ -874,6 +889,9 @@ def test_failure_reports_premises_and_preferences_are_corrections(text: str, rul
     "it is the same as before, thanks, now add tests",
     "looks the same to me, ship it",
     "you just need to run make",
+    "fuck yeah it works",  # pleased
+    "why is the sky blue, explain the physics to me in detail please and with examples",
+    "keep going until it stops failing again",
     "帮我写一个新的接口，用于查询用户的订单列表，需要支持分页和按状态过滤，" * 8 + "不合理的参数返回400",
 ])
 def test_specs_wishes_and_long_tasks_are_not_failure_reports(text: str) -> None:

@@ -12,23 +12,29 @@ precision holds:
 | dont        | "don't …"/"do not …"/"never …"/"stop …" (not "don't worry/forget")          |
 | imperative  | "revert that", "undo it", "I said …", "I told you …", "I asked (you) to …",  |
 |             | "wrong …", "you forgot …", "you missed …", "you didn't …", "not that …",     |
-|             | "you can fix what is there", "fix the script to not overwrite …"            |
+|             | "you can fix what is there", "fix the script to not overwrite …", "like I   |
+|             | said …", "you just left padding it", "u didnt …", "what are you doing"       |
 | wrong       | "that's wrong / not what I asked / incorrect", "it still fails/doesn't work",|
-|             | "line 132 still shows an error"                                              |
+|             | "line 132 still shows an error", "lines 133-187 also show errors", "… is    |
+|             | just wrong"                                                                  |
 | question    | a question challenging what the agent did: "why did you …", "why are you     |
 |             | still …", "why not …", "did you (actually/really) …", "didn't I (say/tell)…",|
-|             | "have you (even) …", "where did you …", "how come …"                         |
-| instead     | "actually/wait, … instead", "use X instead"                                  |
+|             | "have you (even) …", "where did you …", "how come …", "can we not …", "do we |
+|             | not …"; within 12 words it needs no "?" ("why is it doing this")             |
+| instead     | "actually/wait, … instead", "use X instead", 'call it "user" not "regular"'  |
 | fails       | a report that the agent's work fails, in its own words: "syntax highlighting |
 |             | does not quite work", "i dont see it in the repo", "same error", "still      |
 |             | laggy", "there is no X"; in a short Chinese turn 没有更新/不生效/还是不行…    |
 |             | anywhere. Not a spec or a wish ("a button that does not load", "I want it   |
 |             | to not load twice", "make sure it does not show")                           |
-| doubt       | "i dont think we saved any data room"                                        |
+| doubt       | "i dont think we saved any data room", "that doesn't make sense?"            |
+| habit       | "AGENTS KEEP ASSUMING what a tool is for", "you keep adding …"               |
+| frustrated  | swearing at the agent or its work in a short turn ("give me fucking file     |
+|             | paths", "ur stupid"), not when pleased ("fuck yeah, it works")               |
 | zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新… at the start;   |
 |             | 不(是很)合理/应该避免/搞错… anywhere in a short turn                          |
 | prefer      | how to work: "one question at a time", "more concise please", "just tell me |
-|             | …", "yes, but I need …"                                                     |
+|             | …", "yes, but I need …", "i dont want a minimal version", "let's stick with"|
 | premise     | a short fact correcting what the agent assumed: "the keybinds were made in   |
 |             | hyprland", "teams is installed as a pwa"                                     |
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
@@ -56,7 +62,7 @@ _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
 # Openers, and what Claude Code puts before the words: "[Image #4] still does not work?".
 _OPENER = re.compile(
     rf"^(?:(?:actually|wait|hmm+|hm+|um+|oh+|ah+|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|"
-    rf"pls|plz|lah|lol|bro|dude|man|omg|wtf|yo|ultrathink|think(?: hard| harder| deeply)?|"
+    rf"pls|plz|lah|lol|bro|dude|man|omg|yo|continue|ultrathink|think(?: hard| harder| deeply)?|"
     rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah)(?:{_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
                  r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
@@ -65,8 +71,9 @@ _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|h
 _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\b"
     r"|(?:like |as )?i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
+    r"|what (?:are|r) (?:you|u) doing\b"
     r"|you (?:just|only) (?!need|have|can|must|should)\w+"
-    r"|you (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
+    r"|(?:you|u) (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
     r"|not that\b|that'?s not (?:it|right|what)\b|that is not (?:it|right|what)\b"
     r"|you can (?:just )?(?:fix|use|edit|keep|reuse|modify|update) (?:what|the existing|it)\b"
     r"|fix (?:the|your|this|that|it)\b[^.!?\n]*\b(?:to not|not to|so (?:that )?it (?:doesn'?t|does not|"
@@ -78,15 +85,20 @@ _WRONG = re.compile(
     r"broken|not working|errors?)\b"
     r"|^(?:it|this|that) (?:doesn'?t|does not|didn'?t|did not) work\b"
     # "Line 132 still shows an error" after the agent said it was fixed
-    r"|^(?:line \d+|the [\w.-]+(?: [\w.-]+)?|it|this|that|there|i)\s+still\s+(?:shows?|has|have|"
-    r"gives?|throws?|returns?|gets?|getting|sees?|seeing|fails?|errors?|is|are)\b")
+    r"|^(?:lines? [\d, -]*\d\s+(?:still|also)|(?:the [\w.-]+(?: [\w.-]+)?|it|this|that|there|i)\s+still)"
+    r"\s+(?:shows?|has|have|gives?|throws?|returns?|gets?|getting|sees?|seeing|fails?|errors?|is|are)\b"
+    # "… [WARNING] Intel Core Ultra processor not detected.\nis just wrong"
+    r"|(?:^|\n)(?!(?:make sure|ensure|check|if|when)\b)[^.!?\n]{0,80}?\b(?:is|are|was|looks) (?:just |"
+    r"simply |completely |totally |all )?(?:wrong|incorrect)\b")
 _QUESTION = re.compile(
     r"^(?:why (?:did|do|are|is|would|were|didn'?t|don'?t|isn'?t|aren'?t|not|does|doesn'?t|"
     r"are you still|is it still|the hell)\b|how come\b"
     r"|did you (?:actually|really|even|just|not|forget|miss|check|test|verify|read|run)\b"
+    r"|(?:can|could|do|did) (?:we|you|u) not\b|can'?t (?:we|you|u) just\b"
     r"|didn'?t (?:i|you)\b|have you (?:actually|even|really|tested|checked|verified)\b"
     r"|where did you\b|who told you\b|what (?:did you|are you) (?:do|doing)\b"
-    r"|are you sure\b|is that (?:right|correct|true)\b)[^\n]*\?")
+    r"|are you sure\b|is that (?:right|correct|true)\b)")
+_UNMARKED_QUESTION = 12  # words: a challenge this short needs no "?" ("why is it doing this")
 # A report that the agent's work does not do what it said it does, after it said so: "syntax
 # highlighting does not quite work", "i dont see it in the repo", "same error", "still laggy",
 # "there is no TSModuleInfo diff".
@@ -95,6 +107,9 @@ _FAILS = re.compile(
     r"|^i (?:still )?(?:don'?t|do not|can'?t|cannot|didn'?t|did not) (?:see|find|have)\b"
     r"|^there(?: is|'?s| are) (?:still )?no\b"
     r"|^(?:nothing (?:changed|happens|happened|works)|no (?:change|difference))\b"
+    r"|^(?:[^.!?\n]|\.\w){0,80}?\b(?:has|have|had|gives?|shows?|getting|gets?) the same (?:error|issue|"
+    r"problem|bug)|^(?:[^.!?\n]|\.\w){0,80}?\b(?:failed|fails|broke|crashed|errored) again\b"
+
     r"|^[^.!?\n]{0,40}?\b(?:it'?s|it is|that'?s|still) (?:still |exactly )?the same(?:\s*(?:[.!…]|$)"
     r"| (?:error|issue|problem|thing|result|bug|behaviou?r))"
     r"|^there(?:'s| is| are) (?:still )?(?:more|other|new) (?:issues|errors|problems|bugs)\b"
@@ -107,13 +122,20 @@ _FAILS = re.compile(
     r"loaded|show up|showing up|appear|appears|render|renders|compile|compiles|start|starts|"
     r"change anything|do anything|help|fix (?:it|anything|the))\b"
     r"|^[^.!?\n]{0,80}?\bstill (?:broken|the same|happening|failing|not|no|can'?t|cannot|doesn'?t|"
-    r"don'?t|isn'?t|won'?t|getting|seeing)\b")
+    r"don'?t|isn'?t|won'?t|getting|seeing|same)\b")
+# The agent's habit: "AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "you keep adding …".
+_HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keeps?|kept) \w+ing\b")
 _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
                        r"还是(?:不行|不对|没|报错|一样|失败|有问题)")
 # Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
-_DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b")
-_ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错")
+_DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b"
+                    r"|^[^.!?\n]{0,80}?\b(?:doesn'?t|does not|don'?t) make (?:any )?sense\b")
+_ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的")
+# Swearing at the agent or its work in a short turn ("give me fucking file paths", "ur stupid"):
+# it went wrong, whatever the words; not when the work pleased ("fuck yeah, it works").
+_FRUSTRATED = re.compile(r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|ffs|wtf|stupid|dumb|retarded|idiot\w*|useless)\b")
+_PLEASED = re.compile(r"\b(?:works|worked|working|nice|great|perfect|awesome|thanks|thank you|love)\b")
 _ZH_SHORT = 200  # characters: past this a Chinese turn sets out a task, whatever it mentions
 # A way of working the person asks for: "one question at a time plz", "More concise please",
 # "just tell me what your findings are", "yes but I need actual syntax highlighting too".
@@ -123,7 +145,7 @@ _PREFER = re.compile(
     r"|(?:be |much |way |a (?:bit|lot) )?(?:more concise|less verbose|shorter|briefer|less wordy)"
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
-    r"|keep (?:it|them|answers|replies) (?:short|brief))\b")
+    r"|keep (?:it|them|answers|replies) (?:short|brief)|i (?:don'?t|do not) (?:want|need))\b")
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
 _PREMISE = re.compile(
@@ -202,7 +224,7 @@ def correction_rule(text: str) -> str | None:
     if _WRONG.search(head):
         return "wrong"
     first = head.split("\n", 1)[0]
-    if _QUESTION.match(first):
+    if _QUESTION.match(first) and ("?" in first or len(first.split()) <= _UNMARKED_QUESTION):
         return "question"
     if _INSTEAD.match(lowered) or _INSTEAD.match(head):
         return "instead"
@@ -211,10 +233,14 @@ def correction_rule(text: str) -> str | None:
         return "fails"
     if _DOUBT.match(first):
         return "doubt"
+    if _HABIT.match(first):
+        return "habit"
     if _ZH.match(head) or (short_zh and _ZH_DOUBT.search(first)):
         return "zh"
     if _PREFER.match(head):
         return "prefer"
+    if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first):
+        return "frustrated"
     if len(first.split()) <= 15 and _PREMISE.match(first):
         return "premise"
     if _PROCESS.search(lowered):
