@@ -452,3 +452,39 @@ def test_a_contradiction_of_a_row_or_an_item_is_shown_with_its_citation(
     found = _index(tmp_path, STYLE_MD, [memory]).check(memory)
     assert found is not None and found.kind == "contradicts", found
     assert differs in found.differs and found.rationale().startswith("contradicts CLAUDE.md:1")
+
+
+POETRY_MD = """# AGENTS.md
+
+## Setup
+
+- Run `poetry install` once to set up dependencies.
+- Execute `poetry run pytest` before every commit.
+- The test database is Postgres 16.
+"""
+
+
+def test_another_tool_for_a_role_the_docs_fill_contradicts_them(tmp_path: Path) -> None:
+    memory = lesson("m1", "Always use `uv` for package management -- never `pip`.")
+    found = _index(tmp_path, POETRY_MD, [memory]).check(memory)
+    assert found is not None and found.kind == "contradicts", found
+    assert found.rationale().startswith("contradicts CLAUDE.md:5: Run `poetry install` once")
+    assert found.differs == "Python package manager: uv vs poetry"
+
+
+@pytest.mark.parametrize("content", [
+    "Cache fixtures in SQLite when running locally.",  # databases: a project often has several
+    "Keep dependency groups small and documented.",  # names no tool
+    "Use `poetry add --group dev` for test-only packages.",  # the docs' own tool
+])
+def test_no_other_tool_no_contradiction_of_the_docs_choice(tmp_path: Path, content: str) -> None:
+    memory = lesson("m1", content)
+    found = _index(tmp_path, POETRY_MD, [memory]).check(memory)
+    assert found is None or found.kind != "contradicts", found
+
+
+def test_a_tool_the_docs_name_too_is_not_against_their_choice(tmp_path: Path) -> None:
+    text = POETRY_MD + "- We are moving to `uv`; new scripts may use it.\n"
+    memory = lesson("m1", "Always use `uv` for package management -- never `pip`.")
+    found = _index(tmp_path, text, [memory]).check(memory)
+    assert found is None or "poetry" not in found.differs, found

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
@@ -29,6 +29,9 @@ from dreamtui.deliver.decisions import RECORDED_BY
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
     STOPWORDS,
+    SUBJECT_SLOTS,
+    TOOL_SLOTS,
+    Conflict,
     Features,
     MatchIndex,
     Verdict,
@@ -77,9 +80,12 @@ RULE_CANDIDATES = 5
 # What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
 # not in commits, code, …") are its examples: what the rule must cover is the rest. The verdict
 # still reads the asides, so an aside stating a different fact keeps the memory.
-# A word the rule does not say but its section does (its heading, the rules beside it: "## Package
-# Manager" over "This project uses pnpm") is covered for this share of its weight.
-SECTION_SHARE = 0.5
+
+# A word the rule does not say but the heading it sits under does ("## Package Manager" over
+# "This project uses pnpm") is covered for this share of its weight. (Counting the words of the
+# rules beside it too changed nothing on the tuning half and made "Use Google-style docstrings"
+# look close to "Follow PEP8 style guidelines" under "## Coding Standards".)
+HEADING_SHARE = 0.5
 # Words instructions use for how or where, not what: in measuring coverage they need no rule
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
@@ -107,10 +113,7 @@ class Rule:
     path: str  # as shown: relative to project.root (`CLAUDE.md`, `../AGENTS.md`)
     line: int  # 1-based, where the rule starts
     text: str
-    # The heading it sits under ("Package Manager"; "" before any) and that heading's line: the
-    # rules of one section say what it is about together ("## Secrets" + "never read .env").
-    heading: str = ""
-    section: int = 0
+    heading: str = ""  # the one it sits under ("Package Manager"; "" before any): its subject too
 
     @property
     def citation(self) -> str:
@@ -242,7 +245,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
     current: list[str] = []
     start = 0
     kind = ""
-    heading, section = "", 0
+    heading = ""
 
     def flush() -> None:
         nonlocal current, kind
@@ -257,7 +260,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             for piece in pieces:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS:
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
-                                      heading, section))
+                                      heading))
         current, kind = [], ""
 
     fenced = in_block = shell = False
@@ -301,7 +304,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
         if fenced or stripped.startswith(("#", "<!--")) or not stripped:
             flush()
             if not fenced and _HEADING_RE.match(stripped):
-                heading, section = stripped.lstrip("#").strip(), number + 1
+                heading = stripped.lstrip("#").strip()
             continue
         if stripped.startswith(">"):  # a quoted note ("> **Important:** never …") says a rule too
             line = stripped = stripped.lstrip("> ").strip()
@@ -456,7 +459,9 @@ class KnownIndex:
     corpus: KnownCorpus
     index: MatchIndex[Rule]
     queries: dict[str, Features]  # the batch's, by memory id: computed once for rarity and check
-    sections: list[frozenset[str]]  # by rule: the stems of its heading and of its section's rules
+    headings: list[frozenset[str]]  # by rule: the stems of the heading it sits under
+    # By tool slot (ONE_CHOICE_SLOTS): the tools the docs pick there, and the first rule that does.
+    choices: dict[str, tuple[frozenset[str], int]] = field(default_factory=dict)
     threshold: float = KNOWN_SIMILARITY
 
     @classmethod
@@ -465,12 +470,9 @@ class KnownIndex:
         features = [Features.of(_plain(rule.text)) for rule in corpus.rules]
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
-        said: dict[tuple[str, int], set[str]] = {}
-        for rule, found in zip(corpus.rules, features, strict=True):
-            words = said.setdefault((rule.path, rule.section), set(_heading_stems(rule.heading)))
-            words |= found.stems
-        sections = [frozenset(said[rule.path, rule.section]) for rule in corpus.rules]
-        return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries, sections)
+        headings = [_heading_stems(rule.heading) for rule in corpus.rules]
+        return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries, headings,
+                   _choices(features))
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -507,7 +509,25 @@ class KnownIndex:
                     found.append((0, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
         # The closest rule decides (a partial restatement only when nothing else holds); on a tie
         # a contradiction, which keeps the memory for a person, goes before a restatement.
-        return max(found, key=lambda item: item[:4])[4] if found else None
+        return max(found, key=lambda item: item[:4])[4] if found else self.other_choice(query)
+
+    def other_choice(self, query: Features) -> KnownMatch | None:
+        """A contradiction of the docs' choice of tool, however differently the two read: the
+        docs run `poetry install` and `poetry run pytest`, the memory says "always use `uv` for
+        package management". Only when the docs never name the memory's tool (a project that
+        names both may use both) and only for roles a project fills once (ONE_CHOICE_SLOTS)."""
+        if not self.choices or query.stems.isdisjoint(_CHOICE_STEMS):
+            return None  # no tool named: the facts need not be read
+        for slot, tools in sorted(query.facts.picks.items()):
+            documented = self.choices.get(slot)
+            if documented is None or not tools.isdisjoint(documented[0]) \
+                    or any(stem(tool) in self.index.postings for tool in tools):
+                continue
+            i = documented[1]
+            score = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold).score
+            differs = Conflict(slot, "/".join(sorted(tools)), "/".join(sorted(documented[0])))
+            return KnownMatch("contradicts", self.index.items[i], Verdict(score, (differs,), self.threshold))
+        return None
 
     def without_asides(self, query: Features, core: Features, rule: int) -> Verdict | None:
         """The verdict on what `query` says outside its asides, when that is the rule's lesson
@@ -519,23 +539,43 @@ class KnownIndex:
 
     def new_step(self, core: Features, rule: int) -> bool:
         """Whether a later step of the memory ("…, then commit it"; "…; push the tag") is an
-        action (match.py's reading: commit, push, edit, …) the rule's section never names: a
-        rule about regenerating the client does not say to commit it. The first clause's wording
-        is the coverage's business ("store money as `Decimal`" restates "money is `Decimal`")."""
-        steps = _STEP_RE.split(core.text)[1:]
-        return any(not Features.of(step).facts.actions <= self.sections[rule] for step in steps)
+        action (match.py's reading: commit, push, edit, …) neither the rule nor its heading names:
+        a rule about regenerating the client does not say to commit it. The first clause's
+        wording is the coverage's business ("store money as `Decimal`" restates "money is
+        `Decimal`")."""
+        said = self.index.features[rule].stems | self.headings[rule]
+        return any(not Features.of(step).facts.actions <= said for step in _STEP_RE.split(core.text)[1:])
 
     def covered(self, query: Features, rule: int, main: frozenset[str]) -> float:
         """The share of what `query` says outside its asides (`main`, its stems there; weighted
         by rarity) that rule number `rule` says too."""
         weights = self.index.weights
-        says, around = self.index.features[rule].stems, self.sections[rule]
+        says, heading = self.index.features[rule].stems, self.headings[rule]
         total = shared = 0.0
         for s in (main or query.stems) - _GENERIC:
             weight = weights.of(query, s)
             total += weight
-            shared += weight if s in says else SECTION_SHARE * weight if s in around else 0.0
+            shared += weight if s in says else HEADING_SHARE * weight if s in heading else 0.0
         return shared / total if total else 0.0
+
+
+# Roles a project fills with one tool (match.TOOL_SLOTS' names): a memory picking another one
+# contradicts the docs. Databases, shells and linters are often several at once.
+ONE_CHOICE_SLOTS = frozenset(TOOL_SLOTS) - SUBJECT_SLOTS - {"database", "shell", "linter"}
+_CHOICE_STEMS = frozenset(stem(tool) for slot in ONE_CHOICE_SLOTS for tool in TOOL_SLOTS[slot])
+
+
+def _choices(features: Sequence[Features]) -> dict[str, tuple[frozenset[str], int]]:
+    """The tools the rules pick in each ONE_CHOICE_SLOTS role, with the first rule picking one;
+    only rules naming a tool are read."""
+    picked: dict[str, tuple[set[str], int]] = {}
+    for i, found in enumerate(features):
+        if found.stems.isdisjoint(_CHOICE_STEMS):
+            continue
+        for slot, tools in found.facts.picks.items():
+            if slot in ONE_CHOICE_SLOTS:
+                picked.setdefault(slot, (set(), i))[0].update(tools)
+    return {slot: (frozenset(tools), i) for slot, (tools, i) in picked.items()}
 
 
 def memory_features(memory: Memory) -> Features:
@@ -547,6 +587,7 @@ def memory_features(memory: Memory) -> Features:
     return Features.of(text, content)
 
 
+@lru_cache(maxsize=1024)
 def _heading_stems(heading: str) -> frozenset[str]:
     return Features.of(heading).stems if heading else frozenset()
 
