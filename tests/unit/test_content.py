@@ -241,6 +241,13 @@ def test_tags_come_from_the_memories_else_the_nearest_entry_else_the_lesson() ->
     lone = untagged("t2", "Format Python with ruff", "Format only with `ruff format`; CI checks it.")
     created = only(proposals(dream_input([lone])), "create")
     assert entry_of(created).tags == ("ruff",)
+    # With no tag, no entry and no command to go by, the lesson's words name its subject.
+    for text, subject in (("Keep every reply short and plain.", "communication"),
+                          ("Squash every branch into one commit.", "git"),
+                          ("No emoji in commit messages or docs.", "style"),  # named first, ties
+                          ("Keep each line under 100 characters.", "style")):
+        created = only(proposals(dream_input([untagged("t3", text, text)])), "create")
+        assert entry_of(created).tags == (subject,), text
 
 
 # --- value gates: no lesson, no entry -----------------------------------------------------------

@@ -403,7 +403,8 @@ def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] 
              known_tags: Sequence[str] = (), text: str = "") -> list[str]:
     """The memories' tags (the representative's first: the first tag is the bundle section),
     else `nearby` (the closest live entry's), else the known tags the lesson's words name, else
-    its first command or path word; [] only when nothing names a subject."""
+    its first command or path word, else the subject its words name (SUBJECTS); [] only when
+    nothing names one (AGENTS.md files it under "General")."""
     tags = list(dict.fromkeys(t for m in (first, *members) for t in m.tags))
     if tags:
         return tags
@@ -420,4 +421,33 @@ def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] 
             return [head[0]]
         if len(head) > 1 and head[1].isalpha():
             return [head[1]]
-    return []
+    return subjects(text)[:1]
+
+
+# What a lesson is about, from its own words, when no memory or entry names a subject: the
+# sections a project's agent instructions are usually grouped in (a word counts once it is a
+# whole word of the lesson; the first subject the lesson names most often wins).
+SUBJECTS = {
+    "testing": "test tests testing pytest jest vitest unittest fixture fixtures coverage e2e playwright",
+    "git": "git commit commits branch branches rebase merge pr prs push amend squash",
+    "style": "format formatting lint linter linting ruff black prettier eslint indentation whitespace line "
+             "naming emojis emoji style",
+    "dependencies": "dependency dependencies package packages npm pnpm yarn bun pip uv poetry lockfile install",
+    "docs": "docs documentation readme docstring docstrings changelog",
+    "database": "database db sql postgres postgresql mysql sqlite migration migrations schema",
+    "security": "secret secrets credential credentials password passwords token tokens",
+    "ci": "ci workflow workflows pipeline actions",
+    "deploy": "deploy deploys deployment release releases staging production",
+    "communication": "reply replies respond response responses concise summary summarize summarise explain",
+}
+_SUBJECT_OF = {word: subject for subject, words in SUBJECTS.items() for word in words.split()}
+
+
+def subjects(text: str) -> list[str]:
+    """The SUBJECTS `text` names, most named first (ties in the order first named)."""
+    counts: dict[str, int] = {}
+    for word in normalise(_CODE_SPAN_RE.sub(" ", text)).split():
+        subject = _SUBJECT_OF.get(word)
+        if subject is not None:
+            counts[subject] = counts.get(subject, 0) + 1
+    return sorted(counts, key=lambda s: -counts[s])
