@@ -305,7 +305,8 @@ def test_short_remarks_that_state_no_rule_are_still_discarded() -> None:
     for title, text in (("Python version", "Python 3.11."), ("README is minimal", "The README is short."),
                         ("Status", "Finished the refactor, not yet pushed."),
                         ("Build", "No errors in the build."), ("Tool", "The tool call failed."),
-                        ("Project name", "The project is called acme.")):
+                        ("Project name", "The project is called acme."), ("CI", "Test suite is green."),
+                        ("Build", "Build passes now."), ("Lint", "Lint is clean again.")):
         assert no_lesson(mem("x", title, text)) is not None, text
 
 

@@ -84,6 +84,8 @@ _LABEL_RE = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*[^*\n]{1,40}\*\*|__[^_\n]{1,40}_
 _GATE_VERBS = IMPERATIVES | frozenset(
     "target limit name list review tag label sort group link log handle raise catch stage generate "
     "document return write".split())
+_NOUN_OPENER = frozenset("is are was were passes passed works worked looks looked fails failed went has have "
+                         "had done succeeded ran runs".split())
 _RULE_RE = re.compile(
     # "No emojis in code", "No `print` for logging": a prohibition (not "No errors", a status).
     r"^no\s+(?!(?:errors?|issues?|problems?|failures?|changes?|warnings?|regressions?|output|results?|"
@@ -106,8 +108,9 @@ def states_rule(text: str) -> bool:
     end"), a prohibition ("No emojis in commit messages"), a stated limit ("Maximum line length:
     88 characters") or a contrast ("Yarn is the package manager, not npm"), read past a label."""
     body = _LABEL_RE.sub("", text, count=1).lstrip("*_`\"' ")
-    first = body.split(maxsplit=1)[0].strip(".,:;!*_`\"'()").lower() if body else ""
-    if first in _GATE_VERBS and len(body.split()) >= 2:
+    words = [w.strip(".,:;!*_`\"'()").lower() for w in body.split()]
+    # "Test suite is green", "Build passes now": the opener is a noun, the line a status.
+    if len(words) >= 2 and words[0] in _GATE_VERBS and not _NOUN_OPENER.intersection(words[1:3]):
         return True
     return bool(_RULE_RE.search(body) or _RULE_RE.search(text))
 
