@@ -550,5 +550,7 @@ def test_a_stop_then_a_console_error_is_a_correction_titled_by_the_error(
     _import(workspace, sessions)
     [memory] = _stored(workspace)
     assert memory.metadata["kind"] == "correction" and memory.metadata["interrupted"] is True
+    assert memory.content.startswith("Do as the person said when they stopped the agent as it "
+                                     "was about to run `npm run dev`: “Wait, hold on. I see a")
     assert memory.title == ("I see a console error: [React Flow]: It seems that you are trying to "
                             "drag a node that is not initialized.")
