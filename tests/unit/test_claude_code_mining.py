@@ -969,6 +969,11 @@ def test_a_no_answering_a_question_inside_the_agents_words_is_an_answer_and_a_ba
     assert memory.metadata["rule"] == "acknowledged"
 
 
+@pytest.mark.parametrize("text", ["Continue", "Continue fixing the scripts, then build the ISO"])
+def test_continuing_after_an_esc_redirects_nothing(text: str) -> None:
+    assert not redirects(text)
+
+
 def test_a_premise_correction_and_a_chosen_alternative_are_corrections(
         workspace: Workspace, projects: Path) -> None:
     log = _Log("f3f3f3f3-0000-4000-8000-000000000003")

@@ -62,7 +62,7 @@ _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
 # Openers, and what Claude Code puts before the words: "[Image #4] still does not work?".
 _OPENER = re.compile(
     rf"^(?:(?:actually|wait|hmm+|hm+|um+|oh+|ah+|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|"
-    rf"pls|plz|lah|lol|bro|dude|man|omg|yo|continue|ultrathink|think(?: hard| harder| deeply)?|"
+    rf"pls|plz|lah|lol|bro|dude|man|omg|yo|ultrathink|think(?: hard| harder| deeply)?|"
     rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah)(?:{_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
                  r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
@@ -145,7 +145,7 @@ _PREFER = re.compile(
     r"|(?:be |much |way |a (?:bit|lot) )?(?:more concise|less verbose|shorter|briefer|less wordy)"
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
-    r"|keep (?:it|them|answers|replies) (?:short|brief)|i (?:don'?t|do not) (?:want|need))\b")
+    r"|keep (?:it|them|answers|replies) (?:short|brief)|(?:continue\W+)?i (?:don'?t|do not) (?:want|need))\b")
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
 _PREMISE = re.compile(
