@@ -77,10 +77,6 @@ CONTRADICTS_SIMILARITY = 90
 # contradicts shares them (measured: the deciding rule was the first candidate for all 26 such
 # memories of the real set and ours); each comparison costs, so a memory's work stays small.
 RULE_CANDIDATES = 5
-# What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
-# not in commits, code, …") are its examples: what the rule must cover is the rest. The verdict
-# still reads the asides, so an aside stating a different fact keeps the memory.
-
 # A word the rule does not say but the heading it sits under does ("## Package Manager" over
 # "This project uses pnpm") is covered for this share of its weight. (Counting the words of the
 # rules beside it too changed nothing on the tuning half and made "Use Google-style docstrings"
@@ -89,9 +85,13 @@ HEADING_SHARE = 0.5
 # Words instructions use for how or where, not what: in measuring coverage they need no rule
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
-run execute invoke make keep aim follow file files anywhere everywhere yourself operation command
+run execute invoke make keep aim follow file anywhere everywhere yourself operation command
 """.split())
+# A memory's later steps: "…, then commit it", "…; push the tag".
 _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
+# What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
+# not in commits, code, …") are its examples: what the rule must cover is the rest. The verdict
+# still reads the asides, so an aside stating a different fact keeps the memory.
 _ASIDE_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|\s[-–—]+\s.*|—.*|\s--\s.*")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
@@ -233,7 +233,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def split_rules(text: str, path: str) -> list[Rule]:
-    """List items (with their continuation lines) and paragraph sentences, with their lines.
+    """List items (with their continuation lines) and paragraphs, each whole and each of their
+    sentences, with their lines.
 
     A table's body rows are rules too (their cells joined), and so are the commands of a shell
     block that a comment explains. Headings (each rule records the one it sits under), other
