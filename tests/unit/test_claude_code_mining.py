@@ -892,6 +892,7 @@ def test_failure_reports_premises_and_preferences_are_corrections(text: str, rul
     "fuck yeah it works",  # pleased
     "why is the sky blue, explain the physics to me in detail please and with examples",
     "keep going until it stops failing again",
+    "Make the following changes one at a time, and test each",  # a task, not how to talk
     "帮我写一个新的接口，用于查询用户的订单列表，需要支持分页和按状态过滤，" * 8 + "不合理的参数返回400",
 ])
 def test_specs_wishes_and_long_tasks_are_not_failure_reports(text: str) -> None:

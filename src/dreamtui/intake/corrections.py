@@ -140,12 +140,15 @@ _ZH_SHORT = 200  # characters: past this a Chinese turn sets out a task, whateve
 # A way of working the person asks for: "one question at a time plz", "More concise please",
 # "just tell me what your findings are", "yes but I need actual syntax highlighting too".
 _PREFER = re.compile(
-    r"^(?:(?:yes|yeah|yep|sure)\b[\s,.!-]*but\b|(?:[^.!?\n]{0,40}\b)?one[- ](?:\w+[- ])?at[- ]a[- ]time"
+    r"^(?:(?:yes|yeah|yep|sure)\b[\s,.!-]*but\b"
+    r"|(?:let'?s (?:go through|do|take) (?:them|these|those|it) )?one[- ](?:question|thing|step|at)?[- ]?"
+    r"(?:at[- ])?a[- ]time"
     r"|let'?s (?:stick|stay|keep) (?:with|to)"
     r"|(?:be |much |way |a (?:bit|lot) )?(?:more concise|less verbose|shorter|briefer|less wordy)"
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
-    r"|keep (?:it|them|answers|replies) (?:short|brief)|(?:continue\W+)?i (?:don'?t|do not) (?:want|need))\b")
+    r"|keep (?:it|them|answers|replies) (?:short|brief)|(?:continue\W+)?i (?:don'?t|do not) "
+    r"(?:want|need))\b")
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
 _PREMISE = re.compile(
