@@ -217,6 +217,10 @@ def test_a_rollout_skipped_for_another_project_is_read_for_its_own(workspace: Wo
     options = CodexOptions(sessions_dir=sessions, project="/code/other")
     report = import_rollouts(workspace, options, now=NOW)
     assert (report.read, report.unchanged, report.inserted) == (1, 0, 1)
+    # Its own project read it; another project's import leaves it read, so nothing is read again.
+    assert _import(workspace, sessions).other_project == 1
+    again = import_rollouts(workspace, options, now=NOW)
+    assert (again.read, again.unchanged) == (0, 1)
 
 
 def test_corrections_by_rule_and_by_the_agents_acknowledgement(tmp_path: Path) -> None:

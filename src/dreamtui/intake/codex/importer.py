@@ -205,9 +205,11 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             continue
         if not path_inside(cwd, options.project):
             report.other_project += 1
-            # Remembered unread: another project's import later reads it (never "unchanged").
-            updated[str(path)] = FileState(0, stat.st_size, stat.st_mtime_ns, 0, None,
-                                           {"cwd": cwd, "read": False})
+            # Remembered unread: another project's import later reads it (never "unchanged");
+            # one its own project read already, unchanged since, stays read.
+            if not same:
+                updated[str(path)] = FileState(0, stat.st_size, stat.st_mtime_ns, 0, None,
+                                               {"cwd": cwd, "read": False})
             continue
         if same and saved is not None and saved.context.get("read", True):
             report.unchanged += 1
