@@ -1,13 +1,15 @@
 """What the project's docs cost a dream (dream/known.py): reading them, and checking a batch.
 
 Run: `PYTHONPATH=src python benchmarks/bench_known.py [--quick]`. A generated code project holds
-a CLAUDE.md and AGENTS.md of 200 rules each, 20 `.cursor/rules` files, DECISIONS.md files in a
-tree of 2,000 folders (with a node_modules the search must skip) and one file over the size cap;
-a batch of memories (a tenth restating a rule, a tenth contradicting one, the rest about other
-things) is checked against them. Targets: reading the project in at most 1 s, at most 5x the checking time for 4x the
-memories (2,500 → 10,000), i.e. near-linear growth, and 10,000 memories checked in at most 5 s.
-Generated text only: the numbers say what the work costs, not how well it matches
-(bench_quality.py measures that).
+a CLAUDE.md and AGENTS.md of 200 rules each (CLAUDE.md also a table of 50 rows and a shell block
+of 50 commented commands), 20 `.cursor/rules` files, DECISIONS.md files in a tree of 2,000
+folders (with a node_modules the search must skip) and one file over the size cap; a batch of
+memories (a tenth restating a rule, a tenth contradicting one, the rest about other things, a
+tenth of all with an aside) is checked against them. Targets: reading the project in at most
+1 s, at most 5x the checking time for 4x the memories (2,500 → 10,000), i.e. near-linear growth,
+and 10,000 memories checked in at most 5 s. Generated text only: the numbers say what the work
+costs, not how well it matches (the generated rules differ mostly by numbers, which pick no
+candidates, so a restatement often meets look-alikes first; bench_quality.py measures that).
 """
 
 from __future__ import annotations
@@ -49,6 +51,17 @@ def _project(root: Path, rng: random.Random, scale: int) -> list[str]:
         lines = [_rule(rng, len(rules) + i) for i in range(200 // scale)]
         rules += lines
         (root / name).write_text("# Rules\n\n" + "".join(f"- {line}\n" for line in lines), encoding="utf-8")
+    # A table and a commented shell block: rules too, each row and each command with its comment.
+    rows = [(f"`{rng.choice(TOOLS)} {rng.choice(NOUNS)}-{n}`", f"checks the {rng.choice(NOUNS)} on port {7000 + n}")
+            for n in range(50 // scale)]
+    commands = [(f"{rng.choice(TOOLS)} {rng.choice(NOUNS)}-{n} --all", f"Rebuild the {rng.choice(NOUNS)} {n}")
+                for n in range(50 // scale)]
+    rules += [f"{command}: {what}" for command, what in rows]
+    rules += [f"{what}: `{command}`" for command, what in commands]
+    with (root / "CLAUDE.md").open("a", encoding="utf-8") as file:
+        file.write("\n## Commands\n\n| command | what |\n| --- | --- |\n"
+                   + "".join(f"| {command} | {what} |\n" for command, what in rows)
+                   + "\n```bash\n" + "".join(f"# {what}\n{command}\n" for command, what in commands) + "```\n")
     (root / ".cursor" / "rules").mkdir(parents=True)
     for number in range(20):
         line = _rule(rng, len(rules))
@@ -78,6 +91,8 @@ def _memories(rng: random.Random, rules: list[str], count: int) -> list[Memory]:
         else:
             text = (f"The {rng.choice(OTHER)} {rng.choice(OTHER)} {i} fails when the "
                     f"{rng.choice(OTHER)} {rng.choice(OTHER)} is empty; check the {rng.choice(OTHER)} first.")
+            if kind == 2:  # an aside: read twice, with and without it
+                text += f" (see the {rng.choice(OTHER)} runbook — step {i})"
         out.append(Memory(id=f"m-{i}", tenant_id="default", agent_id=f"agent-{i % 7}", type="observation",
                           title=" ".join(text.split()[:6]), content=text, tags=(), metadata={},
                           submitted_at=at))
