@@ -946,10 +946,14 @@ def test_a_bare_no_or_stop_quotes_what_the_agent_had_just_done(
     log.says("Open `http://192.168.6.200:8006` in your browser.")
     log.typed("No same issue")
     log.says("Then the firewall blocks it.")
+    log.result(log.calls("Bash", command="make gen"), "ok")
+    log.typed("ur stupid")
+    log.says("Understood.")
     titles = [m.title for m in _mined(workspace, projects, log)]
     assert titles == [
         "Do not run `find ~/.config/systemd -name '*.service'` unasked: the person said “Stop”",
-        "Check that it works before saying it is done: the person said “No same issue”"]
+        "Check that it works before saying it is done: the person said “No same issue”",
+        "Do not run `make gen` unasked: the person said “ur stupid”"]
 
 
 def test_a_no_answering_a_question_inside_the_agents_words_is_an_answer_and_a_bare_opening_is_skipped(

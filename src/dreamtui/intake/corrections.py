@@ -333,6 +333,7 @@ _MARKERS = re.compile(r"^(?:\s*\[(?:Image|Pasted text) #\d+[^\]]*\])+\s*", re.IG
 _BARE = frozenset("""no nope nah stop wrong again same issue error problem thing result still it this
 that is isn't isnt does doesn't doesnt not work works working worked never broken fails failing
 quite the yet sorry im i'm really seriously what wtf why huh ugh lol bro dude omg ffs come on
+u ur you you're youre are so stupid dumb retarded idiot useless fucking fuck fkn look
 还是 不行 不对 错了 停 啊 哥们""".split())
 _WORDS = re.compile(r"[\w']+", re.UNICODE)
 _FAILURE = re.compile(r"\b(?:work|works|working|same|still|broken|fails?|failing)\b|还是|不行")
