@@ -433,6 +433,8 @@ def test_a_shell_blocks_commands_are_rules_only_with_their_comment() -> None:
     "Run `make db-reset` after every migration you write.",
     "Always run `black --check` in CI, never `black` itself.",
     "Rebuild with `docker compose up -d --build` after changing the Dockerfile.",
+    # an aside naming a command is no example of the rule but news
+    "Never use emojis in docs — use `:emoji-free:` lint via `pnpm lint:text` instead.",
     # a later step the rule does not ask for
     "Reset the local database with `make db-reset` before the integration tests, then commit the dump.",
 ])

@@ -489,9 +489,10 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
-        # What it says without its asides (most memories have none: no second reading).
+        # What it says without its asides (most memories have none: no second reading); a
+        # command, path or tool named in an aside is no example but news ("— use `direnv`").
         core = Features.of(_ASIDE_RE.sub(" ", query.text)) if _ASIDE_RE.search(query.text) else query
-        main = core.stems
+        main = core.stems | query.strong
         found: list[tuple[int, float, int, int, KnownMatch]] = []
         for i in self.index.candidates(query, limit=RULE_CANDIDATES):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
