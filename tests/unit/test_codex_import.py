@@ -521,6 +521,15 @@ def test_exploration_misses_and_output_stating_no_error_are_no_failures(tmp_path
     assert frictions == []
 
 
+def test_an_amendment_that_adds_a_correction_is_one(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Fix the parser")
+               .shell("sed -i 's/parse/parse2/' src/api.py", "", 0).abort()
+               .typed("Fix the parser, but don't touch the public API"))
+    assert [(f.kind, f.evidence, f.interrupted, f.action) for f in read_rollout(
+        rollout.write(tmp_path))[0]] == [("correction", "Fix the parser, but don't touch the public "
+                                          "API", True, "sed -i 's/parse/parse2/' src/api.py")]
+
+
 def test_a_ping_after_a_stop_redirects_nothing(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Fetch the page").shell("curl -s x", "aborted by user", 1).abort()
                .typed("PING"))

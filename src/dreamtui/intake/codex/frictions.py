@@ -163,6 +163,9 @@ def _bounded(result: Result) -> Result:
 
 
 _NOT_WORD = re.compile(r"[^\w]+")
+# How an amendment joins what it adds: ", but …", ". Also …".
+_JOINER = re.compile(r"^(?:[\s.,;:\-–—]+|(?:but|and|also|though|however|plus)\b)+",
+                     re.IGNORECASE)
 
 
 def _plain_words(text: str) -> str:
@@ -385,12 +388,17 @@ class Detector:
 
     def _amended(self, turn: UserTurn) -> None:
         """The person amended the turn the agent was working on: judged as that turn, in its
-        amended words; the correction it was already is that correction, amended."""
-        self._waiting = [f for f in self._waiting if f.kind == "rejection"]
-        self.frictions.extend(self._waiting)
+        amended words; the correction it was already is that correction, amended. What they
+        added may itself correct the work the stop cut short ("fix the parser" → "fix the
+        parser, but don't touch the public API"): then the stop and the amendment are one."""
+        stopped = next((f for f in self._waiting if f.kind == "interruption"), None)
+        self.frictions.extend(f for f in self._waiting if f.kind == "rejection")
         self._waiting.clear()
         self._interrupted = False
         index = self._prompt_correction
+        before = self._prompt.text.strip() if self._prompt else ""
+        added = turn.text.strip()[len(before):] if turn.text.strip().startswith(before) else ""
+        added = _JOINER.sub("", added)
         if index is not None:
             self.frictions[index] = replace(self.frictions[index],
                                             evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS))
@@ -398,6 +406,11 @@ class Detector:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
                                                  turn.timestamp))
+        elif stopped is not None and added and correction_rule(added) is not None:
+            self._prompt_correction = len(self.frictions)
+            self.frictions.append(replace(
+                stopped, kind="correction", evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS),
+                timestamp=turn.timestamp or stopped.timestamp, interrupted=True))
         self._prompt = turn
         self._acted = False
 
