@@ -370,7 +370,8 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False) -
             continue
         if other_phrasing:
             rules = [as_rule(s) for s in split_sentences(paragraph)]
-            fresh = [r for r in rules if any(known.adds(c) for c in _clause_facts(r))]
+            # A clause adds nothing its sentence does not: most restatements stop at the first test.
+            fresh = [r for r in rules if known.adds(r) and any(known.adds(c) for c in _clause_facts(r))]
         else:
             fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
         for sentence in fresh:

@@ -108,11 +108,11 @@ def states_rule(text: str) -> bool:
     end"), a prohibition ("No emojis in commit messages"), a stated limit ("Maximum line length:
     88 characters") or a contrast ("Yarn is the package manager, not npm"), read past a label."""
     body = _LABEL_RE.sub("", text, count=1).lstrip("*_`\"' ")
-    words = [w.strip(".,:;!*_`\"'()").lower() for w in body.split()]
+    words = [w.strip(".,:;!*_`\"'()").lower() for w in body.split(maxsplit=3)[:3]]
     # "Test suite is green", "Build passes now": the opener is a noun, the line a status.
     if len(words) >= 2 and words[0] in _GATE_VERBS and not _NOUN_OPENER.intersection(words[1:3]):
         return True
-    return bool(_RULE_RE.search(body) or _RULE_RE.search(text))
+    return bool(_RULE_RE.search(body) or (body != text and _RULE_RE.search(text)))
 
 
 def no_lesson(memory: Memory) -> str | None:
@@ -125,9 +125,8 @@ def no_lesson(memory: Memory) -> str | None:
         return "a failure without its cause or fix: nothing a later session can act on"
     if _STATUS_RE.match(text) and not _ACTION_RE.search(text.split(" ", 2)[-1] if len(words) > 2 else ""):
         return "a status remark about one session's work, not a lesson for the next"
-    if states_rule(text):
-        return None
-    if len(words) <= SHORT_WORDS and not _ACTION_RE.search(text) and not _NAMED_RE.search(text):
+    if len(words) <= SHORT_WORDS and not _ACTION_RE.search(text) and not _NAMED_RE.search(text) \
+            and not states_rule(text):
         if _TRIVIA_TITLE_RE.match(memory.title) or len(words) <= 6:
             return "trivia the project's own files already show; nothing to do differently"
         return "a remark with nothing to do and no command, fact or fix to reuse"
