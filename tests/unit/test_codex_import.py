@@ -490,6 +490,9 @@ def test_a_fact_title_without_a_word_from_the_person() -> None:
         == "`python` cannot run here: PermissionError: [Errno 13] Permission denied: 'C:\\\\T\\\\tmp'"
     assert title("tool_error", "mix test", "** (RuntimeError) could not start repo, reason: {{:x}}") \
         == "`mix test` fails here: could not start repo"
+    assert title("environment", "git add a.md", "fatal: Unable to create 'C:/v/.git/index.lock': "
+                 "Permission denied") == ("`git add` cannot run here: git cannot write in .git "
+                                          "(permission denied on its lock files)")
     assert title("environment", "git fetch --all --prune", "ssh: Could not resolve hostname "
                  "github.com: Temporary failure in name resolution") == (
         "`git fetch` cannot run here: there is no network access (host names do not resolve)")

@@ -535,7 +535,8 @@ _ENVIRONMENT = re.compile(
     r"No space left on device|Read-only file system|Operation not permitted|"
     r"must be run as root|requires root|permission denied: \S|EACCES|"
     r"not installed|no such command|unknown command|Unknown command|"
-    r"is beyond a symbolic link|sandbox|\bEPERM\b|is not recognized as the name of a cmdlet",
+    r"is beyond a symbolic link|sandbox|\bEPERM\b|is not recognized as the name of a cmdlet|"
+    r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied",
     re.IGNORECASE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
@@ -612,6 +613,7 @@ _MISSING_COMMAND = re.compile(
     r"|The term '([\w.+-]+)' is not recognized", re.MULTILINE)
 _MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?|Cannot find module '([^']+)'")
 _CRLF = "$'\\r': command not found"
+_GIT_LOCK_DENIED = re.compile(r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied", re.IGNORECASE)
 _NO_NETWORK = re.compile(r"Could not resolve host|Temporary failure in name resolution|"
                          r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Name or service not known", re.IGNORECASE)
 _SOCKET_DENIED = re.compile(r"\b(?:socket|listen|bind|connect)\b[^\n]{0,120}\beperm\b", re.IGNORECASE)
@@ -624,6 +626,8 @@ def environment_subject(text: str) -> tuple[str, str] | None:
     if _CRLF in text:
         return ("crlf", "Shell scripts here have Windows line endings "
                         "($'\\r': command not found): convert them to LF before running them")
+    if _GIT_LOCK_DENIED.search(text):
+        return ("git-lock", "git cannot write in .git (permission denied on its lock files)")
     if _NO_NETWORK.search(text):
         return ("network", "there is no network access (host names do not resolve)")
     if _SOCKET_DENIED.search(text):
