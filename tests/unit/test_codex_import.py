@@ -533,6 +533,18 @@ def test_an_amendment_that_adds_a_correction_is_one(tmp_path: Path) -> None:
                                           "API", True, "sed -i 's/parse/parse2/' src/api.py")]
 
 
+def test_a_correction_names_the_command_not_the_poll_of_its_output(tmp_path: Path) -> None:
+    rollout = Rollout().typed("Make nodes draggable").shell("npm run dev", "ready on :3000", 0)
+    rollout.calls += 1
+    rollout.record("response_item", {"type": "function_call", "name": "write_stdin",
+                                     "call_id": "poll", "arguments": '{"session_id": 3, "chars": ""}'})
+    rollout.record("response_item", {"type": "function_call_output", "call_id": "poll",
+                                     "output": "Process running"})
+    rollout.says("Dragging works now.").typed("nope, still cannot drag")
+    [friction] = read_rollout(rollout.write(tmp_path))[0]
+    assert (friction.kind, friction.action) == ("correction", "npm run dev")
+
+
 def test_a_ping_after_a_stop_redirects_nothing(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Fetch the page").shell("curl -s x", "aborted by user", 1).abort()
                .typed("PING"))

@@ -188,6 +188,10 @@ def _corrects(text: str, said: str | None) -> bool:
     return rule is not None
 
 
+# Calls that keep Codex's own books: polling a running command for output, updating the plan.
+_BOOKKEEPING = frozenset({"write_stdin", "update_plan"})
+
+
 @dataclass
 class _Failure:
     friction: Friction
@@ -269,7 +273,9 @@ class Detector:
             self.version = event.version
         elif isinstance(event, Call):
             self._calls[event.call_id] = event
-            self._last_call, self._acted = event, True
+            self._acted = True
+            if event.tool not in _BOOKKEEPING:  # not what a person saw the agent do
+                self._last_call = event
         elif isinstance(event, Result):
             self._result(event)
         elif isinstance(event, UserTurn):
