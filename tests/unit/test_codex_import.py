@@ -524,6 +524,14 @@ def test_exploration_misses_and_output_stating_no_error_are_no_failures(tmp_path
     assert frictions == []
 
 
+def test_a_word_or_two_typed_again_with_more_is_no_amendment(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Seed the database").says("Shall I seed it now?").typed("ok")
+               .shell("psql -h prod.db -f seed.sql", "", 0).abort()
+               .typed("ok, but seed the staging database, not prod"))
+    assert [(f.kind, f.interrupted) for f in read_rollout(rollout.write(tmp_path))[0]] == [
+        ("correction", True)]
+
+
 def test_an_amendment_that_adds_a_correction_is_one(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Fix the parser")
                .shell("sed -i 's/parse/parse2/' src/api.py", "", 0).abort()

@@ -349,7 +349,9 @@ class Detector:
         if self._prompt is None:
             return False
         before, now = _plain_words(self._prompt.text), _plain_words(turn.text)
-        return bool(before) and now.startswith(before[:80])
+        # "ok" → "ok, but seed the staging database" redirects: a word or two is no message the
+        # person is amending.
+        return len(before.split()) >= 3 and now.startswith(before[:80])
 
     def _typed(self, turn: UserTurn) -> None:
         self.instructions.extend(instructions_in(turn.text, self.session_id))
