@@ -238,11 +238,11 @@ def test_tags_come_from_the_memories_else_the_nearest_entry_else_the_lesson() ->
         "vite-proxy", "Vite proxy", "Start the API with `make api` before `npm run dev`.", tags=("frontend",))))
     created = only(proposals(dream_input([near], ltm)), "create")
     assert entry_of(created).tags == ("testing",)  # test-db-reset's, the nearest live entry
-    lone = untagged("t2", "Format Python with ruff", "Format only with `ruff format`; CI checks it.")
-    created = only(proposals(dream_input([lone])), "create")
-    assert entry_of(created).tags == ("ruff",)
-    # With no tag, no entry and no command to go by, the lesson's words name its subject.
-    for text, subject in (("Keep every reply short and plain.", "communication"),
+    # With no tag and no entry to go by, the lesson's words name its subject, else its tool.
+    for text, subject in (("Format only with `ruff format`; CI checks it.", "style"),
+                          ("Pin `tox` to 4.x in every job.", "tox"),
+                          ("Never use `git add .`; stage files by name.", "git"),
+                          ("Keep every reply short and plain.", "communication"),
                           ("Squash every branch into one commit.", "git"),
                           ("No emoji in commit messages or docs.", "style"),  # named first, ties
                           ("Keep each line under 100 characters.", "style")):

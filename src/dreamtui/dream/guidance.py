@@ -18,7 +18,8 @@ never a concatenation of every phrasing (issue 11, item 3):
 
 Kind (item 4): a dated event (a date, a clock time, "yesterday", a severity) or a story with no
 rule is an incident; a rule or a standing fact is a topic. Tags: the memories', else the closest
-live entry's, else the known tags the lesson's words name, else its first tool or path.
+live entry's, else the known tags the lesson's words name, else the subject they name (testing,
+git, style, …), else its first tool or path.
 """
 
 from __future__ import annotations
@@ -404,7 +405,7 @@ def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] 
              known_tags: Sequence[str] = (), text: str = "") -> list[str]:
     """The memories' tags (the representative's first: the first tag is the bundle section),
     else `nearby` (the closest live entry's), else the known tags the lesson's words name, else
-    its first command or path word, else the subject its words name (SUBJECTS); [] only when
+    the subject its words name (SUBJECTS), else its first command or path word; [] only when
     nothing names one (AGENTS.md files it under "General")."""
     tags = list(dict.fromkeys(t for m in (first, *members) for t in m.tags))
     if tags:
@@ -415,6 +416,9 @@ def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] 
     named = [t for t in known_tags if normalise(t) and set(normalise(t).split()) <= words]
     if named:
         return named[:2]
+    subject = subjects(text)
+    if subject:
+        return subject[:1]
     spans = _CODE_SPAN_RE.findall(text)
     for span in spans:
         head = normalise(span.strip("`").split("/")[0]).split()
@@ -422,7 +426,7 @@ def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] 
             return [head[0]]
         if len(head) > 1 and head[1].isalpha():
             return [head[1]]
-    return subjects(text)[:1]
+    return []
 
 
 # What a lesson is about, from its own words, when no memory or entry names a subject: the
@@ -432,8 +436,9 @@ SUBJECTS = {
     "testing": "test tests testing pytest jest vitest unittest fixture fixtures coverage e2e playwright",
     "git": "git commit commits branch branches rebase merge pr prs push amend squash",
     "style": "format formatting lint linter linting ruff black prettier eslint indentation whitespace line "
-             "naming emojis emoji style",
+             "naming emojis emoji comment comments style",
     "dependencies": "dependency dependencies package packages npm pnpm yarn bun pip uv poetry lockfile install",
+    "types": "typescript typing type types typed annotations mypy pyright",
     "docs": "docs documentation readme docstring docstrings changelog",
     "database": "database db sql postgres postgresql mysql sqlite migration migrations schema",
     "security": "secret secrets credential credentials password passwords token tokens",
@@ -447,7 +452,7 @@ _SUBJECT_OF = {word: subject for subject, words in SUBJECTS.items() for word in 
 def subjects(text: str) -> list[str]:
     """The SUBJECTS `text` names, most named first (ties in the order first named)."""
     counts: dict[str, int] = {}
-    for word in normalise(_CODE_SPAN_RE.sub(" ", text)).split():
+    for word in normalise(text).split():
         subject = _SUBJECT_OF.get(word)
         if subject is not None:
             counts[subject] = counts.get(subject, 0) + 1
