@@ -65,6 +65,22 @@ def test_a_short_rule_keeps_the_sentence_it_leans_on() -> None:
     assert taught.guidance.startswith("Run `make check`") and taught.rest == ["It also lints."]
 
 
+def test_a_new_entry_takes_from_other_phrasings_only_values_it_lacks() -> None:
+    said = [mem("b1", "Keep replies short", "Keep every reply short and direct, and lead with the answer.",
+                session="a"),
+            mem("b2", "Keep replies short", "Keep replies brief and to the point.", agent="agent-b", session="b",
+                minutes=1),
+            mem("b3", "Keep replies short", "**IMPORTANT**: keep every reply SHORT, as `docs/voice.md` says.",
+                agent="agent-c", session="c", minutes=2),
+            mem("b4", "Keep replies short", "**CRITICAL**: keep every reply SHORT and DIRECT.",
+                agent="agent-d", session="d", minutes=3)]
+    created = only(proposals(dream_input(said)), "create")
+    entry = entry_of(created)
+    assert entry.body == ("Keep every reply short and direct, and lead with the answer.\n\n"
+                          "**IMPORTANT**: keep every reply SHORT, as `docs/voice.md` says.\n"), entry.body
+    assert len(entry.sources) == 4  # the other phrasings are sources, not paragraphs
+
+
 def test_an_incident_leads_with_its_lesson_and_keeps_its_story() -> None:
     outage = mem("o1", "Production API 500s: connection pool exhausted",
                  "2026-11-27 14:05-14:25 UTC the production API returned 500s: a BackgroundTasks job "

@@ -55,6 +55,9 @@ _DURATION_RE = re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|milliseconds?|s|secs?|second
                           r"hours?|days?|weeks?)\b", re.IGNORECASE)
 _INCIDENTAL_RE = re.compile(r"^(?:it\s+|this\s+|that\s+)?(?:took|spent|cost|wasted|lost)\b", re.IGNORECASE)
 _NAME_RE = re.compile(r"\b(?:[A-Z][a-z]+[A-Z]\w*|[a-z]+[A-Z]\w*|[A-Z]{2,}[A-Za-z]*)\b")  # CloudFront, PGPORT
+# Words rule files write in capitals for emphasis ("**CRITICAL**: do NOT …"): no names, no facts.
+_EMPHASIS = frozenset("""always never not no must critical important mandatory required note warning
+all any every do dont ever anywhere everything nothing yes""".split())
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
@@ -285,7 +288,8 @@ def _facts(text: str) -> tuple[set[str], set[str]]:
     strong = {normalise(span) for span in _CODE_SPAN_RE.findall(text)}
     strong |= set(_DIGITS_RE.findall(text))
     strong |= {normalise(w) for w in _CODE_WORD_RE.findall(text)}
-    strong |= {w.lower() for w in _NAME_RE.findall(text)}
+    strong |= {w.lower() for w in _NAME_RE.findall(text)
+               if not (w.isupper() and (w.lower() in STOPWORDS or w.lower() in _EMPHASIS))}
     stems = {stem(w) for w in normalise(text).split()
              if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
     return {s for s in strong if s}, stems
@@ -300,14 +304,17 @@ class Known:
         self.has_numbers = bool(_DIGITS_RE.search(text))
         self.has_code = bool(_CODE_SPAN_RE.search(text) or _CODE_WORD_RE.search(text))
 
-    def adds(self, piece: str) -> bool:
+    def adds(self, piece: str, *, values_only: bool = False) -> bool:
         """Whether `piece` states a fact not known yet: a command, number, identifier or name
-        the entry never mentions, or enough new words (a reworded sentence brings few)."""
+        the entry never mentions, or enough new words (a reworded sentence brings few); with
+        `values_only`, new words alone are no fact."""
         if f" {normalise(piece)} " in self.norm or _INCIDENTAL_RE.match(piece):
             return False
         strong, stems = _facts(piece)
         if any(f" {s} " not in self.norm and s not in self.strong for s in strong):
             return True
+        if values_only:
+            return False
         new = stems - self.stems
         return len(new) >= NEW_WORDS and len(new) >= NEW_SHARE * max(1, len(stems))
 
@@ -353,7 +360,8 @@ def _clause_facts(sentence: str) -> list[str]:
     return [c for c in clauses if c.strip() and not tells_story(c)]
 
 
-def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False) -> list[str]:
+def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
+                     values_only: bool = False) -> list[str]:
     """The paragraphs of `text` that state something `known` lacks: whole new code blocks, and
     of prose only the sentences that state a fact `known` lacks (each counted as known once
     taken). The one rule for what an update may add, from memories or from a model's details.
@@ -361,7 +369,8 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False) -
     `other_phrasing`: `text` is another memory's telling of the lesson `known` states (a cluster
     member, a restatement of an entry). Its story is that one occurrence — the test that failed,
     the column that was renamed — not a fact about the project, so only its rule and fact clauses
-    count; a fix it tells in the past is added as the rule ("Using X made it stable" → "Use X")."""
+    count; a fix it tells in the past is added as the rule ("Using X made it stable" → "Use X").
+    `values_only`: only a command, number or identifier is new (see `new_facts`)."""
     out: list[str] = []
     for paragraph in _paragraphs(text):
         if is_code(paragraph):
@@ -372,9 +381,10 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False) -
         if other_phrasing:
             rules = [as_rule(s) for s in split_sentences(paragraph)]
             # A clause adds nothing its sentence does not: most restatements stop at the first test.
-            fresh = [r for r in rules if known.adds(r) and any(known.adds(c) for c in _clause_facts(r))]
+            fresh = [r for r in rules if known.adds(r, values_only=values_only)
+                     and any(known.adds(c, values_only=values_only) for c in _clause_facts(r))]
         else:
-            fresh = [s for s in split_sentences(paragraph) if known.adds(s)]
+            fresh = [s for s in split_sentences(paragraph) if known.adds(s, values_only=values_only)]
         for sentence in fresh:
             known.add(sentence)
         if fresh:
@@ -382,11 +392,18 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False) -
     return out
 
 
-def new_facts(memories: Iterable[Memory], known: Known) -> list[str]:
+def new_facts(memories: Iterable[Memory], known: Known, *, values_only: bool = False) -> list[str]:
     """The paragraphs `memories` would add to what `known` states of their lesson
-    (`fresh_paragraphs` of each, in order, read as other phrasings)."""
+    (`fresh_paragraphs` of each, in order, read as other phrasings).
+
+    `values_only` for the other members of a new entry's cluster: they state the lesson its most
+    complete member states, so their other words are other phrasings ("Keep responses concise
+    and actionable" beside "Be concise and direct in all responses"), and only a command, number
+    or identifier it lacks is a fact to add. A memory restating a live entry may still add an
+    instruction in plain words ("Use the service name as host")."""
     return [paragraph for memory in memories
-            for paragraph in fresh_paragraphs(memory.content, known, other_phrasing=True)]
+            for paragraph in fresh_paragraphs(memory.content, known, other_phrasing=True,
+                                              values_only=values_only)]
 
 
 # --- kind and tags ----------------------------------------------------------------------------

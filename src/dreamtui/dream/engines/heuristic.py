@@ -330,7 +330,7 @@ class _Dream:
         slug, path = self._slug_and_path(title, kind, min(m.submitted_at for m in members))
         body_parts = [taught.guidance, *taught.rest]
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
-        body_parts += new_facts([m for m in members if m.id != best.id], known)
+        body_parts += new_facts([m for m in members if m.id != best.id], known, values_only=True)
         body = "\n\n".join(body_parts) + "\n"
         left_out = ""
         if route == Route.SKILL:
