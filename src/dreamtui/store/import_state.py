@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Container
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -39,9 +40,11 @@ class FileState:
     context: dict[str, Any]
 
 
-def load_states(workspace: Workspace, source: str) -> dict[str, FileState]:
-    """The saved state of every log of `source`, by path; nothing when the database or table does
-    not exist yet."""
+def load_states(workspace: Workspace, source: str,
+                paths: Container[str] | None = None) -> dict[str, FileState]:
+    """The saved state of every log of `source` (or of those in `paths`), by path; nothing when
+    the database or table does not exist yet. Decoding a context is most of the cost: an
+    unchanged re-import asks only for its own project's logs."""
     path = workspace.stm_path
     if not path.is_file():
         return {}
@@ -57,6 +60,8 @@ def load_states(workspace: Workspace, source: str) -> dict[str, FileState]:
             raise
     states = {}
     for log, offset, size, mtime_ns, anchor, last_id, context in rows:
+        if paths is not None and log not in paths:
+            continue
         try:
             saved = json.loads(context)
         except ValueError:

@@ -200,20 +200,27 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
     if not projects_dir.is_dir():
         raise InputError(f"--projects-dir {projects_dir}: not a folder (Claude Code keeps "
                          "session logs in ~/.claude/projects; see claude_code.projects_dir)")
-    states = load_states(workspace, SOURCE)
     logs = find_logs(options.projects_dir, options.project)
+    # Only this project's states up front: an unchanged re-import needs nothing else, and the
+    # others (every log's record uuids and one-off errors) are decoded once something is read.
+    states = load_states(workspace, SOURCE, {str(log.path) for log in logs})
     report = ImportReport(logs=len(logs))
     frictions: list[Friction] = []
     updated: dict[str, FileState] = {}
-    selected = _selected(logs, options, states, report, now)
-    owners = _owners(states)
-    reread: set[str] = set()  # logs read from their start: their earlier errors are read again
-    for log, stat in selected:
-        state = states.get(str(log.path))
-        start = resume_point(log.path, state, stat)
+    starts: list[tuple[LogFile, os.stat_result, FileState]] = []
+    for log, stat in _selected(logs, options, states, report, now):
+        start = resume_point(log.path, states.get(str(log.path)), stat)
         if start is None:
             report.unchanged += 1
-            continue
+        else:
+            starts.append((log, stat, start))
+    if not starts:
+        return report
+    every = load_states(workspace, SOURCE)
+    owners = _owners(every)
+    reread: set[str] = set()  # logs read from their start: their earlier errors are read again
+    for log, stat, start in starts:
+        state = states.get(str(log.path))
         outcome = read_log(log, str(log.path.relative_to(options.projects_dir)), start.offset,
                            start.context, start.anchor, start.last_id)
         report.read += 1
@@ -241,7 +248,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                    "error_signatures": [list(p) for p in dict.fromkeys(map(tuple, signatures))]}
         updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
                                            outcome.anchor, outcome.last_id, context)
-    frictions = _recurring(frictions, _seen_errors(states, reread), report)
+    frictions = _recurring(frictions, _seen_errors(every, reread), report)
     report.frictions = len(frictions)
     report.memories = build_memories(frictions, workspace.config)
     if options.dry_run:
