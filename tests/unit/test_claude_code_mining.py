@@ -27,6 +27,7 @@ from dreamtui.intake.claude_code.rules import classify_tool_error
 from dreamtui.intake.corrections import (
     acknowledges_mistake,
     correction_rule,
+    lesson,
     pasted_log,
     redirects,
 )
@@ -925,8 +926,9 @@ def test_a_failure_report_after_done_is_a_lesson_to_verify_first(
     log.says("Let me check the nvim-treesitter version.")
     [memory] = _mined(workspace, projects, log)
     assert memory.metadata["kind"] == "correction"
-    assert memory.title == ("Check that it works before saying it is done: the person said "
-                            "“still does not work?”")
+    # words with no fact of their own: the title names what the agent had just done
+    assert memory.title == ("After you edit `telescope.lua`, check that it works before saying it "
+                            "is done: the person said “still does not work?”")
     assert memory.content.startswith("Do as the person said after it tried to edit "
                                      "`/home/u/.config/nvim/lua/telescope.lua`: “[Image #8] still "
                                      "does not work?”")
@@ -947,13 +949,13 @@ def test_a_bare_no_or_stop_quotes_what_the_agent_had_just_done(
     log.typed("No same issue")
     log.says("Then the firewall blocks it.")
     log.result(log.calls("Bash", command="make gen"), "ok")
-    log.typed("ur stupid")
+    log.typed("ur stupid")  # frustration alone: no lesson in it
     log.says("Understood.")
     titles = [m.title for m in _mined(workspace, projects, log)]
     assert titles == [
         "Do not run `find ~/.config/systemd -name '*.service'` unasked: the person said “Stop”",
-        "Check that it works before saying it is done: the person said “No same issue”",
-        "Do not run `make gen` unasked: the person said “ur stupid”"]
+        "After you read `hosts`, check that it works before saying it is done: the person said "
+        "“No same issue”"]
 
 
 def test_a_no_answering_a_question_inside_the_agents_words_is_an_answer_and_a_bare_opening_is_skipped(
@@ -1019,3 +1021,102 @@ def test_claude_codes_note_after_a_typed_reason_is_not_the_persons_words() -> No
             "preference. Pay close attention — if they explain what went wrong or how they'd prefer "
             "you to work, consider saving that to memory for future sessions.")
     assert classify_tool_error(text) == ("rejection", "read the paths from env")
+
+
+# -- what reads as a correction but carries no lesson for the agent ---------------------------
+
+@pytest.mark.parametrize("text", [
+    "why do they all begin with t",  # about the world, not the agent's work
+    "Why is he here?",
+    "wait do we not currently make any calls from public-graphql to handset api?",
+    "ah i see, thats not a general update status",  # the person now understands
+    "sorry delete all of that it was wrong file",  # the person's own slip
+    "my bad, wrong repo",
+    "GROK RESEARCH: **Persephone, Hecate, and Hestia** are three deities",  # relayed
+    "Linear chatbot says: This plan is mostly sound, but I'd tighten two parts",
+    "no for the storage i mean",  # which of the agent's items they meant
+])
+def test_curious_questions_relayed_text_and_own_slips_are_not_corrections(text: str) -> None:
+    assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "why did you do it like this to begin with?",
+    "why is it doing this",
+    "why does the overlay filesystem still display 33gb",
+    "Why do we need the new storage method?",
+    "did you not look in the telecom-mobile repo?",
+    "can we not filter in the resolver?",
+    "sorry, that's wrong, use pnpm",  # an apology that still corrects
+    "i see the same error on the second page",
+    "no, use pnpm",
+])
+def test_challenges_stay_corrections(text: str) -> None:
+    assert correction_rule(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "ah i see, thats not a general update status",
+    "给我写一个示例",  # a new request
+    "[1/8] Checking prerequisites...✓ NUMA support detected✓ Sufficient memory: 62GB",
+    "Creating auto-integration hook..../BRING_ONLINE.sh: line 429: /tmp/x.service: Permission denied",
+    "sorry delete all of that it was wrong file",
+])
+def test_after_an_esc_these_redirect_nothing(text: str) -> None:
+    assert not redirects(text)
+
+
+def test_turns_with_no_lesson_for_the_agent_are_not_stored(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f7f7f7f7-0000-4000-8000-000000000007")
+    log.typed("how do I reach the proxmox ui?")
+    log.result(log.calls("Bash", command="ip addr show"), "inet 192.168.6.200/24")
+    log.says("Open `http://192.168.6.200:8006` in your browser.")
+    log.typed("ok and the backups?")
+    log.says("They are under /var/lib/vz/dump.")
+    log.typed("nope")  # a bare no to the agent's words, not conceded: nothing to learn
+    log.says("Then check `pvesm status`.")
+    log.result(log.calls("Bash", command="make gen"), "ok")
+    log.typed("ur stupid")  # frustration alone
+    log.says("Understood.")
+    log.result(log.calls("Bash", command="mkdir -p ~/ext"), "")
+    log.refused(log.calls("Bash", command="cp a.js ~/ext")).marker()
+    log.typed("sorry delete all of that it was wrong file")  # the person's own slip
+    log.result(log.calls("Bash", command="rm -rf ~/ext"), "")
+    log.refused(log.calls("Bash", command="ls ~/ext")).marker()
+    log.typed("GROK RESEARCH: the ext folder holds the Chrome build")  # relayed
+    log.result(log.calls("Bash", command="grep -rn UpdateStatus ."), "a.go:1")
+    log.result(log.calls("Bash", command="grep -rn UpdateContract ."), "a.go:2")
+    log.marker("[Request interrupted by user]")
+    log.typed("ah i see, thats not a general update status")  # the person now understands
+    log.says("Right, it only updates the contract.")
+    log.result(log.calls("TodoWrite", todos=[]), "ok")
+    log.typed("what would be the best idea, im also thinking of replacing nspawn with arch-chroot")
+    log.says("You're absolutely right - nspawn has been a source of problems.")  # asked advice
+    log.result(log.calls("Bash", command="npm install"), "added 3 packages")
+    log.typed("no, use pnpm")  # stays a correction
+    assert [m.title for m in _mined(workspace, projects, log)] == ["No, use pnpm"]
+
+
+def test_a_bare_no_to_the_agents_words_is_a_correction_when_the_agent_concedes(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f8f8f8f8-0000-4000-8000-000000000008")
+    log.typed("how do I reach the proxmox ui?")
+    log.result(log.calls("Bash", command="ip addr show"), "inet 192.168.6.200/24")
+    log.says("Open `http://192.168.6.200:8006` in your browser.")
+    log.typed("ok and the backups?")
+    log.says("They are under /var/lib/vz/dump.")
+    log.typed("nope")
+    log.says("You're right, this host keeps them under /mnt/pve/backups.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["rule"] == "acknowledged"
+
+
+def test_a_failure_report_with_words_of_its_own_leads_the_title() -> None:
+    assert lesson("syntax highlighting does not quite work", "edit `/a/nvim/telescope.lua`", None) == \
+        "Syntax highlighting does not quite work: check that it works before saying it is done"
+    assert lesson("i dont see it in the repo", "run `git commit -m x`", None) == \
+        "I dont see it in the repo: check that it works before saying it is done"
+    assert lesson("still broken", "edit `/home/u/app/main.go`", None) == (
+        "After you edit `main.go`, check that it works before saying it is done: the person said "
+        "“still broken”")

@@ -19,8 +19,9 @@ precision holds:
 |             | just wrong"                                                                  |
 | question    | a question challenging what the agent did: "why did you …", "why are you     |
 |             | still …", "why not …", "did you (actually/really) …", "didn't I (say/tell)…",|
-|             | "have you (even) …", "where did you …", "how come …", "can we not …", "do we |
-|             | not …"; within 12 words it needs no "?" ("why is it doing this")             |
+|             | "have you (even) …", "where did you …", "how come …", "can we not …", "did   |
+|             | you not …"; within 12 words it needs no "?" ("why is it doing this"). Not a  |
+|             | question about the world ("why do they all begin with t") or "do we not …?"  |
 | instead     | "actually/wait, … instead", "use X instead", 'call it "user" not "regular"'  |
 | fails       | a report that the agent's work fails, in its own words: "syntax highlighting |
 |             | does not quite work", "i dont see it in the repo", "same error", "still      |
@@ -40,8 +41,13 @@ precision holds:
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
 |             | asking", "no need to ask", "don't ask me", "without asking", 无需询问, 不用问 |
 
-Never a correction: text relayed from another agent ("CODEX SAYS: …"), and a one- or two-word
-move in a word game (`game_move`: "WRONG" answering the agent's "RANG").
+Never a correction (`disowned`, also never the reason of a stop): text relayed from another
+agent ("CODEX SAYS: …", "GROK RESEARCH: …"), the person's own slip ("sorry delete all of that it
+was wrong file"), the person saying they now see ("ah i see, …"); nor "no for the storage i mean"
+(which item they meant), nor a one- or two-word move in a word game (`game_move`: "WRONG"
+answering the agent's "RANG"). Words with no lesson of their own (`contentless`): swearing alone
+("ur stupid") is none; a bare "nope" to the agent's words (no tool call) is one only when the
+agent concedes.
 
 And the agent's own words are strong, cheap signals: a turn the agent answers with "You're
 absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good point", "你说得对",
@@ -49,9 +55,12 @@ absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good poi
 (`acknowledges_mistake`); a turn that opens by choosing otherwise ("we should …", "我们应该…")
 right after the agent recommended a way ("I'd recommend", "我倾向于") overrides it (`overrides`).
 
-A correction's title is its lesson (`lesson`): a report that the work fails says to check it
-works before saying it is done; a bare "Nope", "Stop", "No same issue" says not to do what the
-agent had just done or said, quoting it; other words are the lesson themselves.
+A correction's title is its lesson (`lesson`): a report that the work fails says what fails, then
+to check it works before saying it is done ("Syntax highlighting does not quite work: check …");
+one with no words of its own ("still broken") names what the agent had just done ("After you edit
+`main.go`, check …"); a bare "Nope", "Stop" says not to do what the agent had just done or said,
+quoting it; other words are the lesson themselves. An agent answering a request for advice
+("what would be the best idea") with "You're absolutely right" concedes nothing (`asks_advice`).
 """
 
 from __future__ import annotations
@@ -91,10 +100,13 @@ _WRONG = re.compile(
     r"|(?:^|\n)(?!(?:make sure|ensure|check|if|when)\b)[^.!?\n]{0,80}?\b(?:is|are|was|looks) (?:just |"
     r"simply |completely |totally |all )?(?:wrong|incorrect)\b")
 _QUESTION = re.compile(
-    r"^(?:why (?:did|do|are|is|would|were|didn'?t|don'?t|isn'?t|aren'?t|not|does|doesn'?t|"
-    r"are you still|is it still|the hell)\b|how come\b"
+    # "why" asks about the agent's work ("why did you …", "why is it doing this", "why does it
+    # still …"), not about the world ("why do they all begin with t", "why is he here?")
+    r"^(?:why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
+    r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\bstill\b|how come\b"
     r"|did you (?:actually|really|even|just|not|forget|miss|check|test|verify|read|run)\b"
-    r"|(?:can|could|do|did) (?:we|you|u) not\b|can'?t (?:we|you|u) just\b"
+    # "can we not filter in the resolver?" proposes otherwise; "do we not currently call …?" asks
+    r"|(?:can|could) (?:we|you|u) not\b|(?:do|did) (?:you|u) not\b|did we not\b|can'?t (?:we|you|u) just\b"
     r"|didn'?t (?:i|you)\b|have you (?:actually|even|really|tested|checked|verified)\b"
     r"|where did you\b|who told you\b|what (?:did you|are you) (?:do|doing)\b"
     r"|are you sure\b|is that (?:right|correct|true)\b)")
@@ -107,7 +119,7 @@ _FAILS = re.compile(
     r"|^i (?:still )?(?:don'?t|do not|can'?t|cannot|didn'?t|did not) (?:see|find|have)\b"
     r"|^there(?: is|'?s| are) (?:still )?no\b"
     r"|^(?:nothing (?:changed|happens|happened|works)|no (?:change|difference))\b"
-    r"|^(?:[^.!?\n]|\.\w){0,80}?\b(?:has|have|had|gives?|shows?|getting|gets?) the same (?:error|issue|"
+    r"|^(?:[^.!?\n]|\.\w){0,80}?\b(?:has|have|had|gives?|shows?|getting|gets?|see|sees|seeing) the same (?:error|issue|"
     r"problem|bug)|^(?:[^.!?\n]|\.\w){0,80}?\b(?:failed|fails|broke|crashed|errored) again\b"
 
     r"|^[^.!?\n]{0,40}?\b(?:it'?s|it is|that'?s|still) (?:still |exactly )?the same(?:\s*(?:[.!…]|$)"
@@ -198,12 +210,34 @@ def _plain(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
-# Text the person relays from another agent or tool ("CODEX SAYS: …"): not their own words.
-_RELAYED = re.compile(r"^\s*[A-Za-z][\w -]{1,30} (?:says|said|wrote|replied)\s*:", re.IGNORECASE)
+# Text the person relays from another agent or tool ("CODEX SAYS: …", "GROK RESEARCH: …",
+# "Linear chatbot says: …"): not their own words.
+_RELAYED = re.compile(r"^\s*(?:[A-Za-z][\w -]{1,30} (?:says|said|wrote|replied)\s*:|(?:codex|gemini|grok|"
+                      r"chatgpt|gpt-?[\d.o]+\w*|copilot|cursor|perplexity|deepseek|kimi|qwen|dispatch|"
+                      r"another agent|the other agent)\b[\w ]{0,20}:)", re.IGNORECASE)
+# The person owning a slip of their own ("sorry delete all of that it was wrong file", "my bad"):
+# nothing the agent should learn.
+_OWN_MISTAKE = re.compile(r"^(?:sorry|oops|whoops)\b[^?\n]{0,80}?\b(?:(?:it|that) was (?:the |a )?wrong|"
+                          r"i (?:\w+ )?(?:the |a )?wrong|my (?:mistake|bad|fault))\b"
+                          r"|^(?:my bad|my mistake|my fault|oops|whoops)\b|^(?:抱歉|不好意思)[^？?]{0,40}我")
+# The person saying they now understand ("ah i see, thats not a general update status"): the
+# agent's explanation stands.
+_UNDERSTOOD = re.compile(r"^(?:(?:ah+|oh+|ok(?:ay)?)\W+)?i see(?:[,.!]|\s*$| now\b| so\b)"
+                         r"|^(?:got it|makes sense|that makes sense|understood|fair enough)\b")
+# "no for the storage i mean": the person says which of the agent's items they meant.
+_OWN_CLARIFY = re.compile(r"^no\b[^\n]{0,60}\bi mean[.!]*$")
 
 
 def relayed(text: str) -> bool:
     return _RELAYED.match(text) is not None
+
+
+def disowned(text: str) -> bool:
+    """Words that carry no lesson for the agent though they follow a stop or its work: text
+    relayed from another agent, the person's own slip, the person saying they now see."""
+    head = _OPENER.sub("", _plain(text).lower().strip()[:400]) if not relayed(text) else ""
+    return not head or _OWN_MISTAKE.match(_plain(text).lower().lstrip()) is not None \
+        or _UNDERSTOOD.match(head) is not None
 
 
 def game_move(text: str, said: str | None) -> bool:
@@ -214,10 +248,12 @@ def game_move(text: str, said: str | None) -> bool:
 
 def correction_rule(text: str) -> str | None:
     """The correction rule a typed turn's opening matches, or None (module docstring)."""
-    if relayed(text):
+    if disowned(text):
         return None
     lowered = _plain(text).lower().strip()[:400]
     head = _OPENER.sub("", lowered)
+    if _OWN_CLARIFY.match(head):
+        return None
     if _NO.match(head):
         return "no"
     if _DONT.match(head):
@@ -278,8 +314,9 @@ _CHALLENGE = re.compile(r"^(?:do|does|did|have|has) (?:we|you|it|this|that) (?:n
 _ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing|do both|do them all)\b"
                        r"|\b(?:add that too|also add|add (?:this|that|it) as well|as well as that|"
                        r"commit (?:it|them) all)\b|\b(?:too|as well)[.!]*$")
-_NEW_REQUEST = re.compile(r"^(?:design|research|create|implement|build|develop|write|explain|"
-                          r"tell me|show me|give me|let'?s|now|next)\b")
+_NEW_REQUEST = re.compile(r"^(?:(?:design|research|create|implement|build|develop|write|explain|"
+                          r"tell me|show me|give me|let'?s|now|next)\b|给我|帮我|请(?:你)?(?:帮|给|写|生成)|"
+                          r"(?:写|生成|实现|创建)一个|(?:解释|介绍)一下)")
 _BARE_URL = re.compile(r"^\s*https?://\S+\s*$", re.IGNORECASE)
 # "RESEARCH: OpenAI Swarm protocols", a task heading; an error id or the IDE's file list pasted.
 _HEADING = re.compile(r"^[A-Z]{4,}:|^error id:|^# files mentioned by the user", re.IGNORECASE)
@@ -291,6 +328,8 @@ def redirects(text: str) -> bool:
     if correction_rule(text) is not None:
         return True
     first = _plain(text).strip().split("\n", 1)[0]
+    if disowned(text) or pasted_log(text):
+        return False  # not the person's lesson; a build log they pasted says what they saw
     if _HEADING.match(first) or first.strip().isdigit() or _BARE_URL.match(first):
         return False  # a task heading; a bare number or link answers a question
     head = _OPENER.sub("", first.lower())
@@ -318,7 +357,9 @@ def just_continues(text: str) -> bool:
 _LOG_LINE = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?\d\d:\d\d:\d\d|Traceback \(most recent|"
     r"\s*at [\w$.<>]+\(|File \"|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|E/|W/|I/|D/)[\s:\[/]|"
-    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\])")
+    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\]|\[\d+/\d+\]|[✓✗⚠❌●⎿]"
+    # a script's progress line, then the shell's complaint: "Creating hook..../x.sh: line 429: …"
+    r"|[^\n]{0,120}?\.(?:sh|bash): line \d+: )")
 
 
 def pasted_log(text: str) -> bool:
@@ -339,6 +380,34 @@ _WORDS = re.compile(r"[\w']+", re.UNICODE)
 _FAILURE = re.compile(r"\b(?:work|works|working|same|still|broken|fails?|failing)\b|还是|不行")
 
 
+def contentless(text: str) -> bool:
+    """A turn of words that carry no lesson of their own ("Nope", "still does not work?", "ur
+    stupid"): what it objects to is only what the agent had just done."""
+    plain = _plain(spoken(text)).lower()
+    return len(plain.split()) <= 6 and all(w in _BARE for w in _WORDS.findall(plain))
+
+
+def insult(text: str) -> bool:
+    """Only swearing at the agent ("ur stupid", "fucking look"): frustration, no lesson."""
+    plain = _plain(spoken(text)).lower()
+    return contentless(text) and _FRUSTRATED.search(plain) is not None and not _FAILURE.search(plain)
+
+
+def reports_failure(text: str) -> bool:
+    """Does a contentless turn say the work still fails ("no same issue", "still broken")?"""
+    return _FAILURE.search(_plain(spoken(text)).lower()) is not None
+
+
+# Asking the agent's advice ("what would be the best idea", "what do you think"): an agent that
+# answers "You're absolutely right" to it concedes nothing.
+_ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what do you (?:think|suggest|"
+                     r"recommend)|which (?:one|is better|would you)|what (?:should|would) (?:we|i|you))\b")
+
+
+def asks_advice(text: str) -> bool:
+    return _ADVICE.match(_OPENER.sub("", _plain(text).lower().strip()[:200])) is not None
+
+
 def spoken(text: str) -> str:
     """The person's words without the markers Claude Code puts before them."""
     return _MARKERS.sub("", text).strip()
@@ -349,21 +418,37 @@ def _quoted(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+# A path in what the agent was doing, as a title names it: its file name.
+_PATH = re.compile(r"`(?:[^`\s]*[/\\])([^`/\\\s]+)`")
+
+
+def _briefly(doing: str) -> str:
+    """What the agent was doing in a few words: "edit `telescope.lua`", not its whole path."""
+    return _quoted(_PATH.sub(r"`\1`", doing), 60)
+
+
 def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     """The title of a correction whose words alone are no lesson, naming what to do or avoid:
-    a report that the agent's work fails ("still does not work?", "syntax highlighting does not
-    quite work") says to verify before saying it is done; a bare "Nope" or "Stop" says not to do
-    what the agent had just done or said. None when the words are the lesson themselves."""
+    a report that the agent's work fails says so first, then to verify before saying it is done
+    ("Syntax highlighting does not quite work: check that it works before saying it is done");
+    without words of its own ("still does not work?") it names what the agent had just done; a
+    bare "Nope" or "Stop" says not to do what the agent had just done or said. None when the
+    words are the lesson themselves."""
     words = spoken(text)
     first, _, rest = words.partition("\n")[0].partition(". ")
     opened = bool(rest.strip()) and all(w in _BARE for w in _WORDS.findall(_plain(first).lower()))
     if opened:
         words = rest.strip()  # "Im sorry.... did u just modify generated files?": the second says it
     plain = _plain(words).lower()
-    bare = all(w in _BARE for w in _WORDS.findall(plain)) and len(plain.split()) <= 6
+    bare = contentless(words)
     quote = f"“{_quoted(words, 80)}”"
-    if correction_rule(words) == "fails" or (bare and _FAILURE.search(plain)):
-        return f"Check that it works before saying it is done: the person said {quote}"
+    check = "check that it works before saying it is done"
+    if not bare and correction_rule(words) == "fails":
+        said_first = _quoted(words.split("\n", 1)[0], 90)
+        return f"{said_first[:1].upper()}{said_first[1:]}: {check}"
+    if bare and _FAILURE.search(plain):
+        where = f"After you {_briefly(doing)}, {check}" if doing else check[:1].upper() + check[1:]
+        return f"{where}: the person said {quote}"
     if not bare:
         return words[:1].upper() + words[1:] if opened else None
     if doing:

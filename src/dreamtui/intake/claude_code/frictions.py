@@ -15,12 +15,14 @@ Order matters four times:
   (parallel calls refused or stopped at once) join it: one Esc, one memory. The agent acting
   again first settles it without a reason; an Esc without any reason is no lesson and is dropped,
   and so is one whose turn does not redirect the agent (`corrections.redirects`: not "Retry", a
-  plain question, an added feature or a new request).
+  plain question, an added feature, a new request, a pasted log), and any stop whose reason is
+  not the person's lesson (`corrections.disowned`: relayed from another agent, their own slip).
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
   otherwise than the agent had just recommended; any other turn waits for the agent's next
-  words: a reply that concedes a mistake makes it one.
+  words: a reply that concedes a mistake makes it one (not to a request for advice). Swearing
+  alone is never one; a bare "nope" to the agent's words alone waits for its reply too.
 - **A tool error is worth a lesson** when it reveals an environment fact, when the person typed
   a comment while it was the last thing that happened (not "continue"), or when the same call
   failed twice and never succeeded afterwards; other errors are kept as candidates the importer
@@ -134,7 +136,8 @@ class Detector:
         """The agent's first words (None: a tool call first) after a typed turn."""
         thread = self._threads[sidechain]
         candidate, thread.candidate = thread.candidate, None
-        if candidate is not None and text and corrections.acknowledges_mistake(text):
+        if candidate is not None and text and corrections.acknowledges_mistake(text) and \
+                not corrections.asks_advice(candidate.evidence):
             candidate.reply = clip(strip_ansi(text).strip(), 300)
             candidate.extra["rule"] = "acknowledged"
             self.frictions.append(candidate)
@@ -180,7 +183,8 @@ class Detector:
     def _stopped(self, friction: Friction) -> None:
         thread = self._threads[friction.sidechain]
         if friction.reason is not None:
-            self.frictions.append(friction)  # the reason came with the result
+            if not corrections.disowned(friction.reason):
+                self.frictions.append(friction)  # the reason came with the result
             return
         waiting = thread.stop
         if waiting is None:
@@ -224,6 +228,11 @@ class Detector:
                 rule = None if corrections.asked(said) else rule
             elif rule is None and corrections.overrides(text, said):
                 rule = "override"
+            if rule is not None and corrections.contentless(text):
+                if corrections.insult(text):
+                    return True  # "ur stupid": frustration, and no lesson in it
+                if agent.last_tool is None and not corrections.reports_failure(text):
+                    rule = None  # a bare "nope" to the agent's words: its reply says what it was
             if rule is not None:
                 friction.extra["rule"] = rule
                 self.frictions.append(friction)
@@ -259,6 +268,8 @@ class Detector:
         stopped_plan = any(c.name == "ExitPlanMode" for c in stop.calls)
         if stop.kind == "interruption" and not stopped_plan and not corrections.redirects(stop.reason):
             return
+        if corrections.disowned(reason):
+            return  # relayed from another agent, or the person's own slip: not the agent's lesson
         self.frictions.append(stop)
 
     def _comment_errors(self, thread: _Thread, text: str) -> None:
