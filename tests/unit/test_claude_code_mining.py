@@ -1120,3 +1120,18 @@ def test_a_failure_report_with_words_of_its_own_leads_the_title() -> None:
     assert lesson("still broken", "edit `/home/u/app/main.go`", None) == (
         "After you edit `main.go`, check that it works before saying it is done: the person said "
         "“still broken”")
+
+
+def test_a_failure_that_said_nothing_is_no_lesson_however_often_it_recurs(
+        workspace: Workspace, projects: Path) -> None:
+    logs = []
+    for n in range(3):
+        log = _Log(f"c3c3c3c{n}-0000-4000-8000-00000000000{n}")
+        log.typed("is psycopg2 installed?")
+        command = "python3 -m pip list 2>/dev/null | grep -E 'psycopg2|asyncpg'"
+        log.result(log.calls("Bash", command=command), "Error", True)  # output thrown away
+        log.result(log.calls("Bash", command=command), "Error", True)
+        log.result(log.calls("Bash", command="./up.sh"), "Exit code 1\nerror: disk quota", True)
+        logs.append(log)
+    memories = _mined(workspace, projects, *logs)
+    assert [m.title for m in memories] == ["`./up.sh` fails here: error: disk quota"]

@@ -76,6 +76,8 @@ def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evi
 
 
 _NUMBERS = re.compile(r"\d+")
+# A failed call whose whole output is Claude Code's word for it: nothing said, nothing to learn.
+_SAID_NOTHING = re.compile(r"\s*(?:Error|Error: Exit code \d+|Exit code \d+)?\s*\Z")
 
 
 def _signature(call: ToolCall | None) -> str:
@@ -173,6 +175,8 @@ class Detector:
         if call is not None and call.name == "Bash" and call.target and \
                 re.match(r"(?:Error: )?Exit code 1(?:\n|$)", text) and lessons.no_match(call.target, text):
             return  # a search that found nothing, a diff that found differences
+        if _SAID_NOTHING.match(text):
+            return  # "Error" alone: the command's output was thrown away (`2>/dev/null | grep …`)
         friction = _friction(kind, where, agent, calls, lessons.error_lines(text, QUOTE_CHARS))
         error = _Error(friction, _signature(call))
         self._failures[error.call] = self._failures.get(error.call, 0) + 1
