@@ -54,7 +54,10 @@ def test_a_line_is_the_lesson_not_the_day_it_was_learnt() -> None:
     rule = make("freeze", "Merges wait until 2026-12-28; ask in `#release; on 2026-12-28 too` first.",
                 tags=["payments"])
     only_story = make("story", "On 2026-09-01 the nightly export ran twice.", tags=["payments"])
-    assert lines_of(render_bundle([told, dated, rule, only_story]).text) == [
+    standing = make("cutoff", "Exports run nightly; 2:00 UTC is the cutoff. Since 2026-10-01 they go to S3.",
+                    tags=["payments"])
+    assert lines_of(render_bundle([told, dated, rule, only_story, standing]).text) == [
+        "- Exports run nightly; 2:00 UTC is the cutoff. Since 2026-10-01 they go to S3. [mem: cutoff]",
         "- Merges wait until 2026-12-28; ask in `#release; on 2026-12-28 too` first. [mem: freeze]",
         "- Workers must reopen their DB session after a fork. [mem: outage]",
         "- On 2026-09-01 the nightly export ran twice. [mem: story]",  # nothing else to say

@@ -46,9 +46,10 @@ CAVEAT_CHARS = 200  # of a caveat on a bundle line: the observation, not the who
 GENERAL = "General"  # the section of entries with no tag
 
 # A clause that opens with when it happened: "on 2026-11-14 the handler …", "2026-11-27 14:05
-# UTC the API …", "at 14:05 …", "yesterday …" (not "until 2026-12-24", which is the rule's own).
+# UTC the API …", "yesterday …" (not "until 2026-12-24" or "since 2026-10-01 …", which state
+# what holds, nor "2:00 UTC is the cutoff", a clock time without a day).
 _STORY_OPEN_RE = re.compile(
-    r"^(?:(?:on|at|around|since|from|in)\s+)?(?:\d{4}-\d{2}-\d{2}\b|\d{1,2}:\d{2}\b)"
+    r"^(?:(?:on|at|around)\s+)?\d{4}-\d{2}-\d{2}\b"
     r"|^(?:yesterday|last (?:night|week|month)|this (?:morning|afternoon))\b", re.IGNORECASE)
 # Where a line splits into clauses and sentences: "; " and ". "/"! " before a capital or a digit.
 _CLAUSE_END_RE = re.compile(r";\s+|[.!]\s+(?=[A-Z0-9])")
