@@ -24,7 +24,8 @@ thread's agent context (did it act, its last call and words), the session id, `c
 
 Speed. Most lines are successful tool results, progress records and plain assistant text;
 byte-level pre-checks (`"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide
-which lines need `json.loads`. Assistant text is decoded only when a friction quotes it or a
+which lines need `json.loads`, each passing over a line at most once: a line's bytes, not its
+records, are the cost (tool results of megabytes). Assistant text is decoded only when a friction quotes it or a
 typed turn waits for the agent's reply; a successful result is looked at only while an error
 waits to be got past.
 """
@@ -55,10 +56,11 @@ def _spellings(key: str, value: str) -> tuple[bytes, bytes]:
     return f'"{key}":{value}'.encode(), f'"{key}": {value}'.encode()
 
 
-_B_IS_ERROR = _spellings("is_error", "true")
+_B_IS_ERROR = b'"is_error"'
 _B_ASSISTANT = _spellings("type", '"assistant"')
 _B_USER = _spellings("type", '"user"')
-_B_SIDECHAIN = _spellings("isSidechain", "true")
+_B_SIDECHAIN = b'"isSidechain"'
+_B_TRUE = (b":true", b": true")
 _B_TEXT_BLOCK = _spellings("type", '"text"')
 _B_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,100})"')
 _B_HOOK_PROGRESS = b'"hook_progress"'
@@ -73,6 +75,9 @@ _B_MODE = b'ermissionMode"'  # permissionMode (user records) and the permission-
 # Code writes it before `message`/`data`); a line where it is not is read the slow way.
 _B_HEAD_TYPE = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]{1,40})"')
 _HEAD_BYTES = 1024
+# Claude Code 1.0 writes an assistant record's type after its message, whose own type comes first:
+# `"message":{"id":…,"type":"message","role":"assistant",…}`.
+_B_ROLE_ASSISTANT = (b',"role":"assistant"', b', "role": "assistant"')
 _NO_EVENT_TYPES = frozenset({b"file-history-snapshot", b"queue-operation", b"last-prompt",
                              b"summary", b"ai-title", b"custom-title"})
 _ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_message",
@@ -172,6 +177,24 @@ def _has(raw: bytes, spellings: tuple[bytes, bytes]) -> bool:
     return spellings[0] in raw or spellings[1] in raw
 
 
+def _flag(raw: bytes, key: bytes) -> bool:
+    """Is the JSON key `key` true anywhere in the line? (One pass, for both spellings.)"""
+    at = raw.find(key)
+    while at >= 0:
+        at += len(key)
+        if raw.startswith(_B_TRUE, at):
+            return True
+        at = raw.find(key, at)
+    return False
+
+
+def _in_sidechain(raw: bytes) -> bool:
+    """The record's own `isSidechain`, the first in the line: Claude Code writes it second, and
+    looking on for a `true` would scan the rest of every main-thread line."""
+    at = raw.find(_B_SIDECHAIN)
+    return at >= 0 and raw.startswith(_B_TRUE, at + len(_B_SIDECHAIN))
+
+
 def _loads(raw: bytes) -> tuple[Any, bool]:
     """(record, was the UTF-8 valid); invalid bytes become U+FFFD rather than losing the line."""
     try:
@@ -233,19 +256,27 @@ class _LogParser:
     def feed(self, raw: bytes) -> None:
         head = _B_HEAD_TYPE.search(raw, 0, _HEAD_BYTES)
         kind = head.group(1) if head else None
+        if kind == b"message" and head is not None and raw.startswith(_B_ROLE_ASSISTANT, head.end()):
+            kind = b"assistant"
         if kind == b"progress":
             if _B_HOOK_PROGRESS in raw and _B_PRE_TOOL_USE in raw:
                 self._hook_ran(raw)
             return
         if kind in _NO_EVENT_TYPES:
             return
-        if kind == b"assistant" and _B_TOOL_USE not in raw:
-            self._agent_spoke(raw)
+        if kind == b"assistant":
+            if _B_TOOL_USE in raw:
+                self._parse(raw)
+            else:
+                self._agent_spoke(raw)
             return
-        if kind == b"user" and _B_TOOL_RESULT in raw and not _has(raw, _B_IS_ERROR):
-            self._succeeded(raw)
+        if kind == b"user":
+            if _B_TOOL_RESULT in raw and not _flag(raw, _B_IS_ERROR):
+                self._succeeded(raw)
+            else:
+                self._parse(raw)
             return
-        if _B_TOOL_USE in raw or _has(raw, _B_IS_ERROR):
+        if _B_TOOL_USE in raw or _flag(raw, _B_IS_ERROR):
             self._parse(raw)
         elif _B_TOOL_RESULT in raw:
             self._succeeded(raw)
@@ -265,13 +296,13 @@ class _LogParser:
         if self.detector.has_open_errors:
             found = _B_RESULT_ID.search(raw)
             if found:
-                sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
+                sidechain = _in_sidechain(raw) or self.log.subagent
                 call = self.tools.get(found.group(1).decode("utf-8", "replace"))
                 self.detector.tool_succeeded(sidechain, call)
 
     def _agent_spoke(self, raw: bytes) -> None:
         """An assistant record without a tool call: the agent acted; its words kept undecoded."""
-        sidechain = _has(raw, _B_SIDECHAIN) or self.log.subagent
+        sidechain = _in_sidechain(raw) or self.log.subagent
         self.detector.agent_acted(sidechain)
         thread = self.side if sidechain else self.main
         thread.acted = True
