@@ -1135,3 +1135,28 @@ def test_a_failure_that_said_nothing_is_no_lesson_however_often_it_recurs(
         logs.append(log)
     memories = _mined(workspace, projects, *logs)
     assert [m.title for m in memories] == ["`./up.sh` fails here: error: disk quota"]
+
+
+def test_a_no_answering_a_question_with_an_aside_after_it_is_an_answer(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f9f9f9f9-0000-4000-8000-000000000009")
+    log.typed("what was that command I ran last week?")
+    log.result(log.calls("Bash", command="tail -5 ~/.bash_history"), "ls\ncd")
+    log.says("Do you remember what the command was or what it was for? (e.g., flashing firmware, "
+             "installing udev rules, building, etc.)")
+    log.typed("no i dont ugh")
+    log.says("Then let me search the history for udev.")
+    assert _mined(workspace, projects, log) == []
+
+
+def test_a_comment_on_selected_text_puts_the_persons_words_first(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("fafafafa-0000-4000-8000-00000000000a", mode="plan")
+    log.typed("plan the folder layout")
+    log.refused(log.calls("ExitPlanMode", plan="# Layout\n1. Name the folder `here.`")).marker()
+    log.typed("On selected text:\n> Name the folder `here.`\n?\n\n\nWindows forbids a trailing "
+              "period in a folder name, drop it")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.title == ("Windows forbids a trailing period in a folder name, drop it "
+                            "(plan rejected)")
+    assert memory.metadata["reason"].endswith("(on the selected text “Name the folder `here.`”)")

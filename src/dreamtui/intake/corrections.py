@@ -194,15 +194,20 @@ _ACKNOWLEDGED = re.compile(
     re.IGNORECASE)
 
 ANSWERABLE = frozenset({"no", "dont"})  # a "no" answering the agent's question is an answer
+_ASIDE = re.compile(r"\s*[(\uff08][^()\uff08\uff09]{0,200}[)\uff09][\s.]*\Z")
 _SENTENCES = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 
 
 def asked(said: str | None) -> bool:
     """Did the agent's last words ask the person something? A question among its last two
-    sentences ("Has this ever worked for the team? Might be worth asking a colleague.")."""
+    sentences ("Has this ever worked for the team? Might be worth asking a colleague."), an
+    aside in brackets after it left out."""
     if not said:
         return False
-    tail = [m.group().strip() for m in _SENTENCES.finditer(said.strip()[-400:]) if m.group().strip()]
+    # "Do you remember what the command was? (e.g., flashing firmware, building, etc.)": the
+    # aside after a question is not a sentence of its own
+    said = _ASIDE.sub("", said.strip())
+    tail = [m.group().strip() for m in _SENTENCES.finditer(said[-400:]) if m.group().strip()]
     return any(sentence.endswith(("?", "\uff1f")) for sentence in tail[-2:])
 
 

@@ -62,7 +62,11 @@ _WRAPPERS = ("<command-name>", "<command-message>", "<command-args>", "<local-co
              "<user-prompt-submit-hook>", "Stop hook feedback:", "Base directory for this skill:",
              "PreToolUse:", "PostToolUse:", "UserPromptSubmit hook", "SessionStart hook",
              "[SUGGESTION MODE", "Unknown skill:", "Unknown slash command:", "Unknown command:")
-_PROGRAM_TURNS = frozenset({"Warmup"})  # the whole text of turns Claude Code sends itself
+_PROGRAM_TURNS = frozenset({"Warmup"})
+# The IDE's comment on a selection: the quoted lines, then (after any bare "?") the person's words.
+_SELECTED = "On selected text:"
+_SELECTION = re.compile(r"On selected text:\s*\n((?:>[^\n]*(?:\n|\Z))+)(?:[\s?!.]*\n)?\s*(\S.*)?\Z",
+                        re.DOTALL)  # the whole text of turns Claude Code sends itself
 _NOT_HUMAN_ANYWHERE = re.compile(r"^\s*(?:<[a-z-]+>\s*)?(?:Stop|SubagentStop|UserPromptSubmit|"
                                  r"PreToolUse|PostToolUse|Notification)(?::\S+)? hook")
 _ESC_DENIALS = frozenset({"interrupted", "cancelled", "canceled", "interrupt"})
@@ -98,13 +102,20 @@ def _plain_quotes(text: str) -> str:
 
 
 def clean_user_text(text: str) -> str:
-    """A typed turn without reminders and caveats; "" when the whole turn is not the person's."""
+    """A typed turn without reminders and caveats; "" when the whole turn is not the person's.
+    A comment on text selected in the IDE ("On selected text:\n> Lovely LeCun\n?\nNETWEB forbids
+    …") puts the person's words first and the selection after them."""
     text = _REMINDER.sub("", text)
     lines = [line for line in text.splitlines() if not line.lstrip().startswith("Caveat:")]
     text = "\n".join(lines).strip()
     if text.startswith(_COMPACTION) or text.startswith(_WRAPPERS) or text in _PROGRAM_TURNS \
             or _NOT_HUMAN_ANYWHERE.match(text):
         return ""
+    if text.startswith(_SELECTED):
+        selection = _SELECTION.match(text)
+        if selection and selection.group(2):
+            quoted = " ".join(line.lstrip("> ").strip() for line in selection.group(1).splitlines())
+            return f"{selection.group(2).strip()}\n(on the selected text “{quoted.strip()}”)"
     return text
 
 
