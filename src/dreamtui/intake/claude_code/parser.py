@@ -86,6 +86,7 @@ _ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_
 _KEPT_TOOLS = 64  # tool calls remembered across imports: results follow their call closely
 _KEPT_HOOKS = 64  # tool calls a PreToolUse hook ran for, remembered until their result
 _PLAN_CHARS = 2000  # how much of a plan a rejected plan's memory may quote
+_READ_BUFFER = 1 << 20
 
 
 def _result_text(content: Any) -> str:
@@ -489,7 +490,9 @@ def read_log(log: LogFile, log_name: str, start: int = 0, context: dict[str, Any
     offset = start
     last_line: bytes | None = None
     try:
-        with open(log.path, "rb") as handle:
+        # A large buffer: lines of a megabyte (a pasted image, a file read whole) are common, and
+        # the default 8 KB buffer reads them in 8 KB pieces (a third of the CPU time of the loop).
+        with open(log.path, "rb", buffering=_READ_BUFFER) as handle:
             handle.seek(start)
             for raw in handle:
                 if not raw.endswith(b"\n"):
