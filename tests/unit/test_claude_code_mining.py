@@ -1160,3 +1160,30 @@ def test_a_comment_on_selected_text_puts_the_persons_words_first(
     assert memory.title == ("Windows forbids a trailing period in a folder name, drop it "
                             "(plan rejected)")
     assert memory.metadata["reason"].endswith("(on the selected text “Name the folder `here.`”)")
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("can we not just lookup the os and call the right thing?",
+     "Lookup the os and call the right thing: the person asked “can we not just lookup the os and "
+     "call the right thing?”"),
+    ("Why not just update the expiry in UpdateContractStatus?",
+     "Update the expiry in UpdateContractStatus: the person asked “Why not just update the expiry "
+     "in UpdateContractStatus?”"),
+    ("did you not look in the telecom-mobile repo? i only see js/ts stuff",
+     "Look in the telecom-mobile repo first: the person asked “did you not look in the "
+     "telecom-mobile repo? i only see js/ts stuff”"),
+    ("why did u just modify generated files?",
+     "Do not modify generated files unasked: the person asked “why did u just modify generated "
+     "files?”"),
+])
+def test_a_challenging_question_is_titled_as_what_to_do(text: str, title: str) -> None:
+    assert lesson(text, "edit `/a/b.go`", None) == title
+
+
+@pytest.mark.parametrize("text", [
+    "can you not use my config?",  # asks the agent to stop: its words are the lesson
+    "why did you do it like this to begin with?",  # names nothing to do
+    "Why did we need to add the extra contract months?",
+])
+def test_questions_that_name_nothing_to_do_keep_their_words(text: str) -> None:
+    assert lesson(text, "edit `/a/b.go`", None) is None

@@ -59,7 +59,10 @@ A correction's title is its lesson (`lesson`): a report that the work fails says
 to check it works before saying it is done ("Syntax highlighting does not quite work: check …");
 one with no words of its own ("still broken") names what the agent had just done ("After you edit
 `main.go`, check …"); a bare "Nope", "Stop" says not to do what the agent had just done or said,
-quoting it; other words are the lesson themselves. An agent answering a request for advice
+quoting it; a challenging question that holds its lesson is said as what to do ("can we not just
+look up the os?" → "Look up the os: the person asked …", "did you not look in the repo?" →
+"Look in the repo first: …", "why did u modify generated files?" → "Do not modify generated
+files unasked: …"); other words are the lesson themselves. An agent answering a request for advice
 ("what would be the best idea") with "You're absolutely right" concedes nothing (`asks_advice`).
 """
 
@@ -432,6 +435,40 @@ def _briefly(doing: str) -> str:
     return _quoted(_PATH.sub(r"`\1`", doing), 60)
 
 
+# A challenge whose question holds its lesson, said as what to do: "can we not just look up the
+# os?" proposes it; "did you not look in the repo?" says to look there first; "why did u modify
+# generated files?" says not to do it unasked.
+_PROPOSED = re.compile(r"(?:why (?:not|don'?t (?:we|you|u))|(?:can(?:'?t)?|could(?:n'?t)?) (?:we|you|u)(?: not)? just|"
+                       r"(?:can|could) we not|shouldn'?t (?:we|you|u))\s+(?:just\s+)?"
+                       r"(?P<what>[^?\n]{3,120}?)\s*\?", re.IGNORECASE)
+_NOT_DONE = re.compile(r"(?:did|have) (?:you|u) (?:not|actually|really|even|ever)\s+(?:even\s+)?"
+                       r"(?P<what>[a-z]+\b[^?\n]{0,100}?)\s*\?", re.IGNORECASE)
+_UNASKED = re.compile(r"why (?:did|would) (?:you|u|we) (?:just |even |go and )?(?P<what>(?:remove|delete|add|"
+                      r"change|modify|rename|move|create|write|use|install|hard-?code|revert|drop|edit|"
+                      r"skip|commit|push|disable|ignore|overwrite|replace|regenerate|downgrade)\b"
+                      r"[^?\n]{0,100}?)\s*(?:\?|$)", re.IGNORECASE)
+_TO_YOU = {"i": "the person", "me": "the person", "my": "the person's", "i'm": "the person is"}
+
+
+def _rephrased(words: str) -> str | None:
+    """A challenging question turned into what to do or avoid, quoting the question; None when
+    its opening holds none (module docstring)."""
+    first = _plain(words.split("\n", 1)[0])
+    opener = _OPENER.match(first.lower())
+    first = first[opener.end():] if opener else first
+    quote = f"the person asked “{_quoted(words, 70)}”"
+    # "can you not use my config?" asks the agent to stop: not a proposal
+    for pattern, shape in ((_PROPOSED, "{}: {}"),
+                           (_NOT_DONE, "{} first: {}"), (_UNASKED, "Do not {} unasked: {}")):
+        found = pattern.match(first)
+        if found:
+            what = " ".join(_TO_YOU.get(w.lower(), w) for w in found.group("what").split())
+            if shape.startswith("Do not"):
+                return shape.format(what, quote)
+            return shape.format(what[:1].upper() + what[1:], quote)
+    return None
+
+
 def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     """The title of a correction whose words alone are no lesson, naming what to do or avoid:
     a report that the agent's work fails says so first, then to verify before saying it is done
@@ -455,7 +492,7 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
         where = f"After you {_briefly(doing)}, {check}" if doing else check[:1].upper() + check[1:]
         return f"{where}: the person said {quote}"
     if not bare:
-        return words[:1].upper() + words[1:] if opened else None
+        return _rephrased(words) or (words[:1].upper() + words[1:] if opened else None)
     if doing:
         return f"Do not {doing} unasked: the person said {quote}"
     if said:
