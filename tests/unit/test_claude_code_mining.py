@@ -23,7 +23,7 @@ import pytest
 from dreamtui.intake.claude_code import discovery
 from dreamtui.intake.claude_code.discovery import find_logs, first_cwd
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
-from dreamtui.intake.claude_code.rules import classify_tool_error
+from dreamtui.intake.claude_code.rules import Signals, classify_tool_error
 from dreamtui.intake.corrections import (
     acknowledges_mistake,
     correction_rule,
@@ -1187,3 +1187,13 @@ def test_a_challenging_question_is_titled_as_what_to_do(text: str, title: str) -
 ])
 def test_questions_that_name_nothing_to_do_keep_their_words(text: str) -> None:
     assert lesson(text, "edit `/a/b.go`", None) is None
+
+
+def test_a_comment_on_selected_text_given_with_the_rejection_puts_the_persons_words_first() -> None:
+    text = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+            "it was a file edit, the new_string was NOT written to the file). The user provided the "
+            "following reason for the rejection:  On selected text:\n> the\n> ~/.claude/MEMORY.md "
+            "scaffolding\nShould not even have been accessible to you here")
+    assert classify_tool_error(text, Signals(tool="ExitPlanMode")) == (
+        "plan_rejection", "Should not even have been accessible to you here\n(on the selected text "
+        "“the ~/.claude/MEMORY.md scaffolding”)")

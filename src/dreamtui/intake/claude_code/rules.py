@@ -111,6 +111,11 @@ def clean_user_text(text: str) -> str:
     if text.startswith(_COMPACTION) or text.startswith(_WRAPPERS) or text in _PROGRAM_TURNS \
             or _NOT_HUMAN_ANYWHERE.match(text):
         return ""
+    return _words_first(text)
+
+
+def _words_first(text: str) -> str:
+    """A comment on a selection with the person's words first, the selection after them."""
     if text.startswith(_SELECTED):
         selection = _SELECTION.match(text)
         if selection and selection.group(2):
@@ -147,8 +152,8 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
     if denial in _ESC_DENIALS:
         return "interruption", None
     if rejected:
-        reason = next((_NEXT_NOTE.sub("", text.partition(mark)[2]).strip() for mark in _REASON_MARKS
-                       if mark in text), "") or None
+        reason = _words_first(next((_NEXT_NOTE.sub("", text.partition(mark)[2]).strip()
+                                    for mark in _REASON_MARKS if mark in text), "")) or None
         if (reason is not None and reason.startswith(_CLARIFY)) or signals.tool == "AskUserQuestion":
             if reason is not None and reason.startswith(_CLARIFY):
                 reason = reason[len(_CLARIFY):].strip() or None
