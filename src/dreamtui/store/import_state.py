@@ -2,16 +2,17 @@
 
 One row per tenant, source (`claude-code`) and log path: the byte offset read up to, the log's
 size and mtime then, where the last consumed line starts and its identity (a record uuid or a
-line hash), and the reader's context — JSON this store keeps without reading it. An import
-reads the rows first, even a dry run, so reading never creates the database or the table: a
-missing one means "no state yet". The rows are written after the import submitted what it read.
+line hash), and the reader's context — JSON this store keeps without reading it (but for the
+values an import asks of every log, `context_values`). An import reads the rows first, even a
+dry run, so reading never creates the database or the table: a missing one means "no state
+yet". The rows are written after the import submitted what it read.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Container
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -40,28 +41,38 @@ class FileState:
     context: dict[str, Any]
 
 
-def load_states(workspace: Workspace, source: str,
-                paths: Container[str] | None = None) -> dict[str, FileState]:
-    """The saved state of every log of `source` (or of those in `paths`), by path; nothing when
-    the database or table does not exist yet. Decoding a context is most of the cost: an
-    unchanged re-import asks only for its own project's logs."""
+def _rows(workspace: Workspace, source: str, columns: str, where: str = "",
+          parameters: tuple[str, ...] = ()) -> list[tuple[Any, ...]]:
+    """`columns` of the rows of `source` (and `where`, with `parameters` for its placeholders);
+    none when the database or table does not exist yet."""
     path = workspace.stm_path
     if not path.is_file():
-        return {}
+        return []
     settings = workspace.config.stm
     with db.connection(path, settings.busy_timeout_ms, what=_WHAT, read_only=True) as conn:
         try:
-            rows = conn.execute(f'SELECT path, "offset", size, mtime_ns, anchor, last_uuid, context '
-                                f"FROM {IMPORT_STATE_TABLE} WHERE tenant_id = ? AND source = ?",
-                                (settings.tenant_id, source)).fetchall()
+            return conn.execute(f"SELECT {columns} FROM {IMPORT_STATE_TABLE} "
+                                f"WHERE tenant_id = ? AND source = ?{where}",
+                                (settings.tenant_id, source, *parameters)).fetchall()
         except sqlite3.Error as exc:
             if "no such table" in str(exc):
-                return {}
+                return []
             raise
+
+
+def load_states(workspace: Workspace, source: str,
+                paths: Collection[str] | None = None) -> dict[str, FileState]:
+    """The saved state of every log of `source` (or of those in `paths`), by path; nothing when
+    the database or table does not exist yet. Decoding a context is most of the cost: an
+    unchanged re-import asks only for its own project's logs."""
+    columns = 'path, "offset", size, mtime_ns, anchor, last_uuid, context'
+    if paths is None:
+        rows = _rows(workspace, source, columns)
+    else:  # in the query: the other logs' contexts are not even fetched
+        rows = _rows(workspace, source, columns, " AND path IN (SELECT value FROM json_each(?))",
+                     (json.dumps(list(paths)),))
     states = {}
     for log, offset, size, mtime_ns, anchor, last_id, context in rows:
-        if paths is not None and log not in paths:
-            continue
         try:
             saved = json.loads(context)
         except ValueError:
@@ -69,6 +80,19 @@ def load_states(workspace: Workspace, source: str,
         if isinstance(saved, dict):
             states[log] = FileState(offset, size, mtime_ns, anchor, last_id, saved)
     return states
+
+
+def context_values(workspace: Workspace, source: str,
+                   keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """The values under `keys` of every log's context, by path (a key a context lacks is None),
+    for the logs `load_states` returns. SQLite picks them out, so the rest of each context (the
+    parser's recent tool calls, most of its bytes) is not decoded: an import of new logs in a
+    workspace holding many asks every log for its record uuids."""
+    assert all(key.isidentifier() for key in keys)  # written into the query
+    picked = ", ".join(f"json_quote(json_extract(context, '$.{key}'))" for key in keys)
+    valid = " AND CASE WHEN json_valid(context) THEN json_type(context) END = 'object'"
+    rows = _rows(workspace, source, f"path, {picked}", valid)
+    return {log: dict(zip(keys, map(json.loads, values), strict=True)) for log, *values in rows}
 
 
 def save_states(workspace: Workspace, source: str, states: dict[str, FileState], now: datetime) -> None:

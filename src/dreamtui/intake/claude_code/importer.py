@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from dreamtui.errors import InputError
 from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs
@@ -32,7 +33,7 @@ from dreamtui.intake.claude_code.memories import SOURCE, build_memories, merge_r
 from dreamtui.intake.claude_code.parser import ReadStats, line_identity, read_log
 from dreamtui.intake.lessons import Friction, routine_error
 from dreamtui.model import NewMemory
-from dreamtui.store.import_state import FileState, load_states, save_states
+from dreamtui.store.import_state import FileState, context_values, load_states, save_states
 from dreamtui.store.stm import STMStore
 from dreamtui.workspace.layout import Workspace
 
@@ -79,13 +80,17 @@ def _anchor_holds(path: Path, state: FileState) -> bool:
     return line.endswith(b"\n") and line_identity(line) == state.last_id
 
 
-def _uuids_of(state: FileState | None) -> list[str]:
-    uuids = state.context.get("friction_uuids") if state is not None else None
+# What every log's state is asked for once something is read (`import_state.context_values`).
+_ACROSS_LOGS = ("friction_uuids", "error_signatures")
+
+
+def _uuids_of(context: dict[str, Any]) -> list[str]:
+    uuids = context.get("friction_uuids")
     return [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
 
 
-def _signatures_of(state: FileState | None) -> list[list[str]]:
-    pairs = state.context.get("error_signatures") if state is not None else None
+def _signatures_of(context: dict[str, Any]) -> list[list[str]]:
+    pairs = context.get("error_signatures")
     return [p for p in pairs if isinstance(p, list)] if isinstance(pairs, list) else []
 
 
@@ -135,11 +140,11 @@ def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, Fil
     return sorted(chosen, key=lambda pair: (pair[1].st_mtime_ns, str(pair[0].path)))
 
 
-def _owners(states: dict[str, FileState]) -> dict[str, str]:
+def _owners(contexts: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Which log each record uuid of an earlier import's frictions came from."""
     owners: dict[str, str] = {}
-    for path, state in states.items():
-        for uuid in _uuids_of(state):
+    for path, context in contexts.items():
+        for uuid in _uuids_of(context):
             owners.setdefault(uuid, path)
     return owners
 
@@ -154,12 +159,12 @@ def _after(friction: Friction, since: datetime | None) -> bool:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)) >= since
 
 
-def _seen_errors(states: dict[str, FileState], skip: set[str]) -> dict[str, set[str]]:
+def _seen_errors(contexts: dict[str, dict[str, Any]], skip: set[str]) -> dict[str, set[str]]:
     """The sessions each one-off tool error of earlier imports occurred in, by signature (logs
     read again now left out: their errors are counted from this read)."""
     sessions: dict[str, set[str]] = {}
-    for path, state in states.items():
-        pairs = state.context.get("error_signatures")
+    for path, context in contexts.items():
+        pairs = context.get("error_signatures")
         if path in skip or not isinstance(pairs, list):
             continue
         for pair in pairs:
@@ -201,8 +206,8 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         raise InputError(f"--projects-dir {projects_dir}: not a folder (Claude Code keeps "
                          "session logs in ~/.claude/projects; see claude_code.projects_dir)")
     logs = find_logs(options.projects_dir, options.project)
-    # Only this project's states up front: an unchanged re-import needs nothing else, and the
-    # others (every log's record uuids and one-off errors) are decoded once something is read.
+    # Only this project's states up front: an unchanged re-import needs nothing else; of every
+    # log's state only its record uuids and one-off errors, and only once something is read.
     states = load_states(workspace, SOURCE, {str(log.path) for log in logs})
     report = ImportReport(logs=len(logs))
     frictions: list[Friction] = []
@@ -216,7 +221,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
             starts.append((log, stat, start))
     if not starts:
         return report
-    every = load_states(workspace, SOURCE)
+    every = context_values(workspace, SOURCE, _ACROSS_LOGS)
     owners = _owners(every)
     reread: set[str] = set()  # logs read from their start: their earlier errors are read again
     for log, stat, start in starts:
@@ -225,7 +230,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                            start.context, start.anchor, start.last_id)
         report.read += 1
         report.stats.add(outcome.stats)
-        yielded = list(_uuids_of(start)) if start is state else []
+        yielded = _uuids_of(start.context) if start is state else []
         if start is not state:
             reread.add(str(log.path))
         here = str(log.path)
@@ -243,7 +248,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         signatures = [[f.extra["signature"], f.session_id] for f in outcome.frictions
                       if isinstance(f.extra.get("signature"), str)]
         if start is state:
-            signatures = _signatures_of(state) + signatures
+            signatures = _signatures_of(start.context) + signatures
         context = {**outcome.context, "friction_uuids": list(dict.fromkeys(yielded)),
                    "error_signatures": [list(p) for p in dict.fromkeys(map(tuple, signatures))]}
         updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
