@@ -1197,3 +1197,17 @@ def test_a_comment_on_selected_text_given_with_the_rejection_puts_the_persons_wo
     assert classify_tool_error(text, Signals(tool="ExitPlanMode")) == (
         "plan_rejection", "Should not even have been accessible to you here\n(on the selected text "
         "“the ~/.claude/MEMORY.md scaffolding”)")
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("Thats so dumb why did u do that?",
+     "Do not run `git reset --hard` unasked: the person asked “Thats so dumb why did u do that?”"),
+    ("Where did you get this info from",
+     "Say where this info comes from before stating it: the person asked “Where did you get this "
+     "info from”"),
+    ("give me fucking file paths", "Give me file paths"),
+    ("Fuck me stop making chnages without checking with me first",
+     "Stop making chnages without checking with me first"),
+])
+def test_a_title_names_what_the_challenge_is_about_without_the_swearing(text: str, title: str) -> None:
+    assert lesson(text, "run `git reset --hard`", None) == title

@@ -62,7 +62,9 @@ one with no words of its own ("still broken") names what the agent had just done
 quoting it; a challenging question that holds its lesson is said as what to do ("can we not just
 look up the os?" → "Look up the os: the person asked …", "did you not look in the repo?" →
 "Look in the repo first: …", "why did u modify generated files?" → "Do not modify generated
-files unasked: …"); other words are the lesson themselves. An agent answering a request for advice
+files unasked: …", "why did u do that?" → not to do what the agent had just done, "where did you
+get this info from" → say where it comes from); swearing is left out ("Give me fucking file
+paths" → "Give me file paths"); other words are the lesson themselves. An agent answering a request for advice
 ("what would be the best idea") with "You're absolutely right" concedes nothing (`asks_advice`).
 """
 
@@ -447,16 +449,30 @@ _UNASKED = re.compile(r"why (?:did|would) (?:you|u|we) (?:just |even |go and )?(
                       r"change|modify|rename|move|create|write|use|install|hard-?code|revert|drop|edit|"
                       r"skip|commit|push|disable|ignore|overwrite|replace|regenerate|downgrade)\b"
                       r"[^?\n]{0,100}?)\s*(?:\?|$)", re.IGNORECASE)
+# "why did u do that?": what it names is what the agent had just done; "where did you get this
+# info from": say where it comes from.
+_DID_THAT = re.compile(r"(?:(?:that'?s|this is)(?: \w+){1,3}\W+)?why (?:did|would) (?:you|u) (?:just |even )?"
+                       r"do (?:it|that|this)\b(?! like)", re.IGNORECASE)
+_SOURCE = re.compile(r"where did (?:you|u) (?:get|find|read|see) (?P<what>[^?\n]{2,80}?) from\b",
+                     re.IGNORECASE)
+# Swearing a title leaves out: "Give me fucking file paths" says "Give me file paths".
+_SWEARING = re.compile(r"^(?:fuck me|ffs|wtf)\W+|\b(?:fucking|fuckin'?|fkn|fking|fricking|freaking|bloody)\s+",
+                       re.IGNORECASE)
 _TO_YOU = {"i": "the person", "me": "the person", "my": "the person's", "i'm": "the person is"}
 
 
-def _rephrased(words: str) -> str | None:
+def _rephrased(words: str, doing: str | None) -> str | None:
     """A challenging question turned into what to do or avoid, quoting the question; None when
     its opening holds none (module docstring)."""
     first = _plain(words.split("\n", 1)[0])
     opener = _OPENER.match(first.lower())
     first = first[opener.end():] if opener else first
     quote = f"the person asked “{_quoted(words, 70)}”"
+    if doing and _DID_THAT.match(first):
+        return f"Do not {_briefly(doing)} unasked: {quote}"
+    source = _SOURCE.match(first)
+    if source:
+        return f"Say where {source.group('what')} comes from before stating it: {quote}"
     # "can you not use my config?" asks the agent to stop: not a proposal
     for pattern, shape in ((_PROPOSED, "{}: {}"),
                            (_NOT_DONE, "{} first: {}"), (_UNASKED, "Do not {} unasked: {}")):
@@ -492,7 +508,14 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
         where = f"After you {_briefly(doing)}, {check}" if doing else check[:1].upper() + check[1:]
         return f"{where}: the person said {quote}"
     if not bare:
-        return _rephrased(words) or (words[:1].upper() + words[1:] if opened else None)
+        rephrased = _rephrased(words, doing)
+        if rephrased:
+            return rephrased
+        said_first = words.split("\n", 1)[0]
+        calm = " ".join(_SWEARING.sub("", said_first).split()).strip(" ,.!")
+        if calm != " ".join(said_first.split()).strip(" ,.!"):  # "Give me fucking file paths": "Give me file paths"
+            return calm[:1].upper() + calm[1:]
+        return words[:1].upper() + words[1:] if opened else None
     if doing:
         return f"Do not {doing} unasked: the person said {quote}"
     if said:
