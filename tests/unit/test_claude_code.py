@@ -289,6 +289,24 @@ def test_malformed_lines_and_invalid_utf8_are_counted_not_fatal(workspace: Works
     assert outcome.offset == size - len(tail)  # the unfinished line is left for later
 
 
+def test_records_the_fast_decoder_refuses_are_read_as_before(tmp_path: Path) -> None:
+    """A lone surrogate escape (an emoji cut in half) and deep nesting are valid JSON to Python:
+    such a record is still read, not counted malformed."""
+    log = tmp_path / SLUG / "66666666-6666-4666-8666-666666666666.jsonl"
+    log.parent.mkdir()
+    nested = "[" * 300 + "]" * 300
+    log.write_text(
+        '{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":'
+        '[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}}\n'
+        '{"type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"tool_result",'
+        '"tool_use_id":"t1","is_error":true,"content":"make: *** no rule \\ud83d"}]}}\n'
+        f'{{"type":"system","uuid":"s1","subtype":"other","data":{nested}}}\n', encoding="utf-8")
+    outcome = read_log(LogFile.at(log, True), "x")
+    assert (outcome.stats.records_parsed, outcome.stats.malformed) == (3, 0)
+    assert [f.kind for f in outcome.frictions] == ["tool_error"]
+    assert "no rule \ud83d" in outcome.frictions[0].evidence
+
+
 def test_subagent_transcripts_are_their_own_agent(dry: list[NewMemory]) -> None:
     memories = _session(dry, "77777777")
     assert len(memories) == 1
