@@ -1211,3 +1211,18 @@ def test_a_comment_on_selected_text_given_with_the_rejection_puts_the_persons_wo
 ])
 def test_a_title_names_what_the_challenge_is_about_without_the_swearing(text: str, title: str) -> None:
     assert lesson(text, "run `git reset --hard`", None) == title
+
+
+def test_youre_right_to_a_plain_question_concedes_nothing(workspace: Workspace, projects: Path) -> None:
+    log = _Log("fbfbfbfb-0000-4000-8000-00000000000b")
+    log.typed("clean up the learning system")
+    log.result(log.calls("Write", file_path="/home/u/shop/INSTALL.md"), "ok")
+    log.typed("Is agent_learning_system.py redundant to setup_learning_system.py as the 1st uses sqlite")
+    log.says("You're absolutely right! Both set up the same tables.")
+    log.result(log.calls("Read", file_path="/home/u/shop/models.go"), "type Offer struct{}")
+    log.typed("ok so we have an array for all the colours, and the variant shows all the combos? what if")
+    log.says("You're right to push back - the flat lists do not say which combos exist.")
+    log.result(log.calls("Bash", command="go build ./..."), "ok")
+    log.typed("you forgot the tests")
+    log.says("You're right, adding them now.")
+    assert [m.title for m in _mined(workspace, projects, log)] == ["You forgot the tests"]

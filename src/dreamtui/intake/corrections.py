@@ -64,8 +64,11 @@ look up the os?" → "Look up the os: the person asked …", "did you not look i
 "Look in the repo first: …", "why did u modify generated files?" → "Do not modify generated
 files unasked: …", "why did u do that?" → not to do what the agent had just done, "where did you
 get this info from" → say where it comes from); swearing is left out ("Give me fucking file
-paths" → "Give me file paths"); other words are the lesson themselves. An agent answering a request for advice
-("what would be the best idea") with "You're absolutely right" concedes nothing (`asks_advice`).
+paths" → "Give me file paths"); other words are the lesson themselves.
+
+An agent answering a request for advice ("what would be the best idea") or a plain question ("is
+a.py redundant to b.py?", "what do you mean existing pattern?") with "You're absolutely right"
+concedes nothing (`only_asks`).
 """
 
 from __future__ import annotations
@@ -414,8 +417,21 @@ _ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what
                      r"recommend)|which (?:one|is better|would you)|what (?:should|would) (?:we|i|you))\b")
 
 
-def asks_advice(text: str) -> bool:
-    return _ADVICE.match(_OPENER.sub("", _plain(text).lower().strip()[:200])) is not None
+def only_asks(text: str) -> bool:
+    """A request for advice, or a plain question ("is agent_learning_system.py redundant to …?",
+    "what do you mean existing pattern?", "we have an array for each colour …?"): an agent that
+    opens its answer with "You're right" concedes nothing by it."""
+    head = _OPENER.sub("", _plain(text).lower().strip()[:200])
+    if _ADVICE.match(head):
+        return True
+    first = head.split("\n", 1)[0].rstrip()
+    asking = first.split("?", 1)[0] if "?" in first else (first if _INVERTED.match(first) else "")
+    return 0 < len(asking.split()) <= 25 and (
+        _PLAIN_QUESTION.match(asking) is not None or _WE_HAVE.match(asking) is not None)
+
+
+_WE_HAVE = re.compile(r"^(?:so )?(?:we|you|it|they) (?:have|has|use|uses|need|needs)\b")
+_INVERTED = re.compile(r"^(?:is|are|was|were|does|should) \S+ ")  # a question without its "?"
 
 
 def spoken(text: str) -> str:

@@ -139,7 +139,7 @@ class Detector:
         thread = self._threads[sidechain]
         candidate, thread.candidate = thread.candidate, None
         if candidate is not None and text and corrections.acknowledges_mistake(text) and \
-                not corrections.asks_advice(candidate.evidence):
+                not corrections.only_asks(candidate.evidence):
             candidate.reply = clip(strip_ansi(text).strip(), 300)
             candidate.extra["rule"] = "acknowledged"
             self.frictions.append(candidate)
