@@ -7,6 +7,7 @@ project they belong to is /home/u/my-app (slug `-home-u-my-app`).
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import sqlite3
 import time
@@ -305,6 +306,21 @@ def test_records_the_fast_decoder_refuses_are_read_as_before(tmp_path: Path) -> 
     assert (outcome.stats.records_parsed, outcome.stats.malformed) == (3, 0)
     assert [f.kind for f in outcome.frictions] == ["tool_error"]
     assert "no rule \ud83d" in outcome.frictions[0].evidence
+
+
+def test_a_long_target_gives_the_line_of_the_whole_text() -> None:
+    """The shortcut for megabyte commands quotes what `one_line` over the whole text would."""
+    from dreamtui.intake.claude_code.parser import _one_line
+    from dreamtui.intake.lessons import one_line
+
+    pieces = ["a", "b", " ", "\n", "\t", "é", "\u3000", "x" * 30, "\r\n", "\x1b[31m", "\u241b[0m",
+              "\x1b]0;title\x07"]
+    rng = random.Random(12)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 120))) for _ in range(3000)]
+    texts += ["cat > f <<'EOF'\n" + "line   of\ttext\n" * 100_000 + "EOF", " " * 500 + "ls"]
+    for text in texts:
+        for limit in (5, 20, 100):
+            assert _one_line(text, limit) == one_line(text, limit), (text[:80], limit)
 
 
 def test_subagent_transcripts_are_their_own_agent(dry: list[NewMemory]) -> None:

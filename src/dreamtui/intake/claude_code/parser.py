@@ -27,9 +27,9 @@ byte-level pre-checks (`"tool_use"`, `"is_error":true`, `"tool_result"`, the rec
 which lines need `json.loads`, each passing over a line at most once: a line's bytes, not its
 records, are the cost (tool results of megabytes). The lines that are decoded go through
 pydantic's JSON parser (pydantic_core, a fifth of the read's CPU time less than `json.loads`),
-and through the stdlib for what it refuses, so a record reads the same. Assistant text is decoded only when a friction quotes it or a
-typed turn waits for the agent's reply; a successful result is looked at only while an error
-waits to be got past.
+and through the stdlib for what it refuses, so a record reads the same. Assistant text is
+decoded only when a friction quotes it or a typed turn waits for the agent's reply; a successful
+result is looked at only while an error waits to be got past.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ _KEPT_TOOLS = 64  # tool calls remembered across imports: results follow their c
 _KEPT_HOOKS = 64  # tool calls a PreToolUse hook ran for, remembered until their result
 _PLAN_CHARS = 2000  # how much of a plan a rejected plan's memory may quote
 _READ_BUFFER = 1 << 20
+_TARGET_CHARS = 100  # a tool call's target (command, path, url, …) as a lesson quotes it
 
 
 def _result_text(content: Any) -> str:
@@ -122,8 +123,20 @@ def _tool_call(block: dict[str, Any]) -> ToolCall:
             if isinstance(data.get(key), str) and data[key].strip():
                 target = data[key]
                 break
-    return ToolCall(name, one_line(target, 100) if target else None, path,
+    return ToolCall(name, _one_line(target, _TARGET_CHARS) if target else None, path,
                     clip(plan.strip(), _PLAN_CHARS) if plan else None)
+
+
+def _one_line(text: str, limit: int) -> str:
+    """`one_line(text, limit)` of a text that may be megabytes (a command with a heredoc, a
+    subagent's prompt) without collapsing the spaces of all of it: a head with no escape that
+    still outlasts `limit` once collapsed starts the whole text's line, so it gives that line."""
+    head = text[: 4 * limit]
+    if len(head) < len(text) and "\x1b" not in head and "\u241b" not in head:
+        line = one_line(head, len(head))
+        if len(line) > limit:
+            return clip(line, limit)
+    return one_line(text, limit)
 
 
 @dataclass
