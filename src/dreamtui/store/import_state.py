@@ -89,10 +89,12 @@ def context_values(workspace: Workspace, source: str,
     parser's recent tool calls, most of its bytes) is not decoded: an import of new logs in a
     workspace holding many asks every log for its record uuids."""
     assert all(key.isidentifier() for key in keys)  # written into the query
-    picked = ", ".join(f"json_quote(json_extract(context, '$.{key}'))" for key in keys)
+    picked = ", ".join(f"json_extract(context, '$.{key}')" for key in keys)
     valid = " AND CASE WHEN json_valid(context) THEN json_type(context) END = 'object'"
-    rows = _rows(workspace, source, f"path, {picked}", valid)
-    return {log: dict(zip(keys, map(json.loads, values), strict=True)) for log, *values in rows}
+    # One JSON text for all the rows, `[[path, value, …], …]`: one decode, not one a value.
+    rows = _rows(workspace, source, f"json_group_array(json_array(path, {picked}))", valid)
+    return {log: dict(zip(keys, values, strict=True)) for log, *values in json.loads(rows[0][0])} \
+        if rows else {}
 
 
 def save_states(workspace: Workspace, source: str, states: dict[str, FileState], now: datetime) -> None:
