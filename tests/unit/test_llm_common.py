@@ -272,7 +272,7 @@ def test_duplicate_creates_in_one_dream_are_refused() -> None:
     raw = {"op": "create", "slug": "same", "kind": "incident", "title": "t", "guidance": "g",
            "evidence": [alias(maker.prompt, "b1")], "rationale": "r"}
     assert isinstance(maker.take(raw)[0], ProposalReady)
-    assert "already exists" in maker.take({**raw, "evidence": [alias(maker.prompt, "d1")]})[0].refusal.reason
+    assert "already exists" in maker.take({**raw, "evidence": [alias(maker.prompt, "a2")]})[0].refusal.reason
 
 
 def test_replace_guidance() -> None:

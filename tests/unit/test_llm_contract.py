@@ -19,7 +19,7 @@ from dreamtui.dream.engines.llm.prompt import build_prompt
 from dreamtui.dream.engines.ollama import OllamaEngine
 from dreamtui.dream.known import KnownIndex, read_corpus
 from dreamtui.entry.codec import parse_entry
-from dreamtui.model import Proposal
+from dreamtui.model import Memory, Proposal
 from dreamtui.workspace.config import Config
 from tests.llm_servers import (
     ALEMBIC,
@@ -29,7 +29,10 @@ from tests.llm_servers import (
     OllamaServer,
     alias,
     anthropic_stream,
+    entry_text,
+    memory,
     ollama_stream,
+    sample_batch,
     sample_input,
 )
 
@@ -165,3 +168,111 @@ async def test_only_project_rules_shown_may_be_cited(run: Any, tmp_path: Path) -
     assert [p.target for p in discards] == [f"stm:{ALEMBIC.id}"]
     assert discards[0].details["reason"].startswith("CLAUDE.md:3")
     assert any("cites CLAUDE.md:40, which is no project rule shown" in r for r in refused(events))
+
+
+# --- the heuristic's rules, kept whatever the model wrote -------------------------------------
+
+S3_SYNC = memory("k1", "Sync the built frontend to S3",
+                 "Deploying the static bundle by hand:\n\n```sh\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE "
+                 "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY \\\n"
+                 "  aws s3 sync web/dist s3://bucket --delete\n```", type="code_snippet", tags=("deploy",))
+CONCISE = memory("r1", "Reply style", "Be concise.", tags=(), minutes=10)
+UNTAGGED = memory("r2", "Replies", "Summarize your changes at the end of every reply.", tags=(), minutes=12)
+GREEN = memory("s1", "Status", "Test suite is green", tags=(), minutes=14)
+ALEMBIC_AGAIN = memory("b2", "Seeding needs migrations", "Run alembic upgrade head before you seed the dev database.",
+                       agent="agent-b", minutes=16, tags=("database",))
+
+
+def with_batch(*memories: Memory) -> DreamInput:
+    return sample_input(batch=[*sample_batch(), *memories])
+
+
+def shown(data: DreamInput, memory_id: str) -> str:
+    return alias(build_prompt(data, "tool"), memory_id)
+
+
+@pytest.mark.parametrize("run", RUNNERS)
+async def test_a_skill_the_model_creates_leaves_out_inline_credentials(run: Any) -> None:
+    data = with_batch(S3_SYNC)
+    answers = [{"op": "create", "slug": "sync-frontend-to-s3", "kind": "topic",
+                "title": "Sync the built frontend to S3", "tags": ["deploy"],
+                "guidance": "For deploying the static bundle by hand, use the snippet below.",
+                "details": "```sh\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE "
+                           "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY \\\n"
+                           "  aws s3 sync web/dist s3://bucket --delete\n```",
+                "evidence": [shown(data, S3_SYNC.id)], "rationale": "a recipe"}]
+    events, _ = await run(data, answers)
+    created = next(p for p in made(events) if p.op == "create")
+    body = parse_entry(created.after or "", created.target).body
+    assert created.route == "skill"
+    assert "```sh\naws s3 sync web/dist s3://bucket --delete\n```" in body
+    assert "EXAMPLE" not in body and "AWS_SECRET_ACCESS_KEY" not in body
+    assert "left out the inline AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY values" in created.rationale
+
+
+@pytest.mark.parametrize("run", RUNNERS)
+async def test_an_update_adds_the_fix_not_the_story(run: Any) -> None:
+    data = sample_input()
+    m = ids(data)
+    answers = [{"op": "update", "slug": "test-db-reset", "evidence": [m[DIRTY_A.id], m[DIRTY_B.id]],
+                "rationale": "the fix that worked",
+                "details": "Yesterday at 14:05 test_checkout_totals failed on CI after the rename. "
+                           "Using `make db-reset --hard` made it stable."}]
+    events, _ = await run(data, answers)
+    update = next(p for p in made(events) if p.target == "topics/test-db-reset.md")
+    body = parse_entry(update.after or "", update.target).body
+    assert body.rstrip().endswith("Use `make db-reset --hard`.")
+    assert "test_checkout_totals" not in body and "Yesterday" not in body
+
+
+@pytest.mark.parametrize("run", RUNNERS)
+async def test_a_new_entry_the_model_leaves_untagged_gets_the_heuristic_tags(run: Any) -> None:
+    data = with_batch(UNTAGGED, ALEMBIC_AGAIN)
+    answers = [{"op": "create", "slug": "summarize-changes", "kind": "topic", "title": "Summarize your changes",
+                "guidance": "Summarize your changes at the end of every reply.",
+                "evidence": [shown(data, UNTAGGED.id)], "rationale": "a standing rule"},
+               {"op": "create", "slug": "migrate-then-seed", "kind": "topic", "title": "Migrate, then seed",
+                "tags": ["alembic"], "guidance": "Run `alembic upgrade head` before seeding the dev database.",
+                "evidence": [shown(data, ALEMBIC.id), shown(data, ALEMBIC_AGAIN.id)], "rationale": "two agents"}]
+    events, _ = await run(data, answers)
+    tags = {p.target: list(parse_entry(p.after or "", p.target).tags) for p in made(events) if p.op == "create"}
+    assert tags == {"topics/summarize-changes.md": ["communication"],
+                    "topics/migrate-then-seed.md": ["database", "alembic"]}
+
+
+@pytest.mark.parametrize("run", RUNNERS)
+async def test_the_value_gate_keeps_short_rules_and_drops_remarks(run: Any, tmp_path: Path) -> None:
+    data = with_docs(tmp_path, with_batch(CONCISE, GREEN))
+    answers = [{"op": "discard", "evidence": [shown(data, CONCISE.id)], "rationale": "too short to matter"},
+               {"op": "create", "slug": "suite-green", "kind": "topic", "title": "The suite is green",
+                "tags": ["testing"], "guidance": "Keep the test suite green.",
+                "evidence": [shown(data, GREEN.id)], "rationale": "worth knowing"}]
+    events, _ = await run(data, answers)
+    reasons = refused(events)
+    assert any(f"{shown(data, CONCISE.id)} states a rule ('Be concise.')" in r for r in reasons), reasons
+    discards = [p for p in made(events) if p.op == "discard"]
+    assert [p.target for p in discards] == [f"stm:{GREEN.id}"]
+    assert discards[0].details["reason"].startswith("trivia the project's own files already show")
+    assert "the model proposed it as a new entry" in discards[0].details["reason"]
+    assert not [p for p in made(events) if p.op == "create"]
+    # Cited as a project rule shown, a short rule may be discarded.
+    cited = [{"op": "discard", "evidence": [shown(data, ALEMBIC.id)], "rationale": "CLAUDE.md:3 states it"}]
+    assert [p.op for p in made((await run(data, cited))[0]) if p.target == f"stm:{ALEMBIC.id}"] == ["discard"]
+
+
+@pytest.mark.parametrize("run", RUNNERS)
+async def test_an_update_of_a_skill_leaves_out_inline_credentials(run: Any) -> None:
+    data = with_batch(S3_SYNC)
+    skill = parse_entry(entry_text("sync-frontend", "Sync the built frontend to S3",
+                                   "For deploying the static bundle by hand, use the snippet below.",
+                                   route="skill"), "topics/sync-frontend.md")
+    data.snapshot.entries[skill.path] = skill
+    answers = [{"op": "update", "slug": "sync-frontend", "evidence": [shown(data, S3_SYNC.id)],
+                "rationale": "the command",
+                "details": "```sh\nexport AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+                           "aws s3 sync web/dist s3://bucket --delete\n```"}]
+    events, _ = await run(data, answers)
+    update = next(p for p in made(events) if p.target == skill.path)
+    body = parse_entry(update.after or "", update.target).body
+    assert body.rstrip().endswith("```sh\naws s3 sync web/dist s3://bucket --delete\n```")
+    assert "EXAMPLE" not in body and "left out the inline AWS_SECRET_ACCESS_KEY value" in update.rationale

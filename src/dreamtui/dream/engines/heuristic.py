@@ -181,6 +181,35 @@ def worthless(memory: Memory) -> str | None:
     return no_lesson(memory)
 
 
+def leave_out_credentials(body: str, route: Route) -> tuple[str, str]:
+    """A new entry's body, and the note its rationale ends with: a skill carries no credentials,
+    not even documentation examples (deliver.skills.without_credentials), and the note names what
+    was left out; any other route's body is unchanged."""
+    if route != Route.SKILL:
+        return body, ""
+    body, names = without_credentials(body)
+    if not names:
+        return body, ""
+    return body, (f"; left out the inline {', '.join(names)} {'value' if len(names) == 1 else 'values'}: "
+                  "a skill carries no credentials, the command reads them from the environment")
+
+
+def tags_by_use(index: EntryIndex) -> list[str]:
+    """The live entries' tags, most used first (the known tags a lesson's words may name)."""
+    tag_counts = Counter(t for e in index.entries for t in e.tags)
+    return [t for t, _ in sorted(tag_counts.items(), key=lambda tc: (-tc[1], tc[0]))]
+
+
+def new_entry_tags(members: Sequence[Memory], best: Memory, probe: Signature, index: EntryIndex,
+                   known_tags: Sequence[str], text: str) -> list[str]:
+    """A new entry's tags (guidance.tags_for): the memories', else the tags of the live entry
+    sharing most rare words with the lesson (looked up only then), else the lesson's words."""
+    nearby: list[str] = []
+    if not any(m.tags for m in members):
+        nearby = next((list(index.entries[i].tags) for i in entry_candidates(probe, index, limit=1)), [])
+    return tags_for(members, best, nearby=nearby, known_tags=known_tags, text=text)
+
+
 class _Dream:
     """One run's state: the entry index, the drafts of live entries, the slugs taken so far."""
 
@@ -197,8 +226,7 @@ class _Dream:
         self.next_suffix: dict[str, int] = {}  # many clusters may share a title: no rescans
         self.paths = set(dream_input.snapshot.entries) | {
             str(problem.path) for problem in dream_input.snapshot.problems}
-        tag_counts = Counter(t for e in self.index.entries for t in e.tags)
-        self.known_tags = [t for t, _ in sorted(tag_counts.items(), key=lambda tc: (-tc[1], tc[0]))]
+        self.known_tags = tags_by_use(self.index)
         self.known: dict[str, Known] = {}  # what each extended entry states so far, by path
         self.matched = 0
         self.created = 0
@@ -311,12 +339,6 @@ class _Dream:
                 self.paths.add(path)
                 return slug, path
 
-    def _nearby_tags(self, probe: Signature) -> list[str]:
-        """The tags of the live entry sharing most rare words with the lesson, if any."""
-        for i in entry_candidates(probe, self.index, limit=1):
-            return list(self.index.entries[i].tags)
-        return []
-
     def _create(self, first: Memory, members: list[Memory], cluster: Cluster, probe: Signature) -> Proposal:
         self.created += 1
         best = most_complete(members, first)
@@ -324,21 +346,14 @@ class _Dream:
         kind = "incident" if is_event(members, taught) else "topic"
         route = lesson_route(cluster.members)
         text = f"{best.title}\n{best.content}"
-        tags = tags_for(members, best, nearby=() if any(m.tags for m in members) else self._nearby_tags(probe),
-                        known_tags=self.known_tags, text=text)
+        tags = new_entry_tags(members, best, probe, self.index, self.known_tags, text)
         title = clip(best.title, TITLE_CHARS)
         slug, path = self._slug_and_path(title, kind, min(m.submitted_at for m in members))
         body_parts = [taught.guidance, *taught.rest]
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
         body_parts += new_facts([m for m in members if m.id != best.id], known, values_only=True)
         body = "\n\n".join(body_parts) + "\n"
-        left_out = ""
-        if route == Route.SKILL:
-            body, names = without_credentials(body)
-            if names:
-                left_out = (f"; left out the inline {', '.join(names)} "
-                            f"{'value' if len(names) == 1 else 'values'}: a skill carries no credentials, "
-                            "the command reads them from the environment")
+        body, left_out = leave_out_credentials(body, route)
         meta: dict[str, Any] = {
             "title": title, "slug": slug, "type": kind, "tags": tags, **route_meta(route, cluster.members),
             "created_at": self.now, "updated_at": self.now,

@@ -13,9 +13,23 @@ The content contract the prompt states is enforced here, whatever the model wrot
   made an update of that entry (new facts) or its confirmation, never a second entry;
 - no pasted phrasings: details keep only sentences stating a fact the entry (or the new
   guidance) lacks (guidance.Known), so an update never appends a restatement;
+- no pasted phrasings: details keep only sentences stating a fact the entry (or the new
+  guidance) lacks (guidance.Known), so an update never appends a restatement; an update's
+  details (and a restating create's text) are another telling of the entry's lesson, so only
+  their rule and fact clauses count and a fix told in the past is added as the rule
+  (guidance.fresh_paragraphs with other_phrasing), never the story of that one occurrence;
 - known-corpus citations: a rationale may cite only project rules the prompt showed
   (`CLAUDE.md:14`); any other `file:line` makes the proposal a refusal;
-- the route (routes.lesson_route) and its frontmatter, as the heuristic engine writes them.
+- the value gate (heuristic.worthless): memories with no lesson that a model would make or
+  extend an entry from are discarded with the gate's reason instead; a memory stating a rule
+  (routes.states_rule: "Be concise.", "Maximum line length: 88") is never discarded unless the
+  rationale cites a project rule shown (or it repeats another memory word for word);
+- the route (routes.lesson_route) and its frontmatter, as the heuristic engine writes them; a
+  skill carries no inline credentials, not even documentation examples
+  (heuristic.leave_out_credentials, its rationale naming what was left out);
+- tags: the memories', then the model's; with neither, the heuristic's (heuristic.new_entry_tags:
+  the closest live entry's, else the subject the lesson's words name), so AGENTS.md files a new
+  entry under "General" only when nothing names a subject.
 """
 
 from __future__ import annotations
@@ -24,14 +38,20 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from dreamtui.dream.cluster import EntryIndex, Signature, find_entry, normalise
 from dreamtui.dream.engines.base import DreamInput, Event, ProposalReady, Refused
-from dreamtui.dream.engines.heuristic import REJECTED_REASON
+from dreamtui.dream.engines.heuristic import (
+    REJECTED_REASON,
+    leave_out_credentials,
+    new_entry_tags,
+    tags_by_use,
+    worthless,
+)
 from dreamtui.dream.engines.llm.prompt import PROMPTS_PACKAGE, TITLE_CHARS, Prompt, one_line
 from dreamtui.dream.guidance import Known, fresh_paragraphs, lesson
 from dreamtui.dream.policy import Replacement, apply_feedback
@@ -43,7 +63,7 @@ from dreamtui.dream.proposals import (
     source_ref,
     split_sentences,
 )
-from dreamtui.dream.routes import lesson_route, route_meta
+from dreamtui.dream.routes import entry_route, lesson_route, route_meta, states_rule
 from dreamtui.model import CAVEAT_PREFIX, Entry, Memory, Proposal, Refusal
 from dreamtui.safety.paths import validate_slug
 from dreamtui.safety.secrets import redact_obj
@@ -156,6 +176,7 @@ class ProposalMaker:
         self.replacements: list[Replacement] = []
         self.created: set[str] = set()
         self.cited: set[str] = set()
+        self.known_tags = tags_by_use(index)
         self.answers = 0
         self.refused = 0
 
@@ -204,12 +225,24 @@ class ProposalMaker:
 
     def _build(self, checked: _Checked) -> list[Proposal]:
         if checked.op == "discard":
+            self._may_discard(checked)
             return [discard_proposal(m, checked.rationale, confidence=checked.confidence)
                     for m in checked.memories]
+        gated: list[Proposal] = []
+        if checked.op in ("create", "update", "reinforce"):
+            # The value gate, as the heuristic applies it: a memory with no lesson makes no entry.
+            kept = [m for m in checked.memories if worthless(m) is None]
+            proposed = "a new entry" if checked.op == "create" else f"evidence for {_text(checked.raw, 'slug')}"
+            gated = [discard_proposal(m, f"{worthless(m)} (the model proposed it as {proposed})",
+                                      confidence=0.8, details={"no_lesson": True})
+                     for m in checked.memories if m not in kept]
+            if not kept:
+                return gated
+            checked = replace(checked, memories=kept)
         if checked.op == "create":
             created, restated = self._create(checked)
             if created is not None:
-                return [created]
+                return [*gated, created]
             assert restated is not None
             # Update, not create: what the model wrote becomes facts offered to that entry.
             raw = checked.raw
@@ -217,7 +250,21 @@ class ProposalMaker:
             checked = _Checked("update", {"slug": restated.slug, "details": facts, "tags": raw.get("tags")},
                                checked.memories, f"restates {restated.slug}, so no new entry: {checked.rationale}",
                                checked.confidence, checked.marks)
-        return self._entry_op(checked)
+        return [*gated, *self._entry_op(checked)]
+
+    def _may_discard(self, checked: _Checked) -> None:
+        """A discard of a memory stating a rule needs the citation of a project rule shown (or
+        the memory repeats another shown one word for word): the value gate keeps short rules."""
+        if any(c in self.prompt.citations for c in citations(checked.rationale)):
+            return
+        cited = {m.id for m in checked.memories}
+        others = {normalise(m.content) for m in self.prompt.aliases.values() if m.id not in cited}
+        for memory in checked.memories:
+            text = " ".join(memory.content.split())
+            if normalise(memory.content) not in others and worthless(memory) is None and states_rule(text):
+                name = next(a for a, m in self.prompt.aliases.items() if m.id == memory.id)
+                raise _Refuse(f"{name} states a rule ({one_line(text, 80)!r}): a rule is discarded only "
+                              "citing the project rule shown that states it; else create, update or reinforce")
 
     def _slug(self, raw: dict[str, Any]) -> str:
         slug = raw.get("slug")
@@ -238,15 +285,18 @@ class ProposalMaker:
         title, guidance = one_line(_text(raw, "title"), TITLE_CHARS), one_line(_text(raw, "guidance"), 2000)
         if not title or not guidance:
             raise _Refuse("a create needs a title and guidance")
-        restated = self._restates(title, guidance, _tags(raw.get("tags")))
+        given = _tags(raw.get("tags"))
+        probe = Signature.of(f"{title}.\n{guidance}\n{' '.join(given)}", guidance)
+        restated = self._restates(probe)
         if restated is not None:
             return None, restated
         guidance, beyond = one_sentence(title, guidance)
         details = "\n\n".join([*beyond, _text(raw, "details")])
         body = "\n\n".join([guidance, *fresh_paragraphs(details, Known(f"{title}\n{guidance}"))]) + "\n"
         route = lesson_route(checked.memories)
+        body, left_out = leave_out_credentials(body, route)
         meta: dict[str, Any] = {
-            "title": title, "slug": slug, "type": kind, "tags": _tags(raw.get("tags")),
+            "title": title, "slug": slug, "type": kind, "tags": self._entry_tags(checked.memories, given, probe, body),
             **route_meta(route, checked.memories),
             "created_at": self.now, "updated_at": self.now,
             "sources": [source_ref(m.id) for m in checked.memories],
@@ -255,16 +305,23 @@ class ProposalMaker:
         self.created.add(slug)
         self.replacements.extend(Replacement(m, slug) for m in checked.memories)
         proposal = create_proposal(path=path, meta=meta, body=body, kind=kind,
-                                   rationale=checked.rationale, memories=checked.memories,
+                                   rationale=checked.rationale + left_out, memories=checked.memories,
                                    confidence=checked.confidence, route=route)
         proposal.safety = sorted(set(proposal.safety) | set(checked.marks))
         return proposal, None
 
-    def _restates(self, title: str, guidance: str, tags: list[str]) -> Entry | None:
+    def _restates(self, probe: Signature) -> Entry | None:
         """The live entry a would-be new entry restates or corrects, if any."""
-        probe = Signature.of(f"{title}.\n{guidance}\n{' '.join(tags)}", guidance)
         found = find_entry(probe, self.index, self.input.config.dream.similarity)
         return None if found is None else found.item
+
+    def _entry_tags(self, memories: list[Memory], given: list[str], probe: Signature, text: str) -> list[str]:
+        """The memories' tags first (the first is the bundle section, as the heuristic files it),
+        then the model's; with neither, the heuristic's from the closest entry or the words."""
+        own = [t for m in memories for t in m.tags]
+        if own or given:
+            return list(dict.fromkeys([*own, *given]))[:TAGS_MAX]
+        return new_entry_tags(memories, memories[0], probe, self.index, self.known_tags, text)
 
     def _entry_op(self, checked: _Checked) -> list[Proposal]:
         raw = checked.raw
@@ -293,7 +350,10 @@ class ProposalMaker:
                 draft.body = replace_guidance(draft.body, guidance)
                 draft.new_text.append(guidance)
             details = "\n\n".join([*beyond, _text(raw, "details")])
-            fresh = fresh_paragraphs(details, Known(f"{entry.title}\n{draft.body}"))
+            fresh = fresh_paragraphs(details, Known(f"{entry.title}\n{draft.body}"), other_phrasing=True)
+            kept, left_out = leave_out_credentials("\n\n".join(fresh), entry_route(entry))
+            if left_out:  # a skill's new facts, its commands without their inline credentials
+                fresh, why = ([kept] if kept.strip() else []), why + left_out
             tags = [t for t in _tags(raw.get("tags")) if t not in entry.tags]
             if tags:
                 draft.meta["tags"] = [*entry.tags, *tags]
