@@ -1226,3 +1226,18 @@ def test_youre_right_to_a_plain_question_concedes_nothing(workspace: Workspace, 
     log.typed("you forgot the tests")
     log.says("You're right, adding them now.")
     assert [m.title for m in _mined(workspace, projects, log)] == ["You forgot the tests"]
+
+
+def test_a_failure_whose_output_states_no_error_is_no_lesson(workspace: Workspace,
+                                                             projects: Path) -> None:
+    log = _Log("fcfcfcfc-0000-4000-8000-00000000000c")
+    log.typed("bring it online")
+    warnings = ("Exit code 2\nhybrid.c:20:9: warning: \"_GNU_SOURCE\" redefined\n"
+                "   20 | #define _GNU_SOURCE\n<command-line>: note: this is the location of the "
+                "previous definition")
+    for _ in range(3):
+        log.result(log.calls("Bash", command="./BRING_ONLINE.sh"), warnings, True)
+    log.result(log.calls("Bash", command="./up.sh"), "Exit code 1\nerror: disk quota", True)
+    log.result(log.calls("Bash", command="./up.sh"), "Exit code 1\nerror: disk quota", True)
+    assert [m.title for m in _mined(workspace, projects, log)] == [
+        "`./up.sh` fails here: error: disk quota"]

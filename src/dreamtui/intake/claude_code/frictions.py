@@ -27,6 +27,8 @@ Order matters four times:
   a comment while it was the last thing that happened (not "continue"), or when the same call
   failed twice and never succeeded afterwards; other errors are kept as candidates the importer
   keeps only when the same error recurs in another session (`Friction.extra["signature"]`).
+  An output that states no error (compiler warnings, `git status` text, "No changes to make")
+  is none of these, unless the person commented on it.
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evi
 
 
 _NUMBERS = re.compile(r"\d+")
+# What a failed call prints when it states no error: compiler warnings, `git status` text,
+# the Edit tool's "No changes to make" (the call failed for another reason, or for none).
+_STATES_NO_ERROR = re.compile(r"(?im)\bwarning\b|^No changes to make|nothing (?:added )?to commit|^On branch ")
 # A failed call whose whole output is Claude Code's word for it: nothing said, nothing to learn.
 _SAID_NOTHING = re.compile(r"\s*(?:Error|Error: Exit code \d+|Exit code \d+)?\s*\Z")
 
@@ -301,6 +306,9 @@ class Detector:
                 if not any(line.strip() for line in kept):
                     continue  # the output said nothing but the banner
                 error.friction.evidence = "\n".join(kept)
+            if not error.friction.why and _STATES_NO_ERROR.search(error.friction.evidence) and \
+                    not lessons.states_error(error.friction.evidence):
+                continue  # only warnings, a status, "No changes to make": no error to learn from
             self.frictions.append(self._judged(error))
         self._errors.clear()
         self.frictions.sort(key=lambda f: f.timestamp or "")
