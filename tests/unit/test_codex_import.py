@@ -590,3 +590,90 @@ def test_a_stop_then_a_console_error_is_a_correction_titled_by_the_error(
                                      "was about to run `npm run dev`: “Wait, hold on. I see a")
     assert memory.title == ("I see a console error: [React Flow]: It seems that you are trying to "
                             "drag a node that is not initialized.")
+
+
+def _as_stored_by_79ef06f(workspace: Workspace, sessions: Path) -> int:
+    """Store the rollouts' lessons as the import of commit 79ef06f did: one memory per friction
+    of each session (a failure once per session and command), keyed by session, kind and call,
+    metadata without record ids; a stop followed by a redirect was an interruption."""
+    import hashlib
+
+    from dreamtui.intake.codex.importer import read_rollout
+    from dreamtui.model import NewMemory
+
+    def norm(text: str | None) -> str:
+        return " ".join((text or "").lower().split())[:300]
+
+    memories: dict[str, NewMemory] = {}
+    for path in sorted(sessions.rglob("rollout-*.jsonl")):
+        frictions, _, version = read_rollout(path)
+        for f in frictions:
+            kind = "interruption" if f.interrupted else f.kind
+            # A stop kept the time Codex aborted the turn, not the time of the redirect.
+            moment = f.event[1:] if f.interrupted and f.event.startswith("@") else f.timestamp
+            distinct = kind in ("rejection", "interruption", "correction")
+            parts = [kind, norm(f.action),
+                     (f.call_id or moment or "") if distinct else norm(f.evidence)]
+            digest = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
+            key = f"codex:{f.session_id[:64]}:{kind}:{digest}"
+            memories.setdefault(key, NewMemory(
+                type="failure" if kind != "environment" else "observation",
+                title=f"{f.action} ({kind})", content=f.evidence, agent_id="codex",
+                tags=("codex", kind), idempotency_key=key,
+                metadata={"source": "codex", "kind": kind, "session_id": f.session_id,
+                          "timestamp": moment, "call_id": f.call_id, "tool": f.tool,
+                          "cwd": f.cwd, "log": str(path.relative_to(sessions)),
+                          "cli_version": version, "occurrences": f.occurrences}))
+    with STMStore.for_workspace(workspace) as store:
+        return store.submit_many(list(memories.values()), now=OLD).inserted
+
+
+def test_upgrading_from_the_per_session_keys_stores_no_lesson_twice(workspace: Workspace,
+                                                                     tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    pubsub = "** (Mix) failed to open a TCP socket in Mix.Sync.PubSub.subscribe/1, reason: :eperm"
+    first = (Rollout().typed("Add the column").shell("mix precommit", pubsub, 1)
+             .shell("mix precommit", pubsub, 1)
+             .shell("npm install", "exec command rejected by user", declined=True)
+             .typed("use pnpm here")
+             .shell("cargo build", "compiling…").abort()
+             .typed("no, don't touch the public API, fix the parser instead"))
+    first.write(sessions)
+    (Rollout(session="019f-bbbb").typed("Run the checks").shell("mix precommit", pubsub, 1)
+     .shell("mix precommit", pubsub, 1)).write(sessions)
+    old = _as_stored_by_79ef06f(workspace, sessions)
+    assert old == 4  # two failures (one a session), the rejection, the stop with its redirect
+    # The session goes on: the failure again, and a new lesson.
+    first.shell("mix precommit", pubsub, 1)
+    first.shell("docker compose down -v", "exec command rejected by user", declined=True)
+    first.typed("never drop the volumes, they hold the dev data")
+    first.write(sessions, when=datetime(2026, 8, 3, 13, 0, tzinfo=UTC))
+    report = _import(workspace, sessions)
+    stored = _stored(workspace)
+    assert (report.inserted, len(stored)) == (1, old + 1)
+    assert sum("docker compose down -v" in (m.title + m.content) for m in stored) == 1
+    assert _import(workspace, sessions).inserted == 0
+
+
+def test_a_lesson_whose_key_changed_counts_its_new_occurrences_once(workspace: Workspace,
+                                                                    tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    missing = "bash: line 1: uv: command not found"
+    rollout = Rollout().typed("sync").shell("uv sync", missing, 127)
+    rollout.write(sessions)
+    _import(workspace, sessions)
+    # A later version keys the same lesson otherwise: the stored memory is it, met again.
+    with STMStore.for_workspace(workspace) as store:
+        conn = store._connect()
+        conn.execute("UPDATE stm_memories SET idempotency_key = 'codex:an-older-scheme'")
+        conn.commit()
+    rollout.shell("uv lock", missing, 127)
+    rollout.write(sessions, when=datetime(2026, 8, 3, 13, 0, tzinfo=UTC))
+    report = _import(workspace, sessions)
+    [memory] = _stored(workspace)
+    assert (report.inserted, report.duplicates, report.recounted) == (0, 1, 1)
+    assert memory.metadata["occurrences"] == 2
+    assert memory.metadata["record_uuids"] == ["019f-aaaa:call_1", "019f-aaaa:call_2"]
+    rollout.write(sessions, when=datetime(2026, 8, 3, 14, 0, tzinfo=UTC))  # read whole again
+    _import(workspace, sessions)
+    assert _stored(workspace)[0].metadata["occurrences"] == 2

@@ -22,8 +22,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -31,8 +32,8 @@ from dreamtui.errors import InputError
 from dreamtui.intake.corrections import correction_rule, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
 from dreamtui.intake.validate import prepare
-from dreamtui.model import NewMemory, frontmatter_int
-from dreamtui.store.stm import STMStore
+from dreamtui.model import Memory, NewMemory, frontmatter_int
+from dreamtui.store.stm import MemoryFilter, STMStore
 from dreamtui.workspace.config import Config
 
 QUOTE_CHARS = 600  # how much of a tool result, typed turn or agent text a friction quotes
@@ -461,6 +462,9 @@ class Source:
     subagent_id: str
     key_prefix: str  # e.g. "cc"
     label: str  # e.g. "Claude Code"
+    # The records a memory stored by an earlier version names beyond its `record_uuids` (one
+    # that kept none: Codex's before 2026-12 named its call id and time), as `record_ids` reads.
+    older_ids: Callable[[Mapping[str, Any]], Iterable[str]] | None = None
 
 
 def _last(group: list[Friction]) -> str | None:
@@ -508,20 +512,96 @@ def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: i
     keeps its count: it has been read already.
     """
     keyed = {m.idempotency_key: m for m in memories if m.idempotency_key}
-    revisions: list[tuple[str, str, dict[str, Any]]] = []
-    for key, stored in store.pending_by_keys(keyed).items():
-        new = keyed[key]
-        counted = list(stored.metadata.get("record_uuids") or ())
-        known = set(counted)
-        fresh = [u for u in new.metadata.get("record_uuids") or () if u not in known]
-        if not fresh or stored.metadata.get("source") != source.name:
+    pairs = [(stored, keyed[key]) for key, stored in store.pending_by_keys(keyed).items()]
+    return _recount(store, pairs, {}, limit_bytes, source)
+
+
+def record_ids(metadata: Mapping[str, Any], source: Source) -> set[str]:
+    """The records (calls, turns, log records) a stored memory was made from."""
+    ids = {u for u in metadata.get("record_uuids") or () if isinstance(u, str)}
+    first = metadata.get("record_uuid")
+    if isinstance(first, str):
+        ids.add(first)
+    if source.older_ids is not None:
+        ids.update(source.older_ids(metadata))
+    return ids
+
+
+@dataclass
+class Submitted:
+    inserted: int = 0
+    duplicates: int = 0  # stored already: under its key, or made of records a stored one names
+    recounted: int = 0  # of those, still pending, their occurrence count raised
+
+
+def submit_lessons(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int,
+                   source: Source, *, now: datetime) -> Submitted:
+    """Store the import's memories, each lesson once; one met again counts its new occurrences.
+
+    Stored already means under its idempotency key, or made of a record (a call, a turn) that a
+    stored memory of the source was made of, whatever key an earlier version gave that memory:
+    keys change when what makes two frictions one lesson changes (Codex's failures, once one per
+    session, are one per import), the records a lesson came from do not. The source's memories
+    are read once into an index by key and by record, so this stays linear in what is stored.
+    """
+    if not memories:
+        return Submitted()
+    by_key: dict[str, Memory] = {}
+    by_record: dict[str, Memory] = {}
+    for agent in dict.fromkeys((source.agent_id, source.subagent_id)):
+        for stored in store.page(MemoryFilter(agent=agent), limit=2**62):
+            if stored.metadata.get("source") != source.name:
+                continue
+            if stored.idempotency_key:
+                by_key[stored.idempotency_key] = stored
+            for record in record_ids(stored.metadata, source):
+                by_record.setdefault(record, stored)
+    fresh: list[NewMemory] = []
+    pairs: list[tuple[Memory, NewMemory]] = []
+    for memory in memories:
+        held = by_key.get(memory.idempotency_key or "") or next(
+            (by_record[u] for u in memory.metadata.get("record_uuids") or () if u in by_record), None)
+        if held is None:
+            fresh.append(memory)
+        else:
+            pairs.append((held, memory))
+    result = store.submit_many(fresh, now=now) if fresh else None
+    pending = [(held, memory) for held, memory in pairs
+               if held.consumed_at is None and held.consumed_by_lease is None]
+    recounted = _recount(store, pending, by_record, limit_bytes, source)
+    inserted = result.inserted if result else 0
+    return Submitted(inserted, len(memories) - inserted, recounted)
+
+
+def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: dict[str, Memory],
+             limit_bytes: int, source: Source) -> int:
+    """Add to each stored pending memory the records of its new one that no stored memory names
+    yet (`known`, by record, besides its own): each occurrence is counted once, in one memory."""
+    revised: dict[str, tuple[Memory, dict[str, Any]]] = {}
+    for stored, new in pairs:
+        # One stored before record ids were kept cannot tell which occurrences it counted.
+        if stored.metadata.get("source") != source.name or \
+                not isinstance(stored.metadata.get("record_uuids"), list):
             continue
-        occurrences = frontmatter_int(stored.metadata.get("occurrences"), default=1) + len(fresh)
-        last = new.metadata.get("last_timestamp")
-        metadata = {**stored.metadata, "occurrences": occurrences, "record_uuids": counted + fresh,
-                    "last_timestamp": last}
-        revisions.append((stored.id, _recounted(stored.content, occurrences, last, limit_bytes),
-                          metadata))
+        metadata = revised[stored.id][1] if stored.id in revised else dict(stored.metadata)
+        counted = list(metadata.get("record_uuids") or ())
+        own = set(counted)
+        fresh = [u for u in dict.fromkeys(new.metadata.get("record_uuids") or ())
+                 if u not in own and u not in known]
+        if not fresh:
+            continue
+        for record in fresh:
+            known[record] = stored
+        metadata.update(occurrences=frontmatter_int(metadata.get("occurrences"), default=1) + len(fresh),
+                        record_uuids=counted + fresh,
+                        last_timestamp=max(filter(None, (metadata.get("last_timestamp"),
+                                                         new.metadata.get("last_timestamp"))),
+                                           default=None))
+        revised[stored.id] = (stored, metadata)
+    revisions = [(stored.id, _recounted(stored.content, frontmatter_int(metadata["occurrences"],
+                                                                        default=1),
+                                        metadata.get("last_timestamp"), limit_bytes), metadata)
+                 for stored, metadata in revised.values()]
     return store.revise_pending(revisions) if revisions else 0
 
 

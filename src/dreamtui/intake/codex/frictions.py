@@ -83,7 +83,10 @@ class Friction:
     cwd: str | None
     said: str | None = None  # the agent's words just before
     occurrences: int = 1
-    event: str = ""  # what tells this event from the session's others: its call, its turn's time
+    # What tells this event from the session's others, so no two frictions share one (a stored
+    # memory is known by it, `lessons.submit_lessons`): the call it is the result of, else the
+    # person's turn or stop by its time; a correction is its turn, not the call before it.
+    event: str = ""
     interrupted: bool = False  # a correction the person typed after stopping the agent
 
 
@@ -340,7 +343,8 @@ class Detector:
         if not self._interrupted:
             self._interrupted = True
             self._waiting.append(self._friction("interruption", call or self._last_call,
-                                                evidence, timestamp))
+                                                evidence, timestamp,
+                                                event=call.call_id if call else f"@{timestamp}"))
 
     def _amends(self, turn: UserTurn) -> bool:
         """Is the turn the person's previous one typed again, with more to it? They stopped the
@@ -386,7 +390,7 @@ class Detector:
         if not answered_a_stop and self._acted and _corrects(turn.text, said):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
-                                                 turn.timestamp, reason=None))
+                                                 turn.timestamp, event=f"@{turn.timestamp}"))
             self._turn = None
         else:
             self._turn = (turn, self._last_call) if self._acted and not answered_a_stop \
@@ -413,7 +417,7 @@ class Detector:
         elif self._acted_before_prompt and _corrects(turn.text, self._said):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
-                                                 turn.timestamp))
+                                                 turn.timestamp, event=f"@{turn.timestamp}"))
         elif stopped is not None and added and correction_rule(added) is not None:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(
@@ -425,7 +429,8 @@ class Detector:
     def _agent(self, text: str) -> None:
         if not self._answered and self._turn is not None and acknowledges_mistake(text):
             turn, call = self._turn
-            self.frictions.append(self._friction("correction", call, turn.text, turn.timestamp))
+            self.frictions.append(self._friction("correction", call, turn.text, turn.timestamp,
+                                                 event=f"@{turn.timestamp}"))
         self._turn = None
         self._answered = True
         self._said = text

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from dreamtui.errors import InputError
 from dreamtui.intake import lessons
@@ -126,8 +127,21 @@ def read_rollout_with_instructions(
     return detector.finish(), reader.stats, detector.version, detector.instructions
 
 
+def _older_ids(metadata: Mapping[str, Any]) -> list[str]:
+    """The records a memory stored before record ids were kept was made from, as
+    `shared_friction` names them: its call (a correction's was the call before the person's
+    turn, not the turn) and its time."""
+    session, call, moment = (metadata.get(k) for k in ("session_id", "call_id", "timestamp"))
+    if not isinstance(session, str):
+        return []
+    ids = [f"{session}:@{moment}"] if isinstance(moment, str) else []
+    if isinstance(call, str) and metadata.get("kind") != "correction":
+        ids.append(f"{session}:{call}")
+    return ids
+
+
 CODEX = lessons.Source(name=SOURCE, agent_id=AGENT_ID, subagent_id=AGENT_ID, key_prefix="codex",
-                       label="Codex")
+                       label="Codex", older_ids=_older_ids)
 
 
 def shared_friction(friction: Friction, log: str, version: str | None) -> lessons.Friction:
@@ -238,11 +252,11 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         return report
     if report.memories:
         with STMStore.for_workspace(workspace) as store:
-            result = store.submit_many(report.memories, now=now)
-            if result.duplicates:  # met again: the pending memory counts the new occurrences
-                report.recounted = lessons.merge_repeats(
-                    store, report.memories, workspace.config.stm.max_content_bytes, CODEX)
+            # Met again, under its key or an earlier version's: the pending memory counts it.
+            result = lessons.submit_lessons(store, report.memories,
+                                            workspace.config.stm.max_content_bytes, CODEX, now=now)
         report.inserted, report.duplicates = result.inserted, result.duplicates
+        report.recounted = result.recounted
     # Saved after the submit: a crash in between reads these rollouts again, and keys absorb it.
     if updated:
         save_states(workspace, SOURCE, updated, now)
