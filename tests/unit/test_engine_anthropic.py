@@ -107,7 +107,7 @@ async def test_streams_text_then_each_proposal_then_usage() -> None:
     usage = [e.tokens for e in events if isinstance(e, Usage)]
     assert usage == [{"input_tokens": 1500, "output_tokens": 400, "cache_read_input_tokens": 1024,
                       "cache_creation_input_tokens": 0}]
-    assert isinstance(events[-1], Done) and events[-1].stats["prompt"] == "dream-v2"
+    assert isinstance(events[-1], Done) and events[-1].stats["prompt"] == "dream-v3"
     created = next(e.proposal for e in events if isinstance(e, ProposalReady) and e.proposal.op == "create")
     entry = parse_entry(created.after or "", created.target)
     assert entry.guidance == "Run `alembic upgrade head` before seeding the dev database."

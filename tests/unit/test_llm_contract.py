@@ -15,6 +15,7 @@ import pytest
 from dreamtui.dream.engines.anthropic import AnthropicEngine
 from dreamtui.dream.engines.base import CancelToken, DreamInput, Event, ProposalReady, Refused
 from dreamtui.dream.engines.llm import streaming
+from dreamtui.dream.engines.llm.answer import proposal_schema
 from dreamtui.dream.engines.llm.prompt import build_prompt
 from dreamtui.dream.engines.ollama import OllamaEngine
 from dreamtui.dream.known import KnownIndex, read_corpus
@@ -103,6 +104,14 @@ def test_the_prompt_states_the_contract_and_lists_the_project_rules(tmp_path: Pa
     assert "is never a create" in prompt.system and "Never paste" in prompt.system
     assert "# Project rules" in prompt.user and "CLAUDE.md:3: Apply alembic migrations" in prompt.user
     assert prompt.citations == {"CLAUDE.md:3"}
+    # The heuristic's rules, said to the model too.
+    system = " ".join(prompt.system.split())
+    assert "a command never carries credentials, not even documentation example keys" in system
+    assert "never the story of this occurrence" in system and "a fix told in the past said as the rule" in system
+    assert "Tags: the memories' tags first, else the subject" in system
+    assert 'A short rule ("Be concise.", "Maximum line length: 88") is a lesson' in system
+    guidance = proposal_schema()["properties"]["guidance"]["description"]
+    assert "the one sentence an agent should follow" in guidance and "two sentences" not in guidance
 
 
 @pytest.mark.parametrize("run", RUNNERS)

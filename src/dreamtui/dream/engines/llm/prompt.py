@@ -43,7 +43,7 @@ from dreamtui.safety.secrets import redact
 from dreamtui.vocabulary import clip
 
 PROMPTS_PACKAGE = "dreamtui.dream.engines.llm"  # its prompts/ folder holds the prompt and the schema
-PROMPT_VERSION = "dream-v2"
+PROMPT_VERSION = "dream-v3"
 CHARS_PER_TOKEN = 4  # the usual estimate for English prose and code; no tokenizer needed
 RELATED_PER_CLUSTER = 3  # top-k live entries shown beside each cluster
 RULES_PER_CLUSTER = 3  # project rules (dream/known.py) shown beside each cluster, cited path:line
