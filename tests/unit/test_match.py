@@ -11,7 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreamtui.dream.cluster import build_entry_index, cluster_memories, find_entry
-from dreamtui.dream.match import Features, Weights, compare, compare_texts, pair_overlap, raw_overlap
+from dreamtui.dream.match import (
+    Features,
+    MatchIndex,
+    Weights,
+    compare,
+    compare_texts,
+    pair_overlap,
+    raw_overlap,
+    stem,
+)
 from tests.factories import entry_text, memory, snapshot_of
 
 SETS = Path(__file__).parents[1] / "data" / "quality"
@@ -173,3 +182,28 @@ def test_without_explaining_a_consequence_takes_no_stance() -> None:
     verdict = compare_texts(rule, restated)
     assert verdict.conflicts == ()
     assert verdict.same_lesson
+
+
+def test_a_sentence_reads_with_the_code_words_of_its_own_text() -> None:
+    """Sentences are read once and remembered (a batch repeats them), but a code word changes a
+    reading: in a text naming `any`, "never use any casts" rejects `any`; alone, "any" is only
+    emphasis. Whichever text is read first, each keeps its own reading."""
+    alone = Features.of("Never use any casts.")
+    coded = Features.of("Type with `any` sparingly. Never use any casts.")
+    assert stem("any") not in alone.facts.stance
+    assert coded.facts.stance[stem("any")] == 3  # done in the first sentence, rejected in the second
+    later = Features.of("Never use any casts.")
+    assert later.facts.stance == alone.facts.stance
+
+
+def test_candidates_for_one_query_agree_whatever_limit_is_asked_first() -> None:
+    """MatchIndex remembers its last query's candidates (may_match asks for one, find_entry for
+    ten): a shorter list is the longer one's head, never a stale answer for another query."""
+    texts = [f"Run `make reset-{n}` before the {n} tests; the {n} suite needs a clean schema." for n in
+             ("api", "web", "worker", "db", "cache")]
+    features = [Features.of(t) for t in texts]
+    index = MatchIndex.build(list(range(len(texts))), features)
+    query, other = Features.of(texts[0]), Features.of(texts[3])
+    assert index.candidates(query, limit=1) == index.candidates(query)[:1]
+    assert index.candidates(other) == MatchIndex.build(list(range(len(texts))), features).candidates(other)
+    assert index.candidates(query, limit=3) == index.candidates(query)[:3]

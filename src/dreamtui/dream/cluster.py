@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from heapq import nlargest
 from itertools import chain
 from operator import itemgetter
 
@@ -233,35 +232,31 @@ class TokenIndex:
         for index, tokens in enumerate(token_lists):
             for token in tokens:
                 self.postings.setdefault(token, []).append(index)
+        self.sizes = {token: len(found) for token, found in self.postings.items()}
         self.limit = max(COMMON_TOKEN_MIN_DOCS, int(COMMON_TOKEN_SHARE * len(token_lists)))
 
     def candidates(self, tokens: Iterable[str], *, needed: int = MIN_SHARED_TOKENS,
                    limit: int = MAX_CANDIDATES) -> list[int]:
         """Documents sharing `needed` of the query's rarest tokens, most shared first, at most
         `limit`; ties keep counting order (rarest token's documents first): deterministic."""
-        postings = self.postings
-        ranked = sorted((t for t in set(tokens) if 0 < len(postings.get(t, ())) <= self.limit),
-                        key=lambda t: (len(postings[t]), t))[:RARE_TOKENS_PER_DOC]
+        postings, sizes, most = self.postings, self.sizes, self.limit
+        ranked = sorted((size, t) for t in set(tokens) if 0 < (size := sizes.get(t, 0)) <= most)
         if not ranked:
             return []
-        rare = ranked[:1]
+        rare = [ranked[0][1]]
         budget = POSTINGS_BUDGET
-        for token in ranked[1:]:
-            budget -= len(postings[token])
+        for size, token in ranked[1:RARE_TOKENS_PER_DOC]:
+            budget -= size
             if budget < 0:
                 break
             rare.append(token)
         needed = min(needed, len(rare))
-        # Counter over chained postings counts in C: this is the index's hot spot. Only documents
-        # sharing enough tokens are ranked; the stable sort keeps counting order among ties
-        # (the rarest token's documents first).
+        # Counter over chained postings counts in C: this is the index's hot spot. The sort (in
+        # C too, stable, so ties keep counting order: the rarest token's documents first) ranks
+        # every document found; those sharing too few tokens come last and are left out.
         counts = Counter(chain.from_iterable(postings[t] for t in rare))
-        if needed > 1:
-            shared = [(j, n) for j, n in counts.items() if n >= needed]
-        else:
-            shared = list(counts.items())
-        # nlargest is sorted(..., reverse=True)[:limit], ties in counting order, without sorting all.
-        return [j for j, _ in nlargest(limit, shared, key=itemgetter(1))]
+        best = sorted(counts.items(), key=itemgetter(1), reverse=True)[:limit]
+        return [j for j, n in best if n >= needed]
 
 
 def candidate_pairs(token_lists: Sequence[Sequence[str]],

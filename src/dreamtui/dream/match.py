@@ -31,6 +31,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from itertools import chain
+from operator import itemgetter
 from typing import Generic, TypeVar
 
 import snowballstemmer  # type: ignore[import-untyped]  # ships no type information
@@ -126,18 +128,35 @@ def _is_identifier(token: str, initial: bool) -> bool:
 def identifiers(text: str) -> frozenset[tuple[str, ...]]:
     """Identifiers of `text`, each as its normalised tokens (so `db-reset` ≈ "db reset")."""
     found = set()
+    known = _IDENTIFIERS
     for line in text.splitlines():
         initial = True
         for raw in line.split():
             # Plain lowercase words are most of any text and never identifiers: skip them first.
             if not (raw.islower() and raw.isalpha()):
-                token = raw.strip(_WRAPPING).rstrip(".:/-@+")
-                if token and _is_identifier(token, initial):
-                    words = tuple(normalise(token).split())
-                    if words:
-                        found.add(words)
+                key = (raw, initial)
+                words = known.get(key, ())
+                if words == ():
+                    words = _identifier(raw, initial)
+                    if len(known) >= _KEPT:
+                        known.clear()
+                    known[key] = words
+                if words:
+                    found.add(words)
             initial = raw[-1] in _SENTENCE_END or raw in ("-", "*")
     return frozenset(found)
+
+
+# (a whitespace-separated token, whether it starts a sentence) -> its identifier words, or None:
+# texts compared together share most of their names and paths.
+_IDENTIFIERS: dict[tuple[str, bool], tuple[str, ...] | None] = {}
+
+
+def _identifier(raw: str, initial: bool) -> tuple[str, ...] | None:
+    token = raw.strip(_WRAPPING).rstrip(".:/-@+")
+    if token and _is_identifier(token, initial):
+        return tuple(normalise(token).split()) or None
+    return None
 
 
 def polarity(tokens: Iterable[str]) -> tuple[bool, frozenset[tuple[str, int]]]:
@@ -269,6 +288,29 @@ def _content(word: str) -> bool:
     return word not in _NOT_CONTENT and (len(word) > 1 or word.isdigit())
 
 
+# The caches of words, tokens, identifiers and sentences below hold at most this many each, then
+# are emptied at once: a bound on memory in a long session, not an eviction policy.
+_KEPT = 100_000
+# Whether a token's stem is one of a text's stems: never, only inside code, or always.
+_NEVER, _COUNTS_IN_CODE, _COUNTS = 0, 1, 2
+# token -> (whether it counts, its stem, whether it is a tool name), read once per distinct token.
+_TOKENS: dict[str, tuple[int, str, bool]] = {}
+
+
+def _token(token: str) -> tuple[int, str, bool]:
+    # A code word counts even when it is an emphasis word (`any`), not a stop word (the "up" of
+    # `docker compose up` is no evidence).
+    if not token or token[0].isdigit() or token in STOPWORDS:
+        found = _NEVER, "", False
+    else:
+        plain = _content(token) and token not in _REJECT and token not in _REJECT_PHRASE
+        found = (_COUNTS if plain else _COUNTS_IN_CODE), stem(token), token in _TOOL_SLOT
+    if len(_TOKENS) >= _KEPT:
+        _TOKENS.clear()
+    _TOKENS[token] = found
+    return found
+
+
 # --- what a text says --------------------------------------------------------------------------
 
 
@@ -295,17 +337,16 @@ class Features:
         code = {w for span in _CODE_RE.findall(text) for w in _WORD_RE.findall(span.lower())}
         stems: set[str] = set()
         tools: set[str] = set()
+        known = _TOKENS
         for token in _TOKEN_RE.findall(_APOSTROPHES_RE.sub("", text.lower())):
             if token[0] == "-":
                 token = "".join(_WORD_RE.findall(token))
                 code.add(token)
-            # A code word counts even when it is an emphasis word (`any`), not a stop word (the
-            # "up" of `docker compose up` is no evidence).
-            if token and not token[0].isdigit() and token not in STOPWORDS and (token in code or (
-                    _content(token) and token not in _REJECT and token not in _REJECT_PHRASE)):
-                stems.add(stem(token))
-                if token in _TOOL_SLOT:
-                    tools.add(stem(token))
+            counts, s, tool = known.get(token) or _token(token)
+            if counts == _COUNTS or (counts == _COUNTS_IN_CODE and token in code):
+                stems.add(s)
+                if tool:
+                    tools.add(s)
         self.stems = frozenset(stems)  # content stems of the whole text (synonyms folded)
         self._code = code  # words of code spans and flags
         self._tools = tools
@@ -362,56 +403,119 @@ class _Facts:
     core: frozenset[str]  # the body's words but negations, emphasis, stop words
     core_all: frozenset[str]  # the same over the whole text
     flags: frozenset[str]
+    # Identifiers of several words, sorted, each with its words between spaces (as in `padded`).
+    long_names: tuple[tuple[tuple[str, ...], str], ...]
 
     @classmethod
     def read(cls, features: Features) -> _Facts:
         text, body = features.text, features.body
         words = normalise(body).split()
-        norm = normalise(text)
+        norm = normalise(text) if body is not text else " ".join(words)
         # A title whose words the body says in order adds no fact: only the body is read.
         title = text[:len(text) - len(body)] if body != text and text.endswith(body) else ""
         read = body if title and f" {normalise(title)} " in f" {' '.join(words)} " else text
         reader = _Reader(text, features.names)
         # Lowercased and apostrophes joined once ("don't" -> "dont"), dates and times dropped;
-        # backticks stay (a sentence does not end at the dot of "`git add .`").
-        for sentence in _SENTENCE_RE.split(_QUOTES_RE.sub("", _DATE_RE.sub(" ", read)).lower()):
+        # backticks stay (a sentence does not end at the dot of "`git add .`"). A date has
+        # digits and dashes, a clock time digits and a colon: without them, nothing to find.
+        if ("-" in read or ":" in read) and _DIGIT_RE.search(read):
+            read = _DATE_RE.sub(" ", read)
+        if "'" in read or "’" in read:
+            read = _QUOTES_RE.sub("", read)
+        for sentence in _SENTENCE_RE.split(read.lower()):
             reader.sentence(sentence)
-        stance = reader.stance
+        said = reader.said
+        stance = said.stance
+        done: list[str] = []
+        rejected: list[str] = []
+        both = False
+        for s, bits in stance.items():
+            if bits == 1:
+                done.append(s)
+            elif bits == 2:
+                rejected.append(s)
+            else:
+                both = True
         body_words = frozenset(words)
+        poles = frozenset(said.poles)
         return cls(
-            slots={k: frozenset(v) for k, v in reader.slots.items()},
-            picks={k: frozenset(v) for k, v in reader.picks.items()},
-            stance=stance, heads=reader.heads, actions=frozenset(reader.actions),
+            slots={k: frozenset(v) for k, v in said.slots.items()},
+            picks={k: frozenset(v) for k, v in said.picks.items()},
+            stance=stance, heads=said.heads, actions=frozenset(said.actions),
             commands=frozenset(reader.commands),
-            used=frozenset(c for c, bits in reader.command_stance.items() if bits == 1),
-            refused=frozenset(c for c, bits in reader.command_stance.items() if bits == 2),
-            poles=frozenset(reader.poles),
-            axes=_axes(frozenset(reader.poles)),
-            done=frozenset(s for s, bits in stance.items() if bits == 1),
-            rejected=frozenset(s for s, bits in stance.items() if bits == 2),
-            rejects_any=any(bits & 2 for bits in stance.values()),
+            used=frozenset(c for c, bits in said.command_stance.items() if bits == 1),
+            refused=frozenset(c for c, bits in said.command_stance.items() if bits == 2),
+            poles=poles,
+            axes=_axes(poles),
+            done=frozenset(done), rejected=frozenset(rejected), rejects_any=both or bool(rejected),
             words=words, norm=norm, padded=f" {norm} ", lowered=" ".join(text.lower().split()),
-            content_words=frozenset(w for w in body_words - _NOT_CONTENT
-                                    if len(w) > 1 and not w[0].isdigit()),
-            core=body_words - _NOT_CORE, core_all=frozenset(norm.split()) - _NOT_CORE,
-            flags=frozenset(f.lower() for f in _FLAG_RE.findall(text)))
+            content_words=frozenset({w for w in body_words - _NOT_CONTENT
+                                     if len(w) > 1 and not w[0].isdigit()}),
+            core=body_words - _NOT_CORE,
+            core_all=(body_words if body is text else frozenset(norm.split())) - _NOT_CORE,
+            flags=frozenset(f.lower() for f in _FLAG_RE.findall(text)) if "-" in text else frozenset(),
+            long_names=tuple((n, f" {' '.join(n)} ") for n in sorted(features.names) if len(n) > 1))
 
 
 # What a word is to the clause reader, as bits, looked up once per distinct word.
 _CONDITION_K, _RESTART_K, _PHRASE_END_K, _REJECT_K, _REJECT_PHRASE_K = 1, 2, 4, 8, 16
-_DIGIT_K, _POLE_K, _CONTENT_K = 32, 64, 128
+_DIGIT_K, _POLE_K, _CONTENT_K, _STOP_K, _ACTION_K = 32, 64, 128, 256, 512
 _REJECTS_K = _REJECT_K | _REJECT_PHRASE_K
-_KINDS: dict[str, int] = {}
+# word -> (its kind bits, its stem, the tool slot it fills and the tool's name, or None)
+_WORDS: dict[str, tuple[int, str, tuple[str, str] | None]] = {}
 
 
-def _kind(word: str) -> int:
+def _word(word: str) -> tuple[int, str, tuple[str, str] | None]:
+    s = stem(word)
+    slot = _TOOL_SLOT.get(word)
     kind = ((_CONDITION_K if word in _CONDITION else 0) | (_RESTART_K if word in _RESTART else 0)
             | (_PHRASE_END_K if word in _PHRASE_END else 0) | (_REJECT_K if word in _REJECT else 0)
             | (_REJECT_PHRASE_K if word in _REJECT_PHRASE else 0)
             | (_DIGIT_K if word[0].isdigit() else 0) | (_POLE_K if word in POLES else 0)
-            | (_CONTENT_K if _content(word) else 0))
-    _KINDS[word] = kind
-    return kind
+            | (_CONTENT_K if _content(word) else 0) | (_STOP_K if word in STOPWORDS else 0)
+            | (_ACTION_K if s in ACTIONS else 0))
+    if len(_WORDS) >= _KEPT:
+        _WORDS.clear()
+    found = _WORDS[word] = (kind, s, None if slot is None else (slot, _ALIASES.get(word, word)))
+    return found
+
+
+@dataclass(slots=True)
+class _Said:
+    """What one sentence states, as the reader collects it: bits and sets a text's sentences
+    add up (or-ed, united), so a sentence read once stands for every text repeating it."""
+
+    slots: dict[str, set[str]] = field(default_factory=dict)
+    picks: dict[str, set[str]] = field(default_factory=dict)
+    stance: dict[str, int] = field(default_factory=dict)
+    heads: dict[str, int] = field(default_factory=dict)
+    actions: set[str] = field(default_factory=set)
+    poles: set[tuple[str, int]] = field(default_factory=set)
+    command_stance: dict[str, int] = field(default_factory=dict)  # code span -> 1 used, 2 rejected, 3 both
+    flags: set[str] = field(default_factory=set)  # flags it brings, as words
+
+    def add(self, other: _Said) -> None:
+        # Most sentences fill few of these: the empty ones are skipped before any loop.
+        for mine_sets, theirs_sets in ((self.slots, other.slots), (self.picks, other.picks)):
+            if theirs_sets:
+                for key, values in theirs_sets.items():
+                    mine_sets.setdefault(key, set()).update(values)
+        for mine, theirs in ((self.stance, other.stance), (self.heads, other.heads),
+                             (self.command_stance, other.command_stance)):
+            if theirs:
+                get = mine.get
+                for key, bits in theirs.items():
+                    mine[key] = get(key, 0) | bits
+        if other.actions:
+            self.actions |= other.actions
+        if other.poles:
+            self.poles |= other.poles
+
+
+# A batch's memories repeat one another's sentences (a title restated as the content's first
+# sentence, several agents sending one tip, an entry's line quoted back): each distinct sentence
+# is read once, for the code words and flags of the text around it, which change its reading.
+_SENTENCES: dict[tuple[str, frozenset[str], frozenset[str]], _Said] = {}
 
 
 class _Reader:
@@ -423,101 +527,122 @@ class _Reader:
         self.code_words = {w for span in spans for w in normalise(span).split()}
         self.code_words |= {w for ident in names for w in ident}
         self.flags: set[str] = set()  # flags as one word: the "no" of `--no-cache` rejects nothing
-        self.command_stance: dict[str, int] = {}  # code span -> 1 used, 2 rejected, 3 both
-        self.slots: dict[str, set[str]] = {}
-        self.picks: dict[str, set[str]] = {}
-        self.stance: dict[str, int] = {}
-        self.actions: set[str] = set()
-        self.heads: dict[str, int] = {}
-        self.poles: set[tuple[str, int]] = set()
+        self.said = _Said()
 
     def sentence(self, sentence: str) -> None:
-        # A rejection carries over a colon when it is all the clause before says ("Never read:
-        # .env, keys"), not after a full instruction ("Decimal, never float: float rounding
-        # broke totals"), and never past a dash or a parenthesis, which start an aside
-        # ("Avoid `any` — use `unknown`", "uv (never pip)").
-        for part in _ASIDE_RE.split(sentence):
-            carried = False
-            for clause in _COLON_RE.split(part):
-                carried = self.clause(clause, carried)
-            if _DIGIT_RE.search(part):
-                _read_numbers(part, self.slots)
+        # The text's code words and flags change how a sentence reads only where the sentence
+        # has them as words, and then has them as substrings: those are the key's.
+        code_words = frozenset(w for w in self.code_words if w in sentence) if self.code_words else _NO_WORDS
+        flags = code_words & self.flags if code_words and self.flags else _NO_WORDS
+        key = (sentence, code_words, flags)
+        said = _SENTENCES.get(key)
+        if said is None:
+            said = _read_sentence(sentence, code_words, flags)
+            if len(_SENTENCES) >= _KEPT:
+                _SENTENCES.clear()
+            _SENTENCES[key] = said
+        self.said.add(said)
+        if said.flags:
+            self.flags |= said.flags
+            self.code_words |= said.flags
 
-    def clause(self, clause: str, rejected: bool) -> bool:
-        """Read one clause; whether it rejects from its start to its end."""
-        words: list[str] = []
-        restarts: set[int] = set()  # positions where a comma may start a new instruction
-        spans: dict[int, str] = {}  # word position -> the code span starting there
-        # One regex over the clause (normalise's words, plus commas, flags and code spans).
-        for token in _CLAUSE_TOKEN_RE.findall(clause):
-            if token == ",":
-                restarts.add(len(words))
-            elif token[0] == "`":
-                span = " ".join(token.strip("`").split())
-                span_words = self._words(_TOKEN_RE.findall(span))
-                if span_words:
-                    spans[len(words)] = span
-                    words.extend(span_words)
-            else:
-                words.extend(self._words((token,)))
-        restarts.add(0)  # "Prefer uv over pip: use uv for ..." starts afresh after the colon
-        phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
-        whole = rejected  # rejecting from the clause's start
-        since = 0  # content words since the clause began or a rejection did: 0 is its head
-        # Locals: this loop runs for every word of every text compared.
-        code_words, kinds, stems, stance, heads = self.code_words, _KINDS, _STEMS, self.stance, self.heads
-        for position, word in enumerate(words):
-            kind = kinds.get(word)
-            if kind is None:
-                kind = _kind(word)
-            if kind & _CONDITION_K or (kind & _RESTART_K and position in restarts) \
-                    or (phrase and kind & _PHRASE_END_K):
-                rejected = phrase = whole = False
-                since = 0
-            if spans and position in spans:
-                started = spans[position]
-                self.command_stance[started] = self.command_stance.get(started, 0) | (2 if rejected else 1)
-            if kind & _REJECTS_K and word not in self.flags:
-                phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
-                whole = whole or (not phrase and self._content_before(words, position) == 0)
-                rejected = True
-                since = 0
-                continue
-            if kind & _DIGIT_K:
-                continue
-            if kind & _POLE_K:
-                self.poles.add(POLES[word])
-            code = word in code_words and word not in STOPWORDS
-            if not code and not kind & _CONTENT_K:
-                continue
-            s = stems.get(word) or stem(word)
-            bit = 2 if rejected else 1
-            stance[s] = stance.get(s, 0) | bit
-            if since == 0:
-                heads[s] = heads.get(s, 0) | bit
-            if since < 2 and s in ACTIONS:
-                self.actions.add(s)
-            since += 1
-            tool_slot = _TOOL_SLOT.get(word)
-            if tool_slot is not None and not rejected:
-                self.picks.setdefault(tool_slot, set()).add(_ALIASES.get(word, word))
-        return rejected and whole
 
-    def _words(self, tokens: Iterable[str]) -> list[str]:
-        """Tokens as words: a flag is one word (the "no" of `--no-cache` rejects nothing)."""
-        words = []
-        for token in tokens:
-            if token[0] == "-":
-                token = "".join(_WORD_RE.findall(token))
-                self.code_words.add(token)
-                self.flags.add(token)
-            if token and token != ",":
-                words.append(token)
-        return words
+_NO_WORDS: frozenset[str] = frozenset()
 
-    @staticmethod
-    def _content_before(words: Sequence[str], position: int) -> int:
-        return sum(1 for w in words[:position] if _content(w))
+
+def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[str]) -> _Said:
+    """What `sentence` states, read with the code words and flags of the text around it."""
+    # A rejection carries over a colon when it is all the clause before says ("Never read:
+    # .env, keys"), not after a full instruction ("Decimal, never float: float rounding
+    # broke totals"), and never past a dash or a parenthesis, which start an aside
+    # ("Avoid `any` — use `unknown`", "uv (never pip)").
+    said = _Said()
+    growing_code, growing_flags = set(code_words), set(flags)
+    for part in _ASIDE_RE.split(sentence):
+        carried = False
+        for clause in _COLON_RE.split(part):
+            carried = _clause(clause, carried, said, growing_code, growing_flags)
+        if _DIGIT_RE.search(part):
+            _read_numbers(part, said.slots)
+    said.flags = growing_flags - flags
+    return said
+
+
+def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flags: set[str]) -> bool:
+    """Read one clause into `said`; whether it rejects from its start to its end. `code_words`
+    and `flags` (the text's, so far) grow with the flags the clause brings."""
+    words: list[str] = []
+    restarts = {0}  # positions where a comma may start a new instruction (and the start)
+    spans: dict[int, str] = {}  # word position -> the code span starting there
+    # One regex over the clause (normalise's words, plus commas, flags and code spans).
+    for token in _CLAUSE_TOKEN_RE.findall(clause):
+        first = token[0]
+        if first == ",":
+            restarts.add(len(words))
+        elif first == "`":
+            span = " ".join(token.strip("`").split())
+            span_words = _span_words(_TOKEN_RE.findall(span), code_words, flags)
+            if span_words:
+                spans[len(words)] = span
+                words.extend(span_words)
+        elif first == "-":
+            words.append(_flag(token, code_words, flags))
+        else:
+            words.append(token)
+    phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
+    whole = rejected  # rejecting from the clause's start
+    since = 0  # content words since the clause began or a rejection did: 0 is its head
+    # Locals: this loop runs for every word of every distinct sentence read.
+    known, stance, heads = _WORDS, said.stance, said.heads
+    for position, word in enumerate(words):
+        kind, s, tool = known.get(word) or _word(word)
+        if kind & _CONDITION_K or (kind & _RESTART_K and position in restarts) \
+                or (phrase and kind & _PHRASE_END_K):
+            rejected = phrase = whole = False
+            since = 0
+        if spans and position in spans:
+            started = spans[position]
+            said.command_stance[started] = said.command_stance.get(started, 0) | (2 if rejected else 1)
+        if kind & _REJECTS_K and word not in flags:
+            phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
+            whole = whole or (not phrase and _content_before(words, position) == 0)
+            rejected = True
+            since = 0
+            continue
+        if kind & _DIGIT_K:
+            continue
+        if kind & _POLE_K:
+            said.poles.add(POLES[word])
+        # A code word counts even when it is not a content word (`any`), unless a stop word.
+        if not kind & _CONTENT_K and (kind & _STOP_K or word not in code_words):
+            continue
+        bit = 2 if rejected else 1
+        stance[s] = stance.get(s, 0) | bit
+        if since == 0:
+            heads[s] = heads.get(s, 0) | bit
+        if since < 2 and kind & _ACTION_K:
+            said.actions.add(s)
+        since += 1
+        if tool is not None and not rejected:
+            said.picks.setdefault(tool[0], set()).add(tool[1])
+    return rejected and whole
+
+
+def _flag(token: str, code_words: set[str], flags: set[str]) -> str:
+    """A flag as one word: the "no" of `--no-cache` rejects nothing."""
+    word = "".join(_WORD_RE.findall(token))
+    code_words.add(word)
+    flags.add(word)
+    return word
+
+
+def _span_words(tokens: Iterable[str], code_words: set[str], flags: set[str]) -> list[str]:
+    return [_flag(token, code_words, flags) if token[0] == "-" else token
+            for token in tokens if token != ","]
+
+
+def _content_before(words: Sequence[str], position: int) -> int:
+    return sum(1 for w in words[:position] if _content(w))
 
 
 def _read_numbers(clause: str, slots: dict[str, set[str]]) -> None:
@@ -562,9 +687,14 @@ class Weights:
     def vector(self, features: Features) -> tuple[dict[str, float], float]:
         found = self._vectors.get(id(features))
         if found is None or found[0] is not features:
-            weights = {s: self.of(features, s) for s in features.stems}
-            found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
+            found = self._vector(features)
         return found[1], found[2]
+
+    def _vector(self, features: Features) -> tuple[Features, dict[str, float], float]:
+        strong = features.strong
+        weights = {s: self(s) * (STRONG_WEIGHT if s in strong else 1.0) for s in features.stems}
+        found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
+        return found
 
     def __call__(self, stem_: str) -> float:
         found = self._cache.get(stem_)
@@ -617,8 +747,12 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
     shared = a.stems & b.stems
     if not shared:
         return 0.0
-    va, wa = weights.vector(a)
-    vb, wb = weights.vector(b)
+    # Weights.vector inlined: clustering calls this for every candidate pair.
+    vectors = weights._vectors
+    found = vectors.get(id(a))
+    _, va, wa = found if found is not None and found[0] is a else weights._vector(a)
+    found = vectors.get(id(b))
+    _, vb, wb = found if found is not None and found[0] is b else weights._vector(b)
     ws = 0.0
     for s in shared:
         x, y = va[s], vb[s]
@@ -767,8 +901,10 @@ def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
     flags_a, flags_b = a.facts.flags - b.facts.flags, b.facts.flags - a.facts.flags
     if flags_a and flags_b:
         return "flag", "/".join(sorted(flags_a)), "/".join(sorted(flags_b))
-    only_a = [n for n in sorted(a.names) if len(n) > 1 and f" {' '.join(n)} " not in b.facts.padded]
-    only_b = [n for n in sorted(b.names) if len(n) > 1 and f" {' '.join(n)} " not in a.facts.padded]
+    if not a.facts.long_names or not b.facts.long_names:
+        return None
+    only_a = [n for n, spaced in a.facts.long_names if spaced not in b.facts.padded]
+    only_b = [n for n, spaced in b.facts.long_names if spaced not in a.facts.padded]
     for x in only_a:
         for y in only_b:
             if x[0] == y[0]:
@@ -871,8 +1007,17 @@ class MatchIndex(Generic[T]):
                 index.postings.setdefault(s, []).append(i)
         return index
 
+    # The last query's candidates (a prefix of a longer list is the shorter list): a caller
+    # first asks whether anything may match (limit 1), then for the match.
+    _last: tuple[Features, int, list[int]] | None = field(default=None, repr=False)
+
     def candidates(self, query: Features, limit: int = CANDIDATES) -> list[int]:
-        return rare_candidates(self.postings, len(self.items), query.stems, limit)
+        last = self._last
+        if last is not None and last[0] is query and last[1] >= limit:
+            return last[2][:limit]
+        found = rare_candidates(self.postings, len(self.items), query.stems, max(limit, CANDIDATES))
+        self._last = query, max(limit, CANDIDATES), found
+        return found[:limit]
 
     def verdicts(self, query: Features, *, threshold: float = DEFAULT_SIMILARITY) -> list[tuple[int, Verdict]]:
         """(item index, verdict) for the candidates, best first (same lessons, then corrections,
@@ -917,5 +1062,6 @@ def rare_candidates(postings: dict[str, list[int]], docs: int, stems: Iterable[s
         if budget < 0:
             break
         rare.append(s)
-    counts = Counter(i for s in rare for i in postings[s])
-    return [i for i, _ in counts.most_common(limit)]
+    # Counted in C, ranked by a stable sort in C: most_common(limit) without its Python-level heap.
+    counts = Counter(chain.from_iterable(postings[s] for s in rare))
+    return [i for i, _ in sorted(counts.items(), key=itemgetter(1), reverse=True)[:limit]]
