@@ -1241,3 +1241,21 @@ def test_a_failure_whose_output_states_no_error_is_no_lesson(workspace: Workspac
     log.result(log.calls("Bash", command="./up.sh"), "Exit code 1\nerror: disk quota", True)
     assert [m.title for m in _mined(workspace, projects, log)] == [
         "`./up.sh` fails here: error: disk quota"]
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("i dont think it copied to ventoy partition",
+     "Check that it copied to ventoy partition before saying it is done: the person said “i dont "
+     "think it copied to ventoy partition”"),
+    ("yes but ill need actual syntax highlighting too. like if its a go file",
+     "Ill need actual syntax highlighting too"),
+    ("continue,i dont want minimal version i want all tools",
+     "I dont want minimal version i want all tools"),
+])
+def test_a_doubt_about_done_work_says_to_check_it_and_agreeing_first_is_left_out(
+        text: str, title: str) -> None:
+    assert lesson(text, None, None) == title
+
+
+def test_a_doubt_that_is_a_view_keeps_its_words() -> None:
+    assert lesson("i dont think we care about the bill migration.", None, None) is None

@@ -63,8 +63,10 @@ quoting it; a challenging question that holds its lesson is said as what to do (
 look up the os?" → "Look up the os: the person asked …", "did you not look in the repo?" →
 "Look in the repo first: …", "why did u modify generated files?" → "Do not modify generated
 files unasked: …", "why did u do that?" → not to do what the agent had just done, "where did you
-get this info from" → say where it comes from); swearing is left out ("Give me fucking file
-paths" → "Give me file paths"); other words are the lesson themselves.
+get this info from" → say where it comes from, "i dont think it copied to the partition" → check
+that it copied before saying it is done); swearing and agreeing first are left out ("Give me
+fucking file paths" → "Give me file paths", "yes but ill need …" → "Ill need …"); other words
+are the lesson themselves.
 
 An agent answering a request for advice ("what would be the best idea") or a plain question ("is
 a.py redundant to b.py?", "what do you mean existing pattern?") with "You're absolutely right"
@@ -474,6 +476,14 @@ _SOURCE = re.compile(r"where did (?:you|u) (?:get|find|read|see) (?P<what>[^?\n]
 # Swearing a title leaves out: "Give me fucking file paths" says "Give me file paths".
 _SWEARING = re.compile(r"^(?:fuck me|ffs|wtf)\W+|\b(?:fucking|fuckin'?|fkn|fking|fricking|freaking|bloody)\s+",
                        re.IGNORECASE)
+# "i dont think it copied to ventoy partition": a doubt that done work took effect (a verb in the
+# past); "i dont think we care about the bill migration" is a view, and keeps its words.
+_DOUBTED = re.compile(r"i (?:don'?t|do not) think (?P<what>(?:it|that|this|we|you|they|the \w+) "
+                      r"(?:\w+ed|did|made|went|ran|got|took|wrote|built|saw|found|kept|set|put)\b[^.?!\n]{0,80})",
+                      re.IGNORECASE)
+# Agreeing before the point: "yes but ill need actual syntax highlighting too", "continue, i …".
+_AGREED = re.compile(r"^(?:(?:yes|yeah|yep|sure|ok(?:ay)?)\W+but\W+|continue\W+)", re.IGNORECASE)
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s")
 _TO_YOU = {"i": "the person", "me": "the person", "my": "the person's", "i'm": "the person is"}
 
 
@@ -486,6 +496,9 @@ def _rephrased(words: str, doing: str | None) -> str | None:
     quote = f"the person asked “{_quoted(words, 70)}”"
     if doing and _DID_THAT.match(first):
         return f"Do not {_briefly(doing)} unasked: {quote}"
+    doubted = _DOUBTED.match(first)
+    if doubted:
+        return f"Check that {doubted.group('what')} before saying it is done: the person said “{_quoted(words, 70)}”"
     source = _SOURCE.match(first)
     if source:
         return f"Say where {source.group('what')} comes from before stating it: {quote}"
@@ -527,9 +540,10 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
         rephrased = _rephrased(words, doing)
         if rephrased:
             return rephrased
-        said_first = words.split("\n", 1)[0]
-        calm = " ".join(_SWEARING.sub("", said_first).split()).strip(" ,.!")
-        if calm != " ".join(said_first.split()).strip(" ,.!"):  # "Give me fucking file paths": "Give me file paths"
+        said_first = _FIRST_SENTENCE.split(words.split("\n", 1)[0], maxsplit=1)[0]
+        # "Give me fucking file paths" says "Give me file paths"; "yes but ill need …", "ill need …"
+        calm = " ".join(_AGREED.sub("", _SWEARING.sub("", said_first)).split()).strip(" ,.!")
+        if calm and calm != " ".join(said_first.split()).strip(" ,.!"):
             return calm[:1].upper() + calm[1:]
         return words[:1].upper() + words[1:] if opened else None
     if doing:
