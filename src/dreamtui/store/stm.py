@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -551,17 +551,20 @@ class STMStore:
                     found[row[COLUMNS.index("idempotency_key")]] = self._to_memory(row)
         return found
 
-    def revise_pending(self, revisions: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
-        """Rewrite (id, content, metadata) of memories that are still pending; returns how many.
+    def revise_pending(self, revisions: Iterable[tuple[str, str, dict[str, Any]]], *,
+                       titles: Mapping[str, str] | None = None) -> int:
+        """Rewrite (id, content, metadata) of memories that are still pending, and the title of
+        those `titles` names by id; returns how many.
 
         One that a dream claimed meanwhile is left as it is: its batch is already being read.
         """
-        rows = [(content, _json(metadata), memory_id, self.tenant_id)
+        titled = titles or {}
+        rows = [(titled.get(memory_id), content, _json(metadata), memory_id, self.tenant_id)
                 for memory_id, content, metadata in revisions]
         with self._transaction("revising memories") as conn:
             before = conn.total_changes
-            conn.executemany(f"UPDATE stm_memories SET content = ?, metadata = ? "
-                             f"WHERE id = ? AND tenant_id = ? AND {_PENDING}", rows)
+            conn.executemany(f"UPDATE stm_memories SET title = COALESCE(?, title), content = ?, "
+                             f"metadata = ? WHERE id = ? AND tenant_id = ? AND {_PENDING}", rows)
             return conn.total_changes - before
 
     # -- leases ----------------------------------------------------------------------------------
