@@ -285,3 +285,12 @@ async def test_an_update_of_a_skill_leaves_out_inline_credentials(run: Any) -> N
     body = parse_entry(update.after or "", update.target).body
     assert body.rstrip().endswith("```sh\naws s3 sync web/dist s3://bucket --delete\n```")
     assert "EXAMPLE" not in body and "left out the inline AWS_SECRET_ACCESS_KEY value" in update.rationale
+
+
+@pytest.mark.parametrize("run", RUNNERS)
+async def test_a_rule_said_twice_word_for_word_may_be_discarded_once(run: Any) -> None:
+    again = memory("r3", "Reply style", "Be concise.", agent="agent-b", tags=(), minutes=11)
+    data = with_batch(CONCISE, again)
+    answers = [{"op": "discard", "evidence": [shown(data, again.id)], "rationale": "repeats the other one"}]
+    events, _ = await run(data, answers)
+    assert [p.target for p in made(events) if p.op == "discard"] == [f"stm:{again.id}"], refused(events)

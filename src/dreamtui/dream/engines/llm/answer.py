@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -177,6 +178,7 @@ class ProposalMaker:
         self.created: set[str] = set()
         self.cited: set[str] = set()
         self.known_tags = tags_by_use(index)
+        self.contents: Counter[str] | None = None  # normalised contents of the memories shown
         self.answers = 0
         self.refused = 0
 
@@ -257,11 +259,11 @@ class ProposalMaker:
         the memory repeats another shown one word for word): the value gate keeps short rules."""
         if any(c in self.prompt.citations for c in citations(checked.rationale)):
             return
-        cited = {m.id for m in checked.memories}
-        others = {normalise(m.content) for m in self.prompt.aliases.values() if m.id not in cited}
+        if self.contents is None:  # read once a dream, not once a discard: batches run to thousands
+            self.contents = Counter(normalise(m.content) for m in self.prompt.aliases.values())
         for memory in checked.memories:
             text = " ".join(memory.content.split())
-            if normalise(memory.content) not in others and worthless(memory) is None and states_rule(text):
+            if self.contents[normalise(memory.content)] < 2 and worthless(memory) is None and states_rule(text):
                 name = next(a for a, m in self.prompt.aliases.items() if m.id == memory.id)
                 raise _Refuse(f"{name} states a rule ({one_line(text, 80)!r}): a rule is discarded only "
                               "citing the project rule shown that states it; else create, update or reinforce")
