@@ -1259,3 +1259,25 @@ def test_a_doubt_about_done_work_says_to_check_it_and_agreeing_first_is_left_out
 
 def test_a_doubt_that_is_a_view_keeps_its_words() -> None:
     assert lesson("i dont think we care about the bill migration.", None, None) is None
+
+
+def test_a_why_that_points_at_nothing_the_agent_did_waits_for_its_reply(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("fdfdfdfd-0000-4000-8000-00000000000d")
+    log.typed("add the expiry to the contract")
+    log.result(log.calls("Edit", file_path="/home/u/shop/models.go"), "ok")
+    log.typed("so why did we need to add the extra contract months?")
+    log.says("`signedAt` comes from the provider's callback; the months give the end date.")
+    log.result(log.calls("Edit", file_path="/home/u/shop/models.go"), "ok")
+    log.typed("why is that an issue?")
+    log.says("Because the pointer can be nil when the provider is late.")
+    log.result(log.calls("Edit", file_path="/home/u/shop/helpers.go"), "ok")
+    log.typed("why did u do it?")
+    log.says("You're right, I should have put it in `helpers.go` from the start.")
+    log.result(log.calls("Bash", command="rm tests/test_models.py"), "")
+    log.typed("why did you delete the tests?")
+    log.says("The tests were failing, so I removed them.")
+    assert [(m.metadata["rule"], m.title) for m in _mined(workspace, projects, log)] == [
+        ("acknowledged", "Do not edit `helpers.go` unasked: the person asked “why did u do it?”"),
+        ("question", "Do not delete the tests unasked: the person asked “why did you delete the "
+                     "tests?”")]

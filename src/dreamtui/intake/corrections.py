@@ -419,6 +419,25 @@ _ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what
                      r"recommend)|which (?:one|is better|would you)|what (?:should|would) (?:we|i|you))\b")
 
 
+# A "why" that points at something: a proposal ("why not …"), what the agent did not do ("why
+# didn't you …"), a failure that persists ("why … still …"), or an action of the agent's ("why
+# did you delete …"). Any other "why" ("why did we need the months field?", "why is that an
+# issue?") may be a plain question: the agent's reply says which.
+_WHY_POINTED = re.compile(
+    r"why (?:not\b|don'?t (?:we|you|u)\b|(?:didn'?t|don'?t|aren'?t|isn'?t|wasn'?t|haven'?t|doesn'?t|"
+    r"won'?t|can'?t)\b|[^?\n]{0,60}\b(?:still|again|keeps?|kept)\b|(?:did|would|are|were|do|have) "
+    r"(?:you|u|we) (?:just |even |go and |keep )?(?:remove|delete|add|change|modify|rename|move|create|"
+    r"write|use|install|hard-?code|revert|drop|edit|skip|commit|push|disable|ignore|overwrite|replace|"
+    r"regenerate|downgrade|miss|forget|forgot|break|broke|touch|assume|guess|invent|make up)\w*\b)")
+_WHY = re.compile(r"why\b")
+
+
+def wonders(text: str) -> bool:
+    """A "why" question that points at nothing the agent did (`_WHY_POINTED`)."""
+    head = _OPENER.sub("", _plain(text).lower().strip()[:400])
+    return _WHY.match(head) is not None and _WHY_POINTED.match(head) is None
+
+
 def only_asks(text: str) -> bool:
     """A request for advice, or a plain question ("is agent_learning_system.py redundant to …?",
     "what do you mean existing pattern?", "we have an array for each colour …?"): an agent that

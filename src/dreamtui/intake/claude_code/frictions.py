@@ -21,7 +21,8 @@ Order matters four times:
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
   otherwise than the agent had just recommended; any other turn waits for the agent's next
-  words: a reply that concedes a mistake makes it one (not to a request for advice). Swearing
+  words: a reply that concedes a mistake makes it one (not to a request for advice or a plain
+  question), and so does a "why" that points at nothing the agent did (`corrections.wonders`). Swearing
   alone is never one; a bare "nope" to the agent's words alone waits for its reply too.
 - **A tool error is worth a lesson** when it reveals an environment fact, when the person typed
   a comment while it was the last thing that happened (not "continue"), or when the same call
@@ -237,6 +238,8 @@ class Detector:
                 rule = None if corrections.asked(said) else rule
             elif rule is None and corrections.overrides(text, said):
                 rule = "override"
+            elif rule == "question" and corrections.wonders(text):
+                rule = None  # "why did we need the months field?": a question, unless conceded
             if rule is not None and corrections.contentless(text):
                 if corrections.insult(text):
                     return True  # "ur stupid": frustration, and no lesson in it
