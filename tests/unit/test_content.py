@@ -132,6 +132,21 @@ def test_a_skill_keeps_its_command_and_leaves_out_inline_credentials_even_exampl
     assert "left out the inline DOCS_API_TOKEN, GCS_ACCESS_KEY_ID, GCS_SECRET values" in created.rationale
 
 
+def test_an_update_of_a_skill_adds_its_new_command_without_inline_credentials() -> None:
+    skill = ("topics/upload-the-docs-site.md", entry_text(
+        "upload-the-docs-site", "Upload the docs site",
+        "For publishing the docs by hand, use the snippet below.\n\n```sh\ngsutil rsync -r site/ gs://docs-bucket\n```",
+        tags=("deploy",), route="skill"))
+    more = mem("k2", "Upload the docs site",
+               "For publishing the docs by hand, use `gsutil rsync -r site/ gs://docs-bucket`.\n\n"
+               "```sh\nCDN_API_TOKEN=cdn_EXAMPLE0000000000 cdnctl purge --zone docs\n```", agent="agent-b",
+               tags=("deploy",))
+    update = only(proposals(dream_input([more], snapshot_of(skill))), "update")
+    body = entry_of(update).body
+    assert "cdnctl purge --zone docs" in body and "EXAMPLE" not in body and "CDN_API_TOKEN" not in body
+    assert "left out the inline CDN_API_TOKEN value" in update.rationale
+
+
 # --- updates add only what the entry lacks ----------------------------------------------------
 
 RESET = ("topics/test-db-reset.md", entry_text(

@@ -305,6 +305,11 @@ class _Dream:
         when = max(m.submitted_at for m in seen)
         note = f"; it states something differently ({contested}): check both" if contested else ""
         if facts:
+            # A skill's new commands keep no inline credentials, as a new skill's body does.
+            kept, left_out = leave_out_credentials("\n\n".join(facts), entry.route)
+            if left_out:
+                facts, note = ([kept] if kept.strip() else []), note + left_out
+        if facts:
             draft.merge_facts(members, facts, self.now,
                               f"{_say(members, 'adds', 'add')} {counted(len(facts), 'fact')} "
                               f"(similarity {score:.0f}){note}",
