@@ -57,7 +57,7 @@ from dreamtui.dream.proposals import (
     split_paragraphs,
     split_sentences,
 )
-from dreamtui.dream.routes import lesson_route, no_lesson, recurs, route_meta, seen_in, why
+from dreamtui.dream.routes import entry_route, lesson_route, no_lesson, recurs, route_meta, seen_in, why
 from dreamtui.model import Entry, Memory, Proposal, memory_session
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
@@ -306,7 +306,7 @@ class _Dream:
         note = f"; it states something differently ({contested}): check both" if contested else ""
         if facts:
             # A skill's new commands keep no inline credentials, as a new skill's body does.
-            kept, left_out = leave_out_credentials("\n\n".join(facts), entry.route)
+            kept, left_out = leave_out_credentials("\n\n".join(facts), entry_route(entry))
             if left_out:
                 facts, note = ([kept] if kept.strip() else []), note + left_out
         if facts:
