@@ -677,3 +677,68 @@ def test_a_lesson_whose_key_changed_counts_its_new_occurrences_once(workspace: W
     rollout.write(sessions, when=datetime(2026, 8, 3, 14, 0, tzinfo=UTC))  # read whole again
     _import(workspace, sessions)
     assert _stored(workspace)[0].metadata["occurrences"] == 2
+
+
+PUBSUB = ("** (RuntimeError) failed to start Mix.PubSub, reason: {{:shutdown, {:failed_to_start_child, "
+          "Mix.PubSub.Subscriber, {%Mix.Error{message: \"failed to open a TCP socket in "
+          "Mix.Sync.PubSub.subscribe/1, reason: :eperm\"}}}}")
+INSTRUCTION = "Yes, implement this, don't bother running mix precommit as it isn't working yet."
+
+
+def test_an_instruction_read_in_an_earlier_import_is_the_lesson_of_a_later_failure(
+        workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    Rollout().typed(INSTRUCTION).says("Implemented.").write(sessions)
+    assert _import(workspace, sessions).inserted == 0
+    (Rollout(session="019f-bbbb").typed("Add the column").shell("mix precommit", PUBSUB, 1)
+     .shell("mix precommit", PUBSUB, 1)).write(sessions)
+    report = _import(workspace, sessions)
+    [memory] = _stored(workspace)
+    assert (report.read, report.unchanged, report.inserted) == (1, 1, 1)
+    assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet "
+                                   "(`mix precommit` cannot run here")
+    assert memory.metadata["instruction_session"] == "019f-aaaa"
+
+
+def test_a_pending_failure_takes_the_instruction_a_later_import_finds(workspace: Workspace,
+                                                                      tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from dreamtui.cli import main
+    sessions = tmp_path / "sessions"
+    (Rollout().typed("Add the column").shell("mix precommit", PUBSUB, 1)
+     .shell("mix precommit", PUBSUB, 1)).write(sessions)
+    refused = "** (DBConnection.ConnectionError) connection refused"
+    (Rollout(session="019f-cccc").typed("Add the index").shell("mix precommit", refused, 1)
+     .shell("mix precommit", refused, 1)).write(sessions)
+    unbuilt = "** (Mix) error: could not compile dependency :telemetry"
+    (Rollout(session="019f-dddd", cwd="/code/other").typed("Build").shell("mix precommit", unbuilt, 1)
+     .shell("mix precommit", unbuilt, 1)).write(sessions)
+    _import(workspace, sessions)
+    args = ["--workspace", str(workspace.root), "import", "codex", "--sessions-dir", str(sessions),
+            "--include-live"]
+    assert CliRunner().invoke(main, [*args, "--project", "/code/other"]).exit_code == 0
+    before = {m.metadata["session_id"]: m for m in _stored(workspace)}
+    assert not any(m.metadata["reason"] for m in before.values())
+    with STMStore.for_workspace(workspace) as store:  # a dream consumed one of them
+        assert store.consume_pending([before["019f-cccc"].id], now=NOW) == 1
+    Rollout(session="019f-bbbb").typed(INSTRUCTION).says("Implemented.").write(sessions)
+    result = CliRunner().invoke(main, [*args, "--project", PROJECT])
+    assert result.exit_code == 0, result.output
+    assert "0 already imported; 1 pending failure took the person's instruction about it" \
+        in result.output
+    after = {m.metadata["session_id"]: m for m in _stored(workspace)}
+    precommit = after["019f-aaaa"]
+    assert precommit.title.startswith("Don't bother running mix precommit as it isn't working yet "
+                                      f"({before['019f-aaaa'].title[:30]}")
+    assert precommit.content.startswith(before["019f-aaaa"].content.split("\n", 1)[0])
+    assert "The person then said: “don't bother running mix precommit as it isn't working yet”" \
+        in precommit.content
+    assert precommit.content.endswith(before["019f-aaaa"].content.rsplit("\n", 1)[1])  # seen line
+    assert precommit.metadata["occurrences"] == 2
+    # Another project's failure and a consumed one stay as they were.
+    assert after["019f-dddd"].title == before["019f-dddd"].title
+    assert (after["019f-cccc"].title, after["019f-cccc"].content) == (
+        before["019f-cccc"].title, before["019f-cccc"].content)
+    again = CliRunner().invoke(main, [*args, "--project", PROJECT])
+    assert "instruction" not in again.output

@@ -81,6 +81,8 @@ def _summary(report: CodexReport, options: CodexOptions) -> None:
                if options.dry_run else
                f"{report.inserted} new, {report.duplicates} already imported"
                + (f" ({report.recounted} still pending got a higher occurrence count)"
-                  if report.recounted else ""))
+                  if report.recounted else "")
+               + (f"; {counted(report.instructed, 'pending failure')} took the person's "
+                  "instruction about it" if report.instructed else ""))
     click.echo(f"  {counted(report.frictions, 'friction')} → "
                f"{counted(len(report.memories), 'memory', 'memories')}: {outcome}")

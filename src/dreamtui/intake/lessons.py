@@ -313,9 +313,13 @@ def _failure_title(friction: Friction, reason: str | None) -> str:
     person told the agent what to do about it ("don't bother running mix precommit"), that is
     the lesson, and the fact follows."""
     fact = _machine_fact(friction) or f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
-    if reason and correction_rule(reason) is not None:
-        return f"{reason} ({fact})"
-    return fact
+    return (_instructed(fact, reason) if reason else None) or fact
+
+
+def _instructed(fact: str, reason: str) -> str | None:
+    """A failure's title with what the person said to do about it first; None when their words
+    say nothing to do (not a rule: "why?")."""
+    return f"{reason} ({fact})" if correction_rule(reason) is not None else None
 
 
 _SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+)\s*(?:&&|;|\n|$)"
@@ -603,6 +607,45 @@ def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: 
                                         metadata.get("last_timestamp"), limit_bytes), metadata)
                  for stored, metadata in revised.values()]
     return store.revise_pending(revisions) if revisions else 0
+
+
+def instruct_pending(store: STMStore, instruction: Callable[[Memory], str | None], config: Config,
+                     source: Source) -> int:
+    """Give the source's pending failures the person's instruction about them that an import
+    found after storing them ("don't bother running mix precommit as it isn't working yet"):
+    its words lead the title, as they would have had they come first, and the content quotes
+    them; how many were revised. `instruction` gives the person's sentence for a memory, or None.
+
+    Only a failure stored without a word from the person is revised (a pending memory has no
+    other editor: people edit a dream's proposals, not its input); one a dream claimed or
+    consumed is left as it is.
+    """
+    revisions: list[tuple[str, str, dict[str, Any]]] = []
+    titles: dict[str, str] = {}
+    for agent in dict.fromkeys((source.agent_id, source.subagent_id)):
+        for stored in store.page(MemoryFilter(state="pending", agent=agent), limit=2**62):
+            meta = stored.metadata
+            if meta.get("source") != source.name or meta.get("reason") or \
+                    meta.get("kind") not in ("tool_error", "environment"):
+                continue
+            said = instruction(stored)
+            if not said or pasted_output(said):
+                continue
+            title = _instructed(stored.title, _sentence(said, config.stm.max_title_chars))
+            if title is None:
+                continue
+            heard = f"The person then said: “{one_line(said, QUOTE_CHARS)}”"
+            seen = _SEEN_LINE_RE.search(stored.content)
+            content = (stored.content[:seen.start()] + "\n" + heard + stored.content[seen.start():]
+                       if seen else f"{stored.content}\n{heard}")
+            if stored.content.endswith("…") or len(content.encode("utf-8")) > config.stm.max_content_bytes:
+                content = stored.content  # clipped or full: the title says it
+            revised = prepare(NewMemory(type=stored.type, title=one_line(title, config.stm.max_title_chars),
+                                        content=content, agent_id=stored.agent_id, tags=stored.tags,
+                                        metadata={**meta, "reason": said}), config)
+            revisions.append((stored.id, revised.content, revised.metadata))
+            titles[stored.id] = revised.title
+    return store.revise_pending(revisions, titles=titles) if revisions else 0
 
 
 # -- which tool errors are worth a lesson (any agent's: the texts are the shell's and the OS's) --

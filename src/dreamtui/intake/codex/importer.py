@@ -7,8 +7,12 @@ mtime and cwd, so an unchanged one is not opened again, whichever project it bel
 changed rollout is read whole: Codex appends to it while the session runs, the frictions are
 derived again and the idempotency keys (`lessons.friction_key`: a person's words per session and
 event; a failure or a fact of the machine per import) keep the ones already submitted from coming
-back, and a failure met again raises the count of its pending memory (`lessons.merge_repeats`).
-`--since` compares each friction's own timestamp.
+back, and so does a memory an earlier version stored under another key (`lessons.submit_lessons`
+knows a lesson by the records it was made of too); a failure met again raises the count of its
+pending memory. The person's instructions about commands ("don't bother running mix precommit")
+are kept in the state of the rollout they were typed in: a failure read in a later import takes
+them as its lesson, and a pending failure stored before them is given them
+(`lessons.instruct_pending`). `--since` compares each friction's own timestamp.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dreamtui.intake import lessons
 from dreamtui.intake.codex.frictions import Detector, Friction, Instruction, instruction_for
 from dreamtui.intake.codex.reader import ReadStats, RolloutReader
 from dreamtui.intake.lessons import path_inside
-from dreamtui.model import NewMemory
+from dreamtui.model import Memory, NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
 from dreamtui.store.stm import STMStore
 from dreamtui.vocabulary import clip
@@ -61,6 +65,7 @@ class CodexReport:
     inserted: int = 0
     duplicates: int = 0
     recounted: int = 0
+    instructed: int = 0  # pending failures given the person's instruction found later
 
 
 def default_sessions_dir(workspace: Workspace, environ: dict[str, str] | None = None) -> Path:
@@ -152,6 +157,8 @@ def shared_friction(friction: Friction, log: str, version: str | None) -> lesson
     target = friction.action if friction.action != tool else None
     call = lessons.ToolCall(tool, target, _patched_file(friction)) if friction.action else None
     extra: dict[str, object] = {"call_id": friction.call_id, "cli_version": version}
+    if friction.kind in ("tool_error", "environment") and target:
+        extra["command"] = target  # what an instruction found in a later import names
     if friction.interrupted:
         extra["interrupted"] = True
     return lessons.Friction(
@@ -181,6 +188,25 @@ def with_instructions(frictions: list[lessons.Friction],
     return frictions
 
 
+def _saved(instructions: list[Instruction]) -> list[list[str]]:
+    return [[i.command, i.subcommand, i.sentence, i.session_id] for i in instructions]
+
+
+def _loaded(context: dict[str, Any]) -> list[Instruction]:
+    saved = context.get("instructions")
+    return [Instruction(*item) for item in saved if isinstance(item, list) and len(item) == 4
+            and all(isinstance(part, str) for part in item)] if isinstance(saved, list) else []
+
+
+def _instruction(memory: Memory, instructions: list[Instruction], project: str) -> str | None:
+    """The person's sentence about a stored failure's command, when it is this project's."""
+    cwd, command = memory.metadata.get("cwd"), memory.metadata.get("command")
+    if not isinstance(cwd, str) or not isinstance(command, str) or not path_inside(cwd, project):
+        return None
+    found = instruction_for(command, instructions)
+    return clip(found.sentence, 2 * lessons.QUOTE_CHARS) if found else None
+
+
 def _after(friction: Friction, since: datetime | None) -> bool:
     if since is None or friction.timestamp is None:
         return True
@@ -204,14 +230,15 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
     report = CodexReport(logs=len(rollouts))
     updated: dict[str, FileState] = {}
     found: list[lessons.Friction] = []
-    instructions: list[Instruction] = []
+    instructions: list[Instruction] = []  # the person's, in the rollouts read now
+    earlier: list[Instruction] = []  # … and in the project's rollouts read before
     live_after = now.timestamp() - options.live_minutes * 60
     for path in rollouts:
         try:
             stat = path.stat()
         except OSError:
             continue
-        saved = states.get(str(path))
+        saved, read_now = states.get(str(path)), False
         same = saved is not None and (saved.size, saved.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
         cwd = saved.context.get("cwd") if same and saved is not None else rollout_cwd(path)
         if not isinstance(cwd, str):
@@ -227,12 +254,14 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             continue
         if same and saved is not None and saved.context.get("read", True):
             report.unchanged += 1
-            continue
-        if options.since is not None and stat.st_mtime < options.since.timestamp():
+        elif options.since is not None and stat.st_mtime < options.since.timestamp():
             report.too_old += 1  # nothing written since: no event can be newer
-            continue
-        if stat.st_mtime >= live_after and not options.include_live:
+        elif stat.st_mtime >= live_after and not options.include_live:
             report.live += 1
+        else:
+            read_now = True
+        if not read_now:  # what the person said in it when it was read still holds
+            earlier.extend(_loaded(saved.context) if saved is not None else [])
             continue
         frictions, stats, version, said = read_rollout_with_instructions(path)
         instructions.extend(said)
@@ -242,19 +271,26 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         report.frictions += len(kept)
         log = str(path.relative_to(sessions_dir))
         found.extend(shared_friction(f, log, version) for f in kept)
+        context: dict[str, Any] = {"cwd": cwd, "read": True}
+        if said:  # kept for a failure a later import meets (`with_instructions`)
+            context["instructions"] = _saved(said)
         updated[str(path)] = FileState(stat.st_size, stat.st_size, stat.st_mtime_ns, 0, None,
-                                       {"cwd": cwd, "read": True})
+                                       context)
     # One memory per distinct friction of the import: a fact of the machine or a failure met in
     # several sessions is one lesson, its occurrences counted (`lessons.build_memories`).
-    report.memories = lessons.build_memories(with_instructions(found, instructions),
+    report.memories = lessons.build_memories(with_instructions(found, instructions + earlier),
                                              workspace.config, CODEX)
     if options.dry_run:
         return report
-    if report.memories:
+    if report.memories or instructions:
         with STMStore.for_workspace(workspace) as store:
             # Met again, under its key or an earlier version's: the pending memory counts it.
             result = lessons.submit_lessons(store, report.memories,
                                             workspace.config.stm.max_content_bytes, CODEX, now=now)
+            if instructions:  # a failure stored before the person said what to do about it
+                report.instructed = lessons.instruct_pending(
+                    store, lambda memory: _instruction(memory, instructions, options.project),
+                    workspace.config, CODEX)
         report.inserted, report.duplicates = result.inserted, result.duplicates
         report.recounted = result.recounted
     # Saved after the submit: a crash in between reads these rollouts again, and keys absorb it.
