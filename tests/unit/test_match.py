@@ -207,3 +207,26 @@ def test_candidates_for_one_query_agree_whatever_limit_is_asked_first() -> None:
     assert index.candidates(query, limit=1) == index.candidates(query)[:1]
     assert index.candidates(other) == MatchIndex.build(list(range(len(texts))), features).candidates(other)
     assert index.candidates(query, limit=3) == index.candidates(query)[:3]
+
+
+def test_a_number_is_a_fact_of_the_subject_it_is_said_of() -> None:
+    """A port (a limit, a version) belongs to the service named with it: Redis on 5433 says
+    nothing against Postgres on 5432, however the sentences are worded, while Postgres on 5433
+    is the same slot with another value ("listens on" and "port" name one slot): a correction,
+    where the other is a different subject, neither a restatement nor a correction."""
+    for postgres, redis in (("Postgres listens on 5432.", "Redis is on port 5433."),
+                            ("Postgres is on port 5432.", "Redis is on port 5433."),
+                            ("In CI Postgres listens on port 5432.", "In CI Redis listens on port 5433.")):
+        verdict = compare_texts(postgres, redis)
+        assert not verdict.same_lesson and not verdict.correction, (postgres, redis)
+        assert not any(c.slot == "port" for c in verdict.conflicts), (postgres, redis)
+    for old, new in (("Postgres listens on 5432.", "Postgres is on port 5433."),
+                     ("Postgres is on port 5432.", "Postgres is on port 5433."),
+                     ("CI Postgres listens on 5432.", "Port 5433 for CI.")):
+        assert [str(c) for c in compare_texts(old, new).conflicts] == ["port: 5432 vs 5433"], (old, new)
+
+
+def test_an_entry_naming_two_services_is_corrected_only_for_the_one_a_memory_names() -> None:
+    entry = "CI Postgres listens on 5432 and Redis on port 6379."
+    assert [str(c) for c in compare_texts(entry, "In CI, Redis is on port 6380.").conflicts] == ["port: 6379 vs 6380"]
+    assert compare_texts(entry, "In CI, Redis is on port 6379.").conflicts == ()

@@ -33,6 +33,7 @@ from dreamtui.dream.match import (
     calibrated,
     conflicting,
     raw_overlap,
+    slot_conflicts,
 )
 from dreamtui.dream.match import NEGATIONS as NEGATIONS
 from dreamtui.dream.match import STOPWORDS as STOPWORDS
@@ -197,7 +198,7 @@ class _UnionFind:
         return True
 
     def _compatible(self, a: _Group, b: _Group, i: int, j: int, raw: float) -> bool:
-        if _disjoint_somewhere(a.slots, b.slots) or _disjoint_somewhere(a.picks, b.picks):
+        if next(slot_conflicts(a.slots, b.slots), None) is not None or _disjoint_somewhere(a.picks, b.picks):
             return False
         total, pairs = raw, 1
         for x in a.members[:GROUP_SAMPLE]:

@@ -7,7 +7,8 @@ So a text is reduced to what a rewording keeps:
 - stems of its content words (Snowball, stop words dropped), each weighted by its rarity across
   the documents compared together (the batch and the live entries: `Weights`); commands, paths,
   flags, code spans and tool names weigh more (`STRONG_WEIGHT`): a rewording keeps them;
-- its facts: each number with the words around it (its slot: "port", "characters", "node"); the
+- its facts: each number with the words around it (its slot: "port", "characters", "node") and
+  the service it is said of (Postgres's port is not Redis's: a different subject); the
   tool it picks in a category (`pnpm` as the JavaScript package manager) and the ones it rejects
   ("instead of npm", "never pip"); the stance (do / do not) it takes on each strong term; the
   poles it takes on antonym axes (before/after).
@@ -29,6 +30,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import chain
@@ -215,7 +217,17 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
 }
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
-SUBJECT_SLOTS = frozenset({"environment", "action"})
+SUBJECT_SLOTS = frozenset({"environment", "action", "subject"})
+# Services and tools a number is said of ("Redis is on port 6379", "Postgres 16"): two texts
+# giving a port each, one for Postgres and one for Redis, state no conflicting port; they are
+# about different things. Environments are no such subject (CI's Postgres port is one slot).
+SERVICES = frozenset("""
+redis valkey memcached nginx apache caddy traefik haproxy envoy kafka rabbitmq zookeeper nats
+elasticsearch opensearch solr minio localstack celery flower sidekiq grafana prometheus jaeger
+vault consul etcd keycloak mailhog mailpit storybook jupyter uvicorn gunicorn django flask
+fastapi rails express nextjs""".split())
+# Words after a number's slot word that name one slot: "listens on 5432" is its port.
+_SLOT_WORDS = {"listen": "port", "localhost": "port"}
 _ALIASES = {"postgresql": "postgres", "mongo": "mongodb"}
 # Words instruction files use for one thing, by stem: a small, general table (not tuned per
 # rule). Each maps onto the first.
@@ -240,6 +252,7 @@ instal uninstal deploy publish displai output print expos share upload download 
 disclos includ mock hardcod store stage bypass skip ignor disabl enabl
 """.split())
 _TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
+_SUBJECTS = SERVICES | {tool for slot, tools in TOOL_SLOTS.items() if slot not in SUBJECT_SLOTS for tool in tools}
 # Words after which the rest of a clause is rejected: "never pip", "instead of npm", "over pip".
 _REJECT = NEGATIONS | {"avoid", "forbid", "forbidden", "prohibited", "disallowed", "nor"}
 # Words that never make two texts alike, and the words a negation swap may differ by.
@@ -660,9 +673,51 @@ def _read_numbers(clause: str, slots: dict[str, set[str]]) -> None:
             continue  # "took 3 minutes", "failed 1 run in 5": how it went, not what to do
         if i and words[i - 1] in NEGATIONS:
             continue  # "5433, not 5432": the value it is not
-        for key in ((f"after {stem(before)}" if before else ""), (f"before {stem(after)}" if after else "")):
+        # The service it is said of: the nearest one named before it, unless the number is the
+        # service's own ("Redis on 6379": a slot of its own, as "Node 18" is).
+        named = next((w for w in reversed(words[:i]) if w in _SUBJECTS), "")
+        subject = "" if named == before else _ALIASES.get(named, named)
+        unit = _SLOT_WORDS.get(stem(before), stem(before)) if before else ""
+        for key in ((f"after {unit}" if unit else ""), (f"before {stem(after)}" if after else "")):
             if key:
-                slots.setdefault(key, set()).add(word)
+                slots.setdefault(f"{key}{_SUBJECT_MARK}{subject}" if subject else key, set()).add(word)
+
+
+_SUBJECT_MARK = "@"  # a slot key's subject follows it: "after port@postgres"
+
+
+def slot_conflicts(a: Mapping[str, AbstractSet[str]], b: Mapping[str, AbstractSet[str]]
+                   ) -> Iterator[tuple[str, AbstractSet[str], AbstractSet[str]]]:
+    """(slot, a's values, b's values) for each slot both fill differently; the slot is
+    "subject" (values: the services) when each names its numbers' services, all different.
+    A side naming no service for a slot is compared on all its values, as a rewording that
+    leaves the service out says the same thing."""
+    if not a or not b:
+        return
+    units_a, units_b = _by_unit(a), _by_unit(b)
+    for unit in sorted(units_a.keys() & units_b.keys()):
+        of_a, of_b = units_a[unit], units_b[unit]
+        if "" in of_a or "" in of_b:
+            values_a = frozenset().union(*of_a.values())
+            values_b = frozenset().union(*of_b.values())
+            if values_a.isdisjoint(values_b):
+                yield unit, values_a, values_b
+            continue
+        common = sorted(of_a.keys() & of_b.keys())
+        if not common:
+            yield "subject", frozenset(of_a), frozenset(of_b)
+        for subject in common:
+            if of_a[subject].isdisjoint(of_b[subject]):
+                yield unit, of_a[subject], of_b[subject]
+
+
+def _by_unit(slots: Mapping[str, AbstractSet[str]]) -> dict[str, dict[str, AbstractSet[str]]]:
+    """slot -> subject ("" for none) -> values."""
+    units: dict[str, dict[str, AbstractSet[str]]] = {}
+    for key, values in slots.items():
+        unit, _, subject = key.partition(_SUBJECT_MARK)
+        units.setdefault(unit, {})[subject] = values
+    return units
 
 
 # --- rarity -------------------------------------------------------------------------------------
@@ -809,10 +864,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     """The conflicts one by one, the cheapest checks first."""
     fa, fb = a.facts, b.facts
     # Each check looks at what both sides have first: most pairs share no slot, no pick, no pole.
-    for slot in _sorted_common(fa.slots, fb.slots):
-        if fa.slots[slot].isdisjoint(fb.slots[slot]):
+    if fa.slots and fb.slots:
+        for slot, values_a, values_b in slot_conflicts(fa.slots, fb.slots):
             yield Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
-                           "/".join(sorted(fa.slots[slot])), "/".join(sorted(fb.slots[slot])))
+                           "/".join(sorted(values_a)), "/".join(sorted(values_b)))
     # Only two different picks conflict: a text may mention a tool it does not endorse ("black
     # formats differently") while the other rejects it.
     for slot in _sorted_common(fa.picks, fb.picks):
