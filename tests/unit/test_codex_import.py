@@ -742,3 +742,25 @@ def test_a_pending_failure_takes_the_instruction_a_later_import_finds(workspace:
         before["019f-cccc"].title, before["019f-cccc"].content)
     again = CliRunner().invoke(main, [*args, "--project", PROJECT])
     assert "instruction" not in again.output
+
+
+def test_an_unreadable_rollout_and_unknown_shapes_are_named_on_their_own_line(
+        workspace: Workspace, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from dreamtui.cli import main
+    sessions = tmp_path / "sessions"
+    rollout = Rollout().typed("go")
+    rollout.record("event_msg", {"type": "brand_new_event"})
+    rollout.write(sessions)
+    (sessions / "2026" / "08" / "03" / "rollout-2026-08-03T11-00-00-019f-zzzz.jsonl").mkdir()
+    args = ["--workspace", str(workspace.root), "import", "codex", "--sessions-dir", str(sessions),
+            "--project", PROJECT, "--include-live"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("codex: 2 rollouts in ") and ", 1 read for /code/app;" in lines[0]
+    assert lines[1:3] == [
+        "  1 rollout could not be read: rollout-2026-08-03T11-00-00-019f-zzzz.jsonl: Is a directory",
+        "  1 record of a shape this version does not read: event_msg/brand_new_event ×1"]
+    assert lines[3] == "  0 frictions → 0 memories: 0 new, 0 already imported"

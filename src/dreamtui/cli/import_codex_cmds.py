@@ -71,6 +71,10 @@ def _summary(report: CodexReport, options: CodexOptions) -> None:
                f"{report.read} read for {options.project}"
                + (f"; skipped {', '.join(skipped)}" if skipped else "")
                + f"; {stats.bytes_read / 1_000_000:.2f} MB, {counted(stats.lines_read, 'line')}")
+    if report.unreadable:
+        more = f" and {len(report.unreadable) - 1} more" if len(report.unreadable) > 1 else ""
+        click.echo(f"  {counted(len(report.unreadable), 'rollout')} could not be read: "
+                   f"{report.unreadable[0]}{more}")
     if stats.malformed:
         click.echo(f"  {counted(stats.malformed, 'malformed line')} skipped")
     if stats.unknown:

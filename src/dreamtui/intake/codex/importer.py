@@ -59,6 +59,7 @@ class CodexReport:
     too_old: int = 0
     other_project: int = 0
     no_cwd: int = 0
+    unreadable: list[str] = field(default_factory=list)  # "<rollout>: <why>", one a rollout
     stats: ReadStats = field(default_factory=ReadStats)
     frictions: int = 0
     memories: list[NewMemory] = field(default_factory=list)
@@ -97,12 +98,18 @@ def find_rollouts(sessions_dir: Path) -> list[Path]:
 
 
 def rollout_cwd(path: Path) -> str | None:
-    """The `cwd` its `session_meta` (the first record) names; None when there is none."""
+    """The `cwd` its `session_meta` (the first record) names; None when there is none or the
+    file cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            line = handle.readline(_FIRST_LINE_LIMIT)
+        return _first_cwd(path)
     except OSError:
         return None
+
+
+def _first_cwd(path: Path) -> str | None:
+    """`rollout_cwd`, raising OSError when the file cannot be read."""
+    with open(path, "rb") as handle:
+        line = handle.readline(_FIRST_LINE_LIMIT)
     try:
         record = json.loads(line)
     except ValueError:
@@ -240,7 +247,11 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             continue
         saved, read_now = states.get(str(path)), False
         same = saved is not None and (saved.size, saved.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
-        cwd = saved.context.get("cwd") if same and saved is not None else rollout_cwd(path)
+        try:
+            cwd = saved.context.get("cwd") if same and saved is not None else _first_cwd(path)
+        except OSError as exc:
+            report.unreadable.append(f"{path.name}: {exc.strerror or exc}")
+            continue
         if not isinstance(cwd, str):
             report.no_cwd += 1
             continue
@@ -263,7 +274,11 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         if not read_now:  # what the person said in it when it was read still holds
             earlier.extend(_loaded(saved.context) if saved is not None else [])
             continue
-        frictions, stats, version, said = read_rollout_with_instructions(path)
+        try:
+            frictions, stats, version, said = read_rollout_with_instructions(path)
+        except OSError as exc:  # removed or made unreadable since: read again next time
+            report.unreadable.append(f"{path.name}: {exc.strerror or exc}")
+            continue
         instructions.extend(said)
         report.read += 1
         report.stats.add(stats)
