@@ -27,7 +27,9 @@ from dreamtui.intake.claude_code.rules import Signals, classify_tool_error
 from dreamtui.intake.corrections import (
     acknowledges_mistake,
     correction_rule,
+    disowned,
     lesson,
+    only_asks,
     pasted_log,
     redirects,
 )
@@ -1281,3 +1283,21 @@ def test_a_why_that_points_at_nothing_the_agent_did_waits_for_its_reply(
         ("acknowledged", "Do not edit `helpers.go` unasked: the person asked “why did u do it?”"),
         ("question", "Do not delete the tests unasked: the person asked “why did you delete the "
                      "tests?”")]
+
+
+@pytest.mark.parametrize("text", [
+    "i see, but you used the wrong file",  # understands, then corrects
+    "i see you forgot the tests",
+    "sorry, that's wrong, use pnpm",
+])
+def test_words_that_still_correct_are_not_disowned(text: str) -> None:
+    assert not disowned(text)
+
+
+@pytest.mark.parametrize("text", [
+    "what about the tests?",  # a reminder the agent may rightly concede
+    "where is the test?",
+    "what if theres more than colours and storage for opts?",
+])
+def test_reminders_are_not_plain_questions(text: str) -> None:
+    assert not only_asks(text)

@@ -251,8 +251,13 @@ def disowned(text: str) -> bool:
     """Words that carry no lesson for the agent though they follow a stop or its work: text
     relayed from another agent, the person's own slip, the person saying they now see."""
     head = _OPENER.sub("", _plain(text).lower().strip()[:400]) if not relayed(text) else ""
-    return not head or _OWN_MISTAKE.match(_plain(text).lower().lstrip()) is not None \
-        or _UNDERSTOOD.match(head) is not None
+    if not head or _OWN_MISTAKE.match(_plain(text).lower().lstrip()) is not None:
+        return True
+    understood = _UNDERSTOOD.match(head)
+    if understood is None:
+        return False
+    rest = head[understood.end():].lstrip(" ,.!-")  # "i see, but you used the wrong file" corrects
+    return not rest.startswith("but") and (not rest or correction_rule(rest) is None)
 
 
 def game_move(text: str, said: str | None) -> bool:
@@ -448,9 +453,12 @@ def only_asks(text: str) -> bool:
     first = head.split("\n", 1)[0].rstrip()
     asking = first.split("?", 1)[0] if "?" in first else (first if _INVERTED.match(first) else "")
     return 0 < len(asking.split()) <= 25 and (
-        _PLAIN_QUESTION.match(asking) is not None or _WE_HAVE.match(asking) is not None)
+        _ASKING.match(asking) is not None or _WE_HAVE.match(asking) is not None)
 
 
+# Not "what about the tests?" or "where is the test?": a reminder the agent may rightly concede.
+_ASKING = re.compile(r"^(?:is|are|was|were|does|do you|should|would|could|can|how|which|"
+                     r"what(?! about| if| else))\b")
 _WE_HAVE = re.compile(r"^(?:so )?(?:we|you|it|they) (?:have|has|use|uses|need|needs)\b")
 _INVERTED = re.compile(r"^(?:is|are|was|were|does|should) \S+ ")  # a question without its "?"
 
