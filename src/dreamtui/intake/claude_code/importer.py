@@ -263,8 +263,10 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         if result.duplicates:
             report.recounted = merge_repeats(store, report.memories,
                                              workspace.config.stm.max_content_bytes)
+        # Saved after the submit: a crash in between re-reads these logs, and keys absorb the
+        # repeat. Saved while the queue is still open, so that closing the state's connection is
+        # not the last close, which would copy the log into the database (and sync it) once more.
+        if updated:
+            save_states(workspace, SOURCE, updated, now)
     report.inserted, report.duplicates = result.inserted, result.duplicates
-    # Saved after the submit: a crash in between re-reads these logs, and keys absorb the repeat.
-    if updated:
-        save_states(workspace, SOURCE, updated, now)
     return report
