@@ -764,3 +764,28 @@ def test_an_unreadable_rollout_and_unknown_shapes_are_named_on_their_own_line(
         "  1 rollout could not be read: rollout-2026-08-03T11-00-00-019f-zzzz.jsonl: Is a directory",
         "  1 record of a shape this version does not read: event_msg/brand_new_event ×1"]
     assert lines[3] == "  0 frictions → 0 memories: 0 new, 0 already imported"
+
+
+def test_a_stop_an_earlier_version_stored_is_the_amended_correction_that_covers_it(
+        workspace: Workspace, tmp_path: Path) -> None:
+    from dreamtui.model import NewMemory
+    sessions = tmp_path / "sessions"
+    rollout = (Rollout().typed("Make dragging the nodes smooth").shell("npm run build", "built")
+               .says("Dragging is smooth now.").typed("still laggy af")
+               .shell("rg -n onNodeDrag src", "src/canvas.tsx:12: onNodeDrag").abort()
+               .typed("still laggy af. sometimes i'll get 1-2 updates during the drag, but mostly "
+                      "just on drag end"))
+    rollout.write(sessions)
+    stop = next(line["timestamp"] for line in rollout.lines
+                if line["payload"].get("type") == "turn_aborted")
+    # 79ef06f stored the stop, with the amended message as its reason, at the time of the stop.
+    old = NewMemory(type="failure", title="still laggy af. sometimes i'll get 1-2 updates",
+                    content="The person stopped the agent …", agent_id="codex",
+                    tags=("codex", "interruption"), idempotency_key="codex:019f-aaaa:interruption:1",
+                    metadata={"source": "codex", "kind": "interruption", "session_id": "019f-aaaa",
+                              "timestamp": stop, "call_id": "call_2", "tool": "shell"})
+    with STMStore.for_workspace(workspace) as store:
+        store.submit(old, now=OLD)
+    report = _import(workspace, sessions)
+    assert [m.metadata["kind"] for m in report.memories] == ["correction"]
+    assert (report.inserted, len(_stored(workspace))) == (0, 1)

@@ -466,9 +466,10 @@ class Source:
     subagent_id: str
     key_prefix: str  # e.g. "cc"
     label: str  # e.g. "Claude Code"
-    # The records a memory stored by an earlier version names beyond its `record_uuids` (one
-    # that kept none: Codex's before 2026-12 named its call id and time), as `record_ids` reads.
-    older_ids: Callable[[Mapping[str, Any]], Iterable[str]] | None = None
+    # The records a memory names beyond its `record_uuids`, as `record_ids` reads them: in one
+    # stored before they were kept (Codex's before 2026-12 named its call id and time), or that
+    # it stands for without counting them (the stop of a message the person amended).
+    more_ids: Callable[[Mapping[str, Any]], Iterable[str]] | None = None
 
 
 def _last(group: list[Friction]) -> str | None:
@@ -520,15 +521,13 @@ def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: i
     return _recount(store, pairs, {}, limit_bytes, source)
 
 
-def record_ids(metadata: Mapping[str, Any], source: Source) -> set[str]:
-    """The records (calls, turns, log records) a stored memory was made from."""
-    ids = {u for u in metadata.get("record_uuids") or () if isinstance(u, str)}
+def record_ids(metadata: Mapping[str, Any], source: Source) -> list[str]:
+    """The records (calls, turns, log records) a memory was made from, its counted ones first."""
+    ids = [u for u in metadata.get("record_uuids") or () if isinstance(u, str)]
     first = metadata.get("record_uuid")
-    if isinstance(first, str):
-        ids.add(first)
-    if source.older_ids is not None:
-        ids.update(source.older_ids(metadata))
-    return ids
+    ids += [first] if isinstance(first, str) else []
+    ids += source.more_ids(metadata) if source.more_ids is not None else []
+    return list(dict.fromkeys(ids))
 
 
 @dataclass
@@ -564,7 +563,7 @@ def submit_lessons(store: STMStore, memories: Sequence[NewMemory], limit_bytes: 
     pairs: list[tuple[Memory, NewMemory]] = []
     for memory in memories:
         held = by_key.get(memory.idempotency_key or "") or next(
-            (by_record[u] for u in memory.metadata.get("record_uuids") or () if u in by_record), None)
+            (by_record[u] for u in record_ids(memory.metadata, source) if u in by_record), None)
         if held is None:
             fresh.append(memory)
         else:

@@ -88,6 +88,7 @@ class Friction:
     # person's turn or stop by its time; a correction is its turn, not the call before it.
     event: str = ""
     interrupted: bool = False  # a correction the person typed after stopping the agent
+    stopped: str | None = None  # the event of the stop after which the person amended it
 
 
 def _unframed(text: str) -> str:
@@ -411,13 +412,16 @@ class Detector:
         before = self._prompt.text.strip() if self._prompt else ""
         added = turn.text.strip()[len(before):] if turn.text.strip().startswith(before) else ""
         added = _JOINER.sub("", added)
+        # The stop is part of the correction: an earlier reading (or version) may have stored it.
+        stop = stopped.event if stopped else None
         if index is not None:
-            self.frictions[index] = replace(self.frictions[index],
+            self.frictions[index] = replace(self.frictions[index], stopped=stop,
                                             evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS))
         elif self._acted_before_prompt and _corrects(turn.text, self._said):
             self._prompt_correction = len(self.frictions)
-            self.frictions.append(self._friction("correction", self._last_call, turn.text,
-                                                 turn.timestamp, event=f"@{turn.timestamp}"))
+            self.frictions.append(replace(self._friction(
+                "correction", self._last_call, turn.text, turn.timestamp,
+                event=f"@{turn.timestamp}"), stopped=stop))
         elif stopped is not None and added and correction_rule(added) is not None:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(

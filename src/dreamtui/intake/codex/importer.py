@@ -139,21 +139,23 @@ def read_rollout_with_instructions(
     return detector.finish(), reader.stats, detector.version, detector.instructions
 
 
-def _older_ids(metadata: Mapping[str, Any]) -> list[str]:
-    """The records a memory stored before record ids were kept was made from, as
-    `shared_friction` names them: its call (a correction's was the call before the person's
-    turn, not the turn) and its time."""
+def _more_ids(metadata: Mapping[str, Any]) -> list[str]:
+    """The records a memory names besides its counted ones, as `shared_friction` names them:
+    the stop of a message the person amended, and, for one stored before record ids were kept,
+    its call (a correction's was the call before the person's turn, not the turn) and its time."""
     session, call, moment = (metadata.get(k) for k in ("session_id", "call_id", "timestamp"))
+    stopped = metadata.get("stopped")
+    ids = [stopped] if isinstance(stopped, str) else []
     if not isinstance(session, str):
-        return []
-    ids = [f"{session}:@{moment}"] if isinstance(moment, str) else []
+        return ids
+    ids += [f"{session}:@{moment}"] if isinstance(moment, str) else []
     if isinstance(call, str) and metadata.get("kind") != "correction":
         ids.append(f"{session}:{call}")
     return ids
 
 
 CODEX = lessons.Source(name=SOURCE, agent_id=AGENT_ID, subagent_id=AGENT_ID, key_prefix="codex",
-                       label="Codex", older_ids=_older_ids)
+                       label="Codex", more_ids=_more_ids)
 
 
 def shared_friction(friction: Friction, log: str, version: str | None) -> lessons.Friction:
@@ -168,6 +170,8 @@ def shared_friction(friction: Friction, log: str, version: str | None) -> lesson
         extra["command"] = target  # what an instruction found in a later import names
     if friction.interrupted:
         extra["interrupted"] = True
+    if friction.stopped:
+        extra["stopped"] = f"{friction.session_id}:{friction.stopped}"
     return lessons.Friction(
         kind=friction.kind, scope=friction.session_id, session_id=friction.session_id,
         record_uuids=[f"{friction.session_id}:{friction.event}"], timestamp=friction.timestamp,
