@@ -317,10 +317,11 @@ _CHOOSES = re.compile(r"^(?:we should|i'?d rather|i prefer|rather\b|我们应该
 
 def overrides(text: str, said: str | None) -> bool:
     """Does the turn choose otherwise than the way the agent's last words recommended?"""
-    if not said or not _RECOMMENDS.search(_plain(said).lower()):
+    if not said:
         return False
+    # The person's opener first: it is short, and the agent's words searched may be pages.
     head = _OPENER.sub("", _plain(text).lower().strip()[:400])
-    return _CHOOSES.match(head) is not None
+    return _CHOOSES.match(head) is not None and _RECOMMENDS.search(_plain(said).lower()) is not None
 
 
 # After an Esc, turns that do not redirect the agent: a retry (an API error, a hung call), a plain
