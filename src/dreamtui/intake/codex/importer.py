@@ -187,8 +187,9 @@ def _patched_file(friction: Friction) -> str | None:
 
 def with_instructions(frictions: list[lessons.Friction],
                       instructions: list[Instruction]) -> list[lessons.Friction]:
-    """A failure the person told the agent what to do about, in any session of the import
-    ("don't bother running mix precommit as it isn't working yet"), has that as its lesson."""
+    """A failure the person told the agent what to do about, in any session of the project read
+    now or before ("don't bother running mix precommit as it isn't working yet"), has that as
+    its lesson."""
     for friction in frictions:
         if friction.kind in ("tool_error", "environment") and not friction.reason:
             call = friction.call
