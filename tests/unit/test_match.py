@@ -230,3 +230,30 @@ def test_an_entry_naming_two_services_is_corrected_only_for_the_one_a_memory_nam
     entry = "CI Postgres listens on 5432 and Redis on port 6379."
     assert [str(c) for c in compare_texts(entry, "In CI, Redis is on port 6380.").conflicts] == ["port: 6379 vs 6380"]
     assert compare_texts(entry, "In CI, Redis is on port 6379.").conflicts == ()
+
+
+def test_facts_in_slots_the_other_never_fills_are_another_lesson() -> None:
+    """Both about MySQL under docker compose, sharing the quoted command: one gives its port,
+    the other the image version that crashed on ARM. Each states a fact the other has no slot
+    for, so the shared command does not make them one lesson (nor a correction)."""
+    port = ("Local MySQL is on port 3307.\nOn laptops `docker compose up mysql` publishes MySQL on "
+            "port 3307; only CI keeps 3306.")
+    arm = ("docker compose mysql fails on ARM laptops.\n`docker compose up mysql` crashed on an ARM "
+           "laptop with the old mysql:5.7 image; the compose file now pins mysql:8, which has arm64 builds.")
+    verdict = compare_texts(port, arm)
+    assert not verdict.same_lesson and not verdict.correction
+    # One value worded in two slots is one fact.
+    assert compare_texts("Node 18 is required for the frontend.", "Use Node version 18 for the frontend.").same_lesson
+
+
+def test_a_step_before_another_named_thing_is_another_rule() -> None:
+    """'Reset the DB before `pytest tests/api`' and '... before Cypress' share the command but
+    not the moment: the seeding memory is not a restatement of the API-tests entry."""
+    memory = ("Cypress specs need seeded data.\n`npm run e2e` expects the demo products: run "
+              "`make db-reset && make seed` before Cypress, or the checkout specs time out.")
+    entry = ("Reset the test database before API tests.\nRun `make db-reset` before `pytest tests/api`; "
+             "the API suite assumes an empty schema.")
+    verdict = compare_texts(memory, entry)
+    assert not verdict.same_lesson and not verdict.correction
+    restated = "Before `pytest tests/api`, run `make db-reset`: the API tests need an empty schema."
+    assert compare_texts(restated, entry).same_lesson

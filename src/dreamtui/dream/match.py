@@ -217,7 +217,7 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
 }
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
-SUBJECT_SLOTS = frozenset({"environment", "action", "subject"})
+SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after"})
 # Services and tools a number is said of ("Redis is on port 6379", "Postgres 16"): two texts
 # giving a port each, one for Postgres and one for Redis, state no conflicting port; they are
 # about different things. Environments are no such subject (CI's Postgres port is one slot).
@@ -418,6 +418,8 @@ class _Facts:
     flags: frozenset[str]
     # Identifiers of several words, sorted, each with its words between spaces (as in `padded`).
     long_names: tuple[tuple[tuple[str, ...], str], ...]
+    # "before"/"after" -> the named things (a command, a tool, a name) the text orders a step by
+    orders: dict[str, frozenset[str]]
 
     @classmethod
     def read(cls, features: Features) -> _Facts:
@@ -467,7 +469,26 @@ class _Facts:
             core=body_words - _NOT_CORE,
             core_all=(body_words if body is text else frozenset(norm.split())) - _NOT_CORE,
             flags=frozenset(f.lower() for f in _FLAG_RE.findall(text)) if "-" in text else frozenset(),
+            orders=_orders(words, features),
             long_names=tuple((n, f" {' '.join(n)} ") for n in sorted(features.names) if len(n) > 1))
+
+
+def _orders(words: Sequence[str], features: Features) -> dict[str, frozenset[str]]:
+    """What a text orders a step by, when that is something named: "before `pytest`", "before
+    Playwright" (the first content word after the pole, if a strong stem)."""
+    orders: dict[str, set[str]] = {}
+    if "before" not in words and "after" not in words:
+        return {}
+    strong = features.strong
+    for i, word in enumerate(words):
+        if word in _ORDER_WORDS:
+            following = next((w for w in words[i + 1:i + 4] if _content(w)), None)
+            if following is not None and stem(following) in strong:
+                orders.setdefault(word, set()).add(stem(following))
+    return {k: frozenset(v) for k, v in orders.items()}
+
+
+_ORDER_WORDS = frozenset({"before", "after"})
 
 
 # What a word is to the clause reader, as bits, looked up once per distinct word.
@@ -711,6 +732,10 @@ def slot_conflicts(a: Mapping[str, AbstractSet[str]], b: Mapping[str, AbstractSe
                 yield unit, of_a[subject], of_b[subject]
 
 
+def _units(slots: Mapping[str, AbstractSet[str]]) -> set[str]:
+    return {key.partition(_SUBJECT_MARK)[0].split(" ", 1)[-1] for key in slots}
+
+
 def _by_unit(slots: Mapping[str, AbstractSet[str]]) -> dict[str, dict[str, AbstractSet[str]]]:
     """slot -> subject ("" for none) -> values."""
     units: dict[str, dict[str, AbstractSet[str]]] = {}
@@ -905,6 +930,17 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     command = _command_swap(a, b) if fa.commands and fb.commands else None
     if command is not None:
         yield Conflict("command", *command)
+    # Two texts each giving facts in slots the other never fills, with no value in common, state
+    # different facts (a port here, an image version there): about one service, not one lesson.
+    # ("Node 18" and "version 18" share the value: one fact worded two ways.)
+    if fa.slots and fb.slots and not _units(fa.slots) & _units(fb.slots) \
+            and frozenset().union(*fa.slots.values()).isdisjoint(frozenset().union(*fb.slots.values())):
+        yield Conflict("facts", "/".join(sorted(_units(fa.slots))), "/".join(sorted(_units(fb.slots))))
+    # A step done before (after) different named things, neither naming the other's, is a rule
+    # for another moment ("before Playwright" vs "before `pytest tests/integration`").
+    for pole in sorted(fa.orders.keys() & fb.orders.keys()) if fa.orders and fb.orders else ():
+        if fa.orders[pole].isdisjoint(b.stems) and fb.orders[pole].isdisjoint(a.stems):
+            yield Conflict(pole, "/".join(sorted(fa.orders[pole])), "/".join(sorted(fb.orders[pole])))
     name = _name_swap(a, b)
     if name is not None:
         yield Conflict(*name)
