@@ -257,3 +257,21 @@ def test_a_step_before_another_named_thing_is_another_rule() -> None:
     assert not verdict.same_lesson and not verdict.correction
     restated = "Before `pytest tests/api`, run `make db-reset`: the API tests need an empty schema."
     assert compare_texts(restated, entry).same_lesson
+
+
+def test_one_code_span_replaced_by_another_is_a_different_fact() -> None:
+    """The same sentence around `REACT_APP_` and `NEXT_PUBLIC_`: one prefix of one word against
+    one of two is still one swapped fact, not a rewording."""
+    react = "Browser variables.\nOnly variables prefixed `REACT_APP_` are bundled for the browser."
+    nextjs = "Browser variables.\nOnly variables prefixed `NEXT_PUBLIC_` are bundled for the browser."
+    verdict = compare_texts(react, nextjs)
+    assert not verdict.same_lesson
+    assert [str(c) for c in verdict.conflicts if c.slot == "code"] == ["code: react_app_ vs next_public_"]
+
+
+def test_an_abbreviation_is_the_word_it_stands_for() -> None:
+    """Instruction files write env/environment, var/variable, dep/dependency, config,
+    dir/directory, auth: each pair is one word to the matcher."""
+    for short, full in (("env vars", "environment variables"), ("deps", "dependencies"),
+                        ("config dir", "configuration directory"), ("auth", "authentication")):
+        assert Features.of(short).stems == Features.of(full).stems, (short, full)

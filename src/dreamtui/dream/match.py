@@ -241,6 +241,13 @@ _SYNONYM_GROUPS = (
     ("pr", "pull"),
     ("ask", "request"),
     ("instal", "setup"),
+    # Abbreviations instruction files use for the word itself.
+    ("environ", "env"),
+    ("variabl", "var"),
+    ("depend", "dep"),
+    ("configur", "config", "conf", "cfg"),
+    ("directori", "dir", "folder"),
+    ("authent", "auth"),
 )
 _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 # Verbs that name what a rule is about (stems, synonyms folded): two rules about different
@@ -930,6 +937,9 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     command = _command_swap(a, b) if fa.commands and fb.commands else None
     if command is not None:
         yield Conflict("command", *command)
+    span = _span_swap(a, b) if fa.commands and fb.commands else None
+    if span is not None:
+        yield Conflict("code", *span)
     # Two texts each giving facts in slots the other never fills, with no value in common, state
     # different facts (a port here, an image version there): about one service, not one lesson.
     # ("Node 18" and "version 18" share the value: one fact worded two ways.)
@@ -984,6 +994,18 @@ def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:
             if x.split()[0] == y.split()[0]:
                 return x, y
     return None
+
+
+def _span_swap(a: Features, b: Features) -> tuple[str, str] | None:
+    """The bodies say the same words but for one code span each (`VITE_` vs `NEXT_PUBLIC_`):
+    the span is the fact, however many words it has."""
+    only_a = [c for c in a.facts.commands if not _mentions(b.facts.lowered, c)]
+    only_b = [c for c in b.facts.commands if not _mentions(a.facts.lowered, c)]
+    if len(only_a) != 1 or len(only_b) != 1:
+        return None
+    rest_a = normalise(a.body.lower().replace(f"`{only_a[0]}`", " ")).split()
+    rest_b = normalise(b.body.lower().replace(f"`{only_b[0]}`", " ")).split()
+    return (only_a[0], only_b[0]) if rest_a == rest_b else None
 
 
 def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
