@@ -937,9 +937,9 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     command = _command_swap(a, b) if fa.commands and fb.commands else None
     if command is not None:
         yield Conflict("command", *command)
-    span = _span_swap(a, b) if fa.commands and fb.commands else None
-    if span is not None:
-        yield Conflict("code", *span)
+    spans = _span_swap(a, b) if fa.commands and fb.commands else None
+    if spans is not None:
+        yield Conflict("code", *spans)
     # Two texts each giving facts in slots the other never fills, with no value in common, state
     # different facts (a port here, an image version there): about one service, not one lesson.
     # ("Node 18" and "version 18" share the value: one fact worded two ways.)
