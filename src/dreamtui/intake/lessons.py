@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -822,6 +822,20 @@ def routine_error(text: str) -> bool:
     return bool(complaints) and all(_MISSING_PATH_LINE.match(line.strip()) for line in complaints)
 
 
+def _error_line_numbers(joined: str) -> Iterator[int]:
+    """The numbers of the lines of `joined` that `_ERROR_LINE` finds something in. One search
+    a line found, not one a line: a match holds no line break, so it lies within its line."""
+    number = start = 0
+    found = _ERROR_LINE.search(joined)
+    while found is not None:
+        number += joined.count("\n", start, found.start())
+        yield number
+        start = joined.find("\n", found.end())
+        if start < 0:
+            return
+        found = _ERROR_LINE.search(joined, start)
+
+
 def error_lines(text: str, limit: int) -> str:
     """The lines that say what went wrong (not progress bars or the first N characters), ANSI
     stripped; the head of the text when no line says so."""
@@ -830,7 +844,7 @@ def error_lines(text: str, limit: int) -> str:
     if not lines:
         return ""
     head = lines[0] if re.match(r"^(?:Error: )?Exit code \d+$", lines[0]) else None
-    wanted = [line for line in lines if _ERROR_LINE.search(line)]
+    wanted = [lines[i] for i in _error_line_numbers("\n".join(lines))]
     picked = list(dict.fromkeys(([head] if head else []) + (wanted or lines)))
     return clip("\n".join(picked), limit)
 
