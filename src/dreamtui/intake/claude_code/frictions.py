@@ -159,6 +159,8 @@ class Detector:
     def tool_succeeded(self, sidechain: bool, call: ToolCall | None) -> None:
         """A tool call succeeded: the agent got past the errors of the same call."""
         self._threads[sidechain].open_errors.clear()
+        if not self._unresolved:
+            return  # nearly every success: no error waits, and no signature need be made
         for error in self._unresolved.pop(_signature(call), ()):
             error.resolved = True
 
