@@ -789,3 +789,18 @@ def test_a_stop_an_earlier_version_stored_is_the_amended_correction_that_covers_
     report = _import(workspace, sessions)
     assert [m.metadata["kind"] for m in report.memories] == ["correction"]
     assert (report.inserted, len(_stored(workspace))) == (0, 1)
+
+
+def test_a_fact_first_met_in_another_project_takes_the_instruction_of_the_one_meeting_it_now(
+        workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    (Rollout(cwd="/code/api").typed("Add the column").shell("mix precommit", PUBSUB, 1)
+     .shell("mix precommit", PUBSUB, 1)).write(sessions)
+    import_rollouts(workspace, CodexOptions(sessions_dir=sessions, project="/code/api"), now=NOW)
+    (Rollout(session="019f-bbbb").typed(INSTRUCTION).shell("mix precommit", PUBSUB, 1)
+     .shell("mix precommit", PUBSUB, 1)).write(sessions)
+    report = _import(workspace, sessions)
+    [memory] = _stored(workspace)
+    assert (report.inserted, report.recounted, report.instructed) == (0, 1, 1)
+    assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet (")
+    assert memory.metadata["occurrences"] == 4

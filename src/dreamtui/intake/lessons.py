@@ -535,6 +535,7 @@ class Submitted:
     inserted: int = 0
     duplicates: int = 0  # stored already: under its key, or made of records a stored one names
     recounted: int = 0  # of those, still pending, their occurrence count raised
+    met: dict[str, NewMemory] = field(default_factory=dict)  # stored memory id → what met it now
 
 
 def submit_lessons(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int,
@@ -573,7 +574,8 @@ def submit_lessons(store: STMStore, memories: Sequence[NewMemory], limit_bytes: 
                if held.consumed_at is None and held.consumed_by_lease is None]
     recounted = _recount(store, pending, by_record, limit_bytes, source)
     inserted = result.inserted if result else 0
-    return Submitted(inserted, len(memories) - inserted, recounted)
+    return Submitted(inserted, len(memories) - inserted, recounted,
+                     {held.id: memory for held, memory in pairs})
 
 
 def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: dict[str, Memory],

@@ -210,8 +210,15 @@ def _loaded(context: dict[str, Any]) -> list[Instruction]:
             and all(isinstance(part, str) for part in item)] if isinstance(saved, list) else []
 
 
-def _instruction(memory: Memory, instructions: list[Instruction], project: str) -> str | None:
-    """The person's sentence about a stored failure's command, when it is this project's."""
+def _instruction(memory: Memory, met: dict[str, NewMemory], instructions: list[Instruction],
+                 project: str) -> str | None:
+    """The person's sentence about a stored failure's command: the one this import gave the
+    failure when it met it again (in this project, whichever project met it first; a fact of the
+    machine is one memory), else one read now, when the memory is this project's."""
+    again = met.get(memory.id)
+    if again is not None and again.metadata.get("instruction_session"):
+        reason = again.metadata.get("reason")
+        return reason if isinstance(reason, str) else None
     cwd, command = memory.metadata.get("cwd"), memory.metadata.get("command")
     if not isinstance(cwd, str) or not isinstance(command, str) or not path_inside(cwd, project):
         return None
@@ -307,10 +314,11 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             # Met again, under its key or an earlier version's: the pending memory counts it.
             result = lessons.submit_lessons(store, report.memories,
                                             workspace.config.stm.max_content_bytes, CODEX, now=now)
-            if instructions:  # a failure stored before the person said what to do about it
+            if instructions or any(m.metadata.get("instruction_session") for m in result.met.values()):
+                # A failure stored before the person said what to do about it.
                 report.instructed = lessons.instruct_pending(
-                    store, lambda memory: _instruction(memory, instructions, options.project),
-                    workspace.config, CODEX)
+                    store, lambda memory: _instruction(memory, result.met, instructions,
+                                                       options.project), workspace.config, CODEX)
         report.inserted, report.duplicates = result.inserted, result.duplicates
         report.recounted = result.recounted
     # Saved after the submit: a crash in between reads these rollouts again, and keys absorb it.
