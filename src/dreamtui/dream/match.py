@@ -427,6 +427,9 @@ class _Facts:
     long_names: tuple[tuple[tuple[str, ...], str], ...]
     # "before"/"after" -> the named things (a command, a tool, a name) the text orders a step by
     orders: dict[str, frozenset[str]]
+    units: dict[str, dict[str, AbstractSet[str]]]  # the slots by slot, then subject
+    slot_words: frozenset[str]  # the words naming the slots ("port" of "after port")
+    slot_values: frozenset[str]  # every value in a slot
 
     @classmethod
     def read(cls, features: Features) -> _Facts:
@@ -460,8 +463,10 @@ class _Facts:
                 both = True
         body_words = frozenset(words)
         poles = frozenset(said.poles)
+        slots = {k: frozenset(v) for k, v in said.slots.items()}
+        units_of = {k.partition(_SUBJECT_MARK)[0] for k in slots}
         return cls(
-            slots={k: frozenset(v) for k, v in said.slots.items()},
+            slots=slots,
             picks={k: frozenset(v) for k, v in said.picks.items()},
             stance=stance, heads=said.heads, actions=frozenset(said.actions),
             commands=frozenset(reader.commands),
@@ -477,6 +482,8 @@ class _Facts:
             core_all=(body_words if body is text else frozenset(norm.split())) - _NOT_CORE,
             flags=frozenset(f.lower() for f in _FLAG_RE.findall(text)) if "-" in text else frozenset(),
             orders=_orders(words, features),
+            units=_by_unit(slots), slot_words=frozenset(k.split(" ", 1)[-1] for k in units_of),
+            slot_values=frozenset().union(*slots.values()),
             long_names=tuple((n, f" {' '.join(n)} ") for n in sorted(features.names) if len(n) > 1))
 
 
@@ -720,9 +727,14 @@ def slot_conflicts(a: Mapping[str, AbstractSet[str]], b: Mapping[str, AbstractSe
     "subject" (values: the services) when each names its numbers' services, all different.
     A side naming no service for a slot is compared on all its values, as a rewording that
     leaves the service out says the same thing."""
-    if not a or not b:
-        return
-    units_a, units_b = _by_unit(a), _by_unit(b)
+    if a and b:
+        yield from _unit_conflicts(_by_unit(a), _by_unit(b))
+
+
+def _unit_conflicts(units_a: Mapping[str, Mapping[str, AbstractSet[str]]],
+                    units_b: Mapping[str, Mapping[str, AbstractSet[str]]]
+                    ) -> Iterator[tuple[str, AbstractSet[str], AbstractSet[str]]]:
+    """slot_conflicts on slots grouped by _by_unit."""
     for unit in sorted(units_a.keys() & units_b.keys()):
         of_a, of_b = units_a[unit], units_b[unit]
         if "" in of_a or "" in of_b:
@@ -737,10 +749,6 @@ def slot_conflicts(a: Mapping[str, AbstractSet[str]], b: Mapping[str, AbstractSe
         for subject in common:
             if of_a[subject].isdisjoint(of_b[subject]):
                 yield unit, of_a[subject], of_b[subject]
-
-
-def _units(slots: Mapping[str, AbstractSet[str]]) -> set[str]:
-    return {key.partition(_SUBJECT_MARK)[0].split(" ", 1)[-1] for key in slots}
 
 
 def _by_unit(slots: Mapping[str, AbstractSet[str]]) -> dict[str, dict[str, AbstractSet[str]]]:
@@ -897,7 +905,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     fa, fb = a.facts, b.facts
     # Each check looks at what both sides have first: most pairs share no slot, no pick, no pole.
     if fa.slots and fb.slots:
-        for slot, values_a, values_b in slot_conflicts(fa.slots, fb.slots):
+        for slot, values_a, values_b in _unit_conflicts(fa.units, fb.units):
             yield Conflict(slot.split(" ", 1)[1] if " " in slot else slot,
                            "/".join(sorted(values_a)), "/".join(sorted(values_b)))
     # Only two different picks conflict: a text may mention a tool it does not endorse ("black
@@ -934,18 +942,22 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     for span in sorted((fa.used & fb.refused) | (fa.refused & fb.used)) if fa.refused or fb.refused else ():
         yield Conflict(f"`{span}`", "use" if span in fa.used else "do not use",
                        "use" if span in fb.used else "do not use")
-    command = _command_swap(a, b) if fa.commands and fb.commands else None
-    if command is not None:
-        yield Conflict("command", *command)
-    spans = _span_swap(a, b) if fa.commands and fb.commands else None
-    if spans is not None:
-        yield Conflict("code", *spans)
+    if fa.commands and fb.commands:
+        # The commands each side names and the other never mentions, looked up once for both.
+        only_a = [c for c in sorted(fa.commands) if not _mentions(fb.lowered, c)]
+        only_b = [c for c in sorted(fb.commands) if not _mentions(fa.lowered, c)]
+        command = _command_swap(only_a, only_b)
+        if command is not None:
+            yield Conflict("command", *command)
+        spans = _span_swap(a, b, only_a, only_b)
+        if spans is not None:
+            yield Conflict("code", *spans)
     # Two texts each giving facts in slots the other never fills, with no value in common, state
     # different facts (a port here, an image version there): about one service, not one lesson.
     # ("Node 18" and "version 18" share the value: one fact worded two ways.)
-    if fa.slots and fb.slots and not _units(fa.slots) & _units(fb.slots) \
-            and frozenset().union(*fa.slots.values()).isdisjoint(frozenset().union(*fb.slots.values())):
-        yield Conflict("facts", "/".join(sorted(_units(fa.slots))), "/".join(sorted(_units(fb.slots))))
+    if fa.slots and fb.slots and fa.slot_words.isdisjoint(fb.slot_words) \
+            and fa.slot_values.isdisjoint(fb.slot_values):
+        yield Conflict("facts", "/".join(sorted(fa.slot_words)), "/".join(sorted(fb.slot_words)))
     # A step done before (after) different named things, neither naming the other's, is a rule
     # for another moment ("before Playwright" vs "before `pytest tests/integration`").
     for pole in sorted(fa.orders.keys() & fb.orders.keys()) if fa.orders and fb.orders else ():
@@ -984,11 +996,9 @@ def _only_negations(a: Sequence[str], b: Sequence[str]) -> bool:
         and all(w in _REJECT or w in _EMPHASIS or w in STOPWORDS for w in changed)
 
 
-def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:
+def _command_swap(only_a: Sequence[str], only_b: Sequence[str]) -> tuple[str, str] | None:
     """Each side names a command the other never mentions, both starting with one word:
     `bun run test:run` vs `bun run test`, `go test .` vs `go test ./...`."""
-    only_a = [c for c in sorted(a.facts.commands) if not _mentions(b.facts.lowered, c)]
-    only_b = [c for c in sorted(b.facts.commands) if not _mentions(a.facts.lowered, c)]
     for x in only_a:
         for y in only_b:
             if x.split()[0] == y.split()[0]:
@@ -996,11 +1006,11 @@ def _command_swap(a: Features, b: Features) -> tuple[str, str] | None:
     return None
 
 
-def _span_swap(a: Features, b: Features) -> tuple[str, str] | None:
+def _span_swap(a: Features, b: Features, only_a: Sequence[str], only_b: Sequence[str]
+               ) -> tuple[str, str] | None:
     """The bodies say the same words but for one code span each (`VITE_` vs `NEXT_PUBLIC_`):
-    the span is the fact, however many words it has."""
-    only_a = [c for c in a.facts.commands if not _mentions(b.facts.lowered, c)]
-    only_b = [c for c in b.facts.commands if not _mentions(a.facts.lowered, c)]
+    the span is the fact, however many words it has. `only_a`, `only_b`: the commands each
+    side names and the other never mentions."""
     if len(only_a) != 1 or len(only_b) != 1:
         return None
     rest_a = normalise(a.body.lower().replace(f"`{only_a[0]}`", " ")).split()
