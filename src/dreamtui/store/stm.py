@@ -551,6 +551,25 @@ class STMStore:
                     found[row[COLUMNS.index("idempotency_key")]] = self._to_memory(row)
         return found
 
+    def metadata_of_agents(self, agents: Sequence[str]) -> list[tuple[str, str | None, dict[str, Any], bool]]:
+        """(id, idempotency key, metadata, still pending) of every memory these agents submitted,
+        in any state: what an importer matches what it read against. Read as stored, not cleaned
+        like a `Memory` (that costs milliseconds a row): nothing here reaches a person or a dream;
+        `get_many` gives the memories themselves."""
+        marks = ", ".join("?" * len(agents))
+        with self._reading("reading memories") as conn:
+            rows = conn.execute(f"SELECT id, idempotency_key, metadata, {_PENDING} FROM stm_memories "
+                                f"WHERE tenant_id = ? AND agent_id IN ({marks})",
+                                (self.tenant_id, *agents)).fetchall()
+        found = []
+        for memory_id, key, metadata, pending in rows:
+            try:
+                meta = json.loads(metadata)
+            except (TypeError, ValueError):
+                meta = None
+            found.append((memory_id, key, meta if isinstance(meta, dict) else {}, bool(pending)))
+        return found
+
     def revise_pending(self, revisions: Iterable[tuple[str, str, dict[str, Any]]], *,
                        titles: Mapping[str, str] | None = None) -> int:
         """Rewrite (id, content, metadata) of memories that are still pending, and the title of
