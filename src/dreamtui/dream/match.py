@@ -418,7 +418,7 @@ class _Facts:
     words: list[str]  # the body's normalised words, in order (single_swap)
     norm: str  # the whole text normalised
     padded: str  # the same between spaces: a phrase is in it as " words "
-    lowered: str  # the text lowercased, whitespace collapsed (commands are looked up in it)
+    lowered: str  # the text lowercased, whitespace collapsed, if it names commands (looked up in it)
     content_words: frozenset[str]  # the body's content words, numbers aside
     core: frozenset[str]  # the body's words but negations, emphasis, stop words
     core_all: frozenset[str]  # the same over the whole text
@@ -464,27 +464,30 @@ class _Facts:
         body_words = frozenset(words)
         poles = frozenset(said.poles)
         slots = {k: frozenset(v) for k, v in said.slots.items()}
-        units_of = {k.partition(_SUBJECT_MARK)[0] for k in slots}
+        units_of = {k.partition(_SUBJECT_MARK)[0] for k in slots} if slots else _NO_WORDS
+        commands = frozenset(reader.commands)
         return cls(
             slots=slots,
             picks={k: frozenset(v) for k, v in said.picks.items()},
             stance=stance, heads=said.heads, actions=frozenset(said.actions),
-            commands=frozenset(reader.commands),
+            commands=commands,
             used=frozenset(c for c, bits in said.command_stance.items() if bits == 1),
             refused=frozenset(c for c, bits in said.command_stance.items() if bits == 2),
             poles=poles,
             axes=_axes(poles),
             done=frozenset(done), rejected=frozenset(rejected), rejects_any=both or bool(rejected),
-            words=words, norm=norm, padded=f" {norm} ", lowered=" ".join(text.lower().split()),
+            words=words, norm=norm, padded=f" {norm} ", lowered=" ".join(text.lower().split()) if commands else "",
             content_words=frozenset({w for w in body_words - _NOT_CONTENT
                                      if len(w) > 1 and not w[0].isdigit()}),
             core=body_words - _NOT_CORE,
             core_all=(body_words if body is text else frozenset(norm.split())) - _NOT_CORE,
             flags=frozenset(f.lower() for f in _FLAG_RE.findall(text)) if "-" in text else frozenset(),
             orders=_orders(words, features),
-            units=_by_unit(slots), slot_words=frozenset(k.split(" ", 1)[-1] for k in units_of),
-            slot_values=frozenset().union(*slots.values()),
-            long_names=tuple((n, f" {' '.join(n)} ") for n in sorted(features.names) if len(n) > 1))
+            units=_by_unit(slots) if slots else {},
+            slot_words=frozenset(k.split(" ", 1)[-1] for k in units_of) if slots else _NO_WORDS,
+            slot_values=frozenset().union(*slots.values()) if slots else _NO_WORDS,
+            long_names=tuple((n, f" {' '.join(n)} ") for n in sorted(features.names) if len(n) > 1)
+            if features.names else ())
 
 
 def _orders(words: Sequence[str], features: Features) -> dict[str, frozenset[str]]:
