@@ -33,7 +33,7 @@ from dreamtui.intake.corrections import correction_rule, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
 from dreamtui.intake.validate import prepare
 from dreamtui.model import Memory, NewMemory, frontmatter_int
-from dreamtui.store.stm import MemoryFilter, STMStore
+from dreamtui.store.stm import STMStore
 from dreamtui.workspace.config import Config
 
 QUOTE_CHARS = 600  # how much of a tool result, typed turn or agent text a friction quotes
@@ -535,7 +535,7 @@ class Submitted:
     inserted: int = 0
     duplicates: int = 0  # stored already: under its key, or made of records a stored one names
     recounted: int = 0  # of those, still pending, their occurrence count raised
-    met: dict[str, NewMemory] = field(default_factory=dict)  # stored memory id → what met it now
+    met: dict[str, NewMemory] = field(default_factory=dict, repr=False)  # stored id → what met it now
 
 
 def submit_lessons(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int,
@@ -550,35 +550,45 @@ def submit_lessons(store: STMStore, memories: Sequence[NewMemory], limit_bytes: 
     """
     if not memories:
         return Submitted()
-    by_key: dict[str, Memory] = {}
-    by_record: dict[str, Memory] = {}
-    for agent in dict.fromkeys((source.agent_id, source.subagent_id)):
-        for stored in store.page(MemoryFilter(agent=agent), limit=2**62):
-            if stored.metadata.get("source") != source.name:
-                continue
-            if stored.idempotency_key:
-                by_key[stored.idempotency_key] = stored
-            for record in record_ids(stored.metadata, source):
-                by_record.setdefault(record, stored)
+    by_key: dict[str, str] = {}
+    by_record: dict[str, str] = {}
+    pending: set[str] = set()
+    for memory_id, key, metadata, waiting in _stored_rows(store, source):
+        if key:
+            by_key[key] = memory_id
+        for record in record_ids(metadata, source):
+            by_record.setdefault(record, memory_id)
+        if waiting:
+            pending.add(memory_id)
     fresh: list[NewMemory] = []
-    pairs: list[tuple[Memory, NewMemory]] = []
+    met: dict[str, NewMemory] = {}
+    pairs: list[tuple[str, NewMemory]] = []
     for memory in memories:
         held = by_key.get(memory.idempotency_key or "") or next(
             (by_record[u] for u in record_ids(memory.metadata, source) if u in by_record), None)
         if held is None:
             fresh.append(memory)
         else:
+            met.setdefault(held, memory)
             pairs.append((held, memory))
     result = store.submit_many(fresh, now=now) if fresh else None
-    pending = [(held, memory) for held, memory in pairs
-               if held.consumed_at is None and held.consumed_by_lease is None]
-    recounted = _recount(store, pending, by_record, limit_bytes, source)
+    # Only the pending memories with an occurrence no stored memory names are read whole.
+    counting = [(held, memory) for held, memory in pairs if held in pending and any(
+        u not in by_record for u in memory.metadata.get("record_uuids") or ())]
+    found = {m.id: m for m in store.get_many(list(dict.fromkeys(h for h, _ in counting)))}
+    recounted = _recount(store, [(found[h], m) for h, m in counting if h in found], by_record,
+                         limit_bytes, source)
     inserted = result.inserted if result else 0
-    return Submitted(inserted, len(memories) - inserted, recounted,
-                     {held.id: memory for held, memory in pairs})
+    return Submitted(inserted, len(memories) - inserted, recounted, met)
 
 
-def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: dict[str, Memory],
+def _stored_rows(store: STMStore, source: Source) -> list[tuple[str, str | None, dict[str, Any], bool]]:
+    """(id, key, metadata, pending) of every memory the source stored, in any state."""
+    agents = list(dict.fromkeys((source.agent_id, source.subagent_id)))
+    return [row for row in store.metadata_of_agents(agents) if row[2].get("source") == source.name]
+
+
+def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: dict[str, str],
              limit_bytes: int, source: Source) -> int:
     """Add to each stored pending memory the records of its new one that no stored memory names
     yet (`known`, by record, besides its own): each occurrence is counted once, in one memory."""
@@ -596,7 +606,7 @@ def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: 
         if not fresh:
             continue
         for record in fresh:
-            known[record] = stored
+            known[record] = stored.id
         metadata.update(occurrences=frontmatter_int(metadata.get("occurrences"), default=1) + len(fresh),
                         record_uuids=counted + fresh,
                         last_timestamp=max(filter(None, (metadata.get("last_timestamp"),
@@ -610,42 +620,42 @@ def _recount(store: STMStore, pairs: Sequence[tuple[Memory, NewMemory]], known: 
     return store.revise_pending(revisions) if revisions else 0
 
 
-def instruct_pending(store: STMStore, instruction: Callable[[Memory], str | None], config: Config,
-                     source: Source) -> int:
+def instruct_pending(store: STMStore, instruction: Callable[[str, Mapping[str, Any]], str | None],
+                     config: Config, source: Source) -> int:
     """Give the source's pending failures the person's instruction about them that an import
     found after storing them ("don't bother running mix precommit as it isn't working yet"):
     its words lead the title, as they would have had they come first, and the content quotes
-    them; how many were revised. `instruction` gives the person's sentence for a memory, or None.
+    them; how many were revised. `instruction` gives the person's sentence for a memory (by its
+    id and metadata), or None.
 
     Only a failure stored without a word from the person is revised (a pending memory has no
     other editor: people edit a dream's proposals, not its input); one a dream claimed or
     consumed is left as it is.
     """
+    said: dict[str, str] = {}
+    for memory_id, _, meta, waiting in _stored_rows(store, source):
+        if waiting and not meta.get("reason") and meta.get("kind") in ("tool_error", "environment"):
+            words = instruction(memory_id, meta)
+            if words and not pasted_output(words):
+                said[memory_id] = words
     revisions: list[tuple[str, str, dict[str, Any]]] = []
     titles: dict[str, str] = {}
-    for agent in dict.fromkeys((source.agent_id, source.subagent_id)):
-        for stored in store.page(MemoryFilter(state="pending", agent=agent), limit=2**62):
-            meta = stored.metadata
-            if meta.get("source") != source.name or meta.get("reason") or \
-                    meta.get("kind") not in ("tool_error", "environment"):
-                continue
-            said = instruction(stored)
-            if not said or pasted_output(said):
-                continue
-            title = _instructed(stored.title, _sentence(said, config.stm.max_title_chars))
-            if title is None:
-                continue
-            heard = f"The person then said: “{one_line(said, QUOTE_CHARS)}”"
-            seen = _SEEN_LINE_RE.search(stored.content)
-            content = (stored.content[:seen.start()] + "\n" + heard + stored.content[seen.start():]
-                       if seen else f"{stored.content}\n{heard}")
-            if stored.content.endswith("…") or len(content.encode("utf-8")) > config.stm.max_content_bytes:
-                content = stored.content  # clipped or full: the title says it
-            revised = prepare(NewMemory(type=stored.type, title=one_line(title, config.stm.max_title_chars),
-                                        content=content, agent_id=stored.agent_id, tags=stored.tags,
-                                        metadata={**meta, "reason": said}), config)
-            revisions.append((stored.id, revised.content, revised.metadata))
-            titles[stored.id] = revised.title
+    for stored in store.get_many(list(said)):
+        words = said[stored.id]
+        title = _instructed(stored.title, _sentence(words, config.stm.max_title_chars))
+        if title is None:
+            continue
+        heard = f"The person then said: “{one_line(words, QUOTE_CHARS)}”"
+        seen = _SEEN_LINE_RE.search(stored.content)
+        content = (stored.content[:seen.start()] + "\n" + heard + stored.content[seen.start():]
+                   if seen else f"{stored.content}\n{heard}")
+        if stored.content.endswith("…") or len(content.encode("utf-8")) > config.stm.max_content_bytes:
+            content = stored.content  # clipped or full: the title says it
+        revised = prepare(NewMemory(type=stored.type, title=one_line(title, config.stm.max_title_chars),
+                                    content=content, agent_id=stored.agent_id, tags=stored.tags,
+                                    metadata={**stored.metadata, "reason": words}), config)
+        revisions.append((stored.id, revised.content, revised.metadata))
+        titles[stored.id] = revised.title
     return store.revise_pending(revisions, titles=titles) if revisions else 0
 
 

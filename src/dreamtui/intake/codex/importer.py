@@ -30,7 +30,7 @@ from dreamtui.intake import lessons
 from dreamtui.intake.codex.frictions import Detector, Friction, Instruction, instruction_for
 from dreamtui.intake.codex.reader import ReadStats, RolloutReader
 from dreamtui.intake.lessons import path_inside
-from dreamtui.model import Memory, NewMemory
+from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
 from dreamtui.store.stm import STMStore
 from dreamtui.vocabulary import clip
@@ -210,16 +210,16 @@ def _loaded(context: dict[str, Any]) -> list[Instruction]:
             and all(isinstance(part, str) for part in item)] if isinstance(saved, list) else []
 
 
-def _instruction(memory: Memory, met: dict[str, NewMemory], instructions: list[Instruction],
-                 project: str) -> str | None:
+def _instruction(memory_id: str, metadata: Mapping[str, Any], met: dict[str, NewMemory],
+                 instructions: list[Instruction], project: str) -> str | None:
     """The person's sentence about a stored failure's command: the one this import gave the
     failure when it met it again (in this project, whichever project met it first; a fact of the
     machine is one memory), else one read now, when the memory is this project's."""
-    again = met.get(memory.id)
+    again = met.get(memory_id)
     if again is not None and again.metadata.get("instruction_session"):
         reason = again.metadata.get("reason")
         return reason if isinstance(reason, str) else None
-    cwd, command = memory.metadata.get("cwd"), memory.metadata.get("command")
+    cwd, command = metadata.get("cwd"), metadata.get("command")
     if not isinstance(cwd, str) or not isinstance(command, str) or not path_inside(cwd, project):
         return None
     found = instruction_for(command, instructions)
@@ -317,8 +317,9 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             if instructions or any(m.metadata.get("instruction_session") for m in result.met.values()):
                 # A failure stored before the person said what to do about it.
                 report.instructed = lessons.instruct_pending(
-                    store, lambda memory: _instruction(memory, result.met, instructions,
-                                                       options.project), workspace.config, CODEX)
+                    store, lambda memory_id, metadata: _instruction(
+                        memory_id, metadata, result.met, instructions, options.project),
+                    workspace.config, CODEX)
         report.inserted, report.duplicates = result.inserted, result.duplicates
         report.recounted = result.recounted
     # Saved after the submit: a crash in between reads these rollouts again, and keys absorb it.
