@@ -442,3 +442,21 @@ def test_safety_does_not_import_textual() -> None:
     code = ("import sys, dreamtui.safety.marks, dreamtui.safety.paths, dreamtui.safety.secrets; "
             "assert 'textual' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="ab \n", min_size=1, max_size=70), st.integers(0, 30)),
+                max_size=12))
+def test_repeated_unit_coverage_counts_the_runs_a_regex_finds(parts: list[tuple[str, int]]) -> None:
+    import re
+
+    from dreamtui.safety.marks import _MAX_UNIT, _repeated_unit_coverage
+
+    data = "".join(unit * times for unit, times in parts).encode() or b"ab"
+    best = 0
+    for period in range(1, min(_MAX_UNIT, len(data) - 1) + 1):
+        same = bytes(a ^ b for a, b in zip(data, data[period:], strict=False))
+        covered = sum(len(m[0]) + period for m in re.finditer(rb"\x00{%d,}" % (3 * period), same)
+                      if data[m.start() : m.start() + period].strip())
+        best = max(best, covered)
+    assert _repeated_unit_coverage(data) == best

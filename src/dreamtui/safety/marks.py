@@ -1014,6 +1014,9 @@ _REPETITIVE_MIN_LEN = 2000
 _MAX_UNIT = 64  # bytes; longer "units" are ordinary repeated lines, not padding payloads
 
 
+_NONZERO_RE = re.compile(rb"[^\x00]")
+
+
 def _repeated_unit_coverage(data: bytes) -> int:
     """Bytes covered by the most frequent period (1.._MAX_UNIT) repeating at least 4 times in a row.
 
@@ -1028,10 +1031,18 @@ def _repeated_unit_coverage(data: bytes) -> int:
         tail = whole & ((1 << (8 * size)) - 1)  # data[period:]
         same = (head ^ tail).to_bytes(size, "big")
         covered = 0
-        for m in re.finditer(rb"\x00{%d,}" % (3 * period), same):
+        # Each run of at least 4 repeats: where `least` first fits, to the next byte that differs.
+        # bytes.find skips ahead where a regex `\x00{3p,}` retries at every zero byte of a
+        # shorter run (five times slower on a 4 KB memory, the same runs found).
+        least = b"\x00" * (3 * period)
+        start = same.find(least)
+        while start >= 0:
+            differs = _NONZERO_RE.search(same, start + len(least))
+            end = differs.start() if differs else size
             # Indentation and blank padding are layout, not payload.
-            if data[m.start() : m.start() + period].strip():
-                covered += len(m[0]) + period
+            if data[start : start + period].strip():
+                covered += end - start + period
+            start = same.find(least, end)
         best = max(best, covered)
     return best
 
