@@ -460,3 +460,30 @@ def test_repeated_unit_coverage_counts_the_runs_a_regex_finds(parts: list[tuple[
                       if data[m.start() : m.start() + period].strip())
         best = max(best, covered)
     assert _repeated_unit_coverage(data) == best
+
+
+def test_hidden_character_probe_covers_every_hidden_character() -> None:
+    # scan skips the hidden-character pass when the probe finds nothing: a character the pass
+    # would flag but the probe misses would go unmarked.
+    from dreamtui.safety.marks import _HIDDEN_RE, _MAY_HIDE_RE
+
+    for code in [*range(0x3000), *range(0xFE00, 0x10000), *range(0xE0000, 0xE0200)]:
+        char = chr(code)
+        if _HIDDEN_RE.match(char + char) is not None:
+            assert _MAY_HIDE_RE.match(char) is not None, hex(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab9Z _-*`~\u00e9\u0430\u043e\u2014\u201c\u2026\u200b\ud800\u0131K")))
+def test_words_and_folding_read_as_the_plain_rules(text: str) -> None:
+    import re
+    import unicodedata
+
+    from dreamtui.safety.marks import _FOLD, _PROSE, _latin, _words
+
+    low = text.lower()
+    assert _words(low) == {w.encode("utf-8", "surrogatepass") for w in re.findall(r"[a-z0-9]+", low)}
+    plain = re.sub("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+", "",
+                   unicodedata.normalize("NFD", text)).translate(_FOLD)
+    assert _latin(text) == (text if text.isascii() else plain)
+    assert (low.translate(_PROSE) == low) == (not any(c in low for c in "*`~_"))

@@ -66,6 +66,12 @@ _HIDDEN_RE = re.compile(
 # Subdivision flags (England, Scotland, Wales) are U+1F3F4 + tag letters + CANCEL TAG.
 _FLAG_SEQUENCE_RE = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _JOINERS = "\u200c\u200d"
+# Every character `_HIDDEN_RE` can start a match with, in one class: one search of a class, five
+# to ten times faster than the alternation's, clears the typographic quotes, dashes and ellipses
+# nearly every memory holds of anything hidden.
+_MAY_HIDE_RE = re.compile("[\u00ad\u115f\u1160\u180e\u200b-\u200f\u2060-\u2064\ufeff\u3164\uffa0"
+                          "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufe00-\ufe0f\u061c\u202a-\u202e"
+                          "\u2066-\u2069\U000e0000-\U000e01ef]")
 _MARK_OF_GROUP = {"invisible": MARK_INVISIBLE, "bidi": MARK_BIDI, "tag": MARK_TAG_CHARS}
 
 
@@ -120,6 +126,8 @@ _LOOKALIKES = (
     "ɑa ɡg ɪi ıi ȷj ʀr ʏy ɴn ʟl ᴀa ʙb ᴄc ᴅd ᴇe ɢg ʜh ᴊj ᴋk ᴍm ᴏo ᴘp ꜱs ᴛt ᴜu ᴠv ᴡw ᴢz łl đd øo"
 )
 _FOLD = str.maketrans({pair[0]: pair[1] for pair in _LOOKALIKES.split()})
+# A translate by a table looks up every character; a search of one class finds whether any folds.
+_FOLDED_RE = re.compile("[" + re.escape("".join(map(chr, _FOLD))) + "]")
 _COMBINING_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 # Scripts with their own cue tables below; Latin-script languages are matched on the folded text.
 _NATIVE_SCRIPT_RE = re.compile("[\u0400-\u04ff\u0600-\u06ff\u0900-\u097f\u3040-\u30ff\u3400-\u9fff"
@@ -130,7 +138,8 @@ def _latin(native: str) -> str:
     """`native` with accents dropped and look-alike letters folded to the Latin ones they mimic."""
     if native.isascii():
         return native
-    return _COMBINING_RE.sub("", unicodedata.normalize("NFD", native)).translate(_FOLD)
+    latin = _COMBINING_RE.sub("", unicodedata.normalize("NFD", native))
+    return latin.translate(_FOLD) if _FOLDED_RE.search(latin) else latin
 
 
 # -- told to the reader, or described? ----------------------------------------------------------
@@ -680,6 +689,7 @@ _URL_EXFIL_RE = re.compile(rf"\$[{{(]?[a-z_]|%24|\{{\{{|{_SECRET_FILE}")
 _SECRET_FILE_GATE = frozenset(_SECRET_FILE_WORDS.encode().split())
 
 _PROSE = str.maketrans({"*": None, "`": None, "~": None, "_": " "})
+_PROSE_CHARS_RE = re.compile(r"[*`~_]")  # translating text that holds none of them changes nothing
 # Where browsers and markdown decode entities: attribute values and link targets.
 _URL_SPAN_RE = re.compile(r"""=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)|\]\([^)\n]*\)""")
 # Code spans are quoted, not rendered or spoken.
@@ -844,7 +854,6 @@ def _decodings(text: str, words: set[bytes]) -> Iterator[str]:
 
 # bytes.translate + split runs in C: ten times faster than a regex findall on ASCII text.
 _NON_WORD_BYTES = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
-_WORD_RE = re.compile(r"[a-z0-9]+")
 _DECODING_WORDS = _REVERSE_WORDS | _ROT13_WORDS
 # Every literal group that can let something run: those of the cues without gate words, of links
 # and of encodings. A text holds none of them if one search finds no lone literal (less those that
@@ -868,9 +877,8 @@ _QUIET_WORDS = frozenset(_CUES_BY_WORD) | _DECODING_WORDS
 
 
 def _words(low: str) -> set[bytes]:
-    if low.isascii():
-        return set(low.encode().translate(_NON_WORD_BYTES).split())
-    return {w.encode() for w in _WORD_RE.findall(low)}
+    # Words are runs of ASCII letters and digits: a non-ASCII character ("?" once encoded) ends one.
+    return set(low.encode("ascii", "replace").translate(_NON_WORD_BYTES).split())
 
 
 _ASCII_HIDDEN_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -919,7 +927,7 @@ def _phrase_marks(native: str, *, written: str | None) -> set[str]:
         woken.setdefault(cue.family, []).append(cue)
     if _ORDER in woken or _AIMED in woken or _CONCEALED in woken:
         # Emphasis and identifiers are read as plain words: "**ignore** previous_instructions".
-        prose = low.translate(_PROSE)
+        prose = low.translate(_PROSE) if _PROSE_CHARS_RE.search(low) else low
         if (any(c.pattern.search(prose) for c in woken.get(_AIMED, ()))
                 or _any_told(woken.get(_ORDER, ()), prose)):
             marks.add(MARK_INJECTION)
@@ -984,11 +992,14 @@ def scan(text: str) -> tuple[str, ...]:
         native = _HIDDEN_RE.sub("", text) if marks else text
     else:
         normal = unicodedata.normalize("NFKC", text)
-        marks = {mark for _, _, mark in _hidden_chars(normal)}
-        # Hidden characters dropped, and text smuggled in tag characters spelled out.
-        native = _HIDDEN_RE.sub("", normal)
-        if MARK_TAG_CHARS in marks:
-            native += "\n" + _decoded_tags(normal)
+        if _MAY_HIDE_RE.search(normal) is None:
+            marks, native = set(), normal
+        else:
+            marks = {mark for _, _, mark in _hidden_chars(normal)}
+            # Hidden characters dropped, and text smuggled in tag characters spelled out.
+            native = _HIDDEN_RE.sub("", normal)
+            if MARK_TAG_CHARS in marks:
+                native += "\n" + _decoded_tags(normal)
     marks |= _phrase_marks(native, written=text)
     if _oversized_repetitive(text):
         marks.add(MARK_REPETITIVE)
