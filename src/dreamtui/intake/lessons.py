@@ -834,18 +834,26 @@ def routine_error(text: str) -> bool:
     return bool(complaints) and all(_MISSING_PATH_LINE.match(line.strip()) for line in complaints)
 
 
+# `_ERROR_LINE` for lower-cased ASCII text: a search with IGNORECASE is five times slower in `re`
+# (the alternatives are lower case; only non-ASCII text has letters whose case folding differs).
+_ERROR_LINE_LOWER = re.compile(_ERROR_LINE.pattern)
+
+
 def _error_line_numbers(joined: str) -> Iterator[int]:
     """The numbers of the lines of `joined` that `_ERROR_LINE` finds something in. One search
     a line found, not one a line: a match holds no line break, so it lies within its line."""
+    pattern = _ERROR_LINE
+    if joined.isascii():
+        joined, pattern = joined.lower(), _ERROR_LINE_LOWER
     number = start = 0
-    found = _ERROR_LINE.search(joined)
+    found = pattern.search(joined)
     while found is not None:
         number += joined.count("\n", start, found.start())
         yield number
         start = joined.find("\n", found.end())
         if start < 0:
             return
-        found = _ERROR_LINE.search(joined, start)
+        found = pattern.search(joined, start)
 
 
 def error_lines(text: str, limit: int) -> str:
