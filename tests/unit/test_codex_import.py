@@ -804,3 +804,24 @@ def test_a_fact_first_met_in_another_project_takes_the_instruction_of_the_one_me
     assert (report.inserted, report.recounted, report.instructed) == (0, 1, 1)
     assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet (")
     assert memory.metadata["occurrences"] == 4
+
+
+def test_an_instruction_in_a_rollout_an_earlier_version_read_is_found_once(
+        workspace: Workspace, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from dreamtui.store.import_state import load_states, save_states
+    sessions = tmp_path / "sessions"
+    Rollout().typed(INSTRUCTION).says("Implemented.").write(sessions)
+    _import(workspace, sessions)
+    # The state as a version that kept no instructions wrote it.
+    [(path, state)] = load_states(workspace, "codex").items()
+    save_states(workspace, "codex", {path: replace(state, context={"cwd": PROJECT, "read": True})},
+                NOW)
+    (Rollout(session="019f-bbbb").typed("Add the column").shell("mix precommit", PUBSUB, 1)
+     .shell("mix precommit", PUBSUB, 1)).write(sessions)
+    report = _import(workspace, sessions)
+    [memory] = _stored(workspace)
+    assert (report.read, report.unchanged) == (1, 1)
+    assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet (")
+    assert load_states(workspace, "codex")[path].context["instructions"][0][:2] == ["mix", "precommit"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -251,6 +251,7 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
     found: list[lessons.Friction] = []
     instructions: list[Instruction] = []  # the person's, in the rollouts read now
     earlier: list[Instruction] = []  # … and in the project's rollouts read before
+    unheard: list[tuple[Path, FileState]] = []  # … read before, what was said not kept
     live_after = now.timestamp() - options.live_minutes * 60
     for path in rollouts:
         try:
@@ -275,7 +276,8 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
                 updated[str(path)] = FileState(0, stat.st_size, stat.st_mtime_ns, 0, None,
                                                {"cwd": cwd, "read": False})
             continue
-        if same and saved is not None and saved.context.get("read", True):
+        unchanged = same and saved is not None and saved.context.get("read", True)
+        if unchanged:
             report.unchanged += 1
         elif options.since is not None and stat.st_mtime < options.since.timestamp():
             report.too_old += 1  # nothing written since: no event can be newer
@@ -284,7 +286,10 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         else:
             read_now = True
         if not read_now:  # what the person said in it when it was read still holds
-            earlier.extend(_loaded(saved.context) if saved is not None else [])
+            if unchanged and saved is not None and "instructions" not in saved.context:
+                unheard.append((path, saved))
+            else:
+                earlier.extend(_loaded(saved.context) if saved is not None else [])
             continue
         try:
             frictions, stats, version, said = read_rollout_with_instructions(path)
@@ -298,11 +303,20 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
         report.frictions += len(kept)
         log = str(path.relative_to(sessions_dir))
         found.extend(shared_friction(f, log, version) for f in kept)
-        context: dict[str, Any] = {"cwd": cwd, "read": True}
-        if said:  # kept for a failure a later import meets (`with_instructions`)
-            context["instructions"] = _saved(said)
+        # What the person said is kept for a failure a later import meets (`with_instructions`).
+        context: dict[str, Any] = {"cwd": cwd, "read": True, "instructions": _saved(said)}
         updated[str(path)] = FileState(stat.st_size, stat.st_size, stat.st_mtime_ns, 0, None,
                                        context)
+    if unheard and any(f.kind in ("tool_error", "environment") and not f.reason for f in found):
+        # Read by a version that kept no instructions: read once more for them, and kept.
+        for path, saved in unheard:
+            try:
+                said = read_rollout_with_instructions(path)[3]
+            except OSError:
+                continue
+            earlier.extend(said)
+            updated[str(path)] = replace(saved, context={**saved.context,
+                                                          "instructions": _saved(said)})
     # One memory per distinct friction of the import: a fact of the machine or a failure met in
     # several sessions is one lesson, its occurrences counted (`lessons.build_memories`).
     report.memories = lessons.build_memories(with_instructions(found, instructions + earlier),
