@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -613,8 +614,22 @@ def may_hold_secret(text: str) -> bool:
             or _KEYED_TRIGGER_RE.search(text) is not None)
 
 
+# Short texts are mostly metadata values met in every memory of an import (a log's path, a cwd,
+# a session id, a kind): redacted once each, as many times over as memories are made.
+_SHORT_CHARS = 256
+
+
 def redact(text: str) -> Redaction:
     """Replace every secret in `text` by a visible `[REDACTED:<kind>]`; idempotent."""
+    return _redact_short(text) if len(text) <= _SHORT_CHARS else _redact(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_short(text: str) -> Redaction:
+    return _redact(text)
+
+
+def _redact(text: str) -> Redaction:
     if not may_hold_secret(text):
         return Redaction(text, ())
     # Existing markers count as claimed, so patterns can neither re-redact nor split them.
