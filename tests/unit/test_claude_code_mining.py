@@ -1301,3 +1301,19 @@ def test_words_that_still_correct_are_not_disowned(text: str) -> None:
 ])
 def test_reminders_are_not_plain_questions(text: str) -> None:
     assert not only_asks(text)
+
+
+def test_error_lines_reads_every_case_of_the_error_words() -> None:
+    # error_lines searches lower-cased UTF-8 unless a text holds a character IGNORECASE folds to
+    # an ASCII letter: a fifth such character would be missed in that search.
+    import re
+
+    from dreamtui.intake.lessons import _FOLDS_TO_ASCII, error_lines
+
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    folding = [chr(c) for c in range(128, 0x110000) if letter.match(chr(c))]
+    assert all(_FOLDS_TO_ASCII.match(c) for c in folding) and len(folding) == 4
+    text = "ok\nMIſSING file\nÉchec: FAILED\n错误 here\nfine\ud800\nblocKed"
+    assert error_lines(text, 400) == "MIſSING file\nÉchec: FAILED\n错误 here\nblocKed"
+    assert error_lines(text.replace("ſ", "s").replace("K", "k"), 400) == \
+        "MIsSING file\nÉchec: FAILED\n错误 here\nblocked"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import Any, AnyStr
 
 from dreamtui.errors import InputError
 from dreamtui.intake.corrections import correction_rule, spoken
@@ -836,23 +836,31 @@ def routine_error(text: str) -> bool:
     return bool(complaints) and all(_MISSING_PATH_LINE.match(line.strip()) for line in complaints)
 
 
-# `_ERROR_LINE` for lower-cased ASCII text: a search with IGNORECASE is five times slower in `re`
-# (the alternatives are lower case; only non-ASCII text has letters whose case folding differs).
-_ERROR_LINE_LOWER = re.compile(_ERROR_LINE.pattern)
+# `_ERROR_LINE` for the UTF-8 of a text, lower-cased: a search with IGNORECASE is five times
+# slower in `re`, and bytes.lower changes only ASCII letters, as UTF-8's other bytes are never
+# ASCII. IGNORECASE also lets four other characters match an ASCII letter (U+0130 and U+0131 'i',
+# U+017F 's', U+212A 'k'; checked over every code point in the tests): a text holding one is
+# searched the slow way.
+_ERROR_LINE_UTF8 = re.compile(_ERROR_LINE.pattern.encode())
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 def _error_line_numbers(joined: str) -> Iterator[int]:
-    """The numbers of the lines of `joined` that `_ERROR_LINE` finds something in. One search
-    a line found, not one a line: a match holds no line break, so it lies within its line."""
-    pattern = _ERROR_LINE
-    if joined.isascii():
-        joined, pattern = joined.lower(), _ERROR_LINE_LOWER
+    """The numbers of the lines of `joined` that `_ERROR_LINE` finds something in."""
+    if _FOLDS_TO_ASCII.search(joined) is None:
+        return _found_lines(joined.encode("utf-8", "surrogatepass").lower(), _ERROR_LINE_UTF8, b"\n")
+    return _found_lines(joined, _ERROR_LINE, "\n")
+
+
+def _found_lines(joined: AnyStr, pattern: re.Pattern[AnyStr], newline: AnyStr) -> Iterator[int]:
+    """One search a line found, not one a line: a match holds no line break, so it lies within
+    its line."""
     number = start = 0
     found = pattern.search(joined)
     while found is not None:
-        number += joined.count("\n", start, found.start())
+        number += joined.count(newline, start, found.start())
         yield number
-        start = joined.find("\n", found.end())
+        start = joined.find(newline, found.end())
         if start < 0:
             return
         found = pattern.search(joined, start)
