@@ -1317,3 +1317,18 @@ def test_error_lines_reads_every_case_of_the_error_words() -> None:
     assert error_lines(text, 400) == "MIſSING file\nÉchec: FAILED\n错误 here\nblocKed"
     assert error_lines(text.replace("ſ", "s").replace("K", "k"), 400) == \
         "MIsSING file\nÉchec: FAILED\n错误 here\nblocked"
+
+
+def test_a_hook_block_is_found_in_any_case() -> None:
+    # The hook-block search runs only on text holding "hook" once lower-cased: every character
+    # the case-blind pattern takes for a letter of "hook" must lower-case to that letter.
+    import re
+
+    from dreamtui.intake.claude_code.rules import classify_tool_error, names_a_block
+
+    for letter in "hok":
+        pattern = re.compile(letter, re.IGNORECASE)
+        assert all(chr(c).lower() == letter for c in range(0x110000) if pattern.match(chr(c)))
+    assert names_a_block("PreToolUse:Bash HOO\u212a: blocked")
+    assert classify_tool_error("The Hook script blocked this command")[0] == "hook_block"
+    assert classify_tool_error("Exit code 1\nhooks directory missing")[0] == "tool_error"

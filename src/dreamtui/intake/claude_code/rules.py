@@ -75,6 +75,12 @@ _NO_PROMPT_MODES = frozenset({"bypassPermissions"})
 
 _HOOK = re.compile(r"\b(?:Pre|Post)ToolUse(?::\S+)? hook\b|\bblocked by (?:an? |the )?(?:\S+ )?hook\b"
                    r"|\bhook\b[^\n]{0,120}?\b(?:blocked|denied|blocking)\b", re.IGNORECASE)
+
+
+def _hook_blocks(text: str) -> bool:
+    # Every alternative of `_HOOK` says "hook", and what IGNORECASE lets match it (K, U+212A
+    # for k) lower-cases to it: without "hook" the slow case-blind search has nothing to find.
+    return "hook" in text.lower() and _HOOK.search(text) is not None
 _DENIED = re.compile(r"Permission to use (\S+?)\b[^\n]{0,400}?has been denied"
                      r"|Permission for this action (?:was|has been) denied")
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
@@ -165,7 +171,7 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
         return "rejection", reason
     if text.startswith(_INTERRUPTED_RESULT) or (_INTERRUPTED + " for tool use]") in text[:400]:
         return "interruption", None
-    if _HOOK.search(text):
+    if _hook_blocks(text):
         return "hook_block", None
     if _DENIED.search(text) or denial is not None:
         return "denial", None
@@ -176,7 +182,7 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
 
 def names_a_block(text: str) -> bool:
     """Does a hook's message say it blocked or denied a call?"""
-    return _HOOK.search(text) is not None
+    return _hook_blocks(text)
 
 
 def denied_tool(text: str) -> str | None:
