@@ -248,6 +248,7 @@ _SYNONYM_GROUPS = (
     ("configur", "config", "conf", "cfg"),
     ("directori", "dir", "folder"),
     ("authent", "auth"),
+    ("charact", "char"),
 )
 _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 # Verbs that name what a rule is about (stems, synonyms folded): two rules about different
