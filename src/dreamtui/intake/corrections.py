@@ -247,11 +247,24 @@ def relayed(text: str) -> bool:
     return _RELAYED.match(text) is not None
 
 
+def _read(text: str) -> tuple[str, str, str]:
+    """(the text lower-cased with plain quotes, its opening 400 characters, those without the
+    opener): what `disowned` and `correction_rule` read, made once for both."""
+    low = _plain(text).lower()
+    lowered = low.strip()[:400]
+    return low, lowered, _OPENER.sub("", lowered)
+
+
 def disowned(text: str) -> bool:
     """Words that carry no lesson for the agent though they follow a stop or its work: text
     relayed from another agent, the person's own slip, the person saying they now see."""
-    head = _OPENER.sub("", _plain(text).lower().strip()[:400]) if not relayed(text) else ""
-    if not head or _OWN_MISTAKE.match(_plain(text).lower().lstrip()) is not None:
+    low, _, head = _read(text)
+    return _disowned(text, low, head)
+
+
+def _disowned(text: str, low: str, head: str) -> bool:
+    head = head if not relayed(text) else ""
+    if not head or _OWN_MISTAKE.match(low.lstrip()) is not None:
         return True
     understood = _UNDERSTOOD.match(head)
     if understood is None:
@@ -268,10 +281,9 @@ def game_move(text: str, said: str | None) -> bool:
 
 def correction_rule(text: str) -> str | None:
     """The correction rule a typed turn's opening matches, or None (module docstring)."""
-    if disowned(text):
+    low, lowered, head = _read(text)
+    if _disowned(text, low, head):
         return None
-    lowered = _plain(text).lower().strip()[:400]
-    head = _OPENER.sub("", lowered)
     if _OWN_CLARIFY.match(head):
         return None
     if _NO.match(head):
