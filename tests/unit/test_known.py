@@ -490,3 +490,60 @@ def test_a_tool_the_docs_name_too_is_not_against_their_choice(tmp_path: Path) ->
     memory = lesson("m1", "Always use `uv` for package management -- never `pip`.")
     found = _index(tmp_path, text, [memory]).check(memory)
     assert found is None or "poetry" not in found.differs, found
+
+
+# -- restatements worded differently: numbers, "ask before", lists --------------------------------
+
+WORDING_MD = """# CLAUDE.md
+
+## Writing
+
+- Use a 100 chars per line limit in general. Code or URLs may exceed it.
+- Do not delete remote branches or tags unless the user explicitly asks.
+- NEVER print or log the contents of `.env`, `.env.production`, or any file holding API tokens.
+- Ask before running database migrations against staging.
+- Batch imports stay under 1,500 rows per request.
+- Keep functions under 40 lines.
+- Retry flaky uploads 3 times with backoff.
+"""
+
+
+RESTATED = (
+    # "chars" is "characters", the number both give is the fact, and the item's second sentence
+    # says what the first leaves out ("code")
+    "For all code files, aim to keep line lengths under 100 characters.",
+    # "ask before X" is "don't X unless asked"
+    "Ask before deleting remote branches or tags (git push --delete, git tag -d).",
+    # a list's items, each covered by what the rule names ("API tokens" for "deploy tokens")
+    "Never request or log: .env, .env.*, private deploy tokens, passwords.",
+    # and its mirror: "don't X unless asked" is "ask before X"
+    "Never run database migrations against staging unless the user asks.",
+    # "1,500" is one number, not 1 and 500
+    "Keep each batch import below 1,500 rows per request.",
+    "Functions should be at most 40 lines long.",
+)
+RELATED = (
+    "Keep Markdown line lengths under 120 characters.",  # another number
+    "Ask before merging remote branches.",  # another action needs the person's word
+    "Never log: request bodies, session cookies, user emails.",  # a list the rule does not name
+    "Never seed the staging database unless the user asks.",  # another step needs the word
+    "Keep each batch import below 500 rows per request.",
+    "Line length of Python code: 88",
+    "Functions should be at most 60 lines long.",
+    "Retry failed uploads up to 5 times, backing off.",
+    "For all code files, aim to keep line lengths under 100 characters, then run the formatter.",
+)
+# Measured as one batch, as a dream does: a word's rarity is counted over the batch too.
+WORDING_BATCH = [lesson(f"m{number}", text) for number, text in enumerate(RESTATED + RELATED)]
+
+
+@pytest.mark.parametrize("memory", WORDING_BATCH[:len(RESTATED)], ids=lambda m: m.content[:40])
+def test_a_restatement_in_other_words_is_known(tmp_path: Path, memory: Memory) -> None:
+    found = _index(tmp_path, WORDING_MD, WORDING_BATCH).check(memory)
+    assert found is not None and found.kind == "known", found
+
+
+@pytest.mark.parametrize("memory", WORDING_BATCH[len(RESTATED):], ids=lambda m: m.content[:40])
+def test_a_related_line_stating_something_else_is_not_known(tmp_path: Path, memory: Memory) -> None:
+    found = _index(tmp_path, WORDING_MD, WORDING_BATCH).check(memory)
+    assert found is None or found.kind != "known", found

@@ -70,6 +70,9 @@ KNOWN_COVERAGE = 0.66
 # Below KNOWN_COVERAGE but above this, a restatement is not discarded but noted on the proposals
 # resting on it ("may repeat the project's docs, CLAUDE.md:12: …"): the person sees the rule.
 CLOSE_COVERAGE = 0.45
+# A verdict this close is the same lesson when the memory and the rule give the same number
+# (KnownIndex.same_number); coverage still decides whether it is a restatement.
+SAME_NUMBER_SIMILARITY = 80
 # A correction verdict this close is shown as a contradiction; below it the two share a subject
 # ("run X before committing" and "run Y after editing") more often than they disagree.
 CONTRADICTS_SIMILARITY = 90
@@ -87,6 +90,28 @@ HEADING_SHARE = 0.5
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file anywhere everywhere yourself operation command
 """.split())
+# "Ask before X" is "don't X unless asked" (and "only X when asked", "confirm before X"): when
+# the memory and the rule both say a step needs the person's word, the words saying so are
+# covered however each says it.
+_PERMISSION_RE = re.compile(
+    r"\b(?:ask(?:ing)?\s+(?:\w+\s+){0,2}?(?:before|first)|unless\s+(?:\w+\s+){0,3}?(?:asks?|asked|requests?"
+    r"|requested|tells?|told)|without\s+(?:\w+\s+)?(?:asking|permission|approval)|only\s+(?:\w+\s+){0,4}?"
+    r"(?:when|if)\s+(?:\w+\s+){0,2}?(?:asks?|asked|requests?|requested|tells?|told)|(?:confirm|permission|approval)\s+(?:\w+\s+){0,2}?before)\b",
+    re.IGNORECASE)
+_PERMISSION = frozenset(stem(w) for w in """
+ask asked asking before first unless explicitly without permission approval confirm only when
+request requested told
+""".split())
+# A number said in both (80 characters, port 5432) is as telling as a rare word; one the rule
+# does not say counts against the restatement. "1,500" is one number.
+_POLARITY = {"do", "do not"}  # match.py's values for a step said and its negation
+_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[,_]\d{3})*(?:\.\d+)?(?![\w])")
+# The items of a list a memory gives ("never read: .env, secrets/, private keys, credentials")
+# name one thing each: an item of a few words the rule names in part ("API keys" for "private
+# keys") is covered whole.
+_LIST_SPLIT_RE = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+MIN_LIST_ITEMS = 3
+MAX_ITEM_WORDS = 3
 # A memory's later steps: "…, then commit it", "…; push the tag".
 _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 # What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
@@ -114,6 +139,7 @@ class Rule:
     line: int  # 1-based, where the rule starts
     text: str
     heading: str = ""  # the one it sits under ("Package Manager"; "" before any): its subject too
+    item: str = ""  # for one sentence of a longer item or paragraph, the whole of it
 
     @property
     def citation(self) -> str:
@@ -261,7 +287,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             for piece in pieces:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS:
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
-                                      heading))
+                                      heading, joined.strip() if piece.strip() != joined.strip() else ""))
         current, kind = [], ""
 
     fenced = in_block = shell = False
@@ -461,6 +487,10 @@ class KnownIndex:
     index: MatchIndex[Rule]
     queries: dict[str, Features]  # the batch's, by memory id: computed once for rarity and check
     headings: list[frozenset[str]]  # by rule: the stems of the heading it sits under
+    # By rule: what its item or paragraph says (stems, and numbers), when the rule is one of
+    # its sentences: the sentence is compared, the whole item covers ("Use 80 chars per line
+    # limit in general. For code or links this might be violated." covers "code").
+    says: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
     # By tool slot (ONE_CHOICE_SLOTS): the tools the docs pick there, and the first rule that does.
     choices: dict[str, tuple[frozenset[str], int]] = field(default_factory=dict)
     threshold: float = KNOWN_SIMILARITY
@@ -472,8 +502,10 @@ class KnownIndex:
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
         headings = [_heading_stems(rule.heading) for rule in corpus.rules]
+        says = [(_item_stems(rule.item) | found.stems if rule.item else found.stems,
+                 _numbers(rule.item or rule.text)) for rule, found in zip(corpus.rules, features, strict=True)]
         return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries, headings,
-                   _choices(features))
+                   says, _choices(features))
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -493,18 +525,23 @@ class KnownIndex:
         # command, path or tool named in an aside is no example but news ("— use `direnv`").
         core = Features.of(_ASIDE_RE.sub(" ", query.text)) if _ASIDE_RE.search(query.text) else query
         main = core.stems | query.strong
+        said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text))
         found: list[tuple[int, float, int, int, KnownMatch]] = []
         for i in self.index.candidates(query, limit=RULE_CANDIDATES):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             if main != query.stems and not verdict.same_lesson and not verdict.correction:
                 verdict = self.without_asides(query, core, i) or verdict
             rule = self.index.items[i]
+            if said.gated and verdict.conflicts and _PERMISSION_RE.search(rule.item or rule.text) \
+                    and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
+                # "ask before deleting" reads as doing it, "don't delete unless asked" as not
+                verdict = Verdict(verdict.score, (), verdict.threshold)
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
                 found.append((1, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
-            elif verdict.same_lesson:
+            elif verdict.same_lesson or self.same_number(verdict, said, i):
                 # The verdict is symmetric; "already documented" is not: a short rule inside a
                 # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
-                coverage = self.covered(query, i, main)
+                coverage = self.covered(query, i, main, said)
                 if coverage >= KNOWN_COVERAGE and not self.new_step(core, i):
                     found.append((1, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
@@ -512,6 +549,13 @@ class KnownIndex:
         # The closest rule decides (a partial restatement only when nothing else holds); on a tie
         # a contradiction, which keeps the memory for a person, goes before a restatement.
         return max(found, key=lambda item: item[:4])[4] if found else self.other_choice(query)
+
+    def same_number(self, verdict: Verdict, said: _Said, rule: int) -> bool:
+        """A verdict a little short of the same lesson that states no fact differently, when the
+        two give the same number ("under 80 characters", "80 chars per line"): match.py's score
+        does not count numbers, and a number both say is as telling as a rare word."""
+        return (verdict.score >= SAME_NUMBER_SIMILARITY and not verdict.conflicts
+                and not verdict.correction and not said.numbers.isdisjoint(self.says[rule][1]))
 
     def other_choice(self, query: Features) -> KnownMatch | None:
         """A contradiction of the docs' choice of tool, however differently the two read: the
@@ -548,16 +592,29 @@ class KnownIndex:
         said = self.index.features[rule].stems | self.headings[rule]
         return any(not Features.of(step).facts.actions <= said for step in _STEP_RE.split(core.text)[1:])
 
-    def covered(self, query: Features, rule: int, main: frozenset[str]) -> float:
-        """The share of what `query` says outside its asides (`main`, its stems there; weighted
-        by rarity) that rule number `rule` says too."""
+    def covered(self, query: Features, rule: int, main: frozenset[str], said: _Said | None = None) -> float:
+        """The share of what `query` says outside its asides (`main`, its stems there, and the
+        numbers of `said`; weighted by rarity) that rule number `rule` (its item) says too."""
+        said = said or _Said()
         weights = self.index.weights
-        says, heading = self.index.features[rule].stems, self.headings[rule]
+        (says, numbers), heading = self.says[rule], self.headings[rule]
+        for item in said.items:
+            if not item.isdisjoint(says):
+                says = says | item
+        if said.gated in says and _PERMISSION_RE.search(self.index.items[rule].item or self.index.items[rule].text):
+            says = says | _PERMISSION
         total = shared = 0.0
-        for s in (main or query.stems) - _GENERIC:
+        words = (main or query.stems) - _GENERIC
+        for s in words:
             weight = weights.of(query, s)
             total += weight
             shared += weight if s in says else HEADING_SHARE * weight if s in heading else 0.0
+        # A number weighs as much as the memory's average word: no document frequency tells
+        # how rare "80" is (unseen, it would weigh as the rarest word there is).
+        number_weight = total / len(words) if words else 1.0
+        for number in said.numbers:
+            total += number_weight
+            shared += number_weight if number in numbers else 0.0
         return shared / total if total else 0.0
 
 
@@ -587,6 +644,55 @@ def memory_features(memory: Memory) -> Features:
     said = normalise(title)
     text = content if not said or normalise(content).startswith(said) else f"{title}\n{content}"
     return Features.of(text, content)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What covered() reads of a memory besides its stems, found once per memory."""
+
+    numbers: frozenset[str] = frozenset()
+    # What needs the person's word ("ask before deleting …", "don't force-push unless asked"):
+    # its first word's stem, "" when the memory says nothing needs it.
+    gated: str = ""
+    items: tuple[frozenset[str], ...] = ()  # a list's short items, each one thing
+
+
+def _gated(text: str) -> str:
+    """The first word of the step `text` says needs the person's word: after "ask before",
+    before "unless asked" (a rule saying the same needs that step, not only the asking)."""
+    found = _PERMISSION_RE.search(text)
+    if found is None:
+        return ""
+    said = found.group(0).lower()
+    side = (text[found.end():] if said.endswith(("before", "first"))
+            else said if said.startswith("only") else text[:found.start()])
+    for word in _content_words(side):
+        stems = Features.of(word).stems - _GENERIC - _PERMISSION  # synonyms folded, as the rule's
+        if stems:
+            return min(stems)
+    return ""
+
+
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(n.replace(",", "").replace("_", "") for n in _NUMBER_RE.findall(text))
+
+
+def _list_items(text: str) -> tuple[frozenset[str], ...]:
+    """The stems of each short item of a list of at least MIN_LIST_ITEMS (after a colon when
+    there is one: "never read: a, b, c")."""
+    if text.count(",") < MIN_LIST_ITEMS - 2:
+        return ()
+    listed = text.partition(":")[2] or text
+    items = [Features.of(part).stems for part in _LIST_SPLIT_RE.split(listed)]
+    items = [item for item in items if item]
+    if len(items) < MIN_LIST_ITEMS:
+        return ()
+    return tuple(item for item in items if len(item) <= MAX_ITEM_WORDS)
+
+
+@lru_cache(maxsize=4096)
+def _item_stems(item: str) -> frozenset[str]:
+    return Features.of(_plain(item)).stems
 
 
 @lru_cache(maxsize=1024)
