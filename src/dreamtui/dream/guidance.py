@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from dreamtui.dream.match import STOPWORDS, normalise, stem
 from dreamtui.dream.proposals import is_code, split_paragraphs, split_sentences
@@ -281,7 +282,10 @@ def most_complete(members: Sequence[Memory], first: Memory) -> Memory:
 # --- what is new ------------------------------------------------------------------------------
 
 
-def _facts(text: str) -> tuple[set[str], set[str]]:
+# A cluster's memories are read against each Known they may add to (the entry, each growing
+# draft), and their sentences again against each clause: the same texts, read once.
+@lru_cache(maxsize=20_000)
+def _facts(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(strong terms: code spans, numbers, code-shaped words and names; content stems) of `text`;
     durations are no facts."""
     text = _DURATION_RE.sub(" ", text)
@@ -292,7 +296,7 @@ def _facts(text: str) -> tuple[set[str], set[str]]:
                if not (w.isupper() and (w.lower() in STOPWORDS or w.lower() in _EMPHASIS))}
     stems = {stem(w) for w in normalise(text).split()
              if len(w) > 2 and w.isalpha() and w not in STOPWORDS}
-    return {s for s in strong if s}, stems
+    return frozenset(s for s in strong if s), frozenset(stems)
 
 
 class Known:
@@ -300,7 +304,8 @@ class Known:
 
     def __init__(self, text: str) -> None:
         self.norm = f" {normalise(text)} "
-        self.strong, self.stems = _facts(text)
+        strong, stems = _facts(text)
+        self.strong, self.stems = set(strong), set(stems)
         self.has_numbers = bool(_DIGITS_RE.search(text))
         self.has_code = bool(_CODE_SPAN_RE.search(text) or _CODE_WORD_RE.search(text))
 
