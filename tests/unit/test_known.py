@@ -547,3 +547,30 @@ def test_a_restatement_in_other_words_is_known(tmp_path: Path, memory: Memory) -
 def test_a_related_line_stating_something_else_is_not_known(tmp_path: Path, memory: Memory) -> None:
     found = _index(tmp_path, WORDING_MD, WORDING_BATCH).check(memory)
     assert found is None or found.kind != "known", found
+
+
+REPO_MD = """# CLAUDE.md
+
+## Repository
+
+- Never commit files under `fixtures/large/`.
+- `just check` (not `npm run check`)
+- Use tabs for indentation in Makefiles.
+"""
+
+
+@pytest.mark.parametrize("content, kind", [
+    # "anything" for "files": one word swapped for another naming nothing in particular
+    ("Do not commit anything under `fixtures/large/`.", "known"),
+    # the rule's "not" rejects npm, not running
+    ("Always run `just check` before opening a pull request.", None),
+    # still contradictions: a word naming a thing, the command the aside rejects, another fact
+    ("Never commit secrets under `fixtures/large/`.", "contradicts"),
+    ("Run `npm run check`.", "contradicts"),
+    ("Use spaces for indentation in Makefiles.", "contradicts"),
+])
+def test_only_a_difference_stating_another_fact_contradicts(tmp_path: Path, content: str,
+                                                            kind: str | None) -> None:
+    memory = lesson("m1", content)
+    found = _index(tmp_path, REPO_MD, [memory]).check(memory)
+    assert (found.kind if found is not None and found.kind != "close" else None) == kind, found

@@ -112,6 +112,11 @@ _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[,_]\d{3})*(?:\.\d+)?(?![\w])")
 _LIST_SPLIT_RE = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 MIN_LIST_ITEMS = 3
 MAX_ITEM_WORDS = 3
+# Words that name no particular thing: a one-word swap of one ("anything" for "files") states
+# no other fact.
+_INDEFINITE = _GENERIC | frozenset(stem(w) for w in """
+anything everything something nothing all any stuff thing
+""".split())
 # A memory's later steps: "…, then commit it", "…; push the tag".
 _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 # What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
@@ -532,6 +537,7 @@ class KnownIndex:
             if main != query.stems and not verdict.same_lesson and not verdict.correction:
                 verdict = self.without_asides(query, core, i) or verdict
             rule = self.index.items[i]
+            verdict = self.telling(query, i, verdict)
             if said.gated and verdict.conflicts and _PERMISSION_RE.search(rule.item or rule.text) \
                     and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
                 # "ask before deleting" reads as doing it, "don't delete unless asked" as not
@@ -549,6 +555,24 @@ class KnownIndex:
         # The closest rule decides (a partial restatement only when nothing else holds); on a tie
         # a contradiction, which keeps the memory for a person, goes before a restatement.
         return max(found, key=lambda item: item[:4])[4] if found else self.other_choice(query)
+
+    def telling(self, query: Features, rule: int, verdict: Verdict) -> Verdict:
+        """The verdict without the differences that state no fact against the docs: a one-word
+        swap of two words naming nothing in particular ("anything" vs "files"); a "not" only in
+        the rule's aside ("`yarn lint` (not `npm run lint`)"
+        rejects npm, not running)."""
+        if not verdict.conflicts:
+            return verdict
+        kept = tuple(c for c in verdict.conflicts if _telling_swap(c))
+        text = self.index.items[rule].text
+        if any({c.a, c.b} == _POLARITY for c in kept) and _ASIDE_RE.search(text):
+            core = Features.of(_plain(_ASIDE_RE.sub(" ", text)))
+            # ... unless the memory names what the aside rejects (`npm`)
+            rejected = self.index.features[rule].stems - core.stems - _GENERIC
+            bare = compare(query, core, self.index.weights, threshold=self.threshold)
+            if rejected.isdisjoint(query.stems) and not any({c.a, c.b} == _POLARITY for c in bare.conflicts):
+                return bare
+        return verdict if len(kept) == len(verdict.conflicts) else Verdict(verdict.score, kept, verdict.threshold)
 
     def same_number(self, verdict: Verdict, said: _Said, rule: int) -> bool:
         """A verdict a little short of the same lesson that states no fact differently, when the
@@ -655,6 +679,13 @@ class _Said:
     # its first word's stem, "" when the memory says nothing needs it.
     gated: str = ""
     items: tuple[frozenset[str], ...] = ()  # a list's short items, each one thing
+
+
+def _telling_swap(conflict: Conflict) -> bool:
+    """Whether a difference states another fact: not match.py's one-word swap of two words that
+    name no particular thing ("anything" vs "files"). (One of them alone does not do: "never
+    commit secrets under X" says more than "never commit files under X".)"""
+    return conflict.slot != "word" or not {stem(conflict.a), stem(conflict.b)} <= _INDEFINITE
 
 
 def _gated(text: str) -> str:
