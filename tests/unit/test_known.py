@@ -574,3 +574,13 @@ def test_only_a_difference_stating_another_fact_contradicts(tmp_path: Path, cont
     memory = lesson("m1", content)
     found = _index(tmp_path, REPO_MD, [memory]).check(memory)
     assert (found.kind if found is not None and found.kind != "close" else None) == kind, found
+
+
+def test_a_number_with_a_thousands_comma_is_one_number(tmp_path: Path) -> None:
+    same, other = lesson("m1", "Batch imports stay under 1500 rows per request."), \
+        lesson("m2", "Keep each batch import below 1,600 rows per request.")
+    index = _index(tmp_path, WORDING_MD, [same, other])
+    found = index.check(same)
+    assert found is not None and found.kind == "known", found
+    found = index.check(other)
+    assert found is not None and found.kind == "contradicts" and "1600 vs 1500" in found.differs, found

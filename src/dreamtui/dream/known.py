@@ -105,6 +105,7 @@ request requested told
 # A number said in both (80 characters, port 5432) is as telling as a rare word; one the rule
 # does not say counts against the restatement. "1,500" is one number.
 _POLARITY = {"do", "do not"}  # match.py's values for a step said and its negation
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[,_]\d{3})*(?:\.\d+)?(?![\w])")
 # The items of a list a memory gives ("never read: .env, secrets/, private keys, credentials")
 # name one thing each: an item of a few words the rule names in part ("API keys" for "private
@@ -733,5 +734,8 @@ def _heading_stems(heading: str) -> frozenset[str]:
 
 def _plain(text: str) -> str:
     """What a text says, not where it links: "[Poetry](https://python-poetry.org/)" is "Poetry"
-    (a URL's host and path words would count as rare words no rule shares)."""
-    return _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
+    (a URL's host and path words would count as rare words no rule shares); "1,500" is 1500
+    (match.py reads the digits either side of a comma as two numbers: "1,600" vs "1,500" would
+    differ as 600 vs 500, and "1500" from "1,500")."""
+    text = _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
+    return _THOUSANDS_RE.sub("", text) if "," in text else text
