@@ -145,7 +145,6 @@ class Rule:
     line: int  # 1-based, where the rule starts
     text: str
     heading: str = ""  # the one it sits under ("Package Manager"; "" before any): its subject too
-    item: str = ""  # for one sentence of a longer item or paragraph, the whole of it
 
     @property
     def citation(self) -> str:
@@ -293,7 +292,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             for piece in pieces:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS:
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
-                                      heading, joined.strip() if piece.strip() != joined.strip() else ""))
+                                      heading))
         current, kind = [], ""
 
     fenced = in_block = shell = False
@@ -493,10 +492,7 @@ class KnownIndex:
     index: MatchIndex[Rule]
     queries: dict[str, Features]  # the batch's, by memory id: computed once for rarity and check
     headings: list[frozenset[str]]  # by rule: the stems of the heading it sits under
-    # By rule: what its item or paragraph says (stems, and numbers), when the rule is one of
-    # its sentences: the sentence is compared, the whole item covers ("Use 80 chars per line
-    # limit in general. For code or links this might be violated." covers "code").
-    says: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
+    numbers: list[frozenset[str]] = field(default_factory=list)  # by rule: the numbers it gives
     # By tool slot (ONE_CHOICE_SLOTS): the tools the docs pick there, and the first rule that does.
     choices: dict[str, tuple[frozenset[str], int]] = field(default_factory=dict)
     threshold: float = KNOWN_SIMILARITY
@@ -508,10 +504,9 @@ class KnownIndex:
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
         headings = [_heading_stems(rule.heading) for rule in corpus.rules]
-        says = [(_item_stems(rule.item) | found.stems if rule.item else found.stems,
-                 _numbers(rule.item or rule.text)) for rule, found in zip(corpus.rules, features, strict=True)]
+        numbers = [_numbers(rule.text) for rule in corpus.rules]
         return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries, headings,
-                   says, _choices(features))
+                   numbers, _choices(features))
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -539,7 +534,7 @@ class KnownIndex:
                 verdict = self.without_asides(query, core, i) or verdict
             rule = self.index.items[i]
             verdict = self.telling(query, i, verdict)
-            if said.gated and verdict.conflicts and _PERMISSION_RE.search(rule.item or rule.text) \
+            if said.gated and verdict.conflicts and _PERMISSION_RE.search(rule.text) \
                     and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
                 # "ask before deleting" reads as doing it, "don't delete unless asked" as not
                 verdict = Verdict(verdict.score, (), verdict.threshold)
@@ -580,7 +575,7 @@ class KnownIndex:
         two give the same number ("under 80 characters", "80 chars per line"): match.py's score
         does not count numbers, and a number both say is as telling as a rare word."""
         return (verdict.score >= SAME_NUMBER_SIMILARITY and not verdict.conflicts
-                and not verdict.correction and not said.numbers.isdisjoint(self.says[rule][1]))
+                and not verdict.correction and not said.numbers.isdisjoint(self.numbers[rule]))
 
     def other_choice(self, query: Features) -> KnownMatch | None:
         """A contradiction of the docs' choice of tool, however differently the two read: the
@@ -617,16 +612,15 @@ class KnownIndex:
         said = self.index.features[rule].stems | self.headings[rule]
         return any(not Features.of(step).facts.actions <= said for step in _STEP_RE.split(core.text)[1:])
 
-    def covered(self, query: Features, rule: int, main: frozenset[str], said: _Said | None = None) -> float:
+    def covered(self, query: Features, rule: int, main: frozenset[str], said: _Said) -> float:
         """The share of what `query` says outside its asides (`main`, its stems there, and the
-        numbers of `said`; weighted by rarity) that rule number `rule` (its item) says too."""
-        said = said or _Said()
+        numbers of `said`; weighted by rarity) that rule number `rule` says too."""
         weights = self.index.weights
-        (says, numbers), heading = self.says[rule], self.headings[rule]
+        says, numbers, heading = self.index.features[rule].stems, self.numbers[rule], self.headings[rule]
         for item in said.items:
             if not item.isdisjoint(says):
                 says = says | item
-        if said.gated in says and _PERMISSION_RE.search(self.index.items[rule].item or self.index.items[rule].text):
+        if said.gated in says and _PERMISSION_RE.search(self.index.items[rule].text):
             says = says | _PERMISSION
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
@@ -720,11 +714,6 @@ def _list_items(text: str) -> tuple[frozenset[str], ...]:
     if len(items) < MIN_LIST_ITEMS:
         return ()
     return tuple(item for item in items if len(item) <= MAX_ITEM_WORDS)
-
-
-@lru_cache(maxsize=4096)
-def _item_stems(item: str) -> frozenset[str]:
-    return Features.of(_plain(item)).stems
 
 
 @lru_cache(maxsize=1024)
