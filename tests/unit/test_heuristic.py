@@ -142,7 +142,9 @@ def test_new_facts_for_a_pinned_entry_ask_the_human() -> None:
     assert "pinned-entry" in found[0].safety
 
 
-def test_feedback_and_replacement_meet_in_one_archive() -> None:
+def test_feedback_and_a_correction_meet_in_one_update_in_place() -> None:
+    # Issue 11 item 2: a memory correcting the entry's fact, with flags against it, changes the
+    # fact in place (one update answering the flags), not archive-plus-new-entry.
     snap = snapshot_of(("topics/ci-ports.md", entry_text("ci-ports", "CI service ports",
                                                          "CI Postgres listens on 5432 and Redis on 6379.")))
     flag = mem("f1", "flagged ci-ports",
@@ -152,9 +154,11 @@ def test_feedback_and_replacement_meet_in_one_archive() -> None:
     second = mem("f2", "flagged ci-ports", "CI maps Postgres to 5433, not 5432.", agent="agent-b",
                  type=FEEDBACK_FLAGGED, targets=["ci-ports"], minutes=25)
     found = proposals(dream_input([PORT_A, flag, second], snap))
-    by_op = {p.op: p for p in found}
-    assert set(by_op) == {"create", "archive"}
-    assert by_op["archive"].details["superseded_by"] == by_op["create"].slug
+    assert [(p.op, p.target) for p in found] == [("update", "topics/ci-ports.md")]
+    update = found[0]
+    assert update.details["corrected"] == [{"from": "5432", "to": "5433"}]
+    assert update.details["answered_flags"] == 2
+    assert "CI Postgres listens on 5433 and Redis on 6379." in (update.after or "")
 
 
 def test_same_input_gives_the_same_proposals_in_any_order() -> None:
