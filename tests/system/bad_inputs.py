@@ -415,6 +415,10 @@ CASES: tuple[Case, ...] = (
     Case("import codex from a missing sessions folder",
          w("import", "codex", "--sessions-dir", "/nonexistent"), 2,
          ("--sessions-dir /nonexistent", "not a folder"), plain),
+    Case("import codex: a folder named like a rollout", w("import", "codex", "--sessions-dir", "sessions"), 0,
+         ("1 rollout could not be read", "rollout-2026-11-30T10-00-00-bad.jsonl", "Is a directory"),
+         then(plain, lambda ws: (ws.parent / "sessions/2026/11/30/rollout-2026-11-30T10-00-00-bad.jsonl").mkdir(
+             parents=True))),
     Case("import --since that is not a moment", w("import", "claude-code", "--since", "last tuesday"),
          2, ("--since", "'last tuesday'", "is not a moment"), plain),
     # dreaming
