@@ -82,3 +82,22 @@ def test_bulk_rows_columns() -> None:
     [row] = bulk_rows([memory], "default", ["an-id"])
     assert row == ("an-id", "default", "a", "failure", "t", "c", '["x", "y"]', '{"k": "v"}',
                    "key", '{"safety": ["m"]}')
+
+
+def test_jsonl_decode_matches_json_loads() -> None:
+    from dreamtui.cli.intake_cmds import _decode
+    from dreamtui.errors import InputError
+
+    lines = ['{"a": 1}', '{"a": 1}\n', '{"a": 1} \t\r\n', '  {"a": 1}', '{"a": 1} x', '{"a": 1}{}',
+             '{"a": 1} \n 2', '{"a": ', '{"a": NaN}', '{"a": 1e400}', '{"a": "\\ud800"}', '{}',
+             '[1]', '"s"', "", "\n", "\ufeff{}", '{"a": {"b": [1, 2.5, null, true]}}', "{" * 3]
+    for text in lines:
+        try:
+            expected: object = json.loads(text)
+        except json.JSONDecodeError as exc:
+            expected = f"invalid JSON: {exc.msg} (column {exc.colno})"
+        try:
+            got: object = _decode(2, text.encode("utf-8", "surrogatepass"))
+        except InputError as exc:
+            got = str(exc)
+        assert got == expected, text  # NaN parses to json's one NaN object, so == holds
