@@ -26,7 +26,7 @@ from dreamtui.model import FEEDBACK_CONFIRMED, FEEDBACK_FLAGGED, Changeset, NewM
 from dreamtui.store.files import atomic_write_text
 from dreamtui.store.leases import GONE, claims, memories_gone, read_records
 from dreamtui.store.lock import lock_holder
-from dreamtui.store.stm import BULK_CHUNK, STMStore, SubmitResult, bulk_rows, new_ids
+from dreamtui.store.stm import BULK_CHUNK, RowFields, STMStore, SubmitResult, bulk_rows, new_ids
 from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
 
@@ -107,7 +107,7 @@ def _parse_metadata(text: str | None) -> dict[str, Any]:
     return value
 
 
-def _intake_notes(prepared: NewMemory, *, title: str, content: str, metadata: Any,
+def _intake_notes(prepared: RowFields, *, title: str, content: str, metadata: Any,
                   tags: Iterable[str], agent_id: str, key: str | None) -> list[str]:
     """What the gate changed or marked, so the submitter knows what was actually stored."""
     notes = []
@@ -238,7 +238,7 @@ class _Intake:
     def block(self, lines: _Lines) -> tuple[list[tuple[Any, ...]], list[_Event]]:
         from dreamtui.intake import validate
 
-        good: list[NewMemory] = []
+        good: list[validate.Prepared] = []
         events: list[_Event] = []
         for number, line in lines:
             if line is None:
@@ -249,7 +249,7 @@ class _Intake:
                 continue
             try:
                 record = _decode(number, line)
-                prepared = validate.from_json(record, self.config, default_agent=self.agent_id)
+                prepared = validate.prepared_from_json(record, self.config, self.agent_id)
             except InputError as exc:
                 events.append((number, str(exc), [], ()))
                 continue

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 from urllib.parse import quote
 
 from dreamtui.clock import RANDOM_IDS, Clock, IdSource, system_clock
@@ -260,7 +260,28 @@ def new_ids(count: int) -> list[str]:
     return ids
 
 
-def bulk_rows(memories: Sequence[NewMemory], tenant_id: str,
+class RowFields(Protocol):
+    """What `bulk_rows` reads of a memory: a NewMemory, or the intake gate's lighter tuple."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def agent_id(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+    @property
+    def idempotency_key(self) -> str | None: ...
+    @property
+    def extra(self) -> dict[str, Any]: ...
+
+
+def bulk_rows(memories: Sequence[RowFields], tenant_id: str,
               ids: Sequence[str]) -> list[tuple[Any, ...]]:
     """Rows for `STMStore.insert_rows` (columns as BULK_COLUMNS): everything but the timestamp.
 
