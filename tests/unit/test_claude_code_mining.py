@@ -1332,3 +1332,33 @@ def test_a_hook_block_is_found_in_any_case() -> None:
     assert names_a_block("PreToolUse:Bash HOO\u212a: blocked")
     assert classify_tool_error("The Hook script blocked this command")[0] == "hook_block"
     assert classify_tool_error("Exit code 1\nhooks directory missing")[0] == "tool_error"
+
+
+DENIED = ("Permission to use {tool} has been denied. IMPORTANT: You *may* attempt to accomplish "
+          "this action using other tools that might naturally be used to accomplish this goal, "
+          "e.g. using head instead of cat.")
+
+
+def test_a_tool_denied_to_subagents_is_one_fact_per_import_whatever_each_call_asked(
+        workspace: Workspace, projects: Path) -> None:
+    session = "d3d3d3d3-0000-4000-8000-000000000001"
+    _Log(session).typed("find contacts at the shop").says("Starting research agents.").write(
+        projects / SLUG / f"{session}.jsonl")
+    for n, queries in enumerate((["shop owner email", "shop linkedin"], ["shop canberra phone"])):
+        agent = _Log(session, sidechain=True, start=100 * (n + 1))
+        for query in queries:
+            tool = agent.calls("WebSearch", query=query)
+            agent.result(tool, DENIED.format(tool="WebSearch"), True)
+        tool = agent.calls("Bash", command=f"curl -s https://shop.example/{n}")
+        agent.result(tool, DENIED.format(tool="Bash"), True)
+        agent.write(projects / SLUG / session / "subagents" / f"agent-a{n}c69c858dab2afd6.jsonl")
+    memories = _import(workspace, projects, dry_run=True).memories
+    denials = sorted((m for m in memories if m.metadata["kind"] == "denial"),
+                     key=lambda m: str(m.metadata["tool"]))
+    assert [(m.metadata["tool"], m.metadata["occurrences"]) for m in denials] == [
+        ("Bash", 2), ("WebSearch", 3)]
+    bash, search = denials
+    assert search.title == "`WebSearch` is denied to subagents here"
+    assert "shop owner email" in search.content and "shop canberra phone" in search.content
+    assert "Permission to use WebSearch has been denied." in search.content
+    assert "curl -s https://shop.example/1" in bash.content

@@ -154,12 +154,24 @@ _SAME_FRICTION: dict[str, tuple[str, ...]] = {
     "clarification": ("tool", "reason"),
     "interruption": ("action", "reason", "uuid"),  # one Esc, one memory
     "hook_block": ("command", "first_line"),  # the same hook message for the same command
-    "denial": ("action", "evidence"),
+    "denial": ("denied",),  # a rule that denies a call; a tool denied whole: `_tool_denied`
     "tool_error": ("signature",),  # one cause, one memory: paths, names and numbers alike
     "environment": ("fact",),  # one fact of the machine, one memory, whichever command met it
     "correction": ("evidence",),
 }
 _DIGITS = re.compile(r"\d+")
+# Claude Code's denial of a whole tool ("Permission to use WebSearch has been denied."), as opposed
+# to a rule naming one command ("Permission to use Bash with command rm -rf / has been denied."):
+# a fact of the environment, the same for every query, URL or command the agent tried.
+_TOOL_DENIED = re.compile(r"Permission to use (\S+) has been denied\.")
+
+
+def _tool_denied(friction: Friction) -> str | None:
+    """The tool a denial refuses whatever the call asked, if it is one (`_TOOL_DENIED`)."""
+    if friction.kind != "denial":
+        return None
+    denied = _TOOL_DENIED.match(friction.evidence.lstrip())
+    return denied.group(1) if denied else None
 
 
 def _normalise(text: str) -> str:
@@ -184,6 +196,10 @@ def _part(friction: Friction, name: str) -> str:
         return fact[0] if fact else error_signature(call.name if call else "?", friction.evidence)
     if name == "first_line":
         return friction.evidence.strip().split("\n", 1)[0]
+    if name == "denied":  # the tool (and whether to a subagent), else the call and the message
+        tool = _tool_denied(friction)
+        return f"{tool}\0{friction.sidechain}" if tool else \
+            _part(friction, "action") + "\0" + friction.evidence
     value = getattr(friction, name)
     return value if isinstance(value, str) else ""
 
@@ -194,7 +210,9 @@ def friction_key(friction: Friction, prefix: str) -> str:
     digest = hashlib.sha256("\0".join(map(_normalise, parts)).encode("utf-8")).hexdigest()
     # A tool error or a fact of the machine is the same in any session or log of the import (30
     # sessions hitting one rewritten path are one lesson); the person's words belong to their session.
-    scope = "errors" if friction.kind in ("tool_error", "environment") else friction.scope
+    # So is a tool denied whole, in every subagent of the import.
+    scope = "errors" if friction.kind in ("tool_error", "environment") or _tool_denied(friction) \
+        else friction.scope
     scope = scope if len(scope) <= 120 else hashlib.sha256(scope.encode("utf-8")).hexdigest()[:32]
     return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
 
@@ -270,7 +288,9 @@ def lesson_title(friction: Friction, limit: int) -> str:
         what = f"`{head}`" if head else (doing or "this call")
         title = f"A hook blocks {what}: {one_line(friction.evidence, 120)}"
     elif kind == "denial":
-        title = f"Not allowed here: {doing or 'that tool call'}"
+        tool = _tool_denied(friction)
+        title = f"`{tool}` is denied {_to_whom(friction)}here" if tool else \
+            f"Not allowed here: {doing or 'that tool call'}"
     else:
         title = _failure_title(friction, reason)
     return one_line(title, limit)
@@ -398,6 +418,10 @@ def _first_line(friction: Friction) -> str:
             f" and said {said}." if said else " (no reason typed).")
     if kind == "hook_block":
         return f"Do not {doing}: a hook blocks it with “{one_line(friction.evidence, QUOTE_CHARS)}”."
+    if kind == "denial" and _tool_denied(friction):
+        return (f"Do not count on `{_tool_denied(friction)}` {_to_whom(friction)}here: Claude Code "
+                f"denies every call of it (“{_sentence_of(friction.evidence)}”); use another tool "
+                "or ask the person.")
     if kind == "denial":
         return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
     because = f" ({friction.why})" if friction.why else ""
@@ -408,10 +432,27 @@ def _first_line(friction: Friction) -> str:
     return f"Avoid {_short(friction)} as done here: it fails with “{_error_head(friction.evidence)}”{because}."
 
 
+def _to_whom(friction: Friction) -> str:
+    return "to subagents " if friction.sidechain else ""
+
+
+def _sentence_of(evidence: str) -> str:
+    return evidence.strip().split(". ", 1)[0].rstrip(".") + "."
+
+
+def _denied_calls(group: list[Friction]) -> str:
+    """A few of the calls a tool denied whole refused, and how many more."""
+    calls = list(dict.fromkeys(one_line(c.describe(), 200) for f in group for c in f.calls))
+    more = f" and {len(calls) - 5} more" if len(calls) > 5 else ""
+    return "Denied calls: " + "; ".join(calls[:5]) + more
+
+
 def _content(group: list[Friction], limit_bytes: int) -> str:
     first = group[0]
     lines = [_first_line(first)]
-    if first.calls and first.kind != "correction":
+    if _tool_denied(first):
+        lines.append(_denied_calls(group))
+    elif first.calls and first.kind != "correction":
         lines.append("The agent had called: " + "; ".join(one_line(c.describe(), 200)
                                                          for c in first.calls[:5]))
     elif first.calls:
@@ -425,7 +466,8 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
         lines.append(f"Error: “{first.evidence}”")
         if first.reason:
             lines.append(f"The person then said: “{one_line(first.reason, QUOTE_CHARS)}”")
-    elif first.kind in ("hook_block", "denial") and len(first.evidence) > QUOTE_CHARS // 2:
+    elif first.kind in ("hook_block", "denial") and len(first.evidence) > QUOTE_CHARS // 2 \
+            and not _tool_denied(first):
         lines.append(f"Message: “{first.evidence}”")
     if first.reply:
         lines.append(f"The agent replied: “{one_line(first.reply, 200)}”")
