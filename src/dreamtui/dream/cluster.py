@@ -296,7 +296,17 @@ def _collector_paused() -> Iterator[None]:
 
 def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | None) -> list[Cluster]:
     # Features for every memory; the Signature (older callers' view) only for representatives.
-    features = [Features(memory_text(m), m.content) for m in memories]
+    # Memories of one text (a tip several agents sent, word for word) share one Features, read
+    # once: they are each other's best candidates, and every link between them read the facts
+    # of both (a Features is what its text and content give, and nothing changes it once read).
+    distinct: dict[tuple[str, str], Features] = {}
+    features = []
+    for m in memories:
+        text = memory_text(m)
+        found = distinct.get((text, m.content))
+        if found is None:
+            found = distinct[(text, m.content)] = Features(text, m.content)
+        features.append(found)
     weights = Weights(features)
     if index is not None:
         weights.add(index.features)
