@@ -825,3 +825,80 @@ def test_an_instruction_in_a_rollout_an_earlier_version_read_is_found_once(
     assert (report.read, report.unchanged) == (1, 1)
     assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet (")
     assert load_states(workspace, "codex")[path].context["instructions"][0][:2] == ["mix", "precommit"]
+
+
+def _older_rollout(folder: Path, session: str, environment: str, *,
+                   extra: tuple[Any, ...] = ()) -> Path:
+    """A rollout in Codex CLI's mid-2025 layout: a header without `type`, `record_type` state
+    lines, the response items bare, the cwd only in the environment_context message."""
+    call_output = {"output": "bash: line 1: rg: command not found\n",
+                   "metadata": {"exit_code": 127, "duration_seconds": 0.3}}
+    lines: list[Any] = [
+        {"id": session, "timestamp": "2025-08-23T17:19:02.962Z", "instructions": None,
+         "git": {"commit_hash": "e421928e", "branch": "main", "repository_url": "git@h:o/r"}},
+        {"record_type": "state"},
+        {"type": "message", "id": None, "role": "user", "content": [
+            {"type": "input_text", "text": "<user_instructions>\n\nUse just fmt\n</user_instructions>"}]},
+        {"type": "message", "id": None, "role": "user",
+         "content": [{"type": "input_text", "text": environment}]},
+        {"record_type": "state"},
+        {"type": "message", "id": None, "role": "user",
+         "content": [{"type": "input_text", "text": "find where the config is loaded"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "look"}],
+         "encrypted_content": "gAAA"},
+        {"type": "function_call", "id": "fc_1", "name": "shell", "call_id": "call_1",
+         "arguments": json.dumps({"command": ["bash", "-lc", "rg -n config src"],
+                                  "timeout": 120000})},
+        {"record_type": "state"},
+        {"type": "function_call_output", "call_id": "call_1", "output": json.dumps(call_output)},
+        {"type": "function_call", "id": "fc_2", "name": "shell", "call_id": "call_2",
+         "arguments": json.dumps({"command": ["bash", "-lc", "cargo test -p codex-core"]})},
+        {"type": "function_call_output", "call_id": "call_2",
+         "output": json.dumps({"output": "exec command rejected by user",
+                               "metadata": {"exit_code": 1, "duration_seconds": 0}})},
+        {"type": "message", "id": None, "role": "user", "content": [
+            {"type": "input_text", "text": "don't run the whole crate's tests, only the tui ones"}]},
+        *extra,
+    ]
+    day = folder / "2025" / "08" / "23"
+    day.mkdir(parents=True, exist_ok=True)
+    path = day / f"rollout-2025-08-23T17-19-02-{session}.jsonl"
+    path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines),
+                    encoding="utf-8")
+    os.utime(path, (OLD.timestamp(), OLD.timestamp()))
+    return path
+
+
+def test_the_older_layout_takes_its_cwd_from_the_environment_context(tmp_path: Path) -> None:
+    tagged = ("<environment_context>\n  <cwd>/code/app/sub</cwd>\n  <approval_policy>on-request"
+              "</approval_policy>\n  <shell>zsh</shell>\n</environment_context>")
+    path = _older_rollout(tmp_path, "a9bc-0001", tagged,
+                          extra=({"type": "brand_new_item", "x": 1},))
+    frictions, stats, _ = read_rollout(path)
+    assert sorted((f.kind, f.action, f.cwd) for f in frictions) == [
+        ("environment", "rg -n config src", "/code/app/sub"),
+        ("rejection", "cargo test -p codex-core", "/code/app/sub")]
+    rejection = next(f for f in frictions if f.kind == "rejection")
+    assert rejection.reason == "don't run the whole crate's tests, only the tui ones"
+    assert rejection.session_id == "a9bc-0001"
+    # The state lines and reasoning items are known shapes; a new one is still counted.
+    assert stats.unknown == {"brand_new_item": 1} and stats.malformed == 0
+    plain = "<environment_context>\nCurrent working directory: /code/app\nSandbox mode: " \
+            "workspace-write\n</environment_context>"
+    frictions = read_rollout(_older_rollout(tmp_path, "6e79-0002", plain))[0]
+    assert {f.cwd for f in frictions} == {"/code/app"}
+
+
+def test_older_layout_rollouts_are_imported_for_their_project_once(workspace: Workspace,
+                                                                   tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    _older_rollout(sessions, "a9bc-0001", "<environment_context>\n  <cwd>/code/app</cwd>\n"
+                   "</environment_context>")
+    _older_rollout(sessions, "a9bc-0002", "<environment_context>\n  <cwd>/code/app2</cwd>\n"
+                   "</environment_context>")
+    first = _import(workspace, sessions)
+    assert (first.read, first.other_project, first.no_cwd) == (1, 1, 0)
+    assert first.inserted == 2 and not first.stats.unknown
+    assert {m.metadata["cwd"] for m in _stored(workspace)} == {"/code/app"}
+    again = _import(workspace, sessions)
+    assert (again.read, again.unchanged, again.other_project, again.inserted) == (0, 1, 1, 0)

@@ -1,9 +1,10 @@
 """The Codex import: which rollouts belong to the project, which changed, and their lessons.
 
-A rollout belongs to the project when the `cwd` of its `session_meta` is the project folder or
-inside it (path components, so `/code/app` never takes `/code/app2`'s sessions). Every rollout
-looked at is recorded in the import state (`dreamtui_import_state`, source `codex`) with its size,
-mtime and cwd, so an unchanged one is not opened again, whichever project it belongs to. A
+A rollout belongs to the project when the `cwd` of its `session_meta` (in the older layout, of
+its first `<environment_context>`) is the project folder or inside it (path components, so
+`/code/app` never takes `/code/app2`'s sessions). Every rollout looked at is recorded in the
+import state (`dreamtui_import_state`, source `codex`) with its size, mtime and cwd, so an
+unchanged one is not opened again, whichever project it belongs to. A
 changed rollout is read whole: Codex appends to it while the session runs, the frictions are
 derived again and the idempotency keys (`lessons.friction_key`: a person's words per session and
 event; a failure or a fact of the machine per import) keep the ones already submitted from coming
@@ -17,7 +18,6 @@ them as its lesson, and a pending failure stored before them is given them
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -28,7 +28,7 @@ from typing import Any
 from dreamtui.errors import InputError
 from dreamtui.intake import lessons
 from dreamtui.intake.codex.frictions import Detector, Friction, Instruction, instruction_for
-from dreamtui.intake.codex.reader import ReadStats, RolloutReader
+from dreamtui.intake.codex.reader import ReadStats, RolloutReader, head_cwd
 from dreamtui.intake.lessons import path_inside
 from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, load_states, save_states
@@ -98,8 +98,8 @@ def find_rollouts(sessions_dir: Path) -> list[Path]:
 
 
 def rollout_cwd(path: Path) -> str | None:
-    """The `cwd` its `session_meta` (the first record) names; None when there is none or the
-    file cannot be read."""
+    """The session's cwd (`reader.head_cwd`: its `session_meta`, or the older layout's first
+    `<environment_context>`); None when there is none or the file cannot be read."""
     try:
         return _first_cwd(path)
     except OSError:
@@ -109,14 +109,7 @@ def rollout_cwd(path: Path) -> str | None:
 def _first_cwd(path: Path) -> str | None:
     """`rollout_cwd`, raising OSError when the file cannot be read."""
     with open(path, "rb") as handle:
-        line = handle.readline(_FIRST_LINE_LIMIT)
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    payload = record.get("payload") if isinstance(record, dict) else None
-    cwd = (payload if isinstance(payload, dict) else record if isinstance(record, dict) else {}).get("cwd")
-    return cwd if isinstance(cwd, str) else None
+        return head_cwd(iter(lambda: handle.readline(_FIRST_LINE_LIMIT), b""))
 
 
 def _lines(path: Path) -> Iterator[bytes]:

@@ -3,8 +3,11 @@
 Shapes read (Codex CLI 0.2x–0.14x): `session_meta` (session id, cwd, version), `response_item`
 (`message`, `function_call`/`custom_tool_call`/`local_shell_call` and their `*_output`),
 `event_msg` (`user_message`, `agent_message`, `exec_command_end`, `patch_apply_end`,
-`mcp_tool_call_end`, `turn_aborted`), and the oldest layout where the response items stand at
-the top level without a `payload`. Records known to carry nothing for a lesson (token counts,
+`mcp_tool_call_end`, `turn_aborted`), and the older layout (Codex CLI of mid-2025): a first line
+`{"id", "timestamp", "instructions", "git"}` without a `type`, `{"record_type": "state"}` lines,
+and the response items at the top level without a `payload`; its session's cwd is only in the
+first `<environment_context>` message (`<cwd>…</cwd>`, or earlier `Current working directory:
+…`). Records known to carry nothing for a lesson (token counts,
 reasoning, world state, …) are skipped; every other shape is counted by `type/subtype` and
 reported, never silently ignored.
 
@@ -19,7 +22,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dreamtui.intake.lessons import strip_ansi
@@ -63,6 +66,8 @@ _ASSISTANT = re.compile(rb'"role":"assistant"')
 _CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
+_ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>|^Current working directory: (.+)$", re.MULTILINE)
+_HEAD_LINES = 16  # the older layout's environment_context comes within its first few records
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
 
 
@@ -232,6 +237,46 @@ def _event_result(kind: str, event: dict[str, Any], timestamp: str | None) -> Re
     return Result(call_id, not failed, strip_ansi(_text(ok_part)) if failed else "", timestamp)
 
 
+def environment_cwd(text: str) -> str | None:
+    """The cwd an `<environment_context>` message names, else None."""
+    if not text.lstrip().startswith("<environment_context>"):
+        return None
+    found = _ENV_CWD.search(text)
+    return (found.group(1) or found.group(2)).strip() if found else None
+
+
+def _older_header(record: dict[str, Any]) -> bool:
+    """The older layout's first line: the session's id and time, no `type`."""
+    return record.get("type") is None and "payload" not in record \
+        and isinstance(record.get("id"), str) and "timestamp" in record
+
+
+def head_cwd(lines: Iterator[bytes]) -> str | None:
+    """The session's cwd from a rollout's first lines: its `session_meta`, or, in the older
+    layout, the first `<environment_context>` message among the next few records."""
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(record, dict):
+            return None
+        records.append(record)
+        if len(records) == 1:
+            payload = record.get("payload")
+            cwd = (payload if isinstance(payload, dict) else record).get("cwd")
+            if isinstance(cwd, str) or not _older_header(record):
+                return cwd if isinstance(cwd, str) else None
+        elif record.get("type") == "message" and record.get("role") == "user":
+            cwd = environment_cwd(_text(record.get("content")))
+            if cwd is not None:
+                return cwd
+        if len(records) > _HEAD_LINES:
+            return None
+    return None
+
+
 def is_person(text: str) -> bool:
     return bool(text.strip()) and not text.lstrip().startswith(_HARNESS)
 
@@ -245,6 +290,7 @@ class RolloutReader:
         self._typed_events = False  # the rollout writes `user_message` events: items are echoes
         self._agent_events = False  # … and `agent_message` events
         self._settled: set[str] = set()  # calls an `*_end` event reported
+        self._meta_seen: Meta | None = None  # the session's, its cwd filled in once known
 
     def events(self, lines: Iterator[bytes]) -> Iterator[Event]:
         for line in lines:
@@ -298,12 +344,12 @@ class RolloutReader:
         elif payload is None and kind in _RESPONSE_ITEMS:
             yield from self._item(record, ts)  # the oldest layout: items at the top level
         elif payload is None and kind is None and "record_type" in record:
-            return  # the oldest layout's state lines
-        elif payload is None and kind is None and isinstance(record.get("id"), str) \
-                and "timestamp" in record:
-            yield self._meta(record)  # the oldest layout's first line
-        elif kind in _QUIET_TYPES or (kind == "response_item" and isinstance(payload, dict)
-                                      and payload.get("type") in _QUIET_ITEMS):
+            return  # the older layout's state lines
+        elif _older_header(record):
+            yield self._meta(record)
+        elif kind in _QUIET_TYPES or (payload is None and kind in _QUIET_ITEMS) or (
+                kind == "response_item" and isinstance(payload, dict)
+                and payload.get("type") in _QUIET_ITEMS):
             return
         else:
             sub = payload.get("type") if isinstance(payload, dict) else None
@@ -311,9 +357,10 @@ class RolloutReader:
 
     def _meta(self, payload: dict[str, Any]) -> Meta:
         cwd, version = payload.get("cwd"), payload.get("cli_version")
-        return Meta(str(payload.get("id") or payload.get("session_id") or "unknown"),
-                    cwd if isinstance(cwd, str) else None,
-                    version if isinstance(version, str) else None)
+        self._meta_seen = Meta(str(payload.get("id") or payload.get("session_id") or "unknown"),
+                               cwd if isinstance(cwd, str) else None,
+                               version if isinstance(version, str) else None)
+        return self._meta_seen
 
     def _item(self, item: dict[str, Any], ts: str | None) -> Iterator[Event]:
         kind = item.get("type")
@@ -322,6 +369,12 @@ class RolloutReader:
             if item.get("role") == "assistant" and text:
                 yield AgentText(text)
             elif item.get("role") == "user" and not self._typed_events:
+                meta = self._meta_seen
+                if meta is not None and meta.cwd is None:  # the older layout's cwd
+                    cwd = environment_cwd(text)
+                    if cwd is not None:
+                        self._meta_seen = replace(meta, cwd=cwd)
+                        yield self._meta_seen
                 yield from self._user(text, ts)
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             call = _call(item)
