@@ -1362,3 +1362,31 @@ def test_a_tool_denied_to_subagents_is_one_fact_per_import_whatever_each_call_as
     assert "shop owner email" in search.content and "shop canberra phone" in search.content
     assert "Permission to use WebSearch has been denied." in search.content
     assert "curl -s https://shop.example/1" in bash.content
+
+
+IDE_OPENED = ("<ide_opened_file>The user opened the file /home/u/shop/app/cart.ts in the IDE. This "
+              "may or may not be related to the current task.</ide_opened_file>")
+IDE_SELECTED = ("<ide_selection>The user selected the lines 56 to 58 from /home/u/shop/test/cart.ts:\n"
+                "    while (cart.state() !== Done) {\n        await sleep(100);\n    }\n\nThis may "
+                "or may not be related to the current task.</ide_selection>")
+
+
+def test_the_ides_tags_are_not_the_persons_words_and_a_selection_follows_them(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("fbfbfbfb-0000-4000-8000-00000000000b")
+    log.typed("fix the cart test")
+    log.refused(log.calls("Bash", command="npx tsc --noEmit app/cart.ts"))
+    log.typed(f"{IDE_OPENED} use the project's tsconfig, not a bare file")
+    log.says("Done, the test polls until the cart is done.")
+    log.calls("Edit", file_path="/home/u/shop/test/cart.ts", old_string="a", new_string="b")
+    log.raw({**log._base("user"), "permissionMode": "default", "message": {"role": "user", "content": [
+        {"type": "text", "text": IDE_SELECTED},
+        {"type": "text", "text": "That's wrong, this polling loop should be a helper we reuse"}]}})
+    log.typed(IDE_OPENED)  # the IDE's tag alone: nobody typed anything
+    rejection, correction = _mined(workspace, projects, log)
+    assert rejection.title.startswith("Use the project's tsconfig, not a bare file (rejected")
+    assert "<ide_" not in rejection.content and "opened the file" not in rejection.content
+    assert correction.title.startswith("That's wrong, this polling loop")
+    assert ("(on lines 56–58 of /home/u/shop/test/cart.ts selected in the IDE: “while (cart.state() "
+            "!== Done) { await sleep(100); }”)") in correction.content
+    assert "<ide_" not in correction.content

@@ -33,9 +33,11 @@ Every function here is pure, text and record signals in, verdict out; the order-
 Not the person's words (never a correction or a reason): compaction summaries, command
 wrappers (`<command-name>`, `<local-command-stdout>`, `<bash-input>`, …) and Claude Code's
 answer to an unknown slash command ("Unknown skill: btw"), `<system-reminder>`
-blocks, `Caveat:` lines, "Stop hook feedback:" and other hook output, `<task-notification>`s,
-skill bodies ("Base directory for this skill:"), and every user text of a session the Agent SDK
-ran (`entrypoint` `sdk-*`).
+blocks, the IDE's context (`<ide_opened_file>`, `<ide_selection>`, any `<ide_…>` tag: a
+selection is kept after the person's words as what they were looking at), `Caveat:` lines,
+"Stop hook feedback:" and other hook output, `<task-notification>`s, skill bodies ("Base
+directory for this skill:"), and every user text of a session the Agent SDK ran (`entrypoint`
+`sdk-*`).
 """
 
 from __future__ import annotations
@@ -84,6 +86,13 @@ def _hook_blocks(text: str) -> bool:
 _DENIED = re.compile(r"Permission to use (\S+?)\b[^\n]{0,400}?has been denied"
                      r"|Permission for this action (?:was|has been) denied")
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
+# What an IDE extension puts before the person's words: the file open, the lines selected ("The
+# user selected the lines 13 to 18 from /…/grid.hbs:\n<lines>\n\nThis may or may not be related
+# to the current task."); never the person's words, a selection being what they looked at.
+_IDE_TAG = re.compile(r"<(ide_[a-z_]+)>(.*?)(?:</\1>|\Z)\s*", re.DOTALL)
+_IDE_SELECTED = re.compile(r"The user selected the lines? (\d+)(?: to (\d+))? from (.+?):\n(.*?)"
+                           r"(?:\n\s*This may or may not be related to the current task\.)?\s*\Z",
+                           re.DOTALL)
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _OWN_ERROR = re.compile(r"^(?:Error: )?(?:Exit code \d+|Command timed out|Command failed|"
                         r"InputValidationError|File does not exist|File has not been read|"
@@ -120,8 +129,31 @@ def clean_user_text(text: str) -> str:
     return _words_first(text)
 
 
+def _ide_selection(tag: str, body: str) -> str | None:
+    """The lines an `<ide_selection>` quotes, said as where the person was looking."""
+    selected = _IDE_SELECTED.match(body.strip()) if tag == "ide_selection" else None
+    if not selected:
+        return None
+    first, last, path, lines = selected.groups()
+    where = f"lines {first}–{last}" if last and last != first else f"line {first}"
+    quoted = " ".join(lines.split())
+    quoted = quoted if len(quoted) <= 200 else quoted[:199] + "…"
+    return f"(on {where} of {path.strip()} selected in the IDE: “{quoted}”)"
+
+
+def _without_ide(text: str) -> str:
+    """The person's words without the IDE's tags, a selection after them; "" when only tags."""
+    if "<ide_" not in text:
+        return text
+    context = [c for c in (_ide_selection(m.group(1), m.group(2)) for m in _IDE_TAG.finditer(text))
+               if c]
+    words = _IDE_TAG.sub("", text).strip()
+    return "\n".join([words, *context]) if words else ""
+
+
 def _words_first(text: str) -> str:
     """A comment on a selection with the person's words first, the selection after them."""
+    text = _without_ide(text)
     if text.startswith(_SELECTED):
         selection = _SELECTION.match(text)
         if selection and selection.group(2):
