@@ -902,3 +902,45 @@ def test_older_layout_rollouts_are_imported_for_their_project_once(workspace: Wo
     assert {m.metadata["cwd"] for m in _stored(workspace)} == {"/code/app"}
     again = _import(workspace, sessions)
     assert (again.read, again.unchanged, again.other_project, again.inserted) == (0, 1, 1, 0)
+
+
+def _bare(*items: tuple[str, str]) -> list[Any]:
+    """The older layout's bare items: ("user"|"assistant", text) messages, ("shell", command)
+    calls that succeed."""
+    lines: list[Any] = []
+    for n, (who, text) in enumerate(items):
+        if who == "shell":
+            lines += [{"type": "function_call", "name": "shell", "call_id": f"call_s{n}",
+                       "arguments": json.dumps({"command": ["bash", "-lc", text]})},
+                      {"type": "function_call_output", "call_id": f"call_s{n}",
+                       "output": json.dumps({"output": "ok", "metadata": {"exit_code": 0}})}]
+        else:
+            kind = "input_text" if who == "user" else "output_text"
+            lines.append({"type": "message", "role": who,
+                          "content": [{"type": kind, "text": text}]})
+        lines.append({"record_type": "state"})
+    return lines
+
+
+def test_each_correction_of_an_older_layout_session_is_its_own_lesson_across_appends(
+        workspace: Workspace, tmp_path: Path) -> None:
+    # The older layout writes no timestamps: two corrections must not be one record.
+    sessions = tmp_path / "sessions"
+    environment = "<environment_context>\n  <cwd>/code/app</cwd>\n</environment_context>"
+    first = _bare(("shell", "pip install httpx"), ("user", "no, use uv add instead of pip"),
+                  ("assistant", "Switching to uv."), ("shell", "uv add httpx"),
+                  ("user", "did you actually run the tests after that?"),
+                  ("assistant", "You're right, I did not run them."))
+    path = _older_rollout(sessions, "a9bc-0003", environment, extra=tuple(first))
+    frictions = read_rollout(path)[0]
+    corrections = [f.evidence for f in frictions if f.kind == "correction"]
+    assert corrections == ["no, use uv add instead of pip",
+                           "did you actually run the tests after that?"]
+    assert _import(workspace, sessions).inserted == 4  # 2 corrections, the rejection, rg missing
+    more = _bare(("shell", "uv run pytest"), ("user", "no, run only the unit tests"))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(line) + "\n" for line in more)
+    os.utime(path, (OLD.timestamp() + 60, OLD.timestamp() + 60))
+    again = _import(workspace, sessions)
+    assert (again.read, again.inserted) == (1, 1)
+    assert sum(m.metadata["kind"] == "correction" for m in _stored(workspace)) == 3

@@ -391,7 +391,7 @@ class Detector:
         if not answered_a_stop and self._acted and _corrects(turn.text, said):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
-                                                 turn.timestamp, event=f"@{turn.timestamp}"))
+                                                 turn.timestamp, event=turn.event))
             self._turn = None
         else:
             self._turn = (turn, self._last_call) if self._acted and not answered_a_stop \
@@ -421,7 +421,7 @@ class Detector:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(self._friction(
                 "correction", self._last_call, turn.text, turn.timestamp,
-                event=f"@{turn.timestamp}"), stopped=stop))
+                event=turn.event), stopped=stop))
         elif stopped is not None and added and correction_rule(added) is not None:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(
@@ -434,7 +434,7 @@ class Detector:
         if not self._answered and self._turn is not None and acknowledges_mistake(text):
             turn, call = self._turn
             self.frictions.append(self._friction("correction", call, turn.text, turn.timestamp,
-                                                 event=f"@{turn.timestamp}"))
+                                                 event=turn.event))
         self._turn = None
         self._answered = True
         self._said = text

@@ -82,6 +82,13 @@ class Meta:
 class UserTurn:
     text: str
     timestamp: str | None
+    line: int = 0  # its line in the rollout
+
+    @property
+    def event(self) -> str:
+        """The turn as a record of its session: its time, else (the older layout writes none)
+        its line, which appending to the rollout never moves."""
+        return f"@{self.timestamp}" if self.timestamp else f"#L{self.line}"
 
 
 @dataclass(frozen=True)
@@ -415,4 +422,4 @@ class RolloutReader:
         text = strip_ansi(text).strip()
         if is_person(text):
             self._last_user = text
-            yield UserTurn(text, ts)
+            yield UserTurn(text, ts, self.stats.lines_read)
