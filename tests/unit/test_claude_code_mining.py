@@ -1390,3 +1390,25 @@ def test_the_ides_tags_are_not_the_persons_words_and_a_selection_follows_them(
     assert ("(on lines 56–58 of /home/u/shop/test/cart.ts selected in the IDE: “while (cart.state() "
             "!== Done) { await sleep(100); }”)") in correction.content
     assert "<ide_" not in correction.content
+
+
+def test_a_reason_claude_code_2_0_wrote_as_the_edits_result_is_a_rejection(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("fcfcfcfc-0000-4000-8000-00000000000c")
+    log.typed("check both objects in the goal test")
+    edit = log.calls("Edit", file_path="/home/u/shop/test/goal.ts", old_string="a", new_string="b")
+    log.result(edit, "No.  Can you just dry up code and check values on both objects?", True)
+    log.says("I'll factor the checks out.")
+    edit = log.calls("Edit", file_path="/home/u/shop/test/goal.ts", old_string="c", new_string="d")
+    log.result(edit, "File has been unexpectedly modified. Read it again before attempting to write it.",
+               True)  # the tool's own error, untagged in 2.0.x: not the person's words
+    for record in log.records:
+        record["version"] = "2.0.2"
+    memories = _mined(workspace, projects, log)
+    assert _kinds(memories) == ["rejection"]
+    [rejection] = memories
+    assert rejection.metadata["reason"] == "No.  Can you just dry up code and check values on both objects?"
+    assert rejection.title.startswith("No. Can you just dry up code and check values on both objects? "
+                                      "(rejected: edit `/home/u/shop/test/goal.ts`)")
+    assert classify_tool_error("Error: EACCES: permission denied, open '/etc/hosts'",
+                               Signals(tool="Write")) == ("tool_error", None)

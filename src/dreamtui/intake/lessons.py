@@ -250,12 +250,17 @@ def pasted_output(text: str) -> bool:
     return _PASTED.match(text) is not None
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
 def _sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of a person's words, capitalised, on one line."""
     text = person_words(text) or text.strip()
     lines = [line for line in text.splitlines() if line.strip()]
     line = lines[0] if lines else ""
-    head = re.split(r"(?<=[.!?。！？])\s", line, maxsplit=1)[0]
+    head, *rest = _SENTENCE_END.split(line, maxsplit=1)
+    if rest and len(head.split()) < 2:  # "No." names nothing: what follows it does
+        head = f"{head} {_SENTENCE_END.split(rest[0], maxsplit=1)[0]}"
     if head.rstrip().endswith((":", "：")) and len(lines) > 1:
         head = f"{head.rstrip()} {lines[1].strip()}"  # "I see a console error:" names what follows
     head = one_line(head, limit)

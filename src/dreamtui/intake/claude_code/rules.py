@@ -13,7 +13,9 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | person — at a permission prompt. The reason is the text after "To tell you |
 |                | how to proceed, the user said:" (without Claude Code's "Note: The user's   |
 |                | next message may contain a correction…" after it), else the person's next  |
-|                | typed turn.                                                                |
+|                | typed turn. Claude Code 2.0.x wrote the typed reason as the whole result   |
+|                | (`toolUseResult` "Error: <the words>"): an untagged error of a file edit   |
+|                | that is none of the edit tools' own errors is that.                        |
 | plan_rejection | that rejection of `ExitPlanMode`: the plan refused; its `plan` is quoted.  |
 | clarification  | that rejection of `AskUserQuestion`, or a reason opening "The user wants to |
 |                | clarify these questions." — questions, not an objection.                  |
@@ -98,6 +100,13 @@ _OWN_ERROR = re.compile(r"^(?:Error: )?(?:Exit code \d+|Command timed out|Comman
                         r"InputValidationError|File does not exist|File has not been read|"
                         r"String to replace not found|Sibling tool call errored|EISDIR|ENOENT|"
                         r"File content \(\d+ tokens\) exceeds maximum allowed tokens)")
+
+# The edit tools' own errors; Claude Code 2.0.x wrote them untagged, like a reason typed at the
+# prompt (every later version wraps them in <tool_use_error>).
+_FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+_FILE_OWN_ERROR = re.compile(r"^(?:Error: )?(?:File (?:has|does|is|content)|No changes to make|"
+                             r"String to replace not found|Found \d+ matches|Cannot |Notebook |"
+                             r"InputValidationError|E[A-Z]{2,}\b|[A-Za-z]*Error\b)")
 
 
 @dataclass(frozen=True)
@@ -209,6 +218,8 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
         return "denial", None
     if signals.hooked and not signals.tagged and not _OWN_ERROR.match(text):
         return "hook_block", None
+    if signals.tool in _FILE_TOOLS and not signals.tagged and not _FILE_OWN_ERROR.match(text):
+        return "rejection", _words_first(text) or None  # 2.0.x: the words typed at the prompt
     return "tool_error", None
 
 
