@@ -22,7 +22,7 @@ from dreamtui.intake.codex.importer import (
     import_rollouts,
     read_rollout,
 )
-from dreamtui.intake.codex.reader import Result
+from dreamtui.intake.codex.reader import Result, RolloutReader
 from dreamtui.intake.lessons import path_inside
 from dreamtui.scaffold import init_workspace
 from dreamtui.store.stm import STMStore
@@ -944,3 +944,28 @@ def test_each_correction_of_an_older_layout_session_is_its_own_lesson_across_app
     again = _import(workspace, sessions)
     assert (again.read, again.inserted) == (1, 1)
     assert sum(m.metadata["kind"] == "correction" for m in _stored(workspace)) == 3
+
+
+def test_a_failure_the_older_sandbox_wrapped_as_denied_is_the_commands_own(tmp_path: Path) -> None:
+    # Codex of mid-2025 reported every non-zero exit under Seatbelt as "sandbox denied".
+    def wrapped(call_id: str, command: str, code: int, stderr: str) -> list[Any]:
+        text = (f"failed in sandbox MacosSeatbelt with execution error: sandbox denied exec "
+                f"error, exit code: {code}, stdout: , stderr: {stderr}")
+        return [{"type": "function_call", "name": "shell", "call_id": call_id,
+                 "arguments": json.dumps({"command": ["bash", "-lc", command]})},
+                {"type": "function_call_output", "call_id": call_id,
+                 "output": json.dumps({"output": text, "metadata": {"exit_code": 1}})}]
+    extra = (*wrapped("w1", "cargo build -p orchestrator", 101,
+                      "error[E0308]: mismatched types\n --> src/main.rs:3:5"),
+             *wrapped("w2", "ps aux", 1, "bash: line 1: /bin/ps: Operation not permitted"))
+    path = _older_rollout(tmp_path, "a9bc-0004", "<environment_context>\n  <cwd>/code/app</cwd>\n"
+                          "</environment_context>", extra=extra)
+    frictions = {f.action: f for f in read_rollout(path)[0]}
+    assert frictions["ps aux"].kind == "environment"
+    assert "Operation not permitted" in frictions["ps aux"].evidence
+    # The compile error is the agent's own, met on the way (no fact of the machine).
+    assert "cargo build -p orchestrator" not in frictions
+    results = [e for e in RolloutReader().events(iter(path.read_bytes().splitlines(True)))
+               if isinstance(e, Result) and e.call_id == "w1"]
+    assert [(r.ok, r.exit_code, r.text.splitlines()[0]) for r in results] == [
+        (False, 101, "error[E0308]: mismatched types")]

@@ -66,6 +66,10 @@ _ASSISTANT = re.compile(rb'"role":"assistant"')
 _CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
+# Codex CLI of mid-2025 wrapped every non-zero exit under its sandbox as a denial, whatever the
+# command's own error (a compile error too): what ran is its exit code and output.
+_SANDBOX_WRAPPED = re.compile(r"failed in sandbox \S+ with execution error: sandbox denied exec "
+                              r"error, exit code: (-?\d+), stdout: (.*?), stderr: (.*)", re.DOTALL)
 _ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>|^Current working directory: (.+)$", re.MULTILINE)
 _HEAD_LINES = 16  # the older layout's environment_context comes within its first few records
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
@@ -204,6 +208,10 @@ def _output_result(item: dict[str, Any], timestamp: str | None) -> Result | None
             meta = parsed.get("metadata")
             if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
                 exit_code = meta["exit_code"]
+    wrapped = _SANDBOX_WRAPPED.match(text)
+    if wrapped is not None:
+        exit_code = int(wrapped.group(1))
+        text = "\n".join(part for part in (wrapped.group(3), wrapped.group(2)) if part.strip())
     if exit_code is None:
         framed = _EXIT_LINE.search(text[:200])
         exit_code = int(framed.group(1)) if framed else None
