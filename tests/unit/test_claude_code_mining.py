@@ -1412,3 +1412,18 @@ def test_a_reason_claude_code_2_0_wrote_as_the_edits_result_is_a_rejection(
                                       "(rejected: edit `/home/u/shop/test/goal.ts`)")
     assert classify_tool_error("Error: EACCES: permission denied, open '/etc/hosts'",
                                Signals(tool="Write")) == ("tool_error", None)
+
+
+def test_the_subagent_warmup_is_no_tool_error_however_often_it_recurs(
+        workspace: Workspace, projects: Path) -> None:
+    for n in range(3):  # Claude Code warms each subagent up with a "Warmup" it answers itself
+        session = f"fdfdfd0{n}-0000-4000-8000-00000000000d"
+        _Log(session).typed("plan the sync").says("Exploring.").write(
+            projects / SLUG / f"{session}.jsonl")
+        agent = _Log(session, sidechain=True, start=100)
+        agent.typed("Warmup")
+        agent.result(agent.calls("Bash", command="ls -la /home/u/shop"), "Warmup", True)
+        agent.result(agent.calls("Glob", pattern="**/*.ts"), "Warmup", True)
+        agent.says("This appears to be a warmup request.")
+        agent.write(projects / SLUG / f"agent-a{n}edd2b.jsonl")
+    assert _mined(workspace, projects) == []

@@ -168,6 +168,8 @@ class Detector:
                     signals: rules.Signals) -> None:
         """A tool_result marked `is_error`, `call` the tool_use it answers (None when unknown)."""
         text = rules.error_text(content)
+        if rules.is_program_result(text):
+            return
         kind, reason = rules.classify_tool_error(text, signals)
         if kind == "denial" and call is None:
             tool = rules.denied_tool(text)

@@ -38,8 +38,9 @@ answer to an unknown slash command ("Unknown skill: btw"), `<system-reminder>`
 blocks, the IDE's context (`<ide_opened_file>`, `<ide_selection>`, any `<ide_…>` tag: a
 selection is kept after the person's words as what they were looking at), `Caveat:` lines,
 "Stop hook feedback:" and other hook output, `<task-notification>`s, skill bodies ("Base
-directory for this skill:"), and every user text of a session the Agent SDK ran (`entrypoint`
-`sdk-*`).
+directory for this skill:"), the subagent warm-up ("Warmup", which Claude Code also returns as
+each call's failed result: no friction), and every user text of a session the Agent SDK ran
+(`entrypoint` `sdk-*`).
 """
 
 from __future__ import annotations
@@ -169,6 +170,12 @@ def _words_first(text: str) -> str:
             quoted = " ".join(line.lstrip("> ").strip() for line in selection.group(1).splitlines())
             return f"{selection.group(2).strip()}\n(on the selected text “{quoted.strip()}”)"
     return text
+
+
+def is_program_result(text: str) -> bool:
+    """A failed result that is Claude Code's own turn, not the tool's: the subagent warm-up answers
+    each call with "Warmup"."""
+    return text.strip() in _PROGRAM_TURNS
 
 
 def is_interruption(text: str) -> bool:
