@@ -1427,3 +1427,17 @@ def test_the_subagent_warmup_is_no_tool_error_however_often_it_recurs(
         agent.says("This appears to be a warmup request.")
         agent.write(projects / SLUG / f"agent-a{n}edd2b.jsonl")
     assert _mined(workspace, projects) == []
+
+
+def test_a_refusal_in_a_session_an_ide_runs_through_the_sdk_takes_the_next_turn_as_reason(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("fefefefe-0000-4000-8000-00000000000e", entrypoint="sdk-ts")
+    log.typed("update the prompts for the network devices")
+    log.refused(log.calls("Write", file_path="/home/u/shop/prompts.py", content="NX-OS prompts"))
+    log.marker()
+    log.typed("no, its connecting to cumulus devices that run linux.")
+    log.says("Got it - Cumulus Linux.")
+    log.typed("no, use the observation format")  # a program's turn in an SDK session: no correction
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "rejection"
+    assert memory.metadata["reason"] == "no, its connecting to cumulus devices that run linux."

@@ -224,7 +224,9 @@ class Detector:
                 calls = [agent.last_tool] if agent.last_tool else []
                 thread.stop = _friction("interruption", where, agent, calls, text)
             return False
-        if not human or where.sidechain:
+        # A refusal or an Esc shows a person at the prompt even where a program (an IDE through
+        # the Agent SDK) sends the turns: the turn after it is their reason, not a new task.
+        if (not human and thread.stop is None) or where.sidechain:
             self._settle(where.sidechain)
             return True
         thread.candidate = None

@@ -40,7 +40,7 @@ selection is kept after the person's words as what they were looking at), `Cavea
 "Stop hook feedback:" and other hook output, `<task-notification>`s, skill bodies ("Base
 directory for this skill:"), the subagent warm-up ("Warmup", which Claude Code also returns as
 each call's failed result: no friction), and every user text of a session the Agent SDK ran
-(`entrypoint` `sdk-*`).
+(`entrypoint` `sdk-*`) but the turn after a refusal or an Esc there (a person is at the prompt).
 """
 
 from __future__ import annotations
