@@ -969,3 +969,12 @@ def test_a_failure_the_older_sandbox_wrapped_as_denied_is_the_commands_own(tmp_p
                if isinstance(e, Result) and e.call_id == "w1"]
     assert [(r.ok, r.exit_code, r.text.splitlines()[0]) for r in results] == [
         (False, 101, "error[E0308]: mismatched types")]
+
+
+def test_a_patch_run_as_a_command_is_no_missing_tool(tmp_path: Path) -> None:
+    body = "*** Begin Patch\n*** Update File: AGENTS.md\n@@\n-a\n+b\n*** End Patch\n"
+    rollout = (Rollout().typed("Update the docs")
+               .shell(body, "bash: line 1: AGENTS.md: command not found", 127)
+               .shell("just fmt", "bash: line 1: just: command not found", 127))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    assert [(f.kind, f.action) for f in frictions] == [("environment", "just fmt")]

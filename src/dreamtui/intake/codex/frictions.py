@@ -155,6 +155,11 @@ def typo(text: str) -> bool:
         _near(name.lower(), known) for known in _COMMON_COMMANDS)
 
 
+def _patch_run(call: Call | None) -> bool:
+    """Did the agent hand a patch's text to the shell instead of to apply_patch?"""
+    return call is not None and call.tool == "shell" and call.action.startswith("*** Begin Patch")
+
+
 _EDGE = 2000  # a failure says what went wrong at its start or its end
 
 
@@ -314,8 +319,10 @@ class Detector:
             # a miss while exploring, a search that found nothing, output that says nothing went
             # wrong (a listing whose pipe was cut short): not a failure
             kind = None
-        if kind in ("tool_error", "environment") and typo(result.text):
-            kind = None  # "nmp: command not found": the agent mistyped, nothing is missing
+        if kind in ("tool_error", "environment") and (typo(result.text) or _patch_run(call)):
+            # "nmp: command not found": the agent mistyped, nothing is missing; nor when it ran a
+            # patch's text as a command ("AGENTS.md: command not found")
+            kind = None
         if kind is None:
             for passed in self._failures.get(key, {}).values():
                 passed.recovered = True
