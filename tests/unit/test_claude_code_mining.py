@@ -1410,8 +1410,8 @@ def test_a_reason_claude_code_2_0_wrote_as_the_edits_result_is_a_rejection(
     assert rejection.metadata["reason"] == "No.  Can you just dry up code and check values on both objects?"
     assert rejection.title.startswith("No. Can you just dry up code and check values on both objects? "
                                       "(rejected: edit `/home/u/shop/test/goal.ts`)")
-    assert classify_tool_error("Error: EACCES: permission denied, open '/etc/hosts'",
-                               Signals(tool="Write")) == ("tool_error", None)
+    for own in ("Error: EACCES: permission denied, open '/etc/hosts'", "User cancelled the write"):
+        assert classify_tool_error(own, Signals(tool="Write")) == ("tool_error", None)
 
 
 def test_the_subagent_warmup_is_no_tool_error_however_often_it_recurs(

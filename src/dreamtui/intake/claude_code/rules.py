@@ -107,7 +107,9 @@ _OWN_ERROR = re.compile(r"^(?:Error: )?(?:Exit code \d+|Command timed out|Comman
 _FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 _FILE_OWN_ERROR = re.compile(r"^(?:Error: )?(?:File (?:has|does|is|content)|No changes to make|"
                              r"String to replace not found|Found \d+ matches|Cannot |Notebook |"
-                             r"InputValidationError|E[A-Z]{2,}\b|[A-Za-z]*Error\b)")
+                             r"InputValidationError|E[A-Z]{2,}\b|[A-Za-z]*Error\b|"
+                             r"User (?:cancelled|canceled|refused|declined)|The user declined|"
+                             r"Tool permission request failed)")
 
 
 @dataclass(frozen=True)
