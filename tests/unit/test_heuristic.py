@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
-from dreamtui.dream.engines.heuristic import HeuristicEngine
+from dreamtui.dream.engines.heuristic import HeuristicEngine, entry_probe
 from dreamtui.dream.guard import enforce
+from dreamtui.dream.match import Features
 from dreamtui.dream.proposals import content_fingerprint
 from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory, Proposal
@@ -190,3 +191,16 @@ def test_a_cancelled_run_stops_between_clusters() -> None:
     token.cancel()
     stream = events(dream_input([PORT_A, DB_RESET]), token)
     assert not any(isinstance(e, Done) for e in stream)
+
+
+def test_clusters_saying_one_lesson_word_for_word_share_one_probe_reading() -> None:
+    """Two clusters whose entry probe is one text (the same tip, not merged) read its facts
+    once against the entries; a probe of another text is read on its own."""
+    read: dict[tuple[str, str], Features] = {}
+    first = entry_probe(PORT_A, ["ci"], read)
+    again = entry_probe(mem("a2", PORT_A.title, PORT_A.content, agent="agent-c"), ["ci"], read)
+    other = entry_probe(DB_RESET, ["testing"], read)
+    assert again.features is first.features
+    assert other.features is not first.features
+    assert again.numbers == first.numbers == frozenset({5433})
+    assert len(read) == 2

@@ -95,12 +95,20 @@ def cluster_tags(members: Sequence[Memory], first: Memory) -> list[str]:
     return list(dict.fromkeys(t for m in (first, *members) for t in m.tags))
 
 
-def entry_probe(first: Memory, tags: Sequence[str]) -> Signature:
+def entry_probe(first: Memory, tags: Sequence[str],
+                read: dict[tuple[str, str], Features] | None = None) -> Signature:
     """How a cluster is compared with entries: what an entry made of it would say (title,
-    guidance, tags), guarded by the numbers of everything it says."""
+    guidance, tags), guarded by the numbers of everything it says. `read`: the probes' Features
+    by text and guidance so far; clusters saying one lesson word for word share one, whose
+    facts are then read once (a Features is what its text and body give, whatever the
+    numbers reported)."""
     guidance = lesson(first.title, first.content).guidance
-    return Signature.of(f"{first.title}.\n{guidance}\n{' '.join(tags)}", guidance,
-                        facts=f"{first.title}\n{first.content}")
+    text = f"{first.title}.\n{guidance}\n{' '.join(tags)}"
+    probe = Signature.of(text, guidance, facts=f"{first.title}\n{first.content}",
+                         features=None if read is None else read.get((text, guidance)))
+    if read is not None:
+        read.setdefault((text, guidance), probe.features)
+    return probe
 
 
 def _spread(members: Sequence[Memory]) -> str:
@@ -228,6 +236,7 @@ class _Dream:
             str(problem.path) for problem in dream_input.snapshot.problems}
         self.known_tags = tags_by_use(self.index)
         self.known: dict[str, Known] = {}  # what each extended entry states so far, by path
+        self.probes: dict[tuple[str, str], Features] = {}  # entry_probe's, by text and guidance
         self.matched = 0
         self.created = 0
         self.promoted = 0
@@ -254,7 +263,7 @@ class _Dream:
                      cluster.representative)
         if first not in kept:
             first = kept[0]
-        probe = entry_probe(first, cluster_tags(kept, first))
+        probe = entry_probe(first, cluster_tags(kept, first), self.probes)
         found = find_entry(probe, self.index, self.threshold) if may_match(probe, self.index) else None
         if found is not None and found.item.path in self.retiring and not stated_differently(
                 found.item.body, kept):
