@@ -1441,3 +1441,22 @@ def test_a_refusal_in_a_session_an_ide_runs_through_the_sdk_takes_the_next_turn_
     [memory] = _mined(workspace, projects, log)
     assert memory.metadata["kind"] == "rejection"
     assert memory.metadata["reason"] == "no, its connecting to cumulus devices that run linux."
+
+
+def test_a_look_refused_without_a_word_is_no_lesson_a_change_refused_is(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f0f0f0f0-0000-4000-8000-00000000000f")
+    log.typed("why does suspend fail?")
+    for command in ("ls -la /nix/var/nix/profiles/", "git merge-base two-step-sync develop",
+                    "cat ~/.config/settings.json 2>/dev/null | head -100"):
+        log.refused(log.calls("Bash", command=command)).marker()
+        log.says("Let me try another way.")  # no reason typed before the agent went on
+    log.refused(log.calls("Read", file_path="/etc/systemd/sleep.conf")).marker().says("Next.")
+    log.refused(log.calls("Bash", command="cat notes.txt > /etc/systemd/sleep.conf")).marker()
+    log.says("Next.")
+    log.refused(log.calls("Bash", command="sudo nixos-rebuild switch --flake /home/u/conf")).marker()
+    log.says("Next.")
+    memories = _mined(workspace, projects, log)
+    assert [m.title for m in memories] == [
+        "Ask before you run `cat notes.txt > /etc/systemd/sleep.conf`: the person rejected it",
+        "Ask before you run `sudo nixos-rebuild switch --flake /home/u/conf`: the person rejected it"]

@@ -373,6 +373,32 @@ def command_head(command: str) -> str:
     return " ".join(head)
 
 
+# Calls that only look (read a file, list a folder, show history): refused without a word, they
+# say the person did not want to wait or be asked, not what to do; a change refused is a rule.
+_LOOK_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "WebSearch", "WebFetch"})
+_LOOK_COMMANDS = frozenset({"ls", "cat", "head", "tail", "less", "grep", "rg", "pwd", "which",
+                            "echo", "wc", "file", "stat", "tree", "du", "df", "type", "git log",
+                            "git show", "git diff", "git status", "git merge-base", "git rev-parse",
+                            "git blame"})
+_COMMAND_JOIN = re.compile(r"&&|\|\||[|;\n]")
+_WRITES_TO = re.compile(r"(?<![2&])>(?!&)")  # `> file`, `>> log`; not `2>/dev/null`, `2>&1`
+
+
+def only_looks(calls: Sequence[ToolCall]) -> bool:
+    """Do all these calls only look, changing nothing (`_LOOK_COMMANDS` for each command of a
+    shell line)?"""
+    def looks(call: ToolCall) -> bool:
+        if call.name in _LOOK_TOOLS:
+            return True
+        if call.name not in ("Bash", "shell", "exec_command") or not call.target:
+            return False
+        parts = [part for part in _COMMAND_JOIN.split(call.target) if part.strip()]
+        return bool(parts) and not _WRITES_TO.search(call.target) and all(command_head(part) in _LOOK_COMMANDS or
+                                   command_head(part).split(" ", 1)[0] in _LOOK_COMMANDS
+                                   for part in parts)
+    return bool(calls) and all(looks(call) for call in calls)
+
+
 def _short(friction: Friction) -> str:
     """The failed call in a few words: a command's head, else what it did."""
     call = friction.call

@@ -342,5 +342,6 @@ class Detector:
     def _settle(self, sidechain: bool) -> None:
         thread = self._threads[sidechain]
         stop, thread.stop = thread.stop, None
-        if stop is not None and stop.kind != "interruption":
-            self.frictions.append(stop)  # refused with no reason typed: still a refusal
+        if stop is not None and stop.kind != "interruption" and not (
+                stop.kind == "rejection" and lessons.only_looks(stop.calls)):
+            self.frictions.append(stop)  # a change refused with no reason typed: still a rule
