@@ -1460,3 +1460,13 @@ def test_a_look_refused_without_a_word_is_no_lesson_a_change_refused_is(
     assert [m.title for m in memories] == [
         "Ask before you run `cat notes.txt > /etc/systemd/sleep.conf`: the person rejected it",
         "Ask before you run `sudo nixos-rebuild switch --flake /home/u/conf`: the person rejected it"]
+
+
+def test_claude_codes_note_after_a_clarification_is_not_the_persons_words() -> None:
+    text = (REJECTED + " To tell you how to proceed, the user said:\nThe user wants to clarify these "
+            "questions.\n    This means they may have additional information, context or questions "
+            "for you.\n    Take their response into account and then reformulate the questions if "
+            "appropriate.\n    Start by asking them what they would like to clarify.\n\n    Questions "
+            "asked:\n- \"Should the autocomplete fill every field?\"")
+    assert classify_tool_error(text, Signals(tool="AskUserQuestion", user_rejected=True)) == (
+        "clarification", None)  # the person's words come in their next turn

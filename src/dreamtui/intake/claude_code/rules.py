@@ -55,6 +55,9 @@ _USER_REJECTED = "User rejected tool use"
 _REASON_MARKS = ("To tell you how to proceed, the user said:",
                  "The user provided the following reason for the rejection:")
 _CLARIFY = "The user wants to clarify these questions."
+# Claude Code's instructions to the agent after it (2.1.5x+), then the agent's own questions: not
+# the person's words, who types them next.
+_CLARIFY_NOTE = re.compile(r"\s*This means they may have additional information.*\Z", re.DOTALL)
 # Claude Code's own note to the agent after a typed reason (2.1.2xx), not the person's words.
 _NEXT_NOTE = re.compile(r"\s*Note: The user's next message may contain a correction or preference\..*\Z",
                         re.DOTALL)
@@ -212,7 +215,7 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
                                     for mark in _REASON_MARKS if mark in text), "")) or None
         if (reason is not None and reason.startswith(_CLARIFY)) or signals.tool == "AskUserQuestion":
             if reason is not None and reason.startswith(_CLARIFY):
-                reason = reason[len(_CLARIFY):].strip() or None
+                reason = _CLARIFY_NOTE.sub("", reason[len(_CLARIFY):]).strip() or None
             return "clarification", reason
         if signals.tool == "ExitPlanMode":
             return "plan_rejection", reason
