@@ -141,7 +141,9 @@ def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str
     return changes
 
 
-@lru_cache(maxsize=4096)  # an entry several clusters restate is read once
+# An entry several clusters restate is read once, and so is a sentence several clusters
+# extending entries bring (a tip repeated across clusters that were not merged).
+@lru_cache(maxsize=4096)
 def _features(text: str) -> Features:
     return Features.of(text)
 
@@ -170,7 +172,7 @@ def stated_differently(body: str, members: Sequence[Memory], known: Known | None
     bringing = [s for s in sentences if known.brings_value(s)]
     for sentence in bringing[:CORRECTION_SENTENCES]:
         stated_features = stated_features or _features(stated)
-        verdict = compare(Features.of(sentence), stated_features)
+        verdict = compare(_features(sentence), stated_features)
         if verdict.conflicts and (verdict.same_lesson or verdict.correction):
             changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
     olds = [old for old, _new in changes]
