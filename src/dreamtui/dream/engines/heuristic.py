@@ -28,7 +28,6 @@ import time
 from collections import Counter
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from dreamtui.deliver.skills import without_credentials
@@ -45,7 +44,7 @@ from dreamtui.dream.cluster import (
 )
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
 from dreamtui.dream.guidance import Known, is_event, lesson, most_complete, new_facts, tags_for
-from dreamtui.dream.match import TOOL_SLOTS, Conflict, Features, compare
+from dreamtui.dream.match import TOOL_SLOTS, Conflict, Features, compare, features_of
 from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags, route_feedback
 from dreamtui.dream.proposals import (
     Drafts,
@@ -141,13 +140,6 @@ def corrections(body: str, conflicts: Sequence[Conflict]) -> list[tuple[str, str
     return changes
 
 
-# An entry several clusters restate is read once, and so is a sentence several clusters
-# extending entries bring (a tip repeated across clusters that were not merged).
-@lru_cache(maxsize=4096)
-def _features(text: str) -> Features:
-    return Features.of(text)
-
-
 def stated_text(body: str) -> str:
     """What an entry states itself: a quoted flag or caveat (`>` lines) says what someone saw."""
     return "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">"))
@@ -171,8 +163,10 @@ def stated_differently(body: str, members: Sequence[Memory], known: Known | None
                         for s in split_sentences(p))))
     bringing = [s for s in sentences if known.brings_value(s)]
     for sentence in bringing[:CORRECTION_SENTENCES]:
-        stated_features = stated_features or _features(stated)
-        verdict = compare(_features(sentence), stated_features)
+        # An entry several clusters restate is read once, and so is a sentence several clusters
+        # extending entries bring (match.features_of remembers both).
+        stated_features = stated_features or features_of(stated)
+        verdict = compare(features_of(sentence), stated_features)
         if verdict.conflicts and (verdict.same_lesson or verdict.correction):
             changes += [c for c in corrections(stated, verdict.conflicts) if c not in changes]
     olds = [old for old, _new in changes]
