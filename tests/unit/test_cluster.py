@@ -154,3 +154,17 @@ def test_memories_of_one_text_are_read_once(monkeypatch: pytest.MonkeyPatch) -> 
     assert sorted(len(c.members) for c in clusters) == [1, 4]
     assert sorted(set(texts)) == sorted(texts)  # each distinct text read at most once
     assert len(texts) == 2
+
+
+def test_rules_sharing_only_their_frame_stay_apart() -> None:
+    """Each rule has a rewording in the batch; the two families share "never include" and a
+    word of their objects ("code"), which must not join them."""
+    batch = [memory("a1", "Attribution", "Never include Claude Code attribution in commit messages"),
+             memory("a2", "Attribution", "Never include a 'Generated with Claude Code' line in commit messages",
+                    agent="agent-b"),
+             memory("k1", "Keys", "Never include real API keys, secrets, or credentials in generated code"),
+             memory("k2", "Keys", "Never include API keys or secrets in code you generate", agent="agent-b")]
+    cluster_of = {m.id: n for n, c in enumerate(cluster_memories(batch, THRESHOLD)) for m in c.members}
+    assert cluster_of["a1"] == cluster_of["a2"]
+    assert cluster_of["k1"] == cluster_of["k2"]
+    assert cluster_of["a1"] != cluster_of["k1"]

@@ -275,3 +275,36 @@ def test_an_abbreviation_is_the_word_it_stands_for() -> None:
     for short, full in (("env vars", "environment variables"), ("deps", "dependencies"),
                         ("config dir", "configuration directory"), ("auth", "authentication")):
         assert Features.of(short).stems == Features.of(full).stems, (short, full)
+
+
+def test_a_shared_frame_does_not_make_two_rules_one() -> None:
+    """"Never include", "make sure to run", "keep" frame a rule; what it is about is the rest.
+    Two rules sharing the frame and little of the rest are two lessons, and neither corrects
+    the other; a rewording sharing its objects still is one lesson."""
+    for a, b in (("Never include Claude Code attribution in commit messages",
+                  "Never include real API keys, secrets, or credentials in generated code"),
+                 ("Make sure to run the linter before committing",
+                  "Make sure to run the migrations before deploying")):
+        verdict = compare_texts(a, b)
+        assert not verdict.same_lesson, (a, b, verdict)
+        assert not verdict.correction, (a, b, verdict)
+        assert [c.slot for c in verdict.conflicts] == ["object"], (a, b, verdict)
+    assert compare_texts("Never include credentials in commit messages",
+                         "Do not put secrets in commits").same_lesson
+    # A frame word inside a command is part of the object: the "make" of `make deploy-staging`
+    # (the sample workspace's entry and the memory adding a fact to it).
+    entry = ("Deploy to staging from a clean main\nDeploy to staging with `make deploy-staging` from an "
+             "up-to-date `main`; the target runs migrations before it switches traffic, so never run "
+             "`alembic upgrade` against staging by hand.")
+    fact = "`make deploy-staging` refuses to run when main's last CI run is red; re-run CI or fix main first."
+    assert "object" not in {c.slot for c in compare_texts(fact, entry).conflicts}
+
+
+def test_a_tool_one_rule_rejects_and_the_other_picks_is_a_conflict() -> None:
+    """"`bun test` instead of jest" rejects the very tool "Use Jest" picks: two rules, not one,
+    however alike the rest reads; two rules both rejecting it are one."""
+    bun = "Run the unit tests with `bun test` instead of jest."
+    verdict = compare_texts(bun, "Use Jest for the unit tests.")
+    assert not verdict.same_lesson
+    assert "jest" in {c.slot for c in verdict.conflicts}
+    assert compare_texts(bun, "Use `bun test` for the unit tests, not jest.").same_lesson

@@ -220,7 +220,7 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
 }
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
-SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after"})
+SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after", "object"})
 # Services and tools a number is said of ("Redis is on port 6379", "Postgres 16"): two texts
 # giving a port each, one for Postgres and one for Redis, state no conflicting port; they are
 # about different things. Environments are no such subject (CI's Postgres port is one slot).
@@ -262,6 +262,11 @@ commit push pull merg rebas amend squash revert read edit write modifi delet dro
 instal uninstal deploy publish displai output print expos share upload download copi move renam
 disclos includ mock hardcod store stage bypass skip ignor disabl enabl
 """.split())
+# Stems of the words that frame an instruction (how, not what: "never include", "make sure to
+# run", "prefer", "keep", "add"): two rules sharing their frame and little else ("Never include
+# X in commits" / "Never include Y in code") are two lessons. The stop words, negations and
+# emphasis words frame too but are no stems at all.
+FRAME = frozenset("includ add run keep prefer make sure follow".split())
 _TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
 _SUBJECTS = SERVICES | {tool for slot, tools in TOOL_SLOTS.items() if slot not in SUBJECT_SLOTS for tool in tools}
 # Words after which the rest of a clause is rejected: "never pip", "instead of npm", "over pip".
@@ -879,19 +884,24 @@ _ALONE_IDF = math.log(1 + MIN_CORPUS), math.log(1 + MIN_CORPUS / 2)
 def pair_overlap(a: Features, b: Features) -> float:
     """raw_overlap(a, b, Weights((a, b))) without building the weights: callers compare one
     entry body with many sentences."""
-    shared = a.stems & b.stems
+    return _alone_overlap(a.stems, a.strong, b.stems, b.strong)
+
+
+def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
+                   stems_b: AbstractSet[str], strong_b: AbstractSet[str]) -> float:
+    shared = stems_a & stems_b
     if not shared:
         return 0.0
     once, twice = _ALONE_IDF
     extra = STRONG_WEIGHT - 1
 
-    def total(f: Features) -> float:
-        strong_shared = len(f.strong & shared)
-        return (once * (len(f.stems) - len(shared)) + twice * len(shared)
-                + extra * (once * (len(f.strong) - strong_shared) + twice * strong_shared))
+    def total(stems: AbstractSet[str], strong: AbstractSet[str]) -> float:
+        strong_shared = len(strong & shared)
+        return (once * (len(stems) - len(shared)) + twice * len(shared)
+                + extra * (once * (len(strong) - strong_shared) + twice * strong_shared))
 
-    ws = twice * (len(shared) + extra * len(shared & (a.strong | b.strong)))
-    return _mix(ws, total(a), total(b))
+    ws = twice * (len(shared) + extra * len(shared & (strong_a | strong_b)))
+    return _mix(ws, total(stems_a, strong_a), total(stems_b, strong_b))
 
 
 def calibrated(raw: float) -> float:
@@ -939,9 +949,12 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     opposed = (fa.done & fb.rejected) | (fa.rejected & fb.done) if fa.rejected or fb.rejected else ()
     strong = a.strong | b.strong if opposed else frozenset()
     for s in sorted(opposed):
-        if s in _TOOL_SLOT:
-            continue
         doer = fa if fa.stance[s] == 1 else fb
+        # A tool one side rejects ("`bun test` instead of jest") and the other picks as what a
+        # clause is about ("Use Jest") is a conflict; a tool only mentioned in passing ("jest
+        # output is noisy") is not a pick of it.
+        if s in _TOOL_SLOT and doer.heads.get(s) != 1:
+            continue
         heads = {fa.heads.get(s, 0), fb.heads.get(s, 0)} == {1, 2}
         if s in strong or (heads and not doer.rejects_any):
             yield Conflict(s, "do" if fa.stance[s] == 1 else "do not",
@@ -974,12 +987,29 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     for pole in sorted(fa.orders.keys() & fb.orders.keys()) if fa.orders and fb.orders else ():
         if fa.orders[pole].isdisjoint(b.stems) and fb.orders[pole].isdisjoint(a.stems):
             yield Conflict(pole, "/".join(sorted(fa.orders[pole])), "/".join(sorted(fb.orders[pole])))
+    objects = _objects_apart(a, b)
+    if objects is not None:
+        yield Conflict("object", *objects)
     name = _name_swap(a, b)
     if name is not None:
         yield Conflict(*name)
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
     if swap is not None:
         yield Conflict("word", *swap)
+
+
+def _objects_apart(a: Features, b: Features) -> tuple[str, str] | None:
+    """The two texts' objects (their stems but the frame), when they share frame words and
+    their objects alone are not alike enough to be one lesson: the frame does not make them one
+    rule ("Never include X in commits" / "Never include Y in code")."""
+    if FRAME.isdisjoint(a.stems & b.stems):
+        return None
+    # A frame word inside a command or a name is an object: the "make" of `make deploy`.
+    objects_a, objects_b = a.stems - (FRAME - a.strong), b.stems - (FRAME - b.strong)
+    # A text that is all frame ("Run it") says nothing its frame does not: nothing to set apart.
+    if not objects_a or not objects_b or _alone_overlap(objects_a, a.strong, objects_b, b.strong) >= RAW_CUT:
+        return None
+    return "/".join(sorted(objects_a - objects_b)), "/".join(sorted(objects_b - objects_a))
 
 
 def _sorted_common(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
