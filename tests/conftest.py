@@ -48,3 +48,20 @@ def sample(tmp_path: Path) -> Workspace:
 def seeded_sample(tmp_path: Path) -> Workspace:
     """A copy of sample_workspace/ in its own git repository, its queue filled from stm_seed.jsonl."""
     return sample_workspace(tmp_path / "acme-shop", seed=True)
+
+
+@pytest.fixture
+def fact_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts whose facts the matcher reads (dream.match._Facts.read), in order: what the
+    read-once caches are tested by."""
+    from dreamtui.dream import match
+
+    read = match._Facts.read
+    texts: list[str] = []
+
+    def counting(features: match.Features) -> match._Facts:
+        texts.append(features.text)
+        return read(features)
+
+    monkeypatch.setattr(match._Facts, "read", counting)
+    return texts

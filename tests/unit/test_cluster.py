@@ -134,19 +134,10 @@ def test_match_entry_applies_the_guards(text: str) -> None:
     assert match_entry(text, build_entry_index(snapshot)) is None
 
 
-def test_memories_of_one_text_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memories_of_one_text_are_read_once(fact_reads: list[str]) -> None:
     """A tip several agents sent word for word is one reading of its facts for the conflict
     checks, and still one member per memory; another text is read on its own."""
-    from dreamtui.dream import match
-
-    read = match._Facts.read
-    texts: list[str] = []
-
-    def counting(features: match.Features) -> match._Facts:
-        texts.append(features.text)
-        return read(features)
-
-    monkeypatch.setattr(match._Facts, "read", counting)
+    texts = fact_reads
     tip = ("Postgres port", "The dev Postgres listens on 5433, not 5432.")
     batch = [memory(f"m{i}", *tip, agent=f"agent-{i}") for i in range(4)]
     batch.append(memory("other", "Postgres port", "The dev Postgres listens on 5434, not 5432."))

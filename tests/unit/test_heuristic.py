@@ -206,20 +206,12 @@ def test_clusters_saying_one_lesson_word_for_word_share_one_probe_reading() -> N
     assert len(read) == 2
 
 
-def test_a_sentence_extending_entries_in_several_clusters_is_read_once(monkeypatch: Any) -> None:
+def test_a_sentence_extending_entries_in_several_clusters_is_read_once(fact_reads: list[str]) -> None:
     """A sentence bringing a new value, met again in another cluster extending an entry, is
     read once for the facts it may state differently, and still finds the changed fact."""
-    from dreamtui.dream import match
     from dreamtui.dream.engines.heuristic import stated_differently
 
-    read = match._Facts.read
-    texts: list[str] = []
-
-    def counting(features: match.Features) -> match._Facts:
-        texts.append(features.text)
-        return read(features)
-
-    monkeypatch.setattr(match._Facts, "read", counting)
+    texts = fact_reads
     body = "In CI the Postgres service is exposed on port 5432."
     moved = mem("m1", "CI Postgres port", "In CI the Postgres service is exposed on port 5434.")
     for _ in range(2):
