@@ -582,20 +582,6 @@ def build_memories(frictions: Iterable[Friction], config: Config, source: Source
     return [prepare(_memory(key, group, config, source), config) for key, group in groups.items()]
 
 
-def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int,
-                  source: Source) -> int:
-    """Raise the count of pending memories that this import's frictions repeat; how many rose.
-
-    An appended session log adds occurrences, not duplicates. Records are told apart by uuid, so
-    a log read whole again (it shrank or changed) counts nothing twice; a friction without a
-    record uuid cannot be told apart and is not counted. A memory a dream has claimed or consumed
-    keeps its count: it has been read already.
-    """
-    keyed = {m.idempotency_key: m for m in memories if m.idempotency_key}
-    pairs = [(stored, keyed[key]) for key, stored in store.pending_by_keys(keyed).items()]
-    return _recount(store, pairs, {}, limit_bytes, source)
-
-
 def record_ids(metadata: Mapping[str, Any], source: Source) -> list[str]:
     """The records (calls, turns, log records) a memory was made from, its counted ones first."""
     ids = [u for u in metadata.get("record_uuids") or () if isinstance(u, str)]

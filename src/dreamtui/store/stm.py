@@ -560,18 +560,6 @@ class STMStore:
                     found[row[0]] = self._to_memory(row)
         return [found[i] for i in ids if i in found]
 
-    def pending_by_keys(self, keys: Iterable[str]) -> dict[str, Memory]:
-        """The still-pending memories stored under these idempotency keys, by key."""
-        found: dict[str, Memory] = {}
-        with self._reading("reading memories") as conn:
-            for chunk in _chunks(dict.fromkeys(keys), IN_CHUNK):
-                marks = ", ".join("?" * len(chunk))
-                rows = conn.execute(f"{_SELECT} WHERE tenant_id = ? AND idempotency_key IN ({marks}) "
-                                    f"AND {_PENDING}", (self.tenant_id, *chunk))
-                for row in rows:
-                    found[row[COLUMNS.index("idempotency_key")]] = self._to_memory(row)
-        return found
-
     def metadata_of_agents(self, agents: Sequence[str]) -> list[tuple[str, str | None, dict[str, Any], bool]]:
         """(id, idempotency key, metadata, still pending) of every memory these agents submitted,
         in any state: what an importer matches what it read against. Read as stored, not cleaned

@@ -29,9 +29,9 @@ from typing import Any
 
 from dreamtui.errors import InputError
 from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs
-from dreamtui.intake.claude_code.memories import SOURCE, build_memories, merge_repeats
+from dreamtui.intake.claude_code.memories import CLAUDE_CODE, SOURCE, build_memories
 from dreamtui.intake.claude_code.parser import ReadStats, line_identity, read_log
-from dreamtui.intake.lessons import Friction, routine_error
+from dreamtui.intake.lessons import Friction, routine_error, submit_lessons
 from dreamtui.model import NewMemory
 from dreamtui.store.import_state import FileState, context_values, load_states, save_states
 from dreamtui.store.stm import STMStore
@@ -259,10 +259,10 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
     if options.dry_run:
         return report
     with STMStore.for_workspace(workspace) as store:
-        result = store.submit_many(report.memories, now=now)
-        if result.duplicates:
-            report.recounted = merge_repeats(store, report.memories,
-                                             workspace.config.stm.max_content_bytes)
+        # Met again, under its key or an earlier version's: the pending memory counts it.
+        result = submit_lessons(store, report.memories, workspace.config.stm.max_content_bytes,
+                                CLAUDE_CODE, now=now)
+        report.recounted = result.recounted
         # Saved after the submit: a crash in between re-reads these logs, and keys absorb the
         # repeat. Saved while the queue is still open, so that closing the state's connection is
         # not the last close, which would copy the log into the database (and sync it) once more.

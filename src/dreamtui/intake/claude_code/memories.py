@@ -8,12 +8,11 @@ import while the memory is still pending.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from dreamtui.intake import lessons
 from dreamtui.intake.lessons import Friction
 from dreamtui.model import NewMemory
-from dreamtui.store.stm import STMStore
 from dreamtui.workspace.config import Config
 
 SOURCE = "claude-code"
@@ -31,7 +30,3 @@ def build_memories(frictions: Iterable[Friction], config: Config) -> list[NewMem
     """One validated, redacted memory per distinct friction, counting its repeats."""
     return lessons.build_memories(frictions, config, CLAUDE_CODE)
 
-
-def merge_repeats(store: STMStore, memories: Sequence[NewMemory], limit_bytes: int) -> int:
-    """Raise the count of pending memories this import's frictions repeat (`lessons.merge_repeats`)."""
-    return lessons.merge_repeats(store, memories, limit_bytes, CLAUDE_CODE)
