@@ -192,8 +192,9 @@ def test_another_phrasing_adds_its_fix_as_the_rule_and_never_its_story() -> None
                 "quantize(Decimal('0.01')) made it stable.", agent="agent-b", type="failure", tags=("billing",))
     created = only(proposals(dream_input([rule, story])), "create")
     entry = entry_of(created)
-    assert entry.body == ("Invoice sums must be Decimal end to end (the models use Numeric(12, 2)); float "
-                          "arithmetic in invoice sums made test_invoice_sum flaky.\n\n"
+    # The guidance is the rule; the story its clause told stays in the body, after it.
+    assert entry.body == ("Invoice sums must be Decimal end to end (the models use Numeric(12, 2)).\n\n"
+                          "Float arithmetic in invoice sums made test_invoice_sum flaky.\n\n"
                           "Use Decimal with quantize(Decimal('0.01')).\n"), entry.body
     assert entry.sources == ("stm:d1", "stm:d2")  # the story stays a source
 

@@ -66,6 +66,18 @@ _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
 _PAST_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bget )(?<!\bgets )(?:\b[a-z]{3,}(?<!e)ed\b"
                       r"|\b(?:rewrote|wrote|took|went|ran|made|broke|threw|gave|got|saw|found|forgot|did|had)\b)")
 _CLAUSE_RE = re.compile(r"[;:]\s+|,\s+(?:so|and then|then|but)\s+")
+# A clause telling what happened once: a verb of an event in the past tense with a subject before
+# it and an object or place after it ("float arithmetic made test_x flaky", "black produced other
+# commas", "the old image crashed on arm64"), a date, "I"/"we". Stricter than _PAST_RE, which
+# also reads participles used as adjectives ("misses renamed columns", "ignored by git").
+_TOLD_RE = re.compile(r"(?P<prev>[\w`'.)]+)\s+(?:[a-z]+ly\s+)?"
+                      r"(?P<verb>caused|crashed|failed|broke|produced|returned|dropped|deleted|blocked|hung|"
+                      r"leaked|corrupted|overwrote|turned|triggered|exhausted|killed|froze|stalled|errored|"
+                      r"raised|threw|wiped|lost|reverted|flaked|timed|took|made|ran|went|spent|cost|wasted|"
+                      r"introduced|rewrote|wrote|found|forgot|did|had)\s+(?P<next>[\w`'(]+)")
+_NOT_SUBJECT = frozenset("""is are was were be been being get gets got stay stays remain remains the a an
+and or of with for no not any all its their your our this that these those""".split())
+_GUIDANCE_CLAUSE_RE = re.compile(r";\s+")
 _STORY_RE = re.compile(r"\b(?:crashed|broke|returned|happened|took|went down|was|were|failed)\b",
                        re.IGNORECASE)
 # A fix told in the past, said as the rule: "Using X made it stable." → "Use X."
@@ -251,13 +263,16 @@ def lesson(title: str, content: str) -> Lesson:
         if partner is not None:
             guidance = _joined(min(j, partner), max(j, partner), split_sentences(paragraphs[i]))
             taken.add(partner)
+    stories: list[str] = []
+    if not has_code:
+        guidance, stories = split_story(guidance)
     rest: list[str] = []
     for k, paragraph in enumerate(paragraphs):
         if k != i:
             rest.append(paragraph)
             continue
         sentences = split_sentences(paragraph)
-        remaining = " ".join(s for n, s in enumerate(sentences) if n not in taken)
+        remaining = " ".join([*stories, *(s for n, s in enumerate(sentences) if n not in taken)])
         if guidance != sentence and guidance.startswith(f"{title_line}:"):
             remaining = " ".join(sentences)  # the snippet line named the title; keep its own words
         if remaining:
@@ -354,6 +369,41 @@ def tells_story(clause: str) -> bool:
         return False
     return bool(_STORY_RE.search(clause) or _DATE_RE.search(clause) or _FIRST_PERSON_RE.search(clause)
                 or _PAST_RE.search(_CODE_SPAN_RE.sub(" ", clause)))
+
+
+def _told(clause: str) -> bool:
+    """Whether `clause` tells one occurrence (see _TOLD_RE) rather than a rule or a standing fact."""
+    if score(clause) > STORY_LIMIT:
+        return False
+    plain = _CODE_SPAN_RE.sub("code", clause)
+    if _DATE_RE.search(plain) or _FIRST_PERSON_RE.search(plain):
+        return True
+    return any(found["prev"].lower() not in _NOT_SUBJECT and found["next"].lower() != "by"
+               for found in _TOLD_RE.finditer(plain))
+
+
+def split_story(guidance: str) -> tuple[str, list[str]]:
+    """(the guidance without the clauses telling a story, those clauses as sentences): "Money
+    must be Decimal end to end; float arithmetic made test_totals flaky." is the rule, and its
+    story goes to the body. Unchanged when no rule would be left (an incident's story stays)."""
+    clauses: list[str] = []
+    start = 0
+    for found in _GUIDANCE_CLAUSE_RE.finditer(guidance):
+        if guidance.count("`", 0, found.start()) % 2 == 0:  # never inside a code span
+            clauses.append(guidance[start:found.start()])
+            start = found.end()
+    clauses.append(guidance[start:])
+    if len(clauses) < 2:
+        return guidance, []
+    told = [c for c in clauses if _told(c)]
+    kept = [c for c in clauses if c not in told]
+    if not told or not kept:
+        return guidance, []
+    line = "; ".join(c.rstrip(" .") for c in kept) + "."
+    if score(line) <= STORY_LIMIT:
+        return guidance, []
+    stories = [f"{c[:1].upper()}{c[1:].rstrip(' .')}." for c in told]
+    return line[:1].upper() + line[1:], stories
 
 
 def _clause_facts(sentence: str) -> list[str]:

@@ -20,11 +20,23 @@ from rapidfuzz import fuzz
 
 from dreamtui.dream.cluster import NEGATIONS, normalise, numbers
 from dreamtui.entry.codec import render_entry
-from dreamtui.model import FEEDBACK_FLAGGED, Entry, Memory, Proposal, frontmatter_int, sha256_text
+from dreamtui.model import (
+    CAVEAT_PREFIX,
+    FEEDBACK_FLAGGED,
+    Entry,
+    Memory,
+    Proposal,
+    frontmatter_int,
+    sha256_text,
+)
 from dreamtui.safety.marks import scan
 from dreamtui.store.ltm import archive_path
+from dreamtui.vocabulary import counted
 
 PINNED_MARK = "pinned-entry"
+# A caveat a later correction answered: no longer a Caveat (the bundle line and the flag count
+# leave it), still the words of what someone saw.
+ANSWERED_PREFIX = "> Answered ("
 FINGERPRINT_PREFIX = "c-"
 SENTENCE_KNOWN = 90  # partial_ratio at which a reworded sentence counts as already said
 GUIDANCE_CHARS = 200  # a bundle line; longer first sentences are kept whole, never cut mid-word
@@ -196,6 +208,12 @@ def insert_after_guidance(body: str, paragraph: str) -> str:
     return f"{body[:end]}\n\n{paragraph}{body[end:]}"
 
 
+def _names_any(line: str, changes: Sequence[tuple[str, str]]) -> bool:
+    """Whether `line` names the old or the new value of one of `changes` (whole words)."""
+    return any(re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", line)
+               for change in changes for value in change)
+
+
 def append_paragraphs(body: str, paragraphs: Sequence[str]) -> str:
     if not paragraphs:
         return body
@@ -265,19 +283,37 @@ class EntryDraft:
                 rationale: str, confidence: float, *, asks_human: bool = False) -> None:
         """Change the entry's facts in place: each (old, new) value replaced where the entry states
         it (whole words only), the memories cited as sources. Flags in the same dream are then
-        answered by the correction (see `flag`, `retire`)."""
+        answered by the correction (see `flag`, `retire`), and so are earlier ones whose caveat
+        names a changed value: the caveat is relabelled answered and the flag count drops."""
         lines = self.body.split("\n")
+        answered = 0
         for number, line in enumerate(lines):
-            if line.lstrip().startswith(">"):
+            if line.lstrip().startswith(CAVEAT_PREFIX) and _names_any(line, changes):
+                # The flag behind this caveat was about the value now changed: answered, so it
+                # leaves the bundle line and counts against the entry no more; its words stay.
+                line = line.replace(CAVEAT_PREFIX, ANSWERED_PREFIX, 1).replace(
+                    "): ", f", corrected {now:%Y-%m-%d}): ", 1)
+                answered += 1
+            elif line.lstrip().startswith(">"):
                 continue  # a quoted flag or caveat says what someone saw then: never rewritten
-            for old, new in changes:
-                line = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, line)
+            else:
+                for old, new in changes:
+                    line = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, line)
             lines[number] = line
         self.new_text.extend(new for _old, new in changes)
         self.body = "\n".join(lines)
         self.add_sources(memories)
         self.meta["updated_at"] = now
         self.details["corrected"] = [{"from": old, "to": new} for old, new in changes]
+        if answered:
+            left = frontmatter_int(self.meta.get("flags")) - answered
+            if left > 0:
+                self.meta["flags"] = left
+            else:
+                self.meta.pop("flags", None)
+            self.details["answered_flags"] = self.details.get("answered_flags", 0) + answered
+            rationale += (f"; answers {counted(answered, 'earlier flag')}: "
+                          f"{'its caveat leaves' if answered == 1 else 'their caveats leave'} AGENTS.md")
         if asks_human:
             self.details["asks_human"] = True
             self.marks.add(PINNED_MARK)

@@ -1,0 +1,83 @@
+"""What a careful reviewer of a dream would otherwise have edited (issue 11, the demo target), as
+classes of wording: a guidance line carrying its story, a correction leaving the caveat it
+answers on the bundle line, an incident filed under the day it was told rather than the day it
+happened, a discard reason in scores. Fixtures are written for these tests (not the sample's)."""
+
+from __future__ import annotations
+
+from dreamtui.dream.guidance import lesson, split_story
+from dreamtui.review.bundle import guidance_line
+from tests.factories import entry_text, memory, snapshot_of
+from tests.unit.test_content import entry_of, only
+from tests.unit.test_heuristic import dream_input, proposals
+
+
+def test_guidance_leaves_a_story_clause_to_the_body() -> None:
+    cases = [
+        # (content, the guidance, the story moved to the body)
+        ("Invoice totals must use integer cents (the ledger stores BIGINT); float sums in refunds made "
+         "test_refund_total flaky.",
+         "Invoice totals must use integer cents (the ledger stores BIGINT).",
+         "Float sums in refunds made test_refund_total flaky."),
+        ("The old node:14 image crashed on arm64 runners; always build with `node:20-slim`.",
+         "Always build with `node:20-slim`.", "The old node:14 image crashed on arm64 runners."),
+        ("Never call `time.sleep` in handlers; I found it blocked the event loop for every request.",
+         "Never call `time.sleep` in handlers.", "I found it blocked the event loop for every request."),
+    ]
+    for content, guidance, story in cases:
+        taught = lesson("A lesson", content)
+        assert taught.guidance == guidance, content
+        assert taught.rest == [story], content
+
+
+def test_guidance_keeps_standing_facts_and_stories_with_no_rule() -> None:
+    # Participles read as adjectives and present facts are no story: the line keeps them.
+    for line in (
+        "Only variables prefixed APP_ reach the client bundle; others are silently undefined.",
+        "Run `make schema` after editing models; autogenerate misses renamed columns.",
+        "Keep fixtures in tests/fixtures; files there are ignored by the linter.",
+        "Use port 8081 for the mock server; the real API listens on 8080.",
+    ):
+        assert split_story(line) == (line, []), line
+    # With no rule left, the story is all there is: an incident's line is not emptied.
+    told = "The deploy broke checkout for ten minutes; a stale cache served old assets."
+    assert split_story(told) == (told, [])
+
+
+# --- a correction answers the caveat about the value it changes --------------------------------
+
+WEAKENED = ("topics/queue-port.md", entry_text(
+    "queue-port", "Queue broker port",
+    "The RabbitMQ broker listens on 5672 in dev; point `BROKER_URL` at it.\n\n"
+    "> Caveat (flagged 2026-11-20 by agent-b): docker-compose maps the broker to 5673 now; 5672 is "
+    'refused. Quoted: "listens on 5672".\n\n'
+    "> Caveat (flagged 2026-11-21 by agent-c): the management UI needs a login.",
+    tags=("dev",), flags=2, last_flagged="2026-11-21T08:00:00Z", confirmations=2,
+    last_confirmed="2026-11-10T08:00:00Z"))
+MOVED = memory("q1", "The dev broker is on port 5673",
+               "The RabbitMQ broker listens on 5673 in dev (docker-compose maps it); point `BROKER_URL` "
+               "at 5673.", tags=("dev",))
+
+
+def test_proposal_of_a_correction_answers_the_caveat_naming_the_old_value() -> None:
+    update = only(proposals(dream_input([MOVED], snapshot_of(WEAKENED))), "update")
+    entry = entry_of(update)
+    assert entry.guidance.startswith("The RabbitMQ broker listens on 5673 in dev")
+    # The caveat about 5672 is answered: its words stay, relabelled, and it counts no more.
+    assert "> Answered (flagged 2026-11-20 by agent-b, corrected 2026-11-29): docker-compose maps" in entry.body
+    assert [c for c in entry.caveats if "agent-b" in c] == []
+    assert entry.flags == 1 and update.details["answered_flags"] == 1
+    assert "answers 1 earlier flag" in update.rationale
+    # The other caveat is about something else: it stays, and stays on the bundle line.
+    line = guidance_line(entry)
+    assert "management UI needs a login" in line and "5673 now" not in line
+
+
+def test_proposal_of_a_correction_answering_every_caveat_clears_the_bundle_line() -> None:
+    single = (WEAKENED[0], WEAKENED[1].replace(
+        "\n\n> Caveat (flagged 2026-11-21 by agent-c): the management UI needs a login.", "").replace(
+        "flags: 2", "flags: 1"))
+    entry = entry_of(only(proposals(dream_input([MOVED], snapshot_of(single))), "update"))
+    assert entry.flags == 0 and "flags" not in entry.meta
+    assert guidance_line(entry) == ("- The RabbitMQ broker listens on 5673 in dev; point `BROKER_URL` at it. "
+                                    "[mem: queue-port]")
