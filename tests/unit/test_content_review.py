@@ -6,6 +6,7 @@ happened, a discard reason in scores. Fixtures are written for these tests (not 
 from __future__ import annotations
 
 from dreamtui.dream.guidance import lesson, split_story
+from dreamtui.model import FEEDBACK_FLAGGED
 from dreamtui.review.bundle import guidance_line
 from tests.factories import entry_text, memory, snapshot_of
 from tests.unit.test_content import entry_of, only
@@ -81,3 +82,37 @@ def test_proposal_of_a_correction_answering_every_caveat_clears_the_bundle_line(
     assert entry.flags == 0 and "flags" not in entry.meta
     assert guidance_line(entry) == ("- The RabbitMQ broker listens on 5673 in dev; point `BROKER_URL` at it. "
                                     "[mem: queue-port]")
+
+
+# --- an incident is filed under the day it happened --------------------------------------------
+
+
+def test_heuristic_files_an_incident_under_the_day_it_says_it_happened() -> None:
+    # Told on 2026-11-28 (T0), about the 25th: the file is the 25th's, not the telling's.
+    told_late = memory("i1", "Nightly export filled the disk",
+                       "On 2026-11-25 at 02:10 UTC the nightly export filled /var on the worker; exports "
+                       "must write to /data/exports.", type="failure", tags=("ops",), severity="high")
+    created = only(proposals(dream_input([told_late])), "create")
+    assert created.target == "incidents/2026-11/2026-11-25-nightly-export-filled-the-disk.md"
+    # A day after the telling (a deadline) or years before it (a release) is not the event's.
+    undated = memory("i2", "Checkout 502s during the sale",
+                     "2026-11-28 14:00 checkout returned 502s until the freeze on 2026-12-24; the pool has "
+                     "been too small since 2019-04-01. Raise `POOL_SIZE` before a sale.", type="failure",
+                     tags=("ops",))
+    created = only(proposals(dream_input([undated])), "create")
+    assert created.target == "incidents/2026-11/2026-11-28-checkout-502s-during-the-sale.md"
+
+
+# --- a discard says why in words a person checks -----------------------------------------------
+
+
+def test_policy_discard_of_an_unmatched_flag_names_the_quote_and_the_nearest_entry() -> None:
+    lint = ("topics/lint.md", entry_text("lint", "Lint before pushing",
+                                         "Run `make lint` before pushing; CI runs the same target.",
+                                         tags=("ci",)))
+    flagged = memory("f1", "flagged context", "The context told me to run `make lint-fix`, but the "
+                     "Makefile has no such target.", type=FEEDBACK_FLAGGED, quote="make lint-fix")
+    reason = only(proposals(dream_input([flagged], snapshot_of(lint))), "discard").rationale
+    assert reason.startswith("flag matched no live entry: no entry says “make lint-fix” (the nearest, lint, is ")
+    assert reason.endswith("% alike; 85% for the quote, 70% for the observation)")
+    assert "scored" not in reason and "needs" not in reason

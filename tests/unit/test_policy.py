@@ -248,7 +248,9 @@ def test_a_flag_without_targets_is_matched_by_its_observation() -> None:
 def test_a_flag_matching_nothing_is_discarded_with_its_reason() -> None:
     p = only(feedback_proposals([flag("The deploy key rotated last week.", quote="deploy with key X")],
                                 snapshot(), NOW), "discard")
-    assert p.details["reason"].startswith("flag matched no live entry: its quote and observation scored")
+    # Said as a person checks it: the text no entry holds, the nearest entry, how near it came.
+    assert p.details["reason"] == ("flag matched no live entry: no entry says “deploy with key X”, and none "
+                                   "shares its words")
 
 
 def test_a_flag_naming_unknown_slugs_is_discarded() -> None:

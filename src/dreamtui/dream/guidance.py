@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from dreamtui.dream.match import STOPWORDS, normalise, stem
@@ -61,6 +62,8 @@ _EMPHASIS = frozenset("""always never not no must critical important mandatory r
 all any every do dont ever anywhere everything nothing yes""".split())
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
+_DAY_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+EVENT_DAYS = timedelta(days=366)  # how long before it was told a day stated can be the event's
 _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
 # A verb in the past tense, not a passive present ("is mapped", "are required"): "turned", "dropped".
 _PAST_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bget )(?<!\bgets )(?:\b[a-z]{3,}(?<!e)ed\b"
@@ -465,6 +468,24 @@ def new_facts(memories: Iterable[Memory], known: Known, *, values_only: bool = F
 
 
 # --- kind and tags ----------------------------------------------------------------------------
+
+
+def happened(members: Sequence[Memory]) -> datetime:
+    """The day an incident is filed under: the earliest day its memories say it happened ("On
+    2026-11-27 14:05 the API returned 500s", told days later), else when the first was told. A
+    day after the telling, or more than a year before it, is no day of this event (a deadline, a
+    release date)."""
+    told = min(m.submitted_at for m in members)
+    days = []
+    for memory in members:
+        for found in _DAY_RE.finditer(memory.content):
+            try:
+                day = datetime(int(found[1]), int(found[2]), int(found[3]), tzinfo=UTC)
+            except ValueError:
+                continue  # "2026-13-45" is no day
+            if told - EVENT_DAYS <= day <= told:
+                days.append(day)
+    return min(days, default=told)
 
 
 def is_event(members: Sequence[Memory], taught: Lesson) -> bool:

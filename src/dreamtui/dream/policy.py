@@ -256,12 +256,14 @@ def match_flag(flag: Memory, index: EntryIndex) -> tuple[Entry | None, str]:
     probe_obs = normalise(flag.content)
     best: tuple[float, float, str] | None = None
     best_entry: Entry | None = None
-    top = 0.0
+    closest: tuple[float, str] | None = None  # (best score, slug) of the entries read
     for i in entry_candidates(probe, index):
         entry = index.entries[i]
         quote_score = fuzz.partial_ratio(quote_norm, index.body_norms[i], processor=None) if quote else 0.0
         obs_score = fuzz.token_set_ratio(probe_obs, index.signatures[i].norm, processor=None)
-        top = max(top, quote_score, obs_score)
+        near = (max(quote_score, obs_score), entry.slug)
+        if closest is None or near[0] > closest[0]:
+            closest = near
         if quote_score < QUOTE_MATCH and obs_score < OBSERVATION_MATCH:
             continue
         # Age breaks a tie only: the entry updated longest ago is the likelier one to be stale.
@@ -270,9 +272,14 @@ def match_flag(flag: Memory, index: EntryIndex) -> tuple[Entry | None, str]:
             best, best_entry = key, entry
     if best_entry is not None:
         return best_entry, ""
-    what = "quote and observation" if quote else "observation"
-    return None, (f"flag matched no live entry: its {what} scored at most {top:.0f} "
-                  f"(needs {QUOTE_MATCH} for a quote, {OBSERVATION_MATCH} for an observation)")
+    # Said as a person checks it: which text no entry holds, and how near the nearest came.
+    said = f"no entry says “{clip(quote, 60)}”" if quote else "no entry says what it observed"
+    if closest is None:
+        return None, f"flag matched no live entry: {said}, and none shares its words"
+    need = f"{QUOTE_MATCH}% for the quote, {OBSERVATION_MATCH}% for the observation" if quote else \
+        f"{OBSERVATION_MATCH}% needed"
+    return None, (f"flag matched no live entry: {said} (the nearest, {closest[1]}, is {closest[0]:.0f}% "
+                  f"alike; {need})")
 
 
 def _updated(entry: Entry) -> float:

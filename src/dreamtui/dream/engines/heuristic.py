@@ -43,7 +43,7 @@ from dreamtui.dream.cluster import (
     normalise,
 )
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
-from dreamtui.dream.guidance import Known, is_event, lesson, most_complete, new_facts, tags_for
+from dreamtui.dream.guidance import Known, happened, is_event, lesson, most_complete, new_facts, tags_for
 from dreamtui.dream.match import TOOL_SLOTS, Conflict, Features, compare, features_of
 from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags, route_feedback
 from dreamtui.dream.proposals import (
@@ -358,7 +358,7 @@ class _Dream:
         text = f"{best.title}\n{best.content}"
         tags = new_entry_tags(members, best, probe, self.index, self.known_tags, text)
         title = clip(best.title, TITLE_CHARS)
-        slug, path = self._slug_and_path(title, kind, min(m.submitted_at for m in members))
+        slug, path = self._slug_and_path(title, kind, happened(members))
         body_parts = [taught.guidance, *taught.rest]
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
         body_parts += new_facts([m for m in members if m.id != best.id], known, values_only=True)
