@@ -28,6 +28,7 @@ from dreamtui.deliver.decisions import HEADER as DECISIONS_HEADER
 from dreamtui.deliver.decisions import RECORDED_BY
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
+    FRAME,
     STOPWORDS,
     SUBJECT_SLOTS,
     TOOL_SLOTS,
@@ -38,6 +39,7 @@ from dreamtui.dream.match import (
     Weights,
     compare,
     conflicting,
+    features_of,
     normalise,
     stem,
 )
@@ -89,18 +91,26 @@ HEADING_SHARE = 0.5
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file anywhere everywhere yourself operation command
+repository repo codebase
+""".split())
+# Headings that name no subject ("## Conventions", "## Guidelines", "# Claude Code Instructions"):
+# their words cover nothing a rule under them leaves out ("conventional" is not "Conventions").
+_SUBJECTLESS_HEADING = frozenset(stem(w) for w in """
+convention conventions guideline guidelines rule rules instruction instructions note notes general
+overview important misc miscellaneous standard standards best practice practices policy policies
+basics tip tips principle principles agent agents claude code guide guidance reference md
 """.split())
 # "Ask before X" is "don't X unless asked" (and "only X when asked", "confirm before X"): when
 # the memory and the rule both say a step needs the person's word, the words saying so are
 # covered however each says it.
 _PERMISSION_RE = re.compile(
     r"\b(?:ask(?:ing)?\s+(?:\w+\s+){0,2}?(?:before|first)|unless\s+(?:\w+\s+){0,3}?(?:asks?|asked|requests?"
-    r"|requested|tells?|told)|without\s+(?:\w+\s+)?(?:asking|permission|approval)|only\s+(?:\w+\s+){0,4}?"
-    r"(?:when|if)\s+(?:\w+\s+){0,2}?(?:asks?|asked|requests?|requested|tells?|told)|(?:confirm|permission|approval)\s+(?:\w+\s+){0,2}?before)\b",
+    r"|requested|tells?|told|instructs?|instructed|directs?|directed)|without\s+(?:\w+\s+)?(?:asking|permission|approval)"
+    r"|only\s+(?:\w+\s+){0,4}?(?:when|if)\s+(?:\w+\s+){0,2}?(?:asks?|asked|requests?|requested|tells?|told|instructed)|(?:confirm|permission|approval)\s+(?:\w+\s+){0,2}?before)\b",
     re.IGNORECASE)
 _PERMISSION = frozenset(stem(w) for w in """
 ask asked asking before first unless explicitly without permission approval confirm only when
-request requested told
+request requested told instructed directed
 """.split())
 # A number said in both (80 characters, port 5432) is as telling as a rare word; one the rule
 # does not say counts against the restatement. "1,500" is one number.
@@ -124,6 +134,19 @@ _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 # not in commits, code, …") are its examples: what the rule must cover is the rest. The verdict
 # still reads the asides, so an aside stating a different fact keeps the memory.
 _ASIDE_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|\s[-–—]+\s.*|—.*|\s--\s.*")
+# A bold label opening a memory ("**Style:** follow …", "**Testing**: run …") names the section
+# it was copied from, as a heading does: what the rule must cover is what follows it.
+_LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?:[^*\n:]{1,30}:\*\*|[^*\n:]{1,30}\*\*\s*:)", re.MULTILINE)
+MAX_LABEL_WORDS = 3
+# Examples a memory gives of what it means ("legacy modules like `os.path` or `glob`", "such as
+# A, B and C") name no rule of their own: the rule need not list them. Only a list or a code span
+# is read so ("looks like the old API" is no example).
+_EXAMPLES_RE = re.compile(r",?\s+\b(?:such\s+as|like|e\.g\.,?|for\s+(?:example|instance),?|including)\s+"
+                          r"(?:`[^`\n]*`|[^.;:!?()`\n])+", re.IGNORECASE)
+_INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|over)\s+([^.;:!?()\n]+)", re.IGNORECASE)
+_DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
+_HIDDEN_RE = re.compile("\0(\\d+)\1")
+_SPAN_RE = re.compile(r"`([^`\n]+)`")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
 _LIST_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
@@ -524,7 +547,11 @@ class KnownIndex:
         query = self.queries.get(memory.id) or memory_features(memory)
         # What it says without its asides (most memories have none: no second reading); a
         # command, path or tool named in an aside is no example but news ("— use `direnv`").
-        core = Features.of(_ASIDE_RE.sub(" ", query.text)) if _ASIDE_RE.search(query.text) else query
+        plain = _without_examples(query.text)
+        # Its stance, read without its examples: "(no area like `type(area): …`)" rejects areas.
+        stance = Features.of(plain) if plain != query.text else query
+        bare = _core_text(plain)
+        core = Features.of(bare) if bare != query.text else query
         main = core.stems | query.strong
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text))
         found: list[tuple[int, float, int, int, KnownMatch]] = []
@@ -534,16 +561,24 @@ class KnownIndex:
                 verdict = self.without_asides(query, core, i) or verdict
             rule = self.index.items[i]
             verdict = self.telling(query, i, verdict)
-            if said.gated and verdict.conflicts and _PERMISSION_RE.search(rule.text) \
-                    and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
+            permitted = bool(said.gated) and (_PERMISSION_RE.search(rule.text) is not None
+                                              or said.gated in self.index.features[i].facts.rejected)
+            if permitted and verdict.conflicts and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
                 # "ask before deleting" reads as doing it, "don't delete unless asked" as not
                 verdict = Verdict(verdict.score, (), verdict.threshold)
+            alternatives = self.agreed_pick(query, i)
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
                 found.append((1, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
-            elif verdict.same_lesson or self.same_number(verdict, said, i):
+            elif verdict.same_lesson or self.same_number(verdict, said, i) \
+                    or (alternatives is not None and not verdict.conflicts):
+                against = None if permitted else self.opposed(stance, i)
+                if against is not None:
+                    opposite = Verdict(verdict.score, (against,), verdict.threshold)
+                    found.append((1, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
+                    continue
                 # The verdict is symmetric; "already documented" is not: a short rule inside a
                 # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
-                coverage = self.covered(query, i, main, said)
+                coverage = self.covered(query, i, main, said, alternatives or frozenset())
                 if coverage >= KNOWN_COVERAGE and not self.new_step(core, i):
                     found.append((1, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
@@ -559,7 +594,7 @@ class KnownIndex:
         rejects npm, not running)."""
         if not verdict.conflicts:
             return verdict
-        kept = tuple(c for c in verdict.conflicts if _telling_swap(c))
+        kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c))
         text = self.index.items[rule].text
         if any({c.a, c.b} == _POLARITY for c in kept) and _ASIDE_RE.search(text):
             core = Features.of(_plain(_ASIDE_RE.sub(" ", text)))
@@ -569,6 +604,69 @@ class KnownIndex:
             if rejected.isdisjoint(query.stems) and not any({c.a, c.b} == _POLARITY for c in bare.conflicts):
                 return bare
         return verdict if len(kept) == len(verdict.conflicts) else Verdict(verdict.score, kept, verdict.threshold)
+
+    def unstated(self, query: Features, rule: int, conflict: Conflict) -> bool:
+        """Whether a do-vs-do-not difference is on a word the doing side takes no stance on: one
+        said only in the rule's aside, an explanation ("`make serve` - the server is already
+        up" does not say to run servers), or only among a command's arguments (the `warnings`
+        of `-D warnings` against "no warnings"), where the other side says it outside code."""
+        if {conflict.a, conflict.b} != _POLARITY:
+            return False
+        features = self.index.features[rule]
+        doer, other = (query, features) if conflict.a == "do" else (features, query)
+        return conflict.slot not in _stated(doer.text) \
+            and all(conflict.slot not in features_of(span).stems for span in other.facts.commands)
+
+    def opposed(self, query: Features, rule: int) -> Conflict | None:
+        """A word the memory does and the rule only rejects, or the reverse ("Do not use the
+        semantic commit format" / "Follow the semantic commit format"; "`type: summary` (no
+        area)" / "`<type>(<area>): <summary>`"): the same thing with the opposite stance, a
+        contradiction however alike the two read. The frame, generic words and words a side
+        takes no stance on (unstated) do not count."""
+        asked, docs = query.facts, self.index.features[rule].facts
+        if not asked.rejected and not docs.rejected:
+            return None
+        strong = query.strong | self.index.features[rule].strong
+        for s in sorted((asked.done & docs.rejected) | (asked.rejected & docs.done)):
+            # A rejection's scope is a guess ("never commit to main or master branches" does not
+            # reject branches): a plain word counts where it heads a clause, as match.py reads it.
+            if s in _GENERIC or s in FRAME or s in _PERMISSION \
+                    or not (s in strong or asked.heads.get(s) or docs.heads.get(s)):
+                continue
+            # A part of a dotted name is not the word: the "path" of `os.path` is a module.
+            if s not in _unnamed(query.text) or s not in _unnamed(self.index.features[rule].text):
+                continue
+            conflict = Conflict(s, "do" if s in asked.done else "do not", "do" if s in docs.done else "do not")
+            if not self.unstated(query, rule, conflict):
+                return conflict
+        return None
+
+    def agreed_pick(self, query: Features, rule: int) -> frozenset[str] | None:
+        """The alternatives a memory rejects, when what it picks (its commands, the tools it
+        uses) is what the rule says: a rule picking a tool rejects the others ("Prefer `fd`
+        instead of `find`" restates "Prefer `fd` for finding files"; "Yarn is the package
+        manager here", "**Use Yarn only.**"), however little else the two share. None when the
+        memory picks nothing, something the rule does not say or rejects, rejects what the rule
+        does, or rejects a tool of a role it picks nothing for (`bun test` instead of jest is
+        about the test runner, not about Bun)."""
+        asked = query.facts
+        picks = {s for span in asked.used for s in features_of(span).stems}
+        picks |= {stem(tool) for slot, tools in asked.picks.items() if slot not in SUBJECT_SLOTS for tool in tools}
+        if not picks:
+            return None
+        docs = self.index.features[rule]
+        if not picks <= docs.stems | self.headings[rule] or not picks.isdisjoint(docs.facts.rejected):
+            return None
+        # What it picks instead of: the tools and commands it rejects, and the words of an
+        # "instead of …" ("instead of older libraries"), not a rejection of its own ("no errors").
+        alternatives = (set(asked.rejected) & (query.strong | _ROLE.keys())).union(
+            *(features_of(span).stems for span in asked.refused),
+            *(features_of(phrase).stems & asked.rejected for phrase in _INSTEAD_RE.findall(query.text)))
+        roles = {_ROLE[s] for s in picks if s in _ROLE}
+        if not alternatives.isdisjoint(docs.facts.done) \
+                or any(_ROLE[s] not in roles for s in alternatives if s in _ROLE):
+            return None
+        return frozenset(alternatives)
 
     def same_number(self, verdict: Verdict, said: _Said, rule: int) -> bool:
         """A verdict a little short of the same lesson that states no fact differently, when the
@@ -612,15 +710,22 @@ class KnownIndex:
         said = self.index.features[rule].stems | self.headings[rule]
         return any(not Features.of(step).facts.actions <= said for step in _STEP_RE.split(core.text)[1:])
 
-    def covered(self, query: Features, rule: int, main: frozenset[str], said: _Said) -> float:
+    def covered(self, query: Features, rule: int, main: frozenset[str], said: _Said,
+                alternatives: frozenset[str] = frozenset()) -> float:
         """The share of what `query` says outside its asides (`main`, its stems there, and the
-        numbers of `said`; weighted by rarity) that rule number `rule` says too."""
+        numbers of `said`; weighted by rarity) that rule number `rule` says too; the
+        `alternatives` a pick the rule shares rejects (agreed_pick) are said by the pick."""
         weights = self.index.weights
-        says, numbers, heading = self.index.features[rule].stems, self.numbers[rule], self.headings[rule]
+        features = self.index.features[rule]
+        says, numbers, heading = features.stems | alternatives, self.numbers[rule], self.headings[rule]
         for item in said.items:
             if not item.isdisjoint(says):
                 says = says | item
-        if said.gated in says and _PERMISSION_RE.search(self.index.items[rule].text):
+        # A step the memory says needs the person's word is the rule's when the rule says so too,
+        # or forbids the step outright: a person's word overrides any rule ("never force-push"
+        # is "don't force-push unless told to").
+        if said.gated in says and (_PERMISSION_RE.search(self.index.items[rule].text)
+                                   or said.gated in features.facts.rejected):
             says = says | _PERMISSION
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
@@ -640,6 +745,8 @@ class KnownIndex:
 # Roles a project fills with one tool (match.TOOL_SLOTS' names): a memory picking another one
 # contradicts the docs. Databases, shells and linters are often several at once.
 ONE_CHOICE_SLOTS = frozenset(TOOL_SLOTS) - SUBJECT_SLOTS - {"database", "shell", "linter"}
+# A tool's role, by stem (agreed_pick: an alternative a pick rejects is a tool of the same role).
+_ROLE = {stem(tool): slot for slot, tools in TOOL_SLOTS.items() if slot not in SUBJECT_SLOTS for tool in tools}
 _CHOICE_STEMS = frozenset(stem(tool) for slot in ONE_CHOICE_SLOTS for tool in TOOL_SLOTS[slot])
 
 
@@ -674,6 +781,57 @@ class _Said:
     # its first word's stem, "" when the memory says nothing needs it.
     gated: str = ""
     items: tuple[frozenset[str], ...] = ()  # a list's short items, each one thing
+
+
+def _without_examples(text: str) -> str:
+    return _EXAMPLES_RE.sub(_unexampled, text) if _EXAMPLES_RE.search(text) else text
+
+
+def _core_text(text: str) -> str:
+    """What a memory (without its examples) says that a rule must cover: without its asides and
+    its opening label too."""
+    if "**" in text:
+        text = _LABEL_RE.sub(_unlabelled, text)
+    return _without_asides(text)
+
+
+def _unlabelled(found: re.Match[str]) -> str:
+    return " " if len(found.group(0).strip("-*+: \t").split()) <= MAX_LABEL_WORDS else found.group(0)
+
+
+def _unexampled(found: re.Match[str]) -> str:
+    listed = found.group(0)
+    return " " if "`" in listed or "," in listed or re.search(r"\s(?:or|and)\s", listed) else listed
+
+
+@lru_cache(maxsize=4096)
+def _stated(text: str) -> frozenset[str]:
+    """The stems `text` takes a stance on: not those only in an aside or among a command's
+    arguments (each code span read as its first word). Spans first: " -- " inside
+    `cargo clippy -- -D warnings` is no dash."""
+    spans = _SPAN_RE.sub(lambda found: f" `{(found.group(1).split() or [''])[0]}` ", text)
+    return Features.of(_without_asides(spans)).stems
+
+
+def _without_asides(text: str) -> str:
+    """`text` without its asides; a code span is whole, not an aside: the parentheses of
+    `type(scope): …` are code."""
+    if "`" not in text:
+        return _ASIDE_RE.sub(" ", text)
+    spans: list[str] = []
+
+    def hide(found: re.Match[str]) -> str:
+        spans.append(found.group(0))
+        return f"\0{len(spans) - 1}\1"
+
+    hidden = _ASIDE_RE.sub(" ", _SPAN_RE.sub(hide, text))
+    return _HIDDEN_RE.sub(lambda found: spans[int(found.group(1))], hidden)
+
+
+@lru_cache(maxsize=4096)
+def _unnamed(text: str) -> frozenset[str]:
+    """The stems of `text` outside its dotted, slashed or snake_case names (`os.path`, `src/api`)."""
+    return Features.of(_DOTTED_RE.sub(" ", text)).stems
 
 
 def _telling_swap(conflict: Conflict) -> bool:
@@ -718,7 +876,7 @@ def _list_items(text: str) -> tuple[frozenset[str], ...]:
 
 @lru_cache(maxsize=1024)
 def _heading_stems(heading: str) -> frozenset[str]:
-    return Features.of(heading).stems if heading else frozenset()
+    return Features.of(heading).stems - _SUBJECTLESS_HEADING if heading else frozenset()
 
 
 def _plain(text: str) -> str:
