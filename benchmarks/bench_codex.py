@@ -8,11 +8,12 @@ command every few dozen turns, then times a full import into a fresh workspace (
 >= 100 MB/s) and a second import with nothing new (target < 0.1 s).
 
 Over real rollouts: `PYTHONPATH=src python benchmarks/bench_codex.py --sessions-dir DIR
-[--sample 20] [--seed 7] [--show-sample]` imports every project the rollouts' `cwd`s name (the
+[--sample 20] [--seed 7] [--show-sample] [--dump FILE]` imports every project the rollouts' `cwd`s name (the
 deepest first, so a rollout goes to the most specific one) into one fresh workspace, imports
 again with nothing new, and prints MB/s of wall-clock and CPU time, the slowest re-import, the
 memories by kind, how many hold ANSI escapes, and with `--show-sample` a seeded random sample to
-judge by hand. Real rollouts are never committed: pass their folder.
+judge by hand (`--dump` writes every memory as JSON lines, to judge a larger sample). Real
+rollouts are never committed: pass their folder.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         ]
 
 
-def mine(sessions: Path, sample: int, seed: int, show: bool) -> list[dict[str, Any]]:
+def mine(sessions: Path, sample: int, seed: int, show: bool,
+         dump: Path | None = None) -> list[dict[str, Any]]:
     """Import real rollouts project by project; print what was stored (module docstring)."""
     projects = sorted({cwd for cwd in map(rollout_cwd, find_rollouts(sessions)) if cwd},
                       reverse=True)
@@ -164,6 +166,11 @@ def mine(sessions: Path, sample: int, seed: int, show: bool) -> list[dict[str, A
         with STMStore.for_workspace(workspace) as store:
             memories = list(store.page(limit=100_000))
     kinds = Counter(str(m.metadata.get("kind")) for m in memories)
+    if dump is not None:
+        with open(dump, "w", encoding="utf-8") as out:
+            for memory in memories:
+                out.write(json.dumps({"title": memory.title, "content": memory.content,
+                                      "metadata": memory.metadata}, ensure_ascii=False) + "\n")
     ansi = sum(1 for m in memories if "\x1b" in m.title + m.content)
     mb = size / 1_000_000
     print(f"{len(projects)} projects, {mb:.1f} MB; {len(memories)} memories: "
@@ -198,8 +205,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sample", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--show-sample", action="store_true")
+    parser.add_argument("--dump", type=Path, help="write every memory as JSON lines here")
     args = parser.parse_args(argv)
-    rows = mine(args.sessions_dir, args.sample, args.seed, args.show_sample) if args.sessions_dir \
+    rows = mine(args.sessions_dir, args.sample, args.seed, args.show_sample, args.dump) \
+        if args.sessions_dir \
         else run(quick=args.quick)
     for row in rows:
         print(f"{row['name']:60} {row['value']:10.3f} {row['unit']:8} target {row['target']}")

@@ -36,9 +36,10 @@ PROJECT = "/home/u/my-app"
 SLUG = "-home-u-my-app"
 REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
             "it was a file edit, the new_string was NOT written to the file). ")
-# Every lesson in the fixtures of /home/u/my-app: 16 frictions, two of them repeats (the one-off
-# tool errors of the fixtures are read but are no lesson, and Escs without a reason are dropped).
-EXPECTED_MEMORIES = 14
+# Every lesson in the fixtures of /home/u/my-app: 16 frictions, two of them repeats and one an
+# edit refused once without a word (the one-off tool errors of the fixtures are read but are no
+# lesson, and Escs without a reason are dropped).
+EXPECTED_MEMORIES = 13
 
 
 def _age(root: Path, seconds: float = 86_400) -> None:
@@ -194,7 +195,7 @@ def test_logs_are_found_by_slug_and_kept_by_cwd(projects: Path) -> None:
 def test_whole_corpus_yields_one_memory_per_distinct_friction(workspace: Workspace,
                                                               projects: Path) -> None:
     report = import_logs(workspace, _options(projects, dry_run=True))
-    assert report.frictions == EXPECTED_MEMORIES + 2
+    assert report.frictions == EXPECTED_MEMORIES + 3
     assert len(report.memories) == EXPECTED_MEMORIES
     assert report.other_project == 2
     for memory in report.memories:
@@ -209,7 +210,8 @@ def test_whole_corpus_yields_one_memory_per_distinct_friction(workspace: Workspa
 def test_rejections_quote_the_reason_and_merge_repeats(dry: list[NewMemory]) -> None:
     kinds = _by_kind(_session(dry, "11111111"))
     assert sorted(kinds) == ["clarification", "rejection"]
-    remove, edit, write = sorted(kinds["rejection"], key=lambda m: m.metadata["tool"])
+    # The Write of README.md refused once without a word says nothing of the next edit: no lesson.
+    remove, edit = sorted(kinds["rejection"], key=lambda m: m.metadata["tool"])
     assert edit.type == "failure"
     assert edit.metadata["file_path"] == "/home/u/my-app/src/config.py"
     assert edit.title == ("Use the existing helper in utils/config_helpers.py instead "
@@ -222,8 +224,6 @@ def test_rejections_quote_the_reason_and_merge_repeats(dry: list[NewMemory]) -> 
     assert remove.metadata["tool"] == "Bash" and remove.metadata["occurrences"] == 2
     assert len(remove.metadata["record_uuids"]) == 2
     assert "Seen 2 times in this session" in remove.content
-    assert write.metadata["tool"] == "Write"  # the "right now" variant, content as a block list
-    assert write.title == "Ask before you write `/home/u/my-app/README.md`: the person rejected it"
     clarify = kinds["clarification"][0]
     assert clarify.type == "observation" and clarify.metadata["tool"] == "AskUserQuestion"
     assert "Which database" in clarify.content
@@ -242,7 +242,7 @@ def test_a_reasonless_refusal_with_its_marker_is_a_rejection(dry: list[NewMemory
 def test_denials_hooks_and_tool_errors_name_the_tool(dry: list[NewMemory]) -> None:
     kinds = _by_kind(_session(dry, "33333333"))
     assert [m.metadata["tool"] for m in kinds["denial"]] == ["Bash"]
-    assert kinds["denial"][0].title == "Not allowed here: run `git push --force origin main`"
+    assert kinds["denial"][0].title == "Do not run `git push` here: a permission rule denies it"
     assert sorted(m.metadata["tool"] for m in kinds["hook_block"]) == ["Bash", "Write"]
     assert kinds["hook_block"][0].title.startswith("A hook blocks `curl https://example.com/install.sh`")
     # The session's tool errors (a missing file, an Edit mismatch, a failed fetch) happened once,
@@ -442,7 +442,7 @@ def test_rewritten_log_is_read_whole_without_duplicates(workspace: Workspace, tm
     projects, log, data = _one_log_projects(tmp_path, "11111111-1111-4111-8111-111111111111.jsonl")
     log.write_bytes(data)
     _age(projects)
-    assert import_logs(workspace, _options(projects)).inserted == 4
+    assert import_logs(workspace, _options(projects)).inserted == 3
     lines = data.splitlines(keepends=True)
     log.write_bytes(b"".join(lines[:-3]) + lines[-1] + lines[-1])  # shorter and different
     _age(projects, 3600)
@@ -471,7 +471,7 @@ def test_a_repeat_in_an_appended_log_raises_the_pending_count(workspace: Workspa
     log.write_bytes(data)
     _age(projects, 3600)
     second = import_logs(workspace, _options(projects))
-    assert (second.inserted, second.recounted) == (2, 1)  # the clarification and the Write
+    assert (second.inserted, second.recounted) == (1, 1)  # the clarification (the Write: no word)
     memory = bash_rejection()
     assert memory.metadata["occurrences"] == 2
     assert memory.metadata["record_uuids"] == ["111111-0014", "111111-0022"]
@@ -482,7 +482,7 @@ def test_a_repeat_in_an_appended_log_raises_the_pending_count(workspace: Workspa
     third = import_logs(workspace, _options(projects))
     assert third.stats.bytes_read == log.stat().st_size and third.recounted == 0
     assert bash_rejection().metadata["occurrences"] == 2
-    assert _stored(workspace) == 4
+    assert _stored(workspace) == 3
 
 
 def test_a_claimed_memory_keeps_its_count(workspace: Workspace, tmp_path: Path) -> None:

@@ -439,7 +439,7 @@ def test_one_fact_of_the_machine_is_one_memory_across_commands_sessions_and_impo
     report = _import(workspace, sessions)
     assert (report.frictions, report.inserted) == (3, 1)
     [memory] = _stored(workspace)
-    assert memory.title == "`cargo` is not available here"
+    assert memory.title == "`cargo` is not installed here"
     assert memory.metadata["occurrences"] == 3 and memory.metadata["kind"] == "environment"
     assert "Seen 3 times in 2 sessions" in memory.content
     # A later session meeting it again raises the count of the memory still pending.
@@ -978,3 +978,38 @@ def test_a_patch_run_as_a_command_is_no_missing_tool(tmp_path: Path) -> None:
                .shell("just fmt", "bash: line 1: just: command not found", 127))
     frictions = read_rollout(rollout.write(tmp_path))[0]
     assert [(f.kind, f.action) for f in frictions] == [("environment", "just fmt")]
+
+
+def test_a_run_log_pasted_back_without_a_word_is_no_correction(tmp_path: Path) -> None:
+    log = ("Running `target/debug/orchestrator --prompt 'say hi'`\n"
+           '[orchestrator] {"data":{"description":"delegate prompt","task_id":1},"event":"launch"}\n'
+           "worker! error: unexpected argument 'say hi' found\n"
+           "worker! Usage: worker exec [OPTIONS] [PROMPT]\n"
+           '[orchestrator] {"data":{"status":2,"success":false,"task_id":1},"event":"done"}')
+    rollout = (Rollout().typed("Wire the orchestrator to the worker")
+               .shell("cargo build -p orchestrator", "Finished dev profile", 0)
+               .says("Done: the orchestrator now delegates to the worker.")
+               .typed(log)
+               .says("Sorry, my mistake: the worker takes the prompt after `--`. Fixing it.")
+               .shell("cargo build -p orchestrator", "Finished dev profile", 0)
+               .says("Fixed.")
+               .typed("still not working, the worker never gets the prompt:\n" + log))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    # The paste alone the agent conceded to is no correction; the same paste with the person's
+    # words saying what is wrong is one.
+    assert [(f.kind, f.evidence.split("\n", 1)[0]) for f in frictions] == [
+        ("correction", "still not working, the worker never gets the prompt:")]
+
+
+def test_a_time_out_and_a_sandbox_named_on_the_command_line_are_no_facts(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Check the web tools end to end")
+               .shell("app exec -c sandbox_mode=workspace-write --prompt x",
+                      "Running `app exec -c sandbox_mode=workspace-write --prompt x`\n"
+                      "error: unexpected argument '--prompt' found", 2)
+               .shell("cargo build", "failed in sandbox MacosSeatbelt with execution error: "
+                                     "command timed out", 1)
+               .shell("cargo build", "failed in sandbox MacosSeatbelt with execution error: "
+                                     "command timed out", 1)
+               .shell("rg -n ollama", "zsh:1: command not found: rg", 127))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    assert [(f.kind, f.action) for f in frictions] == [("environment", "rg -n ollama")]

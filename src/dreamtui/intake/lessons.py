@@ -250,6 +250,47 @@ def pasted_output(text: str) -> bool:
     return _PASTED.match(text) is not None
 
 
+# What a person pastes rather than types, line by line: a program's "[name] …" lines (and its
+# "name! …" lines, when two open so: "Thanks! Since …" is typed)
+# lines, JSON (escaped or not), a record with a timestamp or a level, an indented dump, a lone
+# bracket; and every line of a fenced block.
+_MACHINE_LINE = re.compile(r"^\s*(?:\[[\w.:-]+\]|\d{4}-\d\d-\d\d[T ]\d|(?:DEBUG|INFO|TRACE|WARN(?:ING)?|ERROR)\b"
+                           r"|Running `|[{}\[\]()<>,;]|\"[\w-]+\":|$)|^\s{4}")
+_SHOUTED = re.compile(r"^\s*([\w.-]+)! ")
+_JSON_TAIL = re.compile(r"\{\".*|\\\".*|\"[\w-]+\":.*")  # what follows a JSON object's start
+_LETTERS = re.compile(r"[^\W\d_]")
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # a word or more a character
+_PASTE_CHARS = 200  # a line or two is typed, whatever it holds
+_OWN_LETTERS = 25  # a few words of the person's own ("I see a console error:") say what it shows
+
+
+def mostly_pasted(text: str) -> bool:
+    """Is a long turn machine output (`_MACHINE_LINE`) with hardly a sentence of the person's own?
+    A run's log pasted back to the agent shows what happened; without words to say what was wrong
+    about it, it is no correction to learn from."""
+    if len(text) < _PASTE_CHARS:
+        return False
+    typed: list[str] = []
+    fenced = False
+    lines = text.splitlines()
+    shouts = [m.group(1) for m in map(_SHOUTED.match, lines) if m]
+    voices = {name for name in shouts if shouts.count(name) >= 2}
+    for line in lines:
+        shout = _SHOUTED.match(line)
+        if shout and shout.group(1) in voices:
+            continue
+        parts = line.split("```")
+        # Outside a fence: the even parts when the line starts outside, the odd ones when inside.
+        outside = parts[1::2] if fenced else parts[::2]
+        fenced = fenced != (len(parts) % 2 == 0)
+        if len(parts) == 1 and fenced:
+            continue
+        cut = (_JSON_TAIL.sub("", part) for part in outside)
+        typed.extend(part for part in cut if not _MACHINE_LINE.match(part))
+    own = " ".join(typed)
+    return len(_LETTERS.findall(own)) + 2 * len(_WIDE.findall(own)) < _OWN_LETTERS
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
@@ -294,7 +335,10 @@ def lesson_title(friction: Friction, limit: int) -> str:
         title = f"A hook blocks {what}: {one_line(friction.evidence, 120)}"
     elif kind == "denial":
         tool = _tool_denied(friction)
+        call = friction.call
+        head = _command_name(call.target or "") if call and call.name in _SHELL_TOOLS else None
         title = f"`{tool}` is denied {_to_whom(friction)}here" if tool else \
+            f"Do not run `{head}` here: a permission rule denies it" if head else \
             f"Not allowed here: {doing or 'that tool call'}"
     else:
         title = _failure_title(friction, reason)
@@ -303,16 +347,30 @@ def lesson_title(friction: Friction, limit: int) -> str:
 
 def _fact(friction: Friction, statement: str) -> str:
     """A fact of the machine as a title says it: on its own when it names what is missing
-    ("`cargo` is not available here"), else with the command it stopped."""
+    ("`cargo` is not installed here"), else with the command it stopped."""
     if not statement[:1].islower():  # "`cargo` is …", "The module …", "Shell scripts …"
         return statement
     return f"{_short(friction)} cannot run here: {statement}"
 
 
+def _program(friction: Friction) -> str | None:
+    """The program a shell call ran (`python3`, `.venv/bin/python`, `pytest`), setup steps skipped."""
+    call = friction.call
+    if call is None or call.name not in ("Bash", "shell", "exec_command") or not call.target:
+        return None
+    words = command_head(call.target).split()
+    return words[0] if words else None
+
+
 def _machine_fact(friction: Friction) -> str | None:
-    """The fact of the machine a failure states, as a title says it; None when it states none."""
+    """The fact of the machine a failure states, as a title says it; None when it states none.
+    A missing module is missing for the interpreter that ran: the project's own environment
+    (`uv run`, a venv) may well have it."""
     subject = environment_subject(friction.evidence)
     if subject:
+        program = _program(friction) if subject[0].startswith("module:") else None
+        if program:
+            return subject[1].replace(" is not installed here", f" is not installed for `{program}`")
         return _fact(friction, subject[1])
     limit = _environment_line(friction.evidence) if friction.kind == "environment" else None
     return f"{_short(friction)} cannot run here: {limit}" if limit else None
@@ -350,7 +408,9 @@ def _instructed(fact: str, reason: str) -> str | None:
 
 
 _SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+)\s*(?:&&|;|\n|$)"
-                   r"|[A-Z_][A-Z0-9_]*=\S*\s+))+")
+                   r"|[A-Z_][A-Z0-9_]*=\S*\s+"
+                   # what runs the command, not the command: `timeout 60s nix run …`, `time make`
+                   r"|(?:g?timeout|time|nice)\s+(?:-[kns]\s*[^\s-]\S*\s+|-\S+\s+)*(?:\d[\d.]*[smhd]?\s+)?))+")
 _OPTION_WITH_VALUE = re.compile(r"^-[A-Za-z]$")
 
 
@@ -399,10 +459,20 @@ def only_looks(calls: Sequence[ToolCall]) -> bool:
     return bool(calls) and all(looks(call) for call in calls)
 
 
+_SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command"})
+_SUBCOMMAND = re.compile(r"^[a-z][\w-]*$")
+
+
+def _command_name(command: str) -> str:
+    """A command as a rule names it: `git push`, `rm` (its head without a path or a value)."""
+    words = command_head(command).split()
+    return " ".join(words[:1] + [w for w in words[1:2] if _SUBCOMMAND.match(w)])
+
+
 def _short(friction: Friction) -> str:
     """The failed call in a few words: a command's head, else what it did."""
     call = friction.call
-    if call is not None and call.name in ("Bash", "shell", "exec_command") and call.target:
+    if call is not None and call.name in _SHELL_TOOLS and call.target:
         return f"`{command_head(call.target)}`"
     return friction.doing() or "that tool call"
 
@@ -574,10 +644,44 @@ def _memory(key: str, group: list[Friction], config: Config, source: Source) -> 
                      tags=(source.name, first.kind), metadata=metadata, idempotency_key=key)
 
 
-def build_memories(frictions: Iterable[Friction], config: Config, source: Source) -> list[NewMemory]:
-    """One validated, redacted memory per distinct friction, counting its repeats."""
-    groups: dict[str, list[Friction]] = {}
+# The calls that change a file's text: refused without a word, the person objected to that text,
+# which says nothing of the next change (a command refused so is a rule: ask before running it).
+_EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch"})
+
+
+def _unexplained(friction: Friction) -> bool:
+    """An edit refused, or a question the person wanted to talk over, with no word from them:
+    what they objected to is not said, so no rule can be made of one."""
+    if (friction.reason or "").strip():
+        return False
+    return friction.kind == "clarification" or (friction.kind == "rejection" and bool(
+        friction.calls) and all(c.name in _EDIT_TOOLS for c in friction.calls))
+
+
+def _refused(friction: Friction) -> str:
+    """Which calls are 'the same call refused': the tool and a command's head or the target."""
+    return " | ".join(f"{c.name} {command_head(c.target or '') if c.name in _SHELL_TOOLS else c.target}"
+                      for c in friction.calls)
+
+
+def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
+    """The frictions that make a lesson: an edit refused without a word only when the person
+    refused an edit of that file again (in the session or another one: then not editing it
+    unasked is the rule); a question the person wanted to talk over instead, with nothing typed,
+    never (the agent's question is all there is)."""
+    refusals: dict[str, int] = {}
     for friction in frictions:
+        if friction.kind == "rejection" and _unexplained(friction):
+            refusals[_refused(friction)] = refusals.get(_refused(friction), 0) + 1
+    return [f for f in frictions if not _unexplained(f) or (
+        f.kind == "rejection" and refusals[_refused(f)] >= 2)]
+
+
+def build_memories(frictions: Iterable[Friction], config: Config, source: Source) -> list[NewMemory]:
+    """One validated, redacted memory per distinct friction worth a lesson (`worth_storing`),
+    counting its repeats."""
+    groups: dict[str, list[Friction]] = {}
+    for friction in worth_storing(list(frictions)):
         groups.setdefault(friction_key(friction, source.key_prefix), []).append(friction)
     return [prepare(_memory(key, group, config, source), config) for key, group in groups.items()]
 
@@ -729,8 +833,12 @@ _ENVIRONMENT = re.compile(
     r"or external command|No module named|ModuleNotFoundError|Cannot find module|"
     r"No space left on device|Read-only file system|Operation not permitted|"
     r"must be run as root|requires root|permission denied: \S|EACCES|"
-    r"not installed|no such command|unknown command|Unknown command|"
-    r"is beyond a symbolic link|sandbox|\bEPERM\b|is not recognized as the name of a cmdlet|"
+    r"not installed|no such command|unknown command|Unknown command|Failed to spawn: `|"
+    r"is beyond a symbolic link|\bEPERM\b|is not recognized as the name of a cmdlet|"
+    # The sandbox refusing, not the word itself: a command line often names a sandbox mode
+    # (`-c sandbox_mode=workspace-write`), and a time-out inside it is the agent's own limit.
+    r"\bsandbox(?:ed)?\b[^\n]{0,60}?\b(?:denie[sd]|deny|block(?:s|ed)|forbid(?:s|den)|not (?:allowed|"
+    r"permitted))|(?:denied|blocked|not (?:allowed|permitted)) (?:by|in(?:side)?) (?:the )?sandbox|"
     r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied",
     re.IGNORECASE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
@@ -802,7 +910,8 @@ _SHELL_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: |\d+: )?[\w./+-
 
 _MISSING_COMMAND = re.compile(
     r"(?:^|[\s:])([\w.+-]+): (?:command )?not found\s*$"
-    r"|^(?:zsh|bash|sh|fish): (?:command )?not found: ([\w.+-]+)"
+    r"|(?:^|[\s:])command not found: ([\w.+-]+)"  # zsh: "zsh:1: …", "(eval):1: …"
+    r"|Failed to spawn: `([\w.+-]+)`\s+Caused by: No such file or directory"  # uv run
     r"|\(([\w.+-]+):String\) \[[\w-]*\], CommandNotFoundException"
     r"|'([\w.+-]+)' is not recognized as an internal or external command"
     r"|The term '([\w.+-]+)' is not recognized", re.MULTILINE)
@@ -830,7 +939,7 @@ def environment_subject(text: str) -> tuple[str, str] | None:
     missing = _MISSING_COMMAND.search(text)
     if missing:
         name = next(g for g in missing.groups() if g)
-        return (f"command:{name}", f"`{name}` is not available here")
+        return (f"command:{name}", f"`{name}` is not installed here")
     module = _MISSING_MODULE.search(text)
     if module:
         name = next(g for g in module.groups() if g)
@@ -848,7 +957,9 @@ def environment_fact(text: str) -> bool:
 _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError|SyntaxError|FileNotFoundError|"
                    r"IndentationError|UnboundLocalError|UndefinedColumnError|UndefinedTableError)\b"
                    r"|has no attribute '|syntax error near unexpected token|is already in use by container|"
-                   r"unexpected EOF while looking for matching")
+                   r"unexpected EOF while looking for matching"
+                   # a patch the agent wrote in the wrong format, which it writes again
+                   r"|invalid patch: |invalid hunk at line \d+")
 
 
 # Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
@@ -881,17 +992,46 @@ _POWERSHELL_TRAILER = re.compile(r"^(?:\+ |At line:\d|At [^\n]*:\d+ char:\d)")
 _MATCHED_LINE = re.compile(r"^[^\s:]+[:-]\d+[:-]")  # "lib/a.ex:12: …", a search's match, no complaint
 
 
+# A limit the agent set running out: Claude Code's "Command timed out after 2m", a tool's own
+# ("Ripgrep search timed out after 20 seconds"), Codex's "execution error: command timed out", or
+# the command killed by `timeout N` ("error: interrupted by the user"). The agent chose the limit;
+# the command was neither missing nor refused.
+_TIMED_OUT = re.compile(r"(?im)\btimed out after\b|^(?:Error: )?Command timed out\b|execution error: "
+                        r"command timed out|^(?:error: )?interrupted by (?:the )?user\b")
+# A test run reporting the tests that fail, or a watcher left running: the work in progress the
+# agent is fixing, not a fact of the project or the machine.
+_TEST_FAILURES = re.compile(
+    r"(?m)^\s*(?:#\s*fail\s+[1-9]|FAILED:? |FAIL\s+\S|--- FAIL: |test result: FAILED|Tests?:\s+\d+ failed|"
+    r"=+ (?:\d+ failed|FAILURES) |\d+ (?:tests? )?failed\b|E\s+assert|AssertionError\b|"
+    r"assertion `left == right` failed|Error: expect\(|Expected:? .*\s+(?:Received|Actual|but was)\b)"
+    r"|Watching for file changes")
+# A log record below warning level (`level=DEBUG`, "[INFO] …", "DEBUG: …"): a program telling what
+# it does, whatever words ("error", "failed") its message holds.
+_QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace)\b|^\W{0,2}(?:DEBUG|INFO|TRACE)\b|"
+                        r"^\S*\d\d:\d\d:\d\d\S*\s+(?:DEBUG|INFO|TRACE)\b", re.IGNORECASE)
+
+
+def timed_out(text: str) -> bool:
+    """Did the call fail because a time limit ran out (`_TIMED_OUT`)?"""
+    return _TIMED_OUT.search(text) is not None
+
+
 def routine_error(text: str) -> bool:
-    """An exploration miss or a tool's guard, a bare exit code, or the agent's own slip (a bug
-    in the script it wrote, its quoting): no lesson on its own."""
+    """An exploration miss or a tool's guard, a bare exit code, a time limit the agent set, tests
+    the agent's work left failing, or its own slip (a bug in the script it wrote, its quoting):
+    no lesson on its own."""
     stripped = text.strip()
     if not stripped or _ROUTINE.match(stripped) is not None or \
-            _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None:
+            _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None or \
+            timed_out(stripped) or _TEST_FAILURES.search(stripped) is not None:
         return True
     lines = list(map(str.strip, stripped.splitlines()))
     trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))
-    complaints = [line for line in lines[:trailer]
-                  if _ERROR_LINE.search(line) and not _MATCHED_LINE.match(line)]
+    worded = [line for line in lines[:trailer] if _ERROR_LINE.search(line)]
+    told = [line for line in worded if not _QUIET_LOG.search(line)]
+    if worded and not told:
+        return True  # only debug and info records, whatever their words: no error stated
+    complaints = [line for line in told if not _MATCHED_LINE.match(line)]
     return bool(complaints) and all(_MISSING_PATH_LINE.match(line.strip()) for line in complaints)
 
 

@@ -184,12 +184,13 @@ def _plain_words(text: str) -> str:
 def _redirects_after_stop(text: str) -> bool:
     """`corrections.redirects` (not "Retry", a question, a new ask), and not one word that no
     correction rule reads ("PING": is the agent still there?)."""
-    return redirects(text) and (len(text.split()) > 1 or correction_rule(text) is not None)
+    return redirects(text) and not lessons.mostly_pasted(text) and (
+        len(text.split()) > 1 or correction_rule(text) is not None)
 
 
 def _corrects(text: str, said: str | None) -> bool:
     """The shared correction rule; a "no" answering the agent's own question is an answer."""
-    if pasted_log(text) or relayed(text) or game_move(text, said):
+    if pasted_log(text) or lessons.mostly_pasted(text) or relayed(text) or game_move(text, said):
         return False
     rule = correction_rule(text)
     if rule in ANSWERABLE:
@@ -402,7 +403,8 @@ class Detector:
             self._turn = None
         else:
             self._turn = (turn, self._last_call) if self._acted and not answered_a_stop \
-                and not relayed(turn.text) and not game_move(turn.text, said) else None
+                and not relayed(turn.text) and not lessons.mostly_pasted(turn.text) \
+                and not game_move(turn.text, said) else None
         self._answered = False
         self._acted = False
 

@@ -1,0 +1,154 @@
+"""`dreamtui.intake.lessons`: which failures and refusals make a lesson, and how a title says it.
+
+The texts are written here in the shapes shells, test runners and the agents print them (zsh's
+"command not found: rg", `uv run`'s "Failed to spawn", a runner's failing-test report, a
+program's DEBUG records), not copied from anyone's logs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dreamtui.intake.lessons import (
+    Friction,
+    ToolCall,
+    command_head,
+    environment_fact,
+    environment_subject,
+    lesson_title,
+    mostly_pasted,
+    routine_error,
+    worth_storing,
+)
+
+
+def _friction(kind: str, call: ToolCall | None, evidence: str = "", reason: str | None = None,
+              session: str = "s1") -> Friction:
+    return Friction(kind=kind, scope=session, session_id=session, record_uuids=[f"{session}-{kind}"],
+                    timestamp=None, calls=[call] if call else [], said=None, evidence=evidence,
+                    reason=reason)
+
+
+@pytest.mark.parametrize("text", [
+    "zsh:1: command not found: rg",
+    "(eval):1: command not found: rg",
+    "zsh: command not found: rg",
+    "/bin/bash: line 1: rg: command not found",
+])
+def test_a_missing_command_reads_as_not_installed_whichever_shell_said_it(text: str) -> None:
+    assert environment_subject(text) == ("command:rg", "`rg` is not installed here")
+    assert environment_fact(text)
+
+
+def test_uv_failing_to_spawn_a_tool_is_that_tool_missing() -> None:
+    text = "error: Failed to spawn: `flake8`\n  Caused by: No such file or directory (os error 2)"
+    assert environment_subject(text) == ("command:flake8", "`flake8` is not installed here")
+    assert environment_fact(text)
+
+
+def test_a_sandbox_named_on_the_command_line_is_no_fact_the_sandbox_refusing_is() -> None:
+    echoed = ("Running `target/debug/app exec -c sandbox_mode=workspace-write --prompt x`\n"
+              "error: unexpected argument '--prompt' found")
+    assert not environment_fact(echoed)
+    assert environment_fact("write blocked by the sandbox: /etc/hosts")
+    assert environment_fact("sandbox denied the network request")
+
+
+@pytest.mark.parametrize("text", [
+    "Command timed out after 2m 0.0s",
+    "Ripgrep search timed out after 20 seconds. Try searching a more specific path.",
+    "failed in sandbox MacosSeatbelt with execution error: command timed out",
+    "error (ignored): error: SQLite database 'x.sqlite' is busy\nerror: interrupted by the user",
+])
+def test_a_time_limit_running_out_is_routine(text: str) -> None:
+    assert routine_error(text) and not environment_fact(text)
+
+
+@pytest.mark.parametrize("text", [
+    "# fail  1\nglobal failure: ServerError: GET /api/v2/user got HTTP 0",
+    "Found 0 errors. Watching for file changes.\nFAILED: Clears goals when target is deleted",
+    "FAILED tests/test_a.py::test_x - AssertionError: 2 != 3\n==== 1 failed, 4 passed in 0.2s ====",
+    "--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 2, want 3\nFAIL",
+    "test result: FAILED. 3 passed; 1 failed; 0 ignored",
+])
+def test_tests_the_work_left_failing_are_routine(text: str) -> None:
+    assert routine_error(text)
+
+
+def test_a_command_error_of_the_project_is_not_routine() -> None:
+    assert not routine_error('Usage Error: Couldn\'t find a script named "test:web".')
+    assert not routine_error("fatal: unable to auto-detect email address (got 'u@host.(none)')")
+
+
+def test_debug_records_state_no_error_whatever_their_words() -> None:
+    text = ('time=2025-06-15T21:01:04 level=DEBUG source=nix.go:84 msg="nix command exited" '
+            'error=nil\ntime=2025-06-15T21:01:05 level=INFO msg="failed lookups: 0"')
+    assert routine_error(text)
+    assert not routine_error(text + "\nError: nix daemon is not running")
+
+
+def test_a_patch_in_the_wrong_format_is_the_agents_slip() -> None:
+    assert routine_error("error: invalid patch: The first line of the patch must be '*** Begin Patch'")
+    assert routine_error("error: invalid hunk at line 4, Unexpected line found in update hunk")
+
+
+@pytest.mark.parametrize(("command", "head"), [
+    ("timeout 60s nix run ./tests#run .", "nix run"),
+    ("timeout -s KILL 30 make test", "make test"),
+    ("cd app && time make build", "make build"),
+    ("nice -n 5 cargo build --release", "cargo build"),
+    ("timeit x", "timeit x"),
+])
+def test_what_runs_a_command_is_not_its_head(command: str, head: str) -> None:
+    assert command_head(command) == head
+
+
+def test_a_missing_module_is_missing_for_the_interpreter_that_ran() -> None:
+    call = ToolCall("Bash", "cd app && python3 -m pytest tests", None)
+    friction = _friction("tool_error", call, "ModuleNotFoundError: No module named 'sqlalchemy'")
+    assert lesson_title(friction, 120) == "The module `sqlalchemy` is not installed for `python3`"
+
+
+def test_a_command_a_permission_rule_denies_is_named_by_its_head() -> None:
+    call = ToolCall("Bash", "rm /home/u/.dots/a /home/u/.dots/b 2>/dev/null || true", None)
+    friction = _friction("denial", call, "Permission to use Bash with command rm /home/u/.dots/a "
+                                         "has been denied.")
+    assert lesson_title(friction, 120) == "Do not run `rm` here: a permission rule denies it"
+
+
+def test_an_edit_refused_without_a_word_is_a_lesson_only_when_refused_again() -> None:
+    edit = ToolCall("Edit", "/app/src/errors.ts", "/app/src/errors.ts")
+    once = _friction("rejection", edit)
+    assert worth_storing([once]) == []
+    again = _friction("rejection", edit, session="s2")
+    assert worth_storing([once, again]) == [once, again]
+    # With the person's words it is a lesson at once; a command refused is one too (ask first).
+    said = _friction("rejection", edit, reason="keep the old error codes")
+    command = _friction("rejection", ToolCall("Bash", "alembic upgrade head", None))
+    assert worth_storing([said, command]) == [said, command]
+
+
+def test_a_question_the_person_wanted_to_talk_over_needs_their_words() -> None:
+    ask = ToolCall("AskUserQuestion", "Which database should the tests use?", None)
+    silent = _friction("clarification", ask)
+    spoken = _friction("clarification", ask, reason="the tests use sqlite, never postgres")
+    assert worth_storing([silent, spoken]) == [spoken]
+
+
+def test_a_run_log_pasted_without_a_word_is_told_from_a_report_with_one() -> None:
+    log = ("Running `target/debug/orchestrator --prompt 'build a demo'`\n"
+           '[orchestrator] {"data":{"description":"delegate prompt","task_id":1},"event":"launch"}\n'
+           "worker! Unable to find image 'worker:local' locally\n"
+           "worker! docker: error getting credentials\n"
+           '[orchestrator] {"data":{"status":127,"success":false,"task_id":1},"event":"done"}\n'
+           "Orchestrated: [\n    TaskResult {\n        task_id: 1,\n        success: false,\n    },\n]")
+    assert mostly_pasted(log)
+    reported = "it seems the worker image is never built, the docker step fails:\n" + log
+    assert not mostly_pasted(reported)
+    fenced = "```\n" + log + "\n```\nstill no image: build it in the setup step"
+    assert not mostly_pasted(fenced)
+    assert not mostly_pasted("Thanks! Since you know the repo, look at the other scrapers. " * 4)
+    assert not mostly_pasted("Wait, hold on. I see a console error:\n\n[React Flow]: It seems "
+                             "that you are trying to drag a node that is not initialized. Please "
+                             "use onNodesChange as explained in the docs. Help: https://x.dev/e015")
+    assert not mostly_pasted('{"a": 1}')  # short: typed, whatever it holds
