@@ -107,7 +107,8 @@ def test_a_snippet_keeps_its_code_and_its_line_says_when_to_use_it() -> None:
                   "Use it instead of TestClient in async tests.", type="code_snippet")
     created = only(proposals(dream_input([snippet])), "create")
     entry = entry_of(created)
-    assert entry.guidance == "Use the async test client fixture snippet instead of TestClient in async tests."
+    # "fixture" already says it is code: no "fixture snippet".
+    assert entry.guidance == "Use the async test client fixture instead of TestClient in async tests."
     assert "```python\n@pytest.fixture" in entry.body
     assert created.route == "skill" and entry.route == "skill"
     bare = lesson("Alembic concurrent index", "```python\nop.create_index('ix', 'orders', ['id'])\n```")

@@ -6,6 +6,7 @@ happened, a discard reason in scores. Fixtures are written for these tests (not 
 from __future__ import annotations
 
 from dreamtui.dream.guidance import lesson, split_story
+from dreamtui.dream.routes import no_lesson
 from dreamtui.model import FEEDBACK_FLAGGED
 from dreamtui.review.bundle import guidance_line
 from tests.factories import entry_text, memory, snapshot_of
@@ -116,3 +117,49 @@ def test_policy_discard_of_an_unmatched_flag_names_the_quote_and_the_nearest_ent
     assert reason.startswith("flag matched no live entry: no entry says “make lint-fix” (the nearest, lint, is ")
     assert reason.endswith("% alike; 85% for the quote, 70% for the observation)")
     assert "scored" not in reason and "needs" not in reason
+
+
+def test_heuristic_reads_yesterday_as_the_day_before_the_telling() -> None:
+    flaky = memory("i3", "Smoke suite flaky on CI", "The smoke suite failed twice on CI yesterday because the "
+                   "API was not ready. Wait for `/healthz` before starting the suite.", type="failure",
+                   tags=("testing",))
+    created = only(proposals(dream_input([flaky])), "create")
+    assert created.target == "incidents/2026-11/2026-11-27-smoke-suite-flaky-on-ci.md"  # told 2026-11-28
+
+
+# --- an update and a new entry add facts, not restatements -------------------------------------
+
+
+def test_proposal_adds_only_the_clause_of_another_phrasing_that_brings_a_fact() -> None:
+    first = memory("l1", "Use the structured logger", "Log with `log/slog` and the request-scoped logger; "
+                   "`fmt.Println` is rejected in review.", session="s1")
+    other = memory("l2", "Prefer slog", "We use log/slog everywhere; get the logger from the context with "
+                   "`logging.From(ctx)`.", agent="agent-b", session="s2", minutes=1)
+    entry = entry_of(only(proposals(dream_input([first, other])), "create"))
+    assert entry.body == ("Log with `log/slog` and the request-scoped logger; `fmt.Println` is rejected in "
+                          "review.\n\nGet the logger from the context with `logging.From(ctx)`.\n"), entry.body
+    assert entry.tags == ("logging",)  # the subject its words name, not the "log" of a path
+
+
+def test_guidance_of_a_snippet_names_it_once() -> None:
+    for title, expected in (("Table-driven test template", "Use the table-driven test template for new tests."),
+                            ("Retry wrapper", "Use the retry wrapper snippet for new tests.")):
+        taught = lesson(title, "```go\nfunc X() {}\n```\nUse it for new tests.")
+        assert taught.guidance == expected
+
+
+def test_route_value_gate_reads_a_file_described_by_only_as_trivia() -> None:
+    described = memory("t1", "README is short", "The README only has two lines.")
+    assert no_lesson(described) is not None
+    assert no_lesson(memory("t2", "Only pnpm", "Only use pnpm in this repo.")) is None
+
+
+def test_guidance_of_a_fix_told_in_the_past_drops_how_it_went() -> None:
+    for content, guidance in (
+        ("mypy hit its cache limit in CI; we set `cache_fine_grained = True` in setup.cfg and it passed.",
+         "mypy hit its cache limit in CI; set `cache_fine_grained = True` in setup.cfg."),
+        ("I pinned `grpcio` to 1.62, which fixed it.", "Pin `grpcio` to 1.62."),
+    ):
+        assert lesson("A fix", content).guidance == guidance, content
+    # Said as a rule by its author, the outcome is part of the rule: left as written.
+    assert lesson("A rule", "Run `make fmt` so the check passes.").guidance == "Run `make fmt` so the check passes."

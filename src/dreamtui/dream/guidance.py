@@ -63,6 +63,7 @@ all any every do dont ever anywhere everything nothing yes""".split())
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:yesterday|today|last night|"
                       r"this morning|this afternoon|tonight)\b", re.IGNORECASE)
 _DAY_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_YESTERDAY_RE = re.compile(r"\b(?:yesterday|last night)\b", re.IGNORECASE)
 EVENT_DAYS = timedelta(days=366)  # how long before it was told a day stated can be the event's
 _FIRST_PERSON_RE = re.compile(r"(?:^|[;:,]\s*|\.\s+)(?:I|we|We)\s+([a-z]+)\b")
 # A verb in the past tense, not a passive present ("is mapped", "are required"): "turned", "dropped".
@@ -87,6 +88,10 @@ _STORY_RE = re.compile(r"\b(?:crashed|broke|returned|happened|took|went down|was
 _GERUND_FIX_RE = re.compile(
     r"^(?P<verb>[A-Z][a-z]+ing)\s+(?P<rest>.+?)\s+(?:made it (?:stable|work|pass)|fixed it|fixed this|"
     r"solved it|solved this|worked|helped|did the trick)(?P<end>[.!]?)$")
+# How a fix told in the past turned out, after it: ", and it passed", " which fixed it".
+_OUTCOME_RE = re.compile(r",?\s+(?:and|which|so)\s+(?:(?:then\s+)?(?:it|that|this|everything|the (?:build|suite|"
+                         r"job|tests?|check|ci|pipeline))\s+)?(?:passed|passes|worked|works|fixed it|fixed this|"
+                         r"helped|went green|succeeded|is green|was green|is fixed)(?=[.!]?$)", re.IGNORECASE)
 # Verbs a fix is told with, past (or gerund) → base. Irregular and doubled forms are listed.
 _BASE_VERBS = {
     "used": "use", "using": "use", "ran": "run", "running": "run", "set": "set", "setting": "set",
@@ -183,15 +188,24 @@ def as_rule(sentence: str) -> str:
         lead = re.sub(r"(?:I|we|We)\s+$", "", lead)
         return f"{lead}{verb.capitalize() if not lead.strip() else verb}"
 
-    return _FIRST_PERSON_RE.sub(base, sentence)
+    rule = _FIRST_PERSON_RE.sub(base, sentence)
+    # "we set X and it passed" said as the rule is "set X": how it went was that session's story.
+    return _OUTCOME_RE.sub("", rule) if rule != sentence else rule
+
+
+# Words a snippet's title may end with that already say it is code: "the async client fixture",
+# not "the async client fixture snippet".
+_CODE_KINDS = frozenset("""snippet template fixture helper function command script config configuration
+query decorator hook component class recipe boilerplate example pattern macro alias""".split())
 
 
 def _use_sentence(sentence: str, title: str) -> str:
     """A snippet's own "Use it …" sentence, naming what "it" is."""
     if title[:1].isupper() and not title[1:2].isupper():
         title = title[0].lower() + title[1:]  # "Async test client fixture" inside a sentence
+    named = title if title.split()[-1].lower().rstrip("s") in _CODE_KINDS else f"{title} snippet"
     return re.sub(r"^(Use|Run|Call|Apply|Paste|Copy)\s+(it|this|them)\b",
-                  lambda m: f"{m.group(1)} the {title} snippet", sentence, count=1, flags=re.IGNORECASE)
+                  lambda m: f"{m.group(1)} the {named}", sentence, count=1, flags=re.IGNORECASE)
 
 
 def _paragraphs(content: str) -> list[str]:
@@ -389,13 +403,7 @@ def split_story(guidance: str) -> tuple[str, list[str]]:
     """(the guidance without the clauses telling a story, those clauses as sentences): "Money
     must be Decimal end to end; float arithmetic made test_totals flaky." is the rule, and its
     story goes to the body. Unchanged when no rule would be left (an incident's story stays)."""
-    clauses: list[str] = []
-    start = 0
-    for found in _GUIDANCE_CLAUSE_RE.finditer(guidance):
-        if guidance.count("`", 0, found.start()) % 2 == 0:  # never inside a code span
-            clauses.append(guidance[start:found.start()])
-            start = found.end()
-    clauses.append(guidance[start:])
+    clauses = _clauses(guidance, _GUIDANCE_CLAUSE_RE)
     if len(clauses) < 2:
         return guidance, []
     told = [c for c in clauses if _told(c)]
@@ -405,20 +413,43 @@ def split_story(guidance: str) -> tuple[str, list[str]]:
     line = "; ".join(c.rstrip(" .") for c in kept) + "."
     if score(line) <= STORY_LIMIT:
         return guidance, []
-    stories = [f"{c[:1].upper()}{c[1:].rstrip(' .')}." for c in told]
-    return line[:1].upper() + line[1:], stories
+    return _sentence_case(line), [_sentence_case(c.rstrip(" .") + ".") for c in told]
+
+
+def _sentence_case(text: str) -> str:
+    """`text` opening with a capital, unless its first word is a name written in lower case on
+    purpose (`golangci-lint`, `app.seed`, a code span)."""
+    first = text.split(maxsplit=1)[0] if text.split() else ""
+    return text[:1].upper() + text[1:] if first.isalpha() else text
+
+
+def _clauses(sentence: str, where: re.Pattern[str]) -> list[str]:
+    """`sentence` split where `where` matches, never inside a code span."""
+    clauses: list[str] = []
+    start = 0
+    for found in where.finditer(sentence):
+        if sentence.count("`", 0, found.start()) % 2 == 0:
+            clauses.append(sentence[start:found.start()])
+            start = found.end()
+    clauses.append(sentence[start:])
+    return clauses
 
 
 def _clause_facts(sentence: str) -> list[str]:
     """The clauses of `sentence` that may state a fact: not those telling a story."""
-    clauses: list[str] = []
-    start = 0
-    for found in _CLAUSE_RE.finditer(sentence):
-        if sentence.count("`", 0, found.start()) % 2 == 0:  # never inside a code span
-            clauses.append(sentence[start:found.start()])
-            start = found.end()
-    clauses.append(sentence[start:])
-    return [c for c in clauses if c.strip() and not tells_story(c)]
+    return [c for c in _clauses(sentence, _CLAUSE_RE) if c.strip() and not tells_story(c)]
+
+
+def _only_adding(sentence: str, known: Known, values_only: bool) -> str:
+    """Of another phrasing's sentence, the clauses that state a fact `known` lacks: "We use
+    log/slog everywhere; get the logger with `logging.From(ctx)`" beside an entry saying to log
+    with slog adds "Get the logger with `logging.From(ctx)`.", not its restatement."""
+    clauses = _clauses(sentence, _GUIDANCE_CLAUSE_RE)
+    facts = set(_clause_facts(sentence))
+    kept = [c for c in clauses if c in facts and known.adds(c, values_only=values_only)]
+    if not kept or len(kept) == len(clauses):
+        return sentence
+    return _sentence_case("; ".join(c.rstrip(" .") for c in kept) + ".")
 
 
 def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
@@ -442,7 +473,7 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
         if other_phrasing:
             rules = [as_rule(s) for s in split_sentences(paragraph)]
             # A clause adds nothing its sentence does not: most restatements stop at the first test.
-            fresh = [r for r in rules if known.adds(r, values_only=values_only)
+            fresh = [_only_adding(r, known, values_only) for r in rules if known.adds(r, values_only=values_only)
                      and any(known.adds(c, values_only=values_only) for c in _clause_facts(r))]
         else:
             fresh = [s for s in split_sentences(paragraph) if known.adds(s, values_only=values_only)]
@@ -472,19 +503,21 @@ def new_facts(memories: Iterable[Memory], known: Known, *, values_only: bool = F
 
 def happened(members: Sequence[Memory]) -> datetime:
     """The day an incident is filed under: the earliest day its memories say it happened ("On
-    2026-11-27 14:05 the API returned 500s", told days later), else when the first was told. A
-    day after the telling, or more than a year before it, is no day of this event (a deadline, a
-    release date)."""
+    2026-11-27 14:05 the API returned 500s", told days later; "yesterday": the day before the
+    memory was told), else when the first was told. A day after the telling, or more than a year
+    before it, is no day of this event (a deadline, a release date)."""
     told = min(m.submitted_at for m in members)
     days = []
     for memory in members:
+        if _YESTERDAY_RE.search(memory.content):
+            day = (memory.submitted_at - timedelta(days=1)).astimezone(UTC).date()
+            days.append(datetime(day.year, day.month, day.day, tzinfo=UTC))
         for found in _DAY_RE.finditer(memory.content):
             try:
-                day = datetime(int(found[1]), int(found[2]), int(found[3]), tzinfo=UTC)
+                days.append(datetime(int(found[1]), int(found[2]), int(found[3]), tzinfo=UTC))
             except ValueError:
                 continue  # "2026-13-45" is no day
-            if told - EVENT_DAYS <= day <= told:
-                days.append(day)
+    days = [day for day in days if told - EVENT_DAYS <= day <= told]
     return min(days, default=told)
 
 
@@ -541,6 +574,7 @@ SUBJECTS = {
     "ci": "ci workflow workflows pipeline actions",
     "deploy": "deploy deploys deployment release releases staging production",
     "communication": "reply replies respond response responses concise summary summarize summarise explain",
+    "logging": "log logs logging logger loggers slog zap logrus structlog",
 }
 _SUBJECT_OF = {word: subject for subject, words in SUBJECTS.items() for word in words.split()}
 

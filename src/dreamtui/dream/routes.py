@@ -53,7 +53,9 @@ _DECISION_RE = re.compile(
 # A lesson says what to do, what not to do, or how things are (a fact a later session needs).
 _ACTION_RE = re.compile(
     r"\b(?:always|never|must|should|shouldn't|need(?:s|ed)? to|needs?|require[sd]?|use|run|set|"
-    r"avoid|don'?t|do not|instead|before|after|only|unless|otherwise|fix(?:ed|es)?|because|so that|"
+    r"avoid|don'?t|do not|instead|before|after|unless|otherwise|fix(?:ed|es)?|because|so that|"
+    # "Only use X" restricts what to do; "the README only has two lines" describes a file.
+    r"only(?!\s+(?:has|have|had|contains?|is|are|was|were|lists?|shows?|mentions?)\b)|"
     r"make sure|ensure|prefer|pin(?:s|ned)?|install|call|add|remove|rewrite|restart|reset|retry|"
     r"expects?|fails?|refuses?|breaks?|mapped|listens?|publishes|backs|reads|keeps?)\b",
     re.IGNORECASE)
