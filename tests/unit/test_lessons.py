@@ -152,3 +152,9 @@ def test_a_run_log_pasted_without_a_word_is_told_from_a_report_with_one() -> Non
                              "that you are trying to drag a node that is not initialized. Please "
                              "use onNodesChange as explained in the docs. Help: https://x.dev/e015")
     assert not mostly_pasted('{"a": 1}')  # short: typed, whatever it holds
+
+
+def test_a_missing_module_names_no_program_that_is_not_its_interpreter() -> None:
+    call = ToolCall("Bash", "which python && python -c 'import sqlalchemy'", None)
+    friction = _friction("tool_error", call, "ModuleNotFoundError: No module named 'sqlalchemy'")
+    assert lesson_title(friction, 120) == "The module `sqlalchemy` is not installed here"

@@ -353,13 +353,19 @@ def _fact(friction: Friction, statement: str) -> str:
     return f"{_short(friction)} cannot run here: {statement}"
 
 
+# What loads modules: a module missing is missing for it (not for `which`, run first on the line).
+_INTERPRETER = re.compile(r"(?:^|[/\\])(?:python[\d.]*(?:\.exe)?|py|pytest|uv|poetry|pipenv|node|"
+                          r"deno|bun|ruby)$")
+
+
 def _program(friction: Friction) -> str | None:
-    """The program a shell call ran (`python3`, `.venv/bin/python`, `pytest`), setup steps skipped."""
+    """The interpreter a shell call ran (`python3`, `.venv/bin/python`, `pytest`), setup steps
+    skipped; None when the line starts with another program."""
     call = friction.call
     if call is None or call.name not in ("Bash", "shell", "exec_command") or not call.target:
         return None
     words = command_head(call.target).split()
-    return words[0] if words else None
+    return words[0] if words and _INTERPRETER.search(words[0]) else None
 
 
 def _machine_fact(friction: Friction) -> str | None:
