@@ -28,12 +28,21 @@ precision holds:
 |             | laggy", "there is no X"; in a short Chinese turn 没有更新/不生效/还是不行…    |
 |             | anywhere. Not a spec or a wish ("a button that does not load", "I want it   |
 |             | to not load twice", "make sure it does not show")                           |
+|             | Also with no cue word (`_BROKEN`): "… and i still get an error", "Getting    |
+|             | failure here: …", "the break point is not being hit", "What happened to my  |
+|             | pkgs?", "the tests are gone", "it seems that the hook is not installed";     |
+|             | never after "if/when/make sure/a … that/who" (a condition or a spec)         |
+| reverse     | taking back what the agent just did, said first: "Actually remove …", "wait, |
+|             | keep …", "But I still want …", "no, but actually …", "non mais en fait …",   |
+|             | "pero …"; not one more thing ("actually, also add …") or a plain question    |
+|             | ("but will it …?")                                                           |
 | doubt       | "i dont think we saved any data room", "that doesn't make sense?"            |
 | habit       | "AGENTS KEEP ASSUMING what a tool is for", "you keep adding …"               |
 | frustrated  | swearing at the agent or its work in a short turn ("give me fucking file     |
 |             | paths", "ur stupid"), not when pleased ("fuck yeah, it works")               |
-| zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新… at the start;   |
-|             | 不(是很)合理/应该避免/搞错… anywhere in a short turn                          |
+| zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新/但是/其实… at   |
+|             | the start; 不(是很)合理/应该避免/搞错/会不会太…/有没有污染/没按照/为什么还/你应该 |
+|             | /而不是… anywhere in a short turn                                             |
 | prefer      | how to work: "one question at a time", "more concise please", "just tell me |
 |             | …", "yes, but I need …", "i dont want a minimal version", "let's stick with"|
 | premise     | a short fact correcting what the agent assumed: "the keybinds were made in   |
@@ -49,11 +58,17 @@ answering the agent's "RANG"). Words with no lesson of their own (`contentless`)
 ("ur stupid") is none; a bare "nope" to the agent's words (no tool call) is one only when the
 agent concedes.
 
-And the agent's own words are strong, cheap signals: a turn the agent answers with "You're
-absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good point", "你说得对",
-"抱歉", "好思路", … (after "Ah,", "Yes —") is a correction whatever its wording
-(`acknowledges_mistake`); a turn that opens by choosing otherwise ("we should …", "我们应该…")
-right after the agent recommended a way ("I'd recommend", "我倾向于") overrides it (`overrides`).
+And the agent's own words are strong, cheap signals (`concedes`): a turn the agent answers with
+"You're absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good point",
+"Fair enough. Let me revert …", "你说得对", "对，", "确实", "抱歉", "好思路", "Tu as raison",
+"Tienes razón", "Du hast recht", … (after "Ah,", "Yes —"; `acknowledges_mistake`), or concedes
+within its first sentences ("好问题。坦率说，目前确实有…的问题"), is a correction whatever its
+wording; so is a question whether the agent did something answered "No" with what it left out
+("did you follow the full release prompt?" → "Non, il manque le step 13"; not "did you find
+other callers?" → "No, there are none"), and a question saying the work loses something
+answered "Yes" ("Doesn't this lose the progressive filtering?"); a turn that opens by choosing
+otherwise ("we should …", "我们应该…") right after the agent recommended a way ("I'd recommend",
+"我倾向于") overrides it (`overrides`).
 
 A correction's title is its lesson (`lesson`): a report that the work fails says what fails, then
 to check it works before saying it is done ("Syntax highlighting does not quite work: check …");
@@ -83,7 +98,7 @@ _OPENER = re.compile(
     rf"^(?:(?:actually|wait|hmm+|hm+|um+|oh+|ah+|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|"
     rf"pls|plz|lah|lol|bro|dude|man|omg|yo|ultrathink|think(?: hard| harder| deeply)?|"
     rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
-_NO = re.compile(rf"^(?:no+|nope|nah)(?:{_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
+_NO = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:(?!-){_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
                  r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
                  r"doubt|problemo)\b)")
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)")
@@ -114,10 +129,10 @@ _QUESTION = re.compile(
     # still …"), not about the world ("why do they all begin with t", "why is he here?")
     r"^(?:why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
     r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\bstill\b|how come\b"
-    r"|did you (?:actually|really|even|just|not|forget|miss|check|test|verify|read|run)\b"
+    r"|did you (?:actually|really|even|just|not|forget|miss|check|test|verify|read|run|follow|skip|ignore)\b"
     # "can we not filter in the resolver?" proposes otherwise; "do we not currently call …?" asks
     r"|(?:can|could) (?:we|you|u) not\b|(?:do|did) (?:you|u) not\b|did we not\b|can'?t (?:we|you|u) just\b"
-    r"|didn'?t (?:i|you)\b|have you (?:actually|even|really|tested|checked|verified)\b"
+    r"|didn'?t (?:i|you)\b|have you (?:actually|even|really|tested|checked|verified|followed|read|run)\b"
     r"|where did you\b|who told you\b|what (?:did you|are you) (?:do|doing)\b"
     r"|are you sure\b|is that (?:right|correct|true)\b)")
 _UNMARKED_QUESTION = 12  # words: a challenge this short needs no "?" ("why is it doing this")
@@ -144,7 +159,33 @@ _FAILS = re.compile(
     r"loaded|show up|showing up|appear|appears|render|renders|compile|compiles|start|starts|"
     r"change anything|do anything|help|fix (?:it|anything|the))\b"
     r"|^[^.!?\n]{0,80}?\bstill (?:broken|the same|happening|failing|not|no|can'?t|cannot|doesn'?t|"
-    r"don'?t|isn'?t|won'?t|getting|seeing|same)\b")
+    r"don'?t|isn'?t|won'?t|getting|seeing|same|slow|laggy|empty|blank|wrong|missing|there|stuck|"
+    r"hangs|crashing|crashes|fails)\b")
+# A failure report with no cue word of `_FAILS`, after the agent's work: what the person gets
+# ("i added it to the settings and i still get an error", "Getting failure here: …"), what is
+# not happening ("the break point is not being hit", "spinners are not going away"), what went
+# missing ("What happened to my pkgs?", "the tests are gone"), what seems off ("it seems that
+# the hook is not installed"). Never after a condition or a wish ("if it gets an error",
+# "make sure it is not showing", "a user who is not paying", "handle the case where it is
+# missing"): the words before it are no spec.
+_UNLESS = (r"(?:(?!\b(?:if|when|whenever|while|until|unless|whether|where|case|that|which|who|want|"
+           r"wants|should|must|need|needs|make|so|ensure|handle|how)\b)[^.!?\n])")
+_BROKEN = re.compile(
+    rf"^(?:getting|got|seeing|hitting)\s+(?:(?:a|an|the|this|that|these|same|another|new|some|"
+    rf"more|following|weird|strange)\s+)?(?:\w+\s+)?(?:errors?|failures?|exceptions?|crash(?:es)?|"
+    rf"tracebacks?|panics?)\b"
+    rf"|^{_UNLESS}{{0,80}}?\b(?:i|we|it|you|u|now|still|and|but|also|i'?m|am)\s+(?:still\s+|now\s+|"
+    rf"also\s+|keep\s+)?(?:get|got|getting|gets|see|saw|seeing|hit|hitting|(?<=still )hav(?:e|ing))\s+(?:(?:a|an|"
+    rf"the|this|that|these|same|another|new|some|more|following|weird|strange)\s+)?(?:\w+\s+)?"
+    rf"(?:errors?|failures?|exceptions?|crash(?:es)?|tracebacks?|panics?)\b"
+    rf"|^{_UNLESS}{{0,80}}?\b(?:isn'?t|aren'?t|wasn'?t|weren'?t|(?:is|are|was|were|'s|'re)"
+    rf"\s+(?:still\s+)?not)\s+(?:being\s+\w+(?:ed|en)\b|(?!(?:going to|sure)\b)\w{{2,}}ing\b)"
+    rf"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{{0,60}}\bgo\b)"
+    rf"|^{_UNLESS}{{0,80}}?\b(?:is|are|got|has been|have been|went)\s+(?:now\s+|all\s+)?(?:gone|"
+    rf"missing|lost|disappeared|vanished)\b"
+    rf"|^(?:it |this |that )?(?:seems|looks|appears)(?: like| that| as if| to me)?\b[^.!?\n]{{0,80}}?"
+    rf"\b(?:is not|isn'?t|are not|aren'?t|does not|doesn'?t|did not|didn'?t|was not|wasn'?t|"
+    rf"no longer|still|broken|wrong|missing|failed|failing)\b")
 # The agent's habit: "AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "you keep adding …".
 _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keeps?|kept) \w+ing\b")
 _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
@@ -153,7 +194,13 @@ _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
 _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b"
                     r"|^[^.!?\n]{0,80}?\b(?:doesn'?t|does not|don'?t) make (?:any )?sense\b")
-_ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的")
+_ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
+                       # a worry about the result ("会不会太多文档", "有没有污染"), a way not
+                       # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
+                       # should have done ("你应该可以自己识别"), "rather than" (而不是)
+                       r"|会不会(?:太|有|导致|造成)|是不是(?:太|有点|忘|漏)|太(?:多|乱|散|复杂|冗余|啰嗦)了|"
+                       r"混乱|散乱|污染|没有?按照?|为什么(?:还|又)|怎么(?:还|又)|(?:又|还会|仍然)出现|"
+                       r"你(?:本来|本)?应(?:该|当)|你(?:又|还是)?(?:忘|漏)|重复(?:做|工|劳动)|而不是")
 # Swearing at the agent or its work in a short turn ("give me fucking file paths", "ur stupid"):
 # it went wrong, whatever the words; not when the work pleased ("fuck yeah, it works").
 _FRUSTRATED = re.compile(r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|ffs|wtf|stupid|dumb|retarded|idiot\w*|useless)\b")
@@ -182,7 +229,24 @@ _PREMISE = re.compile(
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
                       r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
-                 r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错)")
+                 r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错|但是|不过|可是|算了|其实)")
+# Taking back or turning what the agent just did, said first: "Actually remove the command list
+# from the prompt", "wait, keep the old name", "but I still want to use the _for_response
+# functions", "no, but actually we could merge it into main", and in other languages ("non mais
+# en fait …", "pero …", "aber …"). Not one more thing on top ("actually, also add tests"), nor a
+# plain question ("but will it stay at 10 minutes?").
+_REVERSE = re.compile(
+    r"^(?:no+|nope|non|nein)\W+(?:mais\W+)?en fait\b|^(?:mais\W+)?en fait\W+(?:non\b|pas\b|plut[oô]t|"
+    r"on (?:pourrait|devrait|va)|il (?:faut|faudrait)|je (?:pr[eé]f[eè]re|voudrais plut)|garde|enl[eè]ve|"
+    r"supprime|remets|annule|ne |n')"
+    r"|^(?:(?:no+|nope|non|nein)\W+)?(?:actually|wait|in fact|eigentlich|en realidad|de hecho)\b"
+    r"[\s,.!:;-]*(?:(?:please|pls|can you|could you|let'?s|just|i think|we should|you should|i'?d "
+    r"rather|better to|maybe)\s+)*(?:remove|delete|drop|revert|undo|put (?:it |that |them )?back|go "
+    r"back|move|rename|change|keep|leave|use|switch|don'?t|do not|get rid|take out|replace|make "
+    r"(?:it|them|that|this)|instead|rather|not\b|no\b)"
+    r"|^(?:(?:no+|nope|non|nein)\W+)?(?:but|mais|pero|aber)\b[\s,]+(?!(?:how|what|where|when|which|"
+    r"who|can|could|will|would|is|are|do|does|also|and|first|then|now|next|before|after|thanks|"
+    r"thank|ok|okay|otherwise)\b)")
 
 _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
@@ -200,8 +264,49 @@ _ACKNOWLEDGED = re.compile(
     r"that'?s (?:on me|my (?:mistake|fault|bad))|i see the (?:issue|problem|bug|mistake)|"
     r"i see what(?:'s| is| went) wrong|let me (?:fix|correct|redo|revert|undo) (?:that|this|it|my)\b|"
     r"你说得对|您说得对|你说的对|您说的对|你是对的|说得对|抱歉|对不起|不好意思|我错了|确实[，,]|"
-    r"是我的(?:错|失误|疏忽|问题)|我的错|我疏忽|我(?:理解|搞|弄|写)错|我漏|我忽略|好思路|好建议|好的建议)",
+    r"是我的(?:错|失误|疏忽|问题)|我的错|我疏忽|我(?:理解|搞|弄|写)错|我漏|我忽略|好思路|好建议|好的建议|"
+    # "Fair enough. Let me revert …", and the same concession in other languages
+    r"fair point|fair(?: enough)?\W+(?:let me|i'?ll) (?:revert|undo|fix|remove|redo|restore|put|drop)\b|"
+    r"valid point|nice catch|well spotted|i stand corrected|oops|"
+    r"对[，,]|没错|有道理|确实|的确|分析得(?:很)?(?:准|对|到位)|"
+    r"(?:vous avez|tu as) (?:tout à fait |entièrement )?raison|effectivement|en effet|bonne remarque|"
+    r"désolé|pardon|je me suis trompé|(?:tienes|tiene|tenés) (?:toda la )?razón|lo siento|perdón|"
+    r"disculpa|me equivoqué|buena observación|efectivamente|(?:du hast|sie haben) (?:völlig |absolut )?"
+    r"recht|stimmt|entschuldigung|tut mir leid|mein fehler|guter punkt|(?:hai|ha) ragione|scusa|"
+    r"(?:você tem|tem) razão|desculpe|おっしゃる通り|ご指摘|申し訳|すみません|失礼しました|"
+    r"맞습니다|맞아요|죄송)",
     re.IGNORECASE)
+# Within the reply's first sentences, not only at its opening: "好问题。坦率说，目前确实有文档过多的
+# 问题", "Good question — you're right that the list is in both prompts".
+_CONCEDED_LATER = re.compile(
+    r"\byou'?re (?:absolutely |completely |totally )?right\b|\bgood catch\b|\bmy (?:mistake|bad)\b|"
+    r"\bi (?:missed|forgot|overlooked)\b|\bi should have\b|确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|"
+    r"你说得对|说得对|有道理")
+# A question whether the agent did something, answered "No, …" with what it left out ("did you
+# follow the full release prompt?" → "Non, il manque le step 13"): the person caught an omission.
+# Not "did you find any other callers?" → "No, there are none": a search that found nothing.
+_DID_YOU = re.compile(
+    r"^(?:so\s+)?(?:did|have|had) (?:you|u|we|it|they)\b(?! (?:find|see|notice|get|know|mean|want|like|"
+    r"encounter|come across|hear)\b)|^(?:is|are|was|were|has|have) (?:it|this|that|they|everything|"
+    r"all)\b[^?\n]{0,40}\b(?:done|finished|complete|updated|fixed|committed|pushed|saved|tested)\b"
+    r"|^(?:as-tu|avez-vous|est-ce que (?:tu|vous) (?:as|avez)|hast du|haben sie|has|hiciste)\b"
+    r"|有没有|是否(?:已经|有)?|了吗|了没")
+_ANSWERED_NO = re.compile(r"^(?:no|nope|not (?:yet|quite|all|fully|really)|i did ?n'?t|i did not|"
+                          r"i have ?n'?t|i have not|non|nein|没有|还没|并没有|没|未)\b|^(?:没有|还没|并没|没|未)",
+                          re.IGNORECASE)
+_ADMITS = re.compile(r"\bi (?:did ?n'?t|did not|have ?n'?t|have not|only|missed|forgot|skipped|"
+                     r"overlooked|should)\b|\blet me\b|\bmissing\b|\bmissed\b|\bforgot|\bskipped|"
+                     r"il manque|j'ai oublié|je n'ai pas|falta|fehlt|vergessen|漏|缺|忘|让我|"
+                     r"没有?(?:按|执行|做|跑|运行|更新|写|加|检查)", re.IGNORECASE)
+# A question that says the agent's work loses something ("Doesn't this lose the progressive
+# filtering?", "Won't this break the cache?"), answered "Yes" or "Good catch".
+_NEGATIVE_QUESTION = re.compile(r"^(?:doesn'?t|don'?t|won'?t|wouldn'?t|isn'?t|aren'?t|shouldn'?t|"
+                                r"can'?t|couldn'?t|didn'?t|wasn'?t) (?:this|that|it|we|you|u|the|there|"
+                                r"these|those|nix|[\w.-]+ (?:have|need|support))\b")
+_AGREES = re.compile(r"^(?:yes|yeah|yep|indeed|exactly|correct|right|absolutely|true|good (?:catch|"
+                     r"point|call)|great (?:catch|point|question)|that'?s (?:right|true|correct|"
+                     r"brilliant|a (?:great|good|fair) (?:point|catch|idea))|oui|sí|ja|确实|对|是的|没错)\b",
+                     re.IGNORECASE)
 
 ANSWERABLE = frozenset({"no", "dont"})  # a "no" answering the agent's question is an answer
 _ASIDE = re.compile(r"\s*[(\uff08][^()\uff08\uff09]{0,200}[)\uff09][\s.]*\Z")
@@ -286,6 +391,8 @@ def correction_rule(text: str) -> str | None:
         return None
     if _OWN_CLARIFY.match(head):
         return None
+    if _REVERSE.match(lowered):
+        return "reverse"
     if _NO.match(head):
         return "no"
     if _DONT.match(head):
@@ -300,7 +407,8 @@ def correction_rule(text: str) -> str | None:
     if _INSTEAD.match(lowered) or _INSTEAD.match(head):
         return "instead"
     short_zh = len(head) <= _ZH_SHORT
-    if (len(first) <= 300 and _FAILS.match(first)) or (short_zh and _ZH_FAILS.search(first)):
+    if (len(first) <= 300 and (_FAILS.match(first) or _BROKEN.match(first))) or \
+            (short_zh and _ZH_FAILS.search(first)):
         return "fails"
     if _DOUBT.match(first):
         return "doubt"
@@ -377,6 +485,27 @@ def acknowledges_mistake(reply: str) -> bool:
     return _ACKNOWLEDGED.match(_REPLY_OPENER.sub("", _plain(reply).strip()[:200])) is not None
 
 
+def concedes(turn: str, reply: str) -> str | None:
+    """The rule by which the agent's first words after a typed turn concede that the turn
+    corrected it, or None: a reply opening with a concession ("acknowledged", not to a request
+    for advice or a plain question), one conceding in its first sentences, a question whether it
+    did something answered "No" with what it left out, a question saying its work loses
+    something answered "Yes"."""
+    said = _plain(reply).strip()[:300]
+    if acknowledges_mistake(said):
+        return None if only_asks(turn) else "acknowledged"
+    head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
+    first = head.split("\n", 1)[0]
+    if _CONCEDED_LATER.search(said[:150]) and not only_asks(turn):
+        return "acknowledged"
+    if _DID_YOU.search(first[:120]) and ("?" in first or "？" in first) and \
+            _ANSWERED_NO.match(said) and _ADMITS.search(said[:150]):
+        return "answered_no"
+    if _NEGATIVE_QUESTION.match(first) and _AGREES.match(said):
+        return "agreed"
+    return None
+
+
 _CONTINUE = re.compile(r"^(?:continue|go on|go ahead|proceed|keep going|next|yes|y|ok(?:ay)?|"
                        r"sure|thanks?|thank you|done|[0-9a-e]|继续|可以|好的?|是的?|符合|对)"
                        r"[\s.!。！]*$", re.IGNORECASE)
@@ -446,7 +575,8 @@ _WHY_POINTED = re.compile(
     r"won'?t|can'?t)\b|[^?\n]{0,60}\b(?:still|again|keeps?|kept)\b|(?:did|would|are|were|do|have) "
     r"(?:you|u|we) (?:just |even |go and |keep )?(?:remove|delete|add|change|modify|rename|move|create|"
     r"write|use|install|hard-?code|revert|drop|edit|skip|commit|push|disable|ignore|overwrite|replace|"
-    r"regenerate|downgrade|miss|forget|forgot|break|broke|touch|assume|guess|invent|make up)\w*\b)")
+    r"regenerate|downgrade|miss|forget|forgot|break|broke|touch|assume|guess|invent|make up|suggest|"
+    r"recommend|propose)\w*\b)")
 _WHY = re.compile(r"why\b")
 
 
@@ -571,7 +701,10 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     quote = f"“{_quoted(words, 80)}”"
     check = "check that it works before saying it is done"
     if not bare and correction_rule(words) == "fails":
-        said_first = _quoted(words.split("\n", 1)[0], 90)
+        line, _, after = words.partition("\n")
+        if line.rstrip().endswith((":", "：")) and after.strip():
+            return None  # "I see a console error:" then the error: the error names it
+        said_first = _quoted(line, 90)
         return f"{said_first[:1].upper()}{said_first[1:]}: {check}"
     if bare and _FAILURE.search(plain):
         where = f"After you {_briefly(doing)}, {check}" if doing else check[:1].upper() + check[1:]

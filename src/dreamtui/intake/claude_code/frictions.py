@@ -21,9 +21,10 @@ Order matters four times:
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
   otherwise than the agent had just recommended; any other turn waits for the agent's next
-  words: a reply that concedes a mistake makes it one (not to a request for advice or a plain
-  question), and so does a "why" that points at nothing the agent did (`corrections.wonders`). Swearing
-  alone is never one; a bare "nope" to the agent's words alone waits for its reply too.
+  words: a reply that concedes a mistake makes it one (`corrections.concedes`: not to a request
+  for advice or a plain question; "No, I skipped …" to "did you …?"), and so does a "why" that
+  points at nothing the agent did (`corrections.wonders`). Swearing alone is never one; a bare
+  "nope" to the agent's words alone waits for its reply too.
 - **A tool error is worth a lesson** when it reveals an environment fact, when the person typed
   a comment while it was the last thing that happened (not "continue"), or when the same call
   failed twice and never succeeded afterwards; other errors are kept as candidates the importer
@@ -144,10 +145,10 @@ class Detector:
         """The agent's first words (None: a tool call first) after a typed turn."""
         thread = self._threads[sidechain]
         candidate, thread.candidate = thread.candidate, None
-        if candidate is not None and text and corrections.acknowledges_mistake(text) and \
-                not corrections.only_asks(candidate.evidence):
+        rule = corrections.concedes(candidate.evidence, text) if candidate is not None and text else None
+        if candidate is not None and text and rule is not None:
             candidate.reply = clip(strip_ansi(text).strip(), 300)
-            candidate.extra["rule"] = "acknowledged"
+            candidate.extra["rule"] = rule
             self.frictions.append(candidate)
 
     # -- tools ----------------------------------------------------------------------------------
