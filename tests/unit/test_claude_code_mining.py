@@ -1470,3 +1470,22 @@ def test_claude_codes_note_after_a_clarification_is_not_the_persons_words() -> N
             "asked:\n- \"Should the autocomplete fill every field?\"")
     assert classify_tool_error(text, Signals(tool="AskUserQuestion", user_rejected=True)) == (
         "clarification", None)  # the person's words come in their next turn
+
+
+def test_a_routine_miss_is_commented_on_only_by_naming_what_it_missed(workspace: Workspace,
+                                                                     projects: Path) -> None:
+    # The person's next turn corrects other work, or says what any turn may ("we were working on
+    # this", and the miss says "your current working directory is …"): no comment on the miss.
+    missing = ("File does not exist. Note: your current working directory is /home/u/shop.")
+    log = _Log("5c0e0001-0000-4000-8000-000000000001").typed("Speed up the search page")
+    log.result(log.calls("Read", file_path="/home/u/shop/src/search_v2.py"), missing, True)
+    log.typed("No.. its still slow can you think again?")
+    other = _Log("5c0e0002-0000-4000-8000-000000000002").typed("Where were we?")
+    other.result(other.calls("Read", file_path="/home/u/shop/notes/MEMORY.md"), missing, True)
+    other.typed("we were working on this")
+    named = _Log("5c0e0003-0000-4000-8000-000000000003").typed("Update the changelog")
+    named.result(named.calls("Read", file_path="/home/u/shop/CHANGES.md"), missing, True)
+    named.typed("it is called CHANGELOG.md, not CHANGES.md")
+    memories = _mined(workspace, projects, log, other, named)
+    errors = [m for m in memories if m.metadata["kind"] == "tool_error"]
+    assert [m.metadata["reason"] for m in errors] == ["it is called CHANGELOG.md, not CHANGES.md"]

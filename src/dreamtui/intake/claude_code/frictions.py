@@ -297,8 +297,13 @@ class Detector:
         if thread.open_errors:
             last = thread.open_errors[-1]
             call = last.friction.call
-            if corrections.correction_rule(text) is not None or lessons.names_failure(
-                    text, call.target if call else None, last.friction.evidence):
+            # A routine miss (a file not there) is commented on only by naming what it missed: a
+            # correction of other work ("no, it's still slow") is not about it, and the miss's
+            # boilerplate ("your current working directory is …") names what any turn says.
+            routine = lessons.routine_error(last.friction.evidence)
+            if (corrections.correction_rule(text) is not None and not routine) or \
+                    lessons.names_failure(text, call.target if call else None,
+                                          "" if routine else last.friction.evidence):
                 last.friction.reason = clip(strip_ansi(text).strip(), QUOTE_CHARS)
                 last.friction.why = "the person commented on it"
         thread.open_errors.clear()
