@@ -163,3 +163,14 @@ def test_guidance_of_a_fix_told_in_the_past_drops_how_it_went() -> None:
         assert lesson("A fix", content).guidance == guidance, content
     # Said as a rule by its author, the outcome is part of the rule: left as written.
     assert lesson("A rule", "Run `make fmt` so the check passes.").guidance == "Run `make fmt` so the check passes."
+
+
+def test_proposal_of_a_correction_changes_the_value_in_the_title_too() -> None:
+    titled = ("topics/the-api-listens-on-8080.md", entry_text(
+        "the-api-listens-on-8080", "The API listens on 8080",
+        "`go run ./cmd/api` serves on port 8080; the web dev proxy points there.", tags=("api",)))
+    moved = memory("a1", "API port changed to 9090", "`go run ./cmd/api` now serves on port 9090 (it reads PORT, "
+                   "default 9090); requests to 8080 are refused.", tags=("api",))
+    entry = entry_of(only(proposals(dream_input([moved], snapshot_of(titled))), "update"))
+    assert entry.guidance.startswith("`go run ./cmd/api` serves on port 9090")
+    assert entry.title == "The API listens on 9090" and entry.slug == "the-api-listens-on-8080"  # the id stays

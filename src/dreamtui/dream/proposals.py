@@ -282,7 +282,7 @@ class EntryDraft:
     def correct(self, memories: Sequence[Memory], changes: Sequence[tuple[str, str]], now: datetime,
                 rationale: str, confidence: float, *, asks_human: bool = False) -> None:
         """Change the entry's facts in place: each (old, new) value replaced where the entry states
-        it (whole words only), the memories cited as sources. Flags in the same dream are then
+        it (whole words only, its title too), the memories cited as sources. Flags in the same dream are then
         answered by the correction (see `flag`, `retire`), and so are earlier ones whose caveat
         names a changed value: the caveat is relabelled answered and the flag count drops."""
         lines = self.body.split("\n")
@@ -302,6 +302,11 @@ class EntryDraft:
             lines[number] = line
         self.new_text.extend(new for _old, new in changes)
         self.body = "\n".join(lines)
+        title = str(self.meta.get("title") or "")
+        for old, new in changes:  # "The API listens on 8080" over a body saying 9090 misleads
+            title = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, title)
+        if title != str(self.meta.get("title") or ""):
+            self.meta["title"] = title
         self.add_sources(memories)
         self.meta["updated_at"] = now
         self.details["corrected"] = [{"from": old, "to": new} for old, new in changes]
