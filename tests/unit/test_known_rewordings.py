@@ -100,3 +100,24 @@ def test_own_rewording_sets(tmp_path: Path) -> None:
     # that is not a restatement may be called known.
     _, _, held_others, held_wrongly = _measure(tmp_path / "held", REWORDED_HELD_OUT)
     assert held_wrongly == 0, (held_wrongly, held_others)
+
+
+SECTION = ("## Git\n\n- Every commit message follows the semantic commit format, in English.\n"
+           "- Format: `<type>(<area>): <summary>`\n- Sign every release tag.\n")
+
+
+def test_a_memory_stating_two_rules_restates_the_docs(tmp_path: Path) -> None:
+    memory = "Write every commit message in English, in the semantic commit format: `<type>(<area>): <summary>`"
+    found = _check(tmp_path, SECTION, memory)
+    assert found is not None and found.kind == "known", found
+    assert found.rule.line == 3  # the first statement's rule is cited
+
+
+@pytest.mark.parametrize("memory", [
+    # the second statement is news: another format
+    "Write every commit message in English, in the semantic commit format: `<kind>/<ticket> <summary>`",
+    # the second statement is a rule of its own
+    "Write every commit message in English, in the semantic commit format. Squash every branch before merging.",
+])
+def test_a_memory_with_a_statement_the_docs_lack_is_not_known(tmp_path: Path, memory: str) -> None:
+    assert _kind(tmp_path, SECTION, memory) != "known"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
@@ -145,7 +145,9 @@ _EXAMPLES_RE = re.compile(r",?\s+\b(?:such\s+as|like|e\.g\.,?|for\s+(?:example|i
                           r"(?:`[^`\n]*`|[^.;:!?()`\n])+", re.IGNORECASE)
 _INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|over)\s+([^.;:!?()\n]+)", re.IGNORECASE)
 _DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
-_HIDDEN_RE = re.compile("\0(\\d+)\1")
+_HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
+# Where a memory's statements part: a sentence's end, a semicolon, a colon before what it states.
+_PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
@@ -545,6 +547,31 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
+        found = self.check_text(query)
+        if found is not None and found.kind != "close":
+            return found
+        return self.by_parts(query) or found
+
+    def by_parts(self, query: Features) -> KnownMatch | None:
+        """A memory of several statements ("Use X for all commit messages: `<type>: <summary>`";
+        "A. B.") restates the docs when each one restates a rule there; it contradicts them when
+        one does. Parts of fewer than MIN_RULE_WORDS content words ("**Style:**") say nothing."""
+        parts = [part for part in _outside_code(_PARTS_RE.split, query.body)
+                 if len(_content_words(part)) >= MIN_RULE_WORDS]
+        if len(parts) < 2:
+            return None
+        first: KnownMatch | None = None
+        for part in parts:
+            found = self.check_text(Features.of(part))
+            if found is None or found.kind == "close":
+                return None
+            if found.kind == "contradicts":
+                return found
+            first = first or found
+        return first
+
+    def check_text(self, query: Features) -> KnownMatch | None:
+        """check() for one text."""
         # What it says without its asides (most memories have none: no second reading); a
         # command, path or tool named in an aside is no example but news ("— use `direnv`").
         plain = _without_examples(query.text)
@@ -816,16 +843,24 @@ def _stated(text: str) -> frozenset[str]:
 def _without_asides(text: str) -> str:
     """`text` without its asides; a code span is whole, not an aside: the parentheses of
     `type(scope): …` are code."""
+    return _outside_code(lambda hidden: [_ASIDE_RE.sub(" ", hidden)], text)[0]
+
+
+def _outside_code(change: Callable[[str], list[str]], text: str) -> list[str]:
+    """`change` (a substitution, a split) applied to `text` with its code spans hidden, so that
+    nothing in a span is read as an aside or a statement's end."""
     if "`" not in text:
-        return _ASIDE_RE.sub(" ", text)
+        return change(text)
     spans: list[str] = []
 
     def hide(found: re.Match[str]) -> str:
         spans.append(found.group(0))
-        return f"\0{len(spans) - 1}\1"
+        return f"\x00{len(spans) - 1}\x01"
 
-    hidden = _ASIDE_RE.sub(" ", _SPAN_RE.sub(hide, text))
-    return _HIDDEN_RE.sub(lambda found: spans[int(found.group(1))], hidden)
+    def shown(found: re.Match[str]) -> str:
+        return spans[int(found.group(1))]
+
+    return [_HIDDEN_RE.sub(shown, piece) for piece in change(_SPAN_RE.sub(hide, text))]
 
 
 @lru_cache(maxsize=4096)
