@@ -158,3 +158,27 @@ def test_a_missing_module_names_no_program_that_is_not_its_interpreter() -> None
     call = ToolCall("Bash", "which python && python -c 'import sqlalchemy'", None)
     friction = _friction("tool_error", call, "ModuleNotFoundError: No module named 'sqlalchemy'")
     assert lesson_title(friction, 120) == "The module `sqlalchemy` is not installed here"
+
+
+def test_the_error_lines_of_a_debug_run_are_the_programs_own_error() -> None:
+    from dreamtui.intake.lessons import error_lines
+    text = ('time=21:01:04 level=DEBUG source=nix.go:84 msg="nix command exited" cmd.code=1 '
+            'cmd.stderr="1 dependencies failed to build"\nError: nix: command error: print-dev-env')
+    assert error_lines(text, 300) == "Error: nix: command error: print-dev-env"
+
+
+def test_local_changes_in_the_way_of_a_checkout_are_routine() -> None:
+    assert routine_error("Exit code 1\nerror: Your local changes to the following files would be "
+                         "overwritten by checkout:\n\tsrc/app.py\nPlease commit your changes")
+
+
+def test_a_reason_that_says_nothing_is_no_reason_and_a_silent_plan_refusal_no_lesson() -> None:
+    edit = ToolCall("Edit", "/app/.claude/settings.json", "/app/.claude/settings.json")
+    assert worth_storing([_friction("rejection", edit, reason="继续操作")]) == []
+    build = _friction("rejection", ToolCall("Bash", "yarn build_web_test", None), reason="Cancel")
+    assert worth_storing([build]) == [build] and build.reason is None
+    assert lesson_title(build, 120) == "Ask before you run `yarn build_web_test`: the person rejected it"
+    plan = ToolCall("ExitPlanMode", None, None, plan="# Plan: commit the changes")
+    assert worth_storing([_friction("plan_rejection", plan)]) == []
+    reasoned = _friction("plan_rejection", plan, reason="commit the tests separately")
+    assert worth_storing([reasoned]) == [reasoned]

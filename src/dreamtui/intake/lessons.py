@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, AnyStr
 
 from dreamtui.errors import InputError
-from dreamtui.intake.corrections import correction_rule, spoken
+from dreamtui.intake.corrections import correction_rule, just_continues, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
 from dreamtui.intake.validate import prepare
 from dreamtui.model import Memory, NewMemory, frontmatter_int
@@ -655,10 +655,23 @@ def _memory(key: str, group: list[Friction], config: Config, source: Source) -> 
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch"})
 
 
+# A reason that says no more than the refusal: "Cancel", "no", "继续操作" (go on).
+_SAYS_NOTHING = re.compile(r"^(?:cancel(?:led)?|skip|stop|no(?:pe)?|n|don'?t|never ?mind|not now|"
+                           r"取消|不要|不用|不|继续操作|继续执行)[\s.!。！]*$", re.IGNORECASE)
+
+
+def says_nothing(reason: str | None) -> bool:
+    """Is a typed reason no reason: empty, a bare refusal or "go on" (`_SAYS_NOTHING`)?"""
+    text = (reason or "").strip()
+    return not text or _SAYS_NOTHING.match(text) is not None or just_continues(text)
+
+
 def _unexplained(friction: Friction) -> bool:
-    """An edit refused, or a question the person wanted to talk over, with no word from them:
-    what they objected to is not said, so no rule can be made of one."""
-    if (friction.reason or "").strip():
+    """An edit or a plan refused, or a question the person wanted to talk over, with no word
+    from them: what they objected to is not said, so no rule can be made of one."""
+    if friction.kind == "plan_rejection" and not (friction.reason or "").strip():
+        return True
+    if not says_nothing(friction.reason):
         return False
     return friction.kind == "clarification" or (friction.kind == "rejection" and bool(
         friction.calls) and all(c.name in _EDIT_TOOLS for c in friction.calls))
@@ -671,12 +684,15 @@ def _refused(friction: Friction) -> str:
 
 
 def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
-    """The frictions that make a lesson: an edit refused without a word only when the person
-    refused an edit of that file again (in the session or another one: then not editing it
-    unasked is the rule); a question the person wanted to talk over instead, with nothing typed,
-    never (the agent's question is all there is)."""
+    """The frictions that make a lesson: an edit refused without a word (or with one that says
+    nothing: "Cancel") only when the person refused an edit of that file again (in the session
+    or another one: then not editing it unasked is the rule); a plan refused without a word, or a
+    question the person wanted to talk over instead with nothing typed, never (the plan or the
+    agent's question is all there is)."""
     refusals: dict[str, int] = {}
     for friction in frictions:
+        if friction.kind == "rejection" and friction.reason and says_nothing(friction.reason):
+            friction.reason = None  # "Cancel" typed: refused, and no word said why
         if friction.kind == "rejection" and _unexplained(friction):
             refusals[_refused(friction)] = refusals.get(_refused(friction), 0) + 1
     return [f for f in frictions if not _unexplained(f) or (
@@ -1011,6 +1027,9 @@ _TEST_FAILURES = re.compile(
     r"=+ (?:\d+ failed|FAILURES) |\d+ (?:tests? )?failed\b|E\s+assert|AssertionError\b|"
     r"assertion `left == right` failed|Error: expect\(|Expected:? .*\s+(?:Received|Actual|but was)\b)"
     r"|Watching for file changes")
+# The working tree's state, which the agent settles (commit, stash) and goes on.
+_WORK_TREE = re.compile(r"Your local changes to the following files would be overwritten|"
+                        r"Please commit your changes or stash them")
 # A log record below warning level (`level=DEBUG`, "[INFO] …", "DEBUG: …"): a program telling what
 # it does, whatever words ("error", "failed") its message holds.
 _QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace)\b|^\W{0,2}(?:DEBUG|INFO|TRACE)\b|"
@@ -1024,12 +1043,13 @@ def timed_out(text: str) -> bool:
 
 def routine_error(text: str) -> bool:
     """An exploration miss or a tool's guard, a bare exit code, a time limit the agent set, tests
-    the agent's work left failing, or its own slip (a bug in the script it wrote, its quoting):
-    no lesson on its own."""
+    the agent's work left failing, local changes in a checkout's way, or its own slip (a bug in
+    the script it wrote, its quoting): no lesson on its own."""
     stripped = text.strip()
     if not stripped or _ROUTINE.match(stripped) is not None or \
             _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None or \
-            timed_out(stripped) or _TEST_FAILURES.search(stripped) is not None:
+            timed_out(stripped) or _TEST_FAILURES.search(stripped) is not None or \
+            _WORK_TREE.search(stripped) is not None:
         return True
     lines = list(map(str.strip, stripped.splitlines()))
     trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))
@@ -1080,6 +1100,8 @@ def error_lines(text: str, limit: int) -> str:
         return ""
     head = lines[0] if re.match(r"^(?:Error: )?Exit code \d+$", lines[0]) else None
     wanted = [lines[i] for i in _error_line_numbers("\n".join(lines))]
+    # A debug record's words ("msg=… error=…") say less than the program's own error after it.
+    wanted = [line for line in wanted if not _QUIET_LOG.search(line)] or wanted
     picked = list(dict.fromkeys(([head] if head else []) + (wanted or lines)))
     return clip("\n".join(picked), limit)
 
