@@ -182,3 +182,12 @@ def test_a_reason_that_says_nothing_is_no_reason_and_a_silent_plan_refusal_no_le
     assert worth_storing([_friction("plan_rejection", plan)]) == []
     reasoned = _friction("plan_rejection", plan, reason="commit the tests separately")
     assert worth_storing([reasoned]) == [reasoned]
+
+
+def test_a_hook_script_the_agent_ran_itself_blocks_nothing() -> None:
+    tested = _friction("hook_block", ToolCall(
+        "Bash", """echo '{"tool_input":{"command":"rm -rf data/"}}' | python .claude/hooks/guard.py""",
+        None), "Destructive command blocked by safety hook: matched pattern 'rm -rf'")
+    blocked = _friction("hook_block", ToolCall("Bash", "rm -rf data/", None),
+                        "PreToolUse:Bash hook error: [guard.py]: Destructive command blocked")
+    assert worth_storing([tested, blocked]) == [blocked]

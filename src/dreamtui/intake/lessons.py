@@ -683,20 +683,31 @@ def _refused(friction: Friction) -> str:
                       for c in friction.calls)
 
 
+# A hook script the agent ran itself (`echo '{"tool_input": …}' | python .claude/hooks/guard.py`):
+# its "blocked" is the output it was testing, not a hook stopping the agent.
+_HOOK_SCRIPT = re.compile(r"(?:^|[\s/'\"=])\.?(?:claude[/\\]|git[/\\]|codex[/\\])?hooks[/\\][\w.-]+")
+
+
+def _ran_a_hook(friction: Friction) -> bool:
+    return friction.kind == "hook_block" and any(
+        c.name in _SHELL_TOOLS and c.target and _HOOK_SCRIPT.search(c.target) for c in friction.calls)
+
+
 def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
     """The frictions that make a lesson: an edit refused without a word (or with one that says
     nothing: "Cancel") only when the person refused an edit of that file again (in the session
-    or another one: then not editing it unasked is the rule); a plan refused without a word, or a
-    question the person wanted to talk over instead with nothing typed, never (the plan or the
-    agent's question is all there is)."""
+    or another one: then not editing it unasked is the rule); a plan refused without a word, a
+    question the person wanted to talk over instead with nothing typed, or a hook script's
+    "blocked" when the agent ran the script itself, never (the plan or the agent's question is
+    all there is; the hook said what it was being tested for)."""
     refusals: dict[str, int] = {}
     for friction in frictions:
         if friction.kind == "rejection" and friction.reason and says_nothing(friction.reason):
             friction.reason = None  # "Cancel" typed: refused, and no word said why
         if friction.kind == "rejection" and _unexplained(friction):
             refusals[_refused(friction)] = refusals.get(_refused(friction), 0) + 1
-    return [f for f in frictions if not _unexplained(f) or (
-        f.kind == "rejection" and refusals[_refused(f)] >= 2)]
+    return [f for f in frictions if not _ran_a_hook(f) and (not _unexplained(f) or (
+        f.kind == "rejection" and refusals[_refused(f)] >= 2))]
 
 
 def build_memories(frictions: Iterable[Friction], config: Config, source: Source) -> list[NewMemory]:
