@@ -392,6 +392,23 @@ def test_hook_output_notifications_pasted_logs_and_sdk_sessions_are_not_the_pers
     assert _mined(workspace, projects, log, sdk) == []
 
 
+def test_an_sdk_session_with_a_slash_command_typed_is_a_persons(workspace: Workspace,
+                                                               projects: Path) -> None:
+    # An IDE driving Claude Code through the Agent SDK writes `entrypoint: sdk-ts` on every
+    # record; a program sends prompts, never "/model", so after one the turns are a person's.
+    ide = _Log("b4b4b4b4-0000-4000-8000-000000000004", entrypoint="sdk-ts")
+    ide.typed("<command-name>/model</command-name>\n<command-message>model</command-message>")
+    ide.typed("<local-command-stdout>Set model to opus</local-command-stdout>")
+    ide.typed("add the show commands to both prompts")
+    ide.result(ide.calls("Edit", file_path=f"{PROJECT}/prompts.py"), "The file has been updated.")
+    ide.says("Done. Both prompts list the show commands.")
+    ide.typed("Actually remove the list from the system prompt and keep it in the other one.")
+    ide.says("Removing it.")
+    [memory] = _mined(workspace, projects, ide)
+    assert memory.metadata["kind"] == "correction" and memory.metadata["tool"] == "Edit"
+    assert memory.title == "Actually remove the list from the system prompt and keep it in the other one."
+
+
 # -- 3. tool errors worth a lesson ----------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ tool call, named by the tool_use it answers, with the record's signals (`toolUse
 `toolDenialKind`, the session's `permissionMode`, a PreToolUse hook that ran for it). A user
 record's text is the person typing, unless Claude Code marks the record `isMeta` or
 `isCompactSummary` (its own words in the person's place) or the session is the Agent SDK's
-(`entrypoint` `sdk-*`). Text queued while the agent worked comes in `attachment` records
+(`entrypoint` `sdk-*`) with no slash command typed in it (an IDE's prompt). Text queued while the agent worked comes in `attachment` records
 (`queued_command`); hooks speak in `progress` records (`hook_progress`, naming the hook that ran
 for a tool call), `system` records (subtype `informational`) and `attachment` records
 (`hook_blocking_error`, `hook_system_message`). Other records (`file-history-snapshot`,
@@ -266,6 +266,9 @@ class _LogParser:
         self.cwd: str | None = _text(context.get("cwd"))
         self.mode: str | None = _text(context.get("mode"))
         self.entrypoint: str | None = _text(context.get("entrypoint"))
+        # A person typed a slash command in this session: an IDE runs it through the Agent SDK,
+        # and its turns are theirs, not a program's.
+        self.person: bool = context.get("person") is True
 
     def context(self) -> dict[str, Any]:
         kept = list(self.tools.items())[-_KEPT_TOOLS:]
@@ -273,7 +276,7 @@ class _LogParser:
                 "hooked": dict(list(self.hooked.items())[-_KEPT_HOOKS:]),
                 "streams": {"main": self.main.to_json(), "side": self.side.to_json()},
                 "session_id": self.session_id, "cwd": self.cwd, "mode": self.mode,
-                "entrypoint": self.entrypoint}
+                "entrypoint": self.entrypoint, "person": self.person}
 
     def feed(self, raw: bytes) -> None:
         head = _B_HEAD_TYPE.search(raw, 0, _HEAD_BYTES)
@@ -438,7 +441,8 @@ class _LogParser:
     def _typed(self, record: dict[str, Any], sidechain: bool, thread: _Thread, text: str) -> None:
         if record.get("isMeta") is True or record.get("isCompactSummary") is True:
             return  # Claude Code's own words in the person's place
-        human = not rules.is_sdk(self.entrypoint)
+        self.person = self.person or rules.is_slash_command(text)
+        human = self.person or not rules.is_sdk(self.entrypoint)
         if self.detector.person_typed(self._origin(record, sidechain), thread, text, human=human):
             thread.reset()
 
@@ -451,7 +455,8 @@ class _LogParser:
         where = self._origin(record, sidechain)
         if attachment["type"] == "queued_command":
             text = _attached_text(attachment, ("prompt", "content", "text"))
-            if text and not rules.is_sdk(self.entrypoint) and self.detector.queued(where, thread, text):
+            if text and (self.person or not rules.is_sdk(self.entrypoint)) and \
+                    self.detector.queued(where, thread, text):
                 thread.reset()
             return
         text = _attached_text(attachment, ("blockingError", "content", "message", "stderr"))

@@ -40,7 +40,8 @@ selection is kept after the person's words as what they were looking at), `Cavea
 "Stop hook feedback:" and other hook output, `<task-notification>`s, skill bodies ("Base
 directory for this skill:"), the subagent warm-up ("Warmup", which Claude Code also returns as
 each call's failed result: no friction), and every user text of a session the Agent SDK ran
-(`entrypoint` `sdk-*`) but the turn after a refusal or an Esc there (a person is at the prompt).
+(`entrypoint` `sdk-*`) but the turn after a refusal or an Esc there (a person is at the prompt),
+and every turn of such a session once a slash command was typed in it (an IDE's prompt).
 """
 
 from __future__ import annotations
@@ -189,8 +190,14 @@ def is_interruption(text: str) -> bool:
 
 
 def is_sdk(entrypoint: str | None) -> bool:
-    """A session the Agent SDK ran: its "user" turns are a program's."""
+    """A session the Agent SDK ran: its "user" turns are a program's (unless `is_slash_command`)."""
     return bool(entrypoint) and str(entrypoint).startswith("sdk")
+
+
+def is_slash_command(text: str) -> bool:
+    """A slash command typed at the prompt ("/model", "/clear"): a program driving the Agent SDK
+    sends prompts, not commands, so a session with one has a person at an IDE's prompt."""
+    return text.lstrip().startswith("<command-name>/")
 
 
 def error_text(content: str) -> str:
