@@ -11,11 +11,11 @@ tool call, named by the tool_use it answers, with the record's signals (`toolUse
 `toolDenialKind`, the session's `permissionMode`, a PreToolUse hook that ran for it). A user
 record's text is the person typing, unless Claude Code marks the record `isMeta` or
 `isCompactSummary` (its own words in the person's place) or the session is the Agent SDK's
-(`entrypoint` `sdk-*`) with no slash command typed in it (an IDE's prompt). Text queued while the agent worked comes in `attachment` records
-(`queued_command`); hooks speak in `progress` records (`hook_progress`, naming the hook that ran
-for a tool call), `system` records (subtype `informational`) and `attachment` records
-(`hook_blocking_error`, `hook_system_message`). Other records (`file-history-snapshot`,
-`summary`, `queue-operation`, …) are no event.
+(`entrypoint` `sdk-*`) with no slash command typed in it (an IDE's prompt). Text queued while
+the agent worked comes in `attachment` records (`queued_command`); hooks speak in `progress`
+records (`hook_progress`, naming the hook that ran for a tool call), `system` records (subtype
+`informational`) and `attachment` records (`hook_blocking_error`, `hook_system_message`). Other
+records (`file-history-snapshot`, `summary`, `queue-operation`, …) are no event.
 
 Context. So that an appended log reads as if whole, what a later line may need is carried to the
 next import (`LogRead.context`): the recent tool calls (a result still names its tool), each
