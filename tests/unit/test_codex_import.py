@@ -1013,3 +1013,17 @@ def test_a_time_out_and_a_sandbox_named_on_the_command_line_are_no_facts(tmp_pat
                .shell("rg -n ollama", "zsh:1: command not found: rg", 127))
     frictions = read_rollout(rollout.write(tmp_path))[0]
     assert [(f.kind, f.action) for f in frictions] == [("environment", "rg -n ollama")]
+
+
+def test_a_patch_whose_lines_were_not_found_states_no_fact_and_a_crate_download_says_no_network(
+        tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Add the REPL planner")
+               .patch("src/main.rs", 'error: Failed to find expected lines ["    Mode::Repl => {", '
+                                     '"        eprintln!(\\"unknown command\\");"]')
+               .shell("cargo build", "error: failed to get `anyhow` as a dependency of package "
+                                     "`app v0.1.0`\n\nCaused by:\n  download of config.json failed\n\n"
+                                     "Caused by:\n  [6] Couldn't resolve host name (Could not resolve "
+                                     "host: index.crates.io)", 101))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    assert [(f.kind, f.action) for f in frictions] == [("environment", "cargo build")]
+    assert "Could not resolve host: index.crates.io" in frictions[0].evidence

@@ -191,3 +191,13 @@ def test_a_hook_script_the_agent_ran_itself_blocks_nothing() -> None:
     blocked = _friction("hook_block", ToolCall("Bash", "rm -rf data/", None),
                         "PreToolUse:Bash hook error: [guard.py]: Destructive command blocked")
     assert worth_storing([tested, blocked]) == [blocked]
+
+
+def test_a_report_quoting_a_log_is_titled_by_the_persons_words() -> None:
+    text = ("```target/debug/mcp-client /usr/bin/node ~/.codex/search.js\n2025-08-30T15:20:06Z DEBUG "
+            'mcp_client: message to server: {"id":1,"method":"initialize"}``` and when ```cargo run '
+            "--bin app``` ```MCP client for `search` failed to start: request timed out``` the search "
+            "tool never starts, how can I debug why it fails when app runs?")
+    friction = _friction("correction", ToolCall("shell", "cargo build", None), text)
+    title = lesson_title(friction, 120)
+    assert "target/debug" not in title and "search tool never starts" in title

@@ -264,12 +264,9 @@ _PASTE_CHARS = 200  # a line or two is typed, whatever it holds
 _OWN_LETTERS = 25  # a few words of the person's own ("I see a console error:") say what it shows
 
 
-def mostly_pasted(text: str) -> bool:
-    """Is a long turn machine output (`_MACHINE_LINE`) with hardly a sentence of the person's own?
-    A run's log pasted back to the agent shows what happened; without words to say what was wrong
-    about it, it is no correction to learn from."""
-    if len(text) < _PASTE_CHARS:
-        return False
+def own_words(text: str) -> str:
+    """The person's own words in a turn, without what they pasted (`_MACHINE_LINE`, fenced
+    blocks, a program's repeated "name! …" lines), on one line."""
     typed: list[str] = []
     fenced = False
     lines = text.splitlines()
@@ -286,8 +283,17 @@ def mostly_pasted(text: str) -> bool:
         if len(parts) == 1 and fenced:
             continue
         cut = (_JSON_TAIL.sub("", part) for part in outside)
-        typed.extend(part for part in cut if not _MACHINE_LINE.match(part))
-    own = " ".join(typed)
+        typed.extend(part.strip() for part in cut if part.strip() and not _MACHINE_LINE.match(part))
+    return " ".join(typed)
+
+
+def mostly_pasted(text: str) -> bool:
+    """Is a long turn machine output with hardly a sentence of the person's own (`own_words`)?
+    A run's log pasted back to the agent shows what happened; without words to say what was wrong
+    about it, it is no correction to learn from."""
+    if len(text) < _PASTE_CHARS:
+        return False
+    own = own_words(text)
     return len(_LETTERS.findall(own)) + 2 * len(_WIDE.findall(own)) < _OWN_LETTERS
 
 
@@ -316,8 +322,11 @@ def lesson_title(friction: Friction, limit: int) -> str:
         friction.reason) else None
     kind = friction.kind
     if kind == "correction":
-        title = correction_lesson(friction.evidence, doing, friction.said) or \
-            _sentence(spoken(friction.evidence), limit)
+        # A report that quotes a log leads with the person's words about it, not the log's.
+        said = own_words(friction.evidence) if "```" in friction.evidence or mostly_pasted(
+            friction.evidence) else friction.evidence
+        said = said if len(_LETTERS.findall(said)) >= _OWN_LETTERS else friction.evidence
+        title = correction_lesson(said, doing, friction.said) or _sentence(spoken(said), limit)
     elif kind == "plan_rejection":
         title = f"{reason} (plan rejected)" if reason else "Ask before carrying out a plan: the person rejected it"
     elif kind == "rejection":
@@ -887,7 +896,8 @@ _ROUTINE = re.compile(
     r"\S+ is temporarily unavailable)", re.IGNORECASE)
 _EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
 _ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|not recognized|no such|cannot|can't|unable|"
-                         r"invalid|refused|exception|traceback|forbidden|missing|blocked|错误|失败",
+                         r"could(?:n't| not)|invalid|refused|exception|traceback|forbidden|missing|blocked|"
+                         r"错误|失败",
                          re.IGNORECASE)
 
 
@@ -1050,6 +1060,13 @@ _QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace)\b|^\W{0,2}(?:DEBUG|INFO|T
 def timed_out(text: str) -> bool:
     """Did the call fail because a time limit ran out (`_TIMED_OUT`)?"""
     return _TIMED_OUT.search(text) is not None
+
+
+def tool_guard(text: str) -> bool:
+    """Does the output open with a tool's own guard or miss (`_ROUTINE`: "Failed to find expected
+    lines […]", "File does not exist")? What follows it quotes the agent's own code or paths, so
+    no fact of the machine is read from it."""
+    return _ROUTINE.match(text.strip()) is not None
 
 
 def routine_error(text: str) -> bool:

@@ -113,6 +113,8 @@ def classify(result: Result) -> str | None:
         return "hook_block"
     if _DENIED.search(result.text):
         return "denial"
+    if lessons.tool_guard(result.text):
+        return "tool_error"  # a patch's expected lines may hold any words ("unknown command")
     if _CODEX_ENVIRONMENT.search(result.text) or lessons.environment_fact(result.text):
         return "environment"
     return "tool_error"
