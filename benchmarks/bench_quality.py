@@ -24,7 +24,8 @@ Sets: `../shared/eval/realset-public.json` when it is there (real lines from pub
 files; never copied into the repository), split deterministically into a tuning half and a
 held-out half by a hash of each group's, look-alike's, singleton's and case's identity; and the
 sets written for this project under tests/data/quality/. `--errors` prints the tuning half's
-wrong merges and missed pairs (never the held-out half's: it is not for tuning).
+wrong merges and missed pairs and those of the own sets (never the held-out half's, nor
+those of an own set named holdout-*: they are not for tuning).
 
 `--realset PATH` measures another file in realset-public.json's format instead, as a whole (no
 tuning split; rows read `quality real <name>:`, the name from the file's stem without `realset-`),
@@ -507,12 +508,18 @@ def all_sets() -> list[tuple[LabelledSet, dict[str, float]]]:
     return sets
 
 
+def held_out(labelled: LabelledSet) -> bool:
+    """A set kept for measuring only: the public set's held-out half and the own sets named
+    holdout-*. `--errors` never prints their errors, so nobody tunes on them by accident."""
+    return labelled.name.endswith("held-out") or labelled.name.startswith("own holdout")
+
+
 def run(quick: bool = False, show_errors: bool = False,
         sets: list[tuple[LabelledSet, dict[str, float]]] | None = None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for labelled, targets in all_sets() if sets is None else sets:
         scores = evaluate(labelled)
-        if show_errors and not labelled.name.endswith("held-out"):
+        if show_errors and not held_out(labelled):
             print(f"--- {labelled.name}")
             for line in scores.errors:
                 print("   ", line)

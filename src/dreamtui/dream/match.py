@@ -220,7 +220,8 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
 }
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
-SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after", "object"})
+SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after", "object",
+                           "prohibited"})
 # Services and tools a number is said of ("Redis is on port 6379", "Postgres 16"): two texts
 # giving a port each, one for Postgres and one for Redis, state no conflicting port; they are
 # about different things. Environments are no such subject (CI's Postgres port is one slot).
@@ -252,6 +253,10 @@ _SYNONYM_GROUPS = (
     ("directori", "dir", "folder"),
     ("authent", "auth"),
     ("charact", "char"),
+    ("command", "cmd"),
+    # Verbs and spellings that say one thing.
+    ("run", "execut", "invok"),
+    ("behavior", "behaviour"),
 )
 _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 # Verbs that name what a rule is about (stems, synonyms folded): two rules about different
@@ -267,6 +272,8 @@ disclos includ mock hardcod store stage bypass skip ignor disabl enabl
 # X in commits" / "Never include Y in code") are two lessons. The stop words, negations and
 # emphasis words frame too but are no stems at all.
 FRAME = frozenset("includ add run keep prefer make sure follow".split())
+# Verbs, instruction verbs and frame: what a rule does, not what it does it to.
+_VERBS = ACTIONS | FRAME | frozenset("use run make keep do".split())
 _TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
 _SUBJECTS = SERVICES | {tool for slot, tools in TOOL_SLOTS.items() if slot not in SUBJECT_SLOTS for tool in tools}
 # Words after which the rest of a clause is rejected: "never pip", "instead of npm", "over pip".
@@ -291,7 +298,9 @@ _SETTING_WORDS = frozenset("""
 timeout timeouts ttl interval limit limits expire expires expiry every within max maximum min
 minimum cache cached sleep retry retries delay deadline wait waits poll backoff cron schedule
 """.split())
-_SENTENCE_RE = re.compile(r"[.!?]+(?:\s|$)|[;\n]")
+# A sentence ends at its stop, also where markdown emphasis or a quote closes after it
+# ("**Never push to `main`.** Always branch"): the next sentence is another instruction.
+_SENTENCE_RE = re.compile(r"[.!?]+[*_\"')\]]*(?:\s|$)|[;\n]")
 _ASIDE_RE = re.compile(r"[()\[\]]|\s[-–—]+\s|\s--\s|—")
 _COLON_RE = re.compile(r":\s")
 _DIGIT_RE = re.compile(r"\d")
@@ -311,6 +320,79 @@ def stem(word: str) -> str:
         base = _ALIASES.get(word) or _STEMMER.stemWord(word)
         found = _STEMS[word] = _SYNONYMS.get(base, base)
     return found
+
+
+# Kindred words: instruction files use each family's members for nearly one action or quality,
+# though not everywhere for one another, so they are not folded into one stem (as synonyms are:
+# the known corpus and the guidance read stems too). "Never commit to main" and "never push to
+# main" are one rule, and so are "never leak secrets" and "never commit secrets"; "write tests"
+# and "add tests"; "minimal edits" and "focused changes". Two texts saying different members of
+# a family are bridged (counted as sharing a stem, at KIN_SHARE of one), two actions of one
+# family are no different actions, and a word swapped for a kin is no changed fact. General
+# words of instruction files, not tuned on any set's rules; a word may be in several families.
+_KIN_GROUPS = (
+    ("commit", "push"),  # to a branch
+    ("leak", "expose", "reveal", "disclose", "commit", "push", "upload", "publish", "hardcode",
+     "include", "embed", "share"),  # putting something where others see it
+    ("write", "create", "add", "author"),  # making something new (tests, docs, a file)
+    ("edit", "modify", "change", "alter", "touch", "update", "diff", "patch"),  # of what exists
+    ("minimal", "small", "focused", "targeted", "surgical", "narrow"),  # a change's size
+    ("hint", "annotation"),  # type hints
+    ("dependency", "library", "package"),
+    ("verify", "check", "confirm", "validate"),
+    ("fix", "resolve", "repair"),
+    ("main", "master", "trunk"),  # the default branch
+    ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
+)
+KIN_SHARE = 0.75
+# stem -> the families it is in (by position in _KIN_GROUPS)
+KIN: dict[str, frozenset[int]] = {}
+for _family, _members in enumerate(_KIN_GROUPS):
+    for _kin_word in _members:
+        _kin_stem = _SYNONYMS.get(_STEMMER.stemWord(_kin_word), _STEMMER.stemWord(_kin_word))
+        KIN[_kin_stem] = KIN.get(_kin_stem, frozenset()) | {_family}
+_NO_KIN: dict[int, frozenset[str]] = {}
+
+
+def kin_of(stems: Iterable[str]) -> dict[int, frozenset[str]]:
+    """family -> the stems of `stems` in it (empty for the most texts: none in any family)."""
+    hits = KIN.keys() & stems
+    if not hits:
+        return _NO_KIN
+    found: dict[int, set[str]] = {}
+    for s in hits:
+        for family in KIN[s]:
+            found.setdefault(family, set()).add(s)
+    return {family: frozenset(members) for family, members in found.items()}
+
+
+def bridges(kin_a: Mapping[int, AbstractSet[str]], kin_b: Mapping[int, AbstractSet[str]]
+            ) -> list[tuple[str, str]]:
+    """(a's stem, b's stem) for each family both texts say by different members, each stem in
+    one bridge at most (commit/push is one bridge, though both words share two families):
+    sorted, so the pairs are the same whichever text comes first (swapped)."""
+    common = kin_a.keys() & kin_b.keys() if kin_a and kin_b else ()
+    if not common:
+        return []
+    found: list[tuple[str, str]] = []
+    used_a: set[str] = set()
+    used_b: set[str] = set()
+    for family in sorted(common):
+        members_a, members_b = kin_a[family], kin_b[family]
+        if not members_a.isdisjoint(members_b):
+            continue  # the family is said by one word on both sides: that stem is shared already
+        x = min(members_a - used_a, default=None)
+        y = min(members_b - used_b, default=None)
+        if x is not None and y is not None:
+            used_a.add(x)
+            used_b.add(y)
+            found.append((x, y))
+    return found
+
+
+def kindred(a: str, b: str) -> bool:
+    """Two stems in one family."""
+    return not KIN.get(a, frozenset()).isdisjoint(KIN.get(b, ()))
 
 
 def _content(word: str) -> bool:
@@ -378,6 +460,7 @@ class Features:
                 if tool:
                     tools.add(s)
         self.stems = frozenset(stems)  # content stems of the whole text (synonyms folded)
+        self.kin = kin_of(stems)  # its stems in families of kindred words, by family
         self._code = code  # words of code spans and flags
         self._tools = tools
 
@@ -856,7 +939,8 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
     """Weighted overlap of the stems: the mean of Dice and overlap-over-the-smaller, so a short
     rewording inside a longer one scores high, and two long texts need much in common."""
     shared = a.stems & b.stems
-    if not shared:
+    bridged = bridges(a.kin, b.kin) if a.kin and b.kin else ()
+    if not shared and not bridged:
         return 0.0
     # Weights.vector inlined: clustering calls this for every candidate pair.
     vectors = weights._vectors
@@ -868,6 +952,10 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
     for s in shared:
         x, y = va[s], vb[s]
         ws += x if x > y else y
+    # A kin counts as a shared stem of their mean weight, at KIN_SHARE: each side's total
+    # already holds its own word.
+    for x_, y_ in bridged:
+        ws += KIN_SHARE * (va[x_] + vb[y_]) / 2
     return _mix(ws, wa, wb)
 
 
@@ -884,13 +972,17 @@ _ALONE_IDF = math.log(1 + MIN_CORPUS), math.log(1 + MIN_CORPUS / 2)
 def pair_overlap(a: Features, b: Features) -> float:
     """raw_overlap(a, b, Weights((a, b))) without building the weights: callers compare one
     entry body with many sentences."""
-    return _alone_overlap(a.stems, a.strong, b.stems, b.strong)
+    return _alone_overlap(a.stems, a.strong, b.stems, b.strong, a.kin, b.kin)
 
 
 def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
-                   stems_b: AbstractSet[str], strong_b: AbstractSet[str]) -> float:
+                   stems_b: AbstractSet[str], strong_b: AbstractSet[str],
+                   kin_a: Mapping[int, AbstractSet[str]] | None = None,
+                   kin_b: Mapping[int, AbstractSet[str]] | None = None) -> float:
+    """`kin_a`, `kin_b`: kin_of the stems, when the caller has them."""
     shared = stems_a & stems_b
-    if not shared:
+    bridged = bridges(kin_of(stems_a) if kin_a is None else kin_a, kin_of(stems_b) if kin_b is None else kin_b)
+    if not shared and not bridged:
         return 0.0
     once, twice = _ALONE_IDF
     extra = STRONG_WEIGHT - 1
@@ -901,6 +993,8 @@ def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
                 + extra * (once * (len(strong) - strong_shared) + twice * strong_shared))
 
     ws = twice * (len(shared) + extra * len(shared & (strong_a | strong_b)))
+    # A kin (in one text each, so of weight `once`) counts as raw_overlap counts it.
+    ws += KIN_SHARE * once * len(bridged)
     return _mix(ws, total(stems_a, strong_a), total(stems_b, strong_b))
 
 
@@ -940,8 +1034,19 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
             low, high = axis.split("/")
             yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
     if fa.actions and fb.actions and fa.actions.isdisjoint(fb.actions) \
-            and fa.actions.isdisjoint(b.stems) and fb.actions.isdisjoint(a.stems):
+            and fa.actions.isdisjoint(b.stems) and fb.actions.isdisjoint(a.stems) \
+            and not any(kindred(x, y) for x in fa.actions for y in fb.actions):
         yield Conflict("action", "/".join(sorted(fa.actions)), "/".join(sorted(fb.actions)))
+    # Two prohibitions are one rule when they prohibit one thing, not when they share only the
+    # verb: "never force push" and "never push directly to `main`" both forbid pushing, but
+    # each forbids its own thing (the force, the branch), which the other never mentions.
+    # Sharing no prohibited word at all is no such sign: "use pnpm, not npm" and "use pnpm,
+    # never yarn" reject different alternatives to one choice.
+    if fa.rejected and fb.rejected:
+        common = _mentioned(fa.rejected, b) | _mentioned(fb.rejected, a)
+        own_a, own_b = fa.rejected - common, fb.rejected - common
+        if own_a and own_b and common and common <= _VERBS:
+            yield Conflict("prohibited", "/".join(sorted(own_a)), "/".join(sorted(own_b)))
     # Do vs do not: on a strong term always; on a plain word only where it heads a clause on
     # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
     # X"): a rejection's scope is a guess ("floats produce rounding errors" does not endorse
@@ -994,8 +1099,24 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     if name is not None:
         yield Conflict(*name)
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
-    if swap is not None:
+    if swap is not None and not _other_alternative(swap, fa, fb):
         yield Conflict("word", *swap)
+
+
+def _other_alternative(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
+    """The swapped words are alternatives each text rejects to a choice both make ("use pnpm,
+    not npm" / "use pnpm, never yarn"): which alternative a rule names is no fact of it. Two
+    rules rejecting different things and choosing nothing ("never use npm" / "never use
+    yarn") stay apart."""
+    old, new = ({stem(w) for w in side.split()} for side in swap)
+    return old <= fa.rejected and new <= fb.rejected and bool((fa.done & fb.done) - _VERBS)
+
+
+def _mentioned(stems: AbstractSet[str], other: Features) -> set[str]:
+    """The stems `other` says too, itself or by a kindred word."""
+    kin = other.kin
+    return {s for s in stems if s in other.stems
+            or (kin and not KIN.get(s, frozenset()).isdisjoint(kin))}
 
 
 def _objects_apart(a: Features, b: Features) -> tuple[str, str] | None:
@@ -1117,8 +1238,9 @@ def _one_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
 
 
 def variants(a: str, b: str) -> bool:
-    """Inflections or spellings of one word: seed/seeding, colour/color."""
-    return stem(a) == stem(b) or a.startswith(b) or b.startswith(a) \
+    """Inflections or spellings of one word, or kindred words: seed/seeding, colour/color,
+    create/write."""
+    return stem(a) == stem(b) or kindred(stem(a), stem(b)) or a.startswith(b) or b.startswith(a) \
         or (len(a) > 4 and len(b) > 4 and a[:4] == b[:4]) or fuzz.ratio(a, b) >= 80
 
 

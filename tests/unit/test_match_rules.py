@@ -1,0 +1,71 @@
+"""Reading a rule as what it does, to what, with which polarity (dream/match.py): kindred words,
+prohibitions sharing only their verb, sentences ending inside markdown emphasis. Fixtures are
+written for these tests, in the shapes instruction files use."""
+
+from __future__ import annotations
+
+from dreamtui.dream.match import Features, bridges, compare_texts, kin_of
+
+
+def test_kindred_actions_state_one_rule() -> None:
+    """Committing and pushing to a branch, leaking and committing a secret, writing and adding
+    tests: instruction files say one rule with either verb; they are no different actions."""
+    for a, b in (("Never push directly to the release branch.",
+                  "Do not commit straight onto the release branch."),
+                 ("Never leak API tokens.", "Do not commit tokens or passwords."),
+                 ("Write tests for every new endpoint.", "Add tests for each new endpoint.")):
+        verdict = compare_texts(a, b)
+        assert "action" not in {c.slot for c in verdict.conflicts}, (a, b, verdict)
+        assert verdict.same_lesson, (a, b, verdict)
+
+
+def test_a_kindred_word_swapped_is_no_changed_fact() -> None:
+    """"new features" / "new behavior": a word swapped for its kin is a rewording, while a word
+    swapped for an unrelated one still is a changed fact."""
+    assert compare_texts("Write tests for new features.", "Write tests for new behavior.").same_lesson
+    swapped = compare_texts("Write tests for new features.", "Write tests for new migrations.")
+    assert not swapped.same_lesson
+
+
+def test_kindred_words_are_bridged_not_folded() -> None:
+    """Kin count as shared in the score, but stay their own stems (the known corpus and the
+    guidance read stems), and each word bridges once however many families it is in."""
+    push, commit = Features.of("push to the release branch"), Features.of("commit to the release branch")
+    assert push.stems != commit.stems
+    assert bridges(push.kin, commit.kin) == [("push", "commit")]
+    assert bridges(commit.kin, push.kin) == [("commit", "push")]
+    assert kin_of(Features.of("the release branch").stems) == {}
+
+
+def test_execute_is_run() -> None:
+    assert Features.of("execute the test suite").stems == Features.of("run the test suite").stems
+
+
+def test_prohibitions_sharing_only_their_verb_are_two_rules() -> None:
+    """"Never force push" and "never push to main" forbid pushing, each something the other
+    never mentions: two rules, however alike the rest reads, and neither corrects the other.
+    Two prohibitions of one thing stay one rule."""
+    force = "Never force push. Start a new commit for a fix."
+    main = "Never push to main. Start a new branch for a fix."
+    verdict = compare_texts(force, main)
+    assert not verdict.same_lesson and not verdict.correction
+    assert [c.slot for c in verdict.conflicts] == ["prohibited"]
+    assert compare_texts(force, "Do not force push; start a new commit for a fix instead.").same_lesson
+    assert compare_texts(main, "Do not commit to main. Start a new branch for a fix.").same_lesson
+
+
+def test_rejecting_another_alternative_to_one_choice_is_one_rule() -> None:
+    """"Use pnpm, not npm" and "use pnpm, never yarn" make one choice and name different
+    alternatives to it: one rule (a list on one side only is no other rule). Rejecting
+    different things with no choice made ("never use npm" / "never use yarn") is two rules."""
+    assert compare_texts("Use pnpm for packages, not npm.", "Use pnpm for packages, never yarn.").same_lesson
+    apart = compare_texts("Never use npm for packages.", "Never use yarn for packages.")
+    assert not apart.same_lesson
+
+
+def test_a_sentence_ends_inside_markdown_emphasis() -> None:
+    """"**Never edit `schema.sql` by hand.** Always run ..." is two sentences: the second is an
+    instruction to do, not part of the prohibition."""
+    facts = Features.of("**Never edit `schema.sql` by hand.** Always regenerate it with `make schema`.").facts
+    assert "hand" in facts.rejected
+    assert "regener" in facts.done
