@@ -5,6 +5,7 @@ happened, a discard reason in scores. Fixtures are written for these tests (not 
 
 from __future__ import annotations
 
+from dreamtui.deliver.skills import skill_text
 from dreamtui.dream.guidance import lesson, split_story
 from dreamtui.dream.routes import no_lesson
 from dreamtui.model import FEEDBACK_FLAGGED
@@ -174,3 +175,72 @@ def test_proposal_of_a_correction_changes_the_value_in_the_title_too() -> None:
     entry = entry_of(only(proposals(dream_input([moved], snapshot_of(titled))), "update"))
     assert entry.guidance.startswith("`go run ./cmd/api` serves on port 9090")
     assert entry.title == "The API listens on 9090" and entry.slug == "the-api-listens-on-8080"  # the id stays
+
+
+# --- a list stays a list -------------------------------------------------------------------------
+
+STEPS = ("1. Merge the release branch.\n2. Wait for CI to go green.\n3. Run `bin/release eu` from a clean "
+         "checkout.\n4. Watch the error dashboard for ten minutes.")
+
+
+def test_guidance_of_numbered_steps_says_when_to_follow_them_and_keeps_them_whole() -> None:
+    taught = lesson("Releasing to the EU region", STEPS)
+    assert taught.guidance == "For releasing to the EU region, follow the steps below."
+    assert taught.rest == [STEPS]
+    checklist = "Before tagging a release:\n- Bump the version in Cargo.toml.\n- Run `cargo xtask changelog`."
+    taught = lesson("Release checklist", checklist)
+    assert taught.guidance == "Before tagging a release, follow the steps below."
+    assert taught.rest == ["- Bump the version in Cargo.toml.\n- Run `cargo xtask changelog`."]
+    # A rule stated beside the steps leads; the steps stay listed under it.
+    taught = lesson("Releasing", f"Always release from a clean checkout of main.\n\n{STEPS}")
+    assert (taught.guidance, taught.rest) == ("Always release from a clean checkout of main.", [STEPS])
+
+
+def test_guidance_of_a_bulleted_list_of_rules_is_its_best_item() -> None:
+    taught = lesson("Style rules", "- Prefer f-strings.\n- Never use wildcard imports.\n- Lines stay under 100.")
+    assert taught.guidance == "Never use wildcard imports."
+    assert taught.rest == ["- Prefer f-strings.\n- Lines stay under 100."]
+
+
+def test_route_and_skill_of_steps_under_an_intro() -> None:
+    checklist = memory("k1", "Release checklist", "Before tagging a release:\n- Bump the version in Cargo.toml.\n"
+                       "- Run `cargo xtask changelog`.", tags=("release",))
+    created = only(proposals(dream_input([checklist])), "create")
+    assert created.route == "skill"
+    entry = entry_of(created)
+    text = skill_text(entry, None)
+    assert "description: 'Release checklist: before tagging a release.'" in text
+    titled = entry_of(only(proposals(dream_input([memory("k2", "Releasing to the EU region", STEPS)])), "create"))
+    assert "description: Releasing to the EU region.\n" in skill_text(titled, None)
+
+
+# --- a guidance line a reader understands alone ----------------------------------------------------
+
+
+def test_guidance_opening_with_a_pronoun_keeps_the_sentence_naming_it() -> None:
+    taught = lesson("Use the migration linter", "The squawk linter checks every migration in CI. When it "
+                    "complains, rewrite the migration the way it suggests instead of silencing the rule.")
+    assert taught.guidance == ("The squawk linter checks every migration in CI; when it complains, rewrite the "
+                               "migration the way it suggests instead of silencing the rule.")
+    # "This service …" names its subject: no sentence is pulled in.
+    taught = lesson("Gateway", "The gateway runs on 9000. This service must never call the billing DB directly "
+                    "from a request handler or a cron task.")
+    assert taught.guidance == ("This service must never call the billing DB directly from a request handler "
+                               "or a cron task.")
+
+
+def test_guidance_body_leaves_out_the_effort_a_session_spent() -> None:
+    taught = lesson("Console env", "Start the console with `APP_ENV=staging bin/console` whenever you need to "
+                    "look at staging data from a shell. The default env reads the local db. Took me a while to "
+                    "notice.")
+    assert taught.rest == ["The default env reads the local db."]
+    taught = lesson("Smoke", "The smoke suite failed on CI because the API was not ready; it took us an hour to "
+                    "debug. Wait for `/healthz` before starting it.")
+    assert taught.rest == ["The smoke suite failed on CI because the API was not ready."]
+
+
+def test_heuristic_files_a_decision_as_a_topic() -> None:
+    decided = memory("d1", "Decision: HTMX for new admin pages", "We decided to build new admin pages with HTMX "
+                     "instead of adding Vue components, to keep one frontend stack.", tags=("frontend",))
+    created = only(proposals(dream_input([decided])), "create")
+    assert created.route == "decisions" and created.target.startswith("topics/")

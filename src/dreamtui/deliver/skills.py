@@ -119,7 +119,8 @@ def _split(text: str) -> tuple[dict[str, object], str]:
 
 # A snippet's guidance points at the code below it ("For deploying by hand, use the snippet
 # below."), true in the body; the description is read in a list of skills, with nothing below.
-_BELOW_RE = re.compile(r"^(?:(?P<when>for .+?),\s*|(?P<what>.+?):\s*)?use the snippet below\.?$", re.IGNORECASE)
+_BELOW_RE = re.compile(r"^(?:(?P<when>(?:for|before|after|when|whenever|if|once|to|until|while) .+?),\s*|"
+                       r"(?P<what>.+?):\s*)?(?:use the snippet|follow the steps) below\.?$", re.IGNORECASE)
 
 
 def _description(entry: Entry) -> str:
@@ -129,7 +130,10 @@ def _description(entry: Entry) -> str:
     if below:
         title = " ".join(entry.title.split())
         when = below["when"]
-        words = f"{title}: {when[0].lower()}{when[1:]}." if when else f"{below['what'] or title}."
+        said = when.split(" ", 1)[-1].lower() if when else ""
+        # "Deploying to production: for deploying to production." says the title twice.
+        words = f"{title}: {when[0].lower()}{when[1:]}." if when and said != title.lower() else \
+            f"{below['what'] or title}."
     return words if len(words) <= DESCRIPTION_LIMIT else words[:DESCRIPTION_LIMIT - 1] + "…"
 
 

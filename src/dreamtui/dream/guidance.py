@@ -46,6 +46,19 @@ validate annotate bump regenerate favor favour stick treat assume leave skip
 """.split())
 _MODAL_RE = re.compile(r"\b(?:must|should|shouldn't|needs? to|need|has to|have to|always|never|"
                        r"do not|don't|only|requires?|is required)\b", re.IGNORECASE)
+# A sentence whose subject is in the sentence before: "When it complains, follow …", "They are
+# regenerated on build", "This breaks CI unless …" (not "This project uses …": a noun follows).
+_LEANS_BACK_RE = re.compile(
+    r"^(?:(?:when|if|once|after|before|unless|so|then|and|but|because|otherwise)\s+)?"
+    r"(?:it|its|they|them|their|(?:this|that|these|those)(?=\s+(?:is|are|was|were|means|makes|needs|breaks|fails|"
+    r"happens|works|will|can|must|should|does|do)\b))\b", re.IGNORECASE)
+# The effort a session spent is no part of the lesson: "Took me a while to notice.", "it took
+# us an hour to debug".
+_EFFORT_RE = re.compile(r"^(?:it\s+|this\s+|that\s+)?(?:took|spent|wasted|cost)\s+(?:me|us|the agent|an?\s|\d|"
+                        r"several|many|a while|ages|hours|minutes)", re.IGNORECASE)
+_ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|step \d+:?)\s+(?=\S)", re.IGNORECASE)
+_STEP_RE = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+\S", re.IGNORECASE)
+_CONDITION_WORDS = frozenset("before after when whenever if once to until while".split())
 _CLAUSE_FIX_RE = re.compile(r"[;:]\s+(?:so\s+|then\s+)?([A-Za-z`']+)")
 _CONDITION_RE = re.compile(r"\b(?:unless|before|instead of|rather than|otherwise|first)\b", re.IGNORECASE)
 _CODE_SPAN_RE = re.compile(r"`[^`]+`")
@@ -111,6 +124,7 @@ _BASE_VERBS = {
 STORY_LIMIT = 0  # a best sentence scoring at most this tells a story, not a rule
 SELF_CONTAINED = 12  # words of a rule sentence that also says when it applies
 JOINED_WORDS = 30  # at most, of a short rule and the sentence it leans on said as one
+LEANING_WORDS = 45  # at most, of a rule opening with a pronoun and the sentence naming what it is
 NEW_WORDS = 2  # content stems a sentence must add (with no new command, number or name) to be a new fact
 NEW_SHARE = 0.5  # ... and the share of its content stems they must be
 
@@ -217,9 +231,75 @@ def _paragraphs(content: str) -> list[str]:
         fences = [n for n, line in enumerate(lines) if line.strip().startswith("```")]
         if len(fences) >= 2 and fences[0] == 0 and fences[-1] < len(lines) - 1:
             out += ["\n".join(lines[: fences[-1] + 1]), " ".join(lines[fences[-1] + 1:]).strip()]
+        elif len(lines) > 2 and lines[0].rstrip().endswith(":") and is_list("\n".join(lines[1:])):
+            out += [lines[0].strip(), "\n".join(lines[1:])]  # "Before a release:" and its list
         else:
             out.append(paragraph)
     return [p for p in out if p]
+
+
+def is_list(paragraph: str) -> bool:
+    """Whether `paragraph` is a list of at least two items (numbered, bulleted or "Step N:"),
+    each line an item or an indented continuation of one: kept whole, never read as sentences."""
+    lines = [line for line in paragraph.split("\n") if line.strip()]
+    items = sum(1 for line in lines if _ITEM_RE.match(line))
+    return items >= 2 and all(_ITEM_RE.match(line) or line[:1].isspace() for line in lines)
+
+
+def has_steps(content: str) -> bool:
+    """Whether `content` holds steps to follow: a numbered list, or a list under an intro line
+    ("Before a release:")."""
+    paragraphs = _paragraphs(content)
+    return any(is_list(p) and (_ordered(p) or (k and paragraphs[k - 1].endswith(":")))
+               for k, p in enumerate(paragraphs) if not is_code(p))
+
+
+def _ordered(paragraph: str) -> bool:
+    return bool(_STEP_RE.match(paragraph))
+
+
+def _steps_line(when: str) -> str:
+    """The guidance of a procedure: when to follow its steps ("For deploying to production, follow
+    the steps below.", "Before a release, follow …", "Rotate the keys: follow …")."""
+    when = when.rstrip(" :.")
+    first, _, others = when.partition(" ")
+    if first.endswith("ing"):
+        return f"For {first.lower()} {others}, follow the steps below.".replace(" ,", ",")
+    if first.lower() in _CONDITION_WORDS:
+        return f"{when}, follow the steps below."
+    return f"{when}: follow the steps below."
+
+
+def _without_effort(paragraph: str) -> str:
+    """`paragraph` without the sentences and clauses telling the effort spent (_EFFORT_RE)."""
+    kept: list[str] = []
+    for sentence in split_sentences(paragraph):
+        clauses = _clauses(sentence, _GUIDANCE_CLAUSE_RE)
+        left = [c for c in clauses if not _EFFORT_RE.match(c.strip())]
+        if len(left) == len(clauses):
+            kept.append(sentence)
+        elif left:
+            kept.append("; ".join(c.rstrip(" .") for c in left) + ".")
+    return " ".join(kept)
+
+
+def _list_lesson(title: str, paragraphs: list[str], k: int, intro: int | None) -> Lesson:
+    """The lesson of a memory whose prose states no rule but holds the list `paragraphs[k]`:
+    numbered steps, or any list under an intro ("Before a release:"), are a procedure whose line
+    says when to follow them; a bulleted list of rules gives its best item as the guidance, the
+    others staying listed."""
+    if intro is not None or _ordered(paragraphs[k]):
+        guidance = _steps_line(paragraphs[intro] if intro is not None else title)
+        return Lesson(guidance, [p for n, p in enumerate(paragraphs) if n != intro], actionable=True)
+    lines = paragraphs[k].split("\n")
+    items = [n for n, line in enumerate(lines) if _ITEM_RE.match(line)]
+    best = max(items, key=lambda n: (rank(_ITEM_RE.sub("", lines[n]).strip()), -n))
+    item = _ITEM_RE.sub("", lines[best]).strip()
+    guidance = _sentence_case(item if item.endswith((".", "!", "?")) else f"{item.rstrip(':;,')}.")
+    end = next((n for n in items if n > best), len(lines))
+    kept = "\n".join(lines[:best] + lines[end:])  # the item and its continuation lines
+    rest = [kept if n == k else p for n, p in enumerate(paragraphs)]
+    return Lesson(guidance, [p for p in rest if p.strip()], actionable=rank(guidance) > STORY_LIMIT)
 
 
 def _partner(prose: Sequence[tuple[int, list[str]]], i: int, j: int) -> int | None:
@@ -228,6 +308,9 @@ def _partner(prose: Sequence[tuple[int, list[str]]], i: int, j: int) -> int | No
     loses the rule's subject), or None: the best one stands alone, or its neighbour tells a story
     or would make the line too long."""
     sentences = next(found for k, found in prose if k == i)
+    if j and _LEANS_BACK_RE.match(sentences[j]) and not tells_story(sentences[j - 1]) and \
+            len(_words(sentences[j])) + len(_words(sentences[j - 1])) <= LEANING_WORDS:
+        return j - 1  # "When it complains, follow …": what "it" is, the sentence before says
     if len(_words(sentences[j])) >= SELF_CONTAINED:
         return None
     for n in (j - 1, j + 1):
@@ -249,10 +332,16 @@ def _joined(first: int, second: int, sentences: Sequence[str]) -> str:
 def lesson(title: str, content: str) -> Lesson:
     """The guidance of one memory and the rest of its content (see the module docstring)."""
     paragraphs = _paragraphs(content)
-    prose = [(i, split_sentences(p)) for i, p in enumerate(paragraphs) if not is_code(p)]
+    lists = [k for k, p in enumerate(paragraphs) if not is_code(p) and is_list(p)]
+    prose = [(i, split_sentences(p)) for i, p in enumerate(paragraphs) if not is_code(p) and i not in lists]
     has_code = any(is_code(p) for p in paragraphs)
     ranked = [(rank(s), -i, -j, i, j, s) for i, sentences in prose for j, s in enumerate(sentences)]
     title_line = " ".join(title.split())
+    if lists and not has_code:
+        # Prose that states a rule leads ("Always deploy from main." above the steps); else the list.
+        heading = lists[0] - 1 if lists[0] and paragraphs[lists[0] - 1].endswith(":") else None
+        if not ranked or max(ranked)[0] <= STORY_LIMIT or (heading is not None and max(ranked)[3] == heading):
+            return _list_lesson(title_line, paragraphs, lists[0], heading)
     if not ranked:
         guidance = f"{title_line}: use the snippet below." if has_code else title_line
         return Lesson(guidance.replace("..", "."), paragraphs, actionable=has_code)
@@ -286,10 +375,13 @@ def lesson(title: str, content: str) -> Lesson:
     rest: list[str] = []
     for k, paragraph in enumerate(paragraphs):
         if k != i:
-            rest.append(paragraph)
+            kept = paragraph if is_code(paragraph) or k in lists else _without_effort(paragraph)
+            if kept:
+                rest.append(kept)
             continue
         sentences = split_sentences(paragraph)
         remaining = " ".join([*stories, *(s for n, s in enumerate(sentences) if n not in taken)])
+        remaining = _without_effort(remaining)
         if guidance != sentence and guidance.startswith(f"{title_line}:"):
             remaining = " ".join(sentences)  # the snippet line named the title; keep its own words
         if remaining:

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC
 
-from dreamtui.dream.guidance import IMPERATIVES
+from dreamtui.dream.guidance import IMPERATIVES, has_steps
 from dreamtui.model import ENTRY_ROUTES, Entry, Memory, memory_session
 from dreamtui.vocabulary import Route
 
@@ -143,11 +143,12 @@ def _code_lines(text: str) -> list[str]:
 
 
 def is_procedure(memories: Sequence[Memory]) -> bool:
-    """Ordered steps, a recipe of several commands, or a snippet submitted as one."""
+    """Ordered steps (or a list under an intro line), a recipe of several commands, or a snippet
+    submitted as one."""
     for memory in memories:
         if memory.type == CODE_SNIPPET:
             return True
-        if len(_STEP_RE.findall(memory.content)) >= 2:
+        if len(_STEP_RE.findall(memory.content)) >= 2 or has_steps(memory.content):
             return True
         shell = [line for line in _code_lines(memory.content) if not line.lstrip().startswith("#")]
         if len(shell) >= 2:

@@ -353,8 +353,9 @@ class _Dream:
         self.created += 1
         best = most_complete(members, first)
         taught = lesson(best.title, best.content)
-        kind = "incident" if is_event(members, taught) else "topic"
         route = lesson_route(cluster.members)
+        # A decision stands until another replaces it, whenever it was taken: a topic.
+        kind = "incident" if route != Route.DECISIONS and is_event(members, taught) else "topic"
         text = f"{best.title}\n{best.content}"
         tags = new_entry_tags(members, best, probe, self.index, self.known_tags, text)
         title = clip(best.title, TITLE_CHARS)
