@@ -8,8 +8,9 @@ from __future__ import annotations
 from dreamtui.deliver.skills import skill_text
 from dreamtui.dream.guidance import lesson, split_story
 from dreamtui.dream.routes import no_lesson
+from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED
-from dreamtui.review.bundle import guidance_line
+from dreamtui.review.bundle import guidance_line, render_bundle
 from tests.factories import entry_text, memory, snapshot_of
 from tests.unit.test_content import entry_of, only
 from tests.unit.test_heuristic import dream_input, proposals
@@ -244,3 +245,16 @@ def test_heuristic_files_a_decision_as_a_topic() -> None:
                      "instead of adding Vue components, to keep one frontend stack.", tags=("frontend",))
     created = only(proposals(dream_input([decided])), "create")
     assert created.route == "decisions" and created.target.startswith("topics/")
+
+
+def test_bundle_line_of_a_snippet_or_procedure_points_at_nothing_below() -> None:
+    skill = parse_entry("---\nslug: publish-docs\ntitle: Publish the docs\nroute: skill\nimportance: pinned\n---\n"
+                        "For publishing the docs by hand, use the snippet below.\n\n```sh\nmake docs-publish\n```\n",
+                        "topics/publish-docs.md")
+    assert guidance_line(skill) == ("- Publish the docs: for publishing the docs by hand (the code and steps: "
+                                    "the skill `publish-docs`). [mem: publish-docs]")
+    steps = parse_entry("---\nslug: release-eu\ntitle: Releasing to the EU region\nroute: bundle\n---\n"
+                        f"For releasing to the EU region, follow the steps below.\n\n{STEPS}\n", "topics/release-eu.md")
+    assert guidance_line(steps) == ("- Releasing to the EU region (the code and steps: its memory entry). "
+                                    "[mem: release-eu]")
+    assert "below" not in render_bundle([skill, steps]).text

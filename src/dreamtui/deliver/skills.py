@@ -123,7 +123,13 @@ _BELOW_RE = re.compile(r"^(?:(?P<when>(?:for|before|after|when|whenever|if|once|
                        r"(?P<what>.+?):\s*)?(?:use the snippet|follow the steps) below\.?$", re.IGNORECASE)
 
 
-def _description(entry: Entry) -> str:
+def points_below(guidance: str) -> bool:
+    """Whether a guidance line points at the code or steps under it ("…, use the snippet below."):
+    true in the entry's body, pointing at nothing where the line is read alone."""
+    return bool(_BELOW_RE.match(" ".join(guidance.split())))
+
+
+def description(entry: Entry) -> str:
     """When to use the skill: its guidance line, said without pointing at the body."""
     words = " ".join((entry.guidance or entry.title).split())
     below = _BELOW_RE.match(words)
@@ -140,12 +146,12 @@ def _description(entry: Entry) -> str:
 def skill_text(entry: Entry, previous: str | None) -> str:
     """SKILL.md for `entry`; `previous` (the workspace copy now) gives the version to keep or bump."""
     body = f"# {entry.title}\n\n{without_credentials(entry.body.strip())[0]}\n\n{MARKER_NOTE.format(slug=entry.slug)}\n"
-    description = _description(entry)
+    description_text = description(entry)
     old_meta, old_body = _split(previous) if previous is not None else ({}, None)
     version = frontmatter_int(old_meta.get("version"), 0)
-    if old_body != body or old_meta.get("description") != description or version < 1:
+    if old_body != body or old_meta.get("description") != description_text or version < 1:
         version += 1
-    meta = {"name": entry.slug, "description": description, "version": version}
+    meta = {"name": entry.slug, "description": description_text, "version": version}
     head = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{head}---\n{body}"
 

@@ -21,6 +21,9 @@ confirmation) carries its newest caveat on its line, so an agent reading "Use No
 that it was flagged and why; a confirmation after the flag reconfirms it and the caveat leaves
 the line (it stays in the entry's body).
 
+A line is read alone: a snippet's or a procedure's guidance ("…, use the snippet below.") says
+when to use it and where its code is, since nothing is below it in AGENTS.md.
+
 A line is the lesson, not the day it was learnt: a clause or sentence of the first paragraph that
 opens with a date or a clock time ("…within 2 seconds; on 2026-11-14 the handler sent …") is the
 story, and stays in the entry, as long as something else is left to say.
@@ -33,6 +36,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dreamtui.deliver.skills import description, points_below
 from dreamtui.errors import WorkspaceError
 from dreamtui.model import CAVEAT_PREFIX, Entry, frontmatter_time
 from dreamtui.safety.paths import SLUG_PATTERN
@@ -130,6 +134,11 @@ def guidance_line(entry: Entry) -> str:
     """The bundle line for one entry: its first paragraph (or title) without its story, its open
     caveat, its marker."""
     guidance = lesson_of(_one_line(entry.guidance or entry.title))
+    if points_below(guidance):
+        # "…, use the snippet below." has nothing below it here: say when to use it, and where
+        # the code is (a skill is delivered under its slug; otherwise the entry holds it).
+        where = f"the skill `{entry.slug}`" if entry.route == "skill" else "its memory entry"
+        guidance = f"{description(entry).rstrip('.')} (the code and steps: {where})."
     caveat = open_caveat(entry)
     if caveat:
         guidance = f"{guidance} ({caveat})"
