@@ -1027,3 +1027,15 @@ def test_a_patch_whose_lines_were_not_found_states_no_fact_and_a_crate_download_
     frictions = read_rollout(rollout.write(tmp_path))[0]
     assert [(f.kind, f.action) for f in frictions] == [("environment", "cargo build")]
     assert "Could not resolve host: index.crates.io" in frictions[0].evidence
+
+
+def test_a_correction_after_a_failure_it_does_not_name_corrects_the_work(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Give the orchestrator's agents write access")
+               .shell("cargo build -p orchestrator", "Finished dev profile", 0)
+               .says("Done: the agents now run with --sandbox workspace-write.")
+               .shell('rg -n "--ask-for-approval|AskForApproval" ocodex -S',
+                      "error: Found argument '--ask-for-approval|AskForApproval' which wasn't expected", 2)
+               .typed("seems that --sandbox for the agents under orchestrator still have read-only mode on"))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    assert [(f.kind, f.evidence) for f in frictions] == [
+        ("correction", "seems that --sandbox for the agents under orchestrator still have read-only mode on")]

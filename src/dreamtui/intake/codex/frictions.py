@@ -388,9 +388,11 @@ class Detector:
         self._interrupted = False
         self._acted_before_prompt = self._acted
         failure = self._last_failure
-        commented = failure is not None and not failure.recovered and (
-            correction_rule(turn.text) is not None or lessons.names_failure(
-                turn.text, failure.friction.action, failure.friction.evidence))
+        # A turn that names the failed command or its error comments on it; one that corrects
+        # without naming it ("seems that --sandbox … still have read-only mode on" after a
+        # mistyped search) corrects the work, and is that correction.
+        commented = failure is not None and not failure.recovered and lessons.names_failure(
+            turn.text, failure.friction.action, failure.friction.evidence)
         if failure is not None and commented:
             failure.commented = True
             failure.friction = replace(failure.friction, reason=reason)
