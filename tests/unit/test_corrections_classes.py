@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from dreamtui.intake.claude_code.frictions import Detector, Origin
-from dreamtui.intake.corrections import concedes, correction_rule
+from dreamtui.intake.corrections import answer_rule, concedes, correction_rule
 from dreamtui.intake.lessons import ToolCall
 
 
@@ -158,3 +158,52 @@ def test_a_new_task_after_the_agents_work_stays_no_correction() -> None:
     detector.person_typed(_where(1), agent, "now add an endpoint that returns an error if the id is unknown")
     detector.agent_replied(False, "The endpoint is a small change; let me add it.")
     assert detector.finish() == []
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("There are two lint warnings that haven't been addressed. What are they about?", "fails"),
+    ("the changelog wasn't updated", "fails"),
+    ("the migrations have not been applied yet", "fails"),
+    ("How should I wire the plugin? I don't see how the adapter solves this.", "doubt"),
+    ("Does this not work on arm64 too?", "question"),
+])
+def test_more_failure_reports_and_doubts(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "make sure the file is not updated twice",
+    "a job that has not been run yet should be retried",
+    "there is a helper that does the parsing",
+])
+def test_specs_with_a_negation_are_not_failure_reports(text: str) -> None:
+    assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize(("text", "said", "rule"), [
+    ("no.. its still slow, think again", "Which extension do you have installed?", "fails"),
+    ("no, the other one", "Which file did you mean?", None),  # an answer
+    ("no, don't", "Shall I push it?", None),
+    ("no, use pnpm", "Done, installed with npm.", "no"),  # no question asked: a correction
+])
+def test_a_no_answering_the_agents_question_corrects_only_by_what_follows(
+        text: str, said: str, rule: str | None) -> None:
+    assert answer_rule(text, said) == rule
+
+
+@pytest.mark.parametrize(("turn", "reply", "rule"), [
+    ("looks fine, but one odd thing: the total doubles", "Ah, this is a great catch! The merge runs twice.",
+     "acknowledged"),
+    ("I checked and both apps show the history", "Good to know — I was wrong about that.", "acknowledged"),
+    ("we already pay for a sync service", "Good — that changes things; my earlier plan was overkill.",
+     "acknowledged"),
+    ("问题在于归档没有成功，新文档也没有登记" * 12, "问题分析得很准。让我梳理一下。", "acknowledged"),
+    ("I had an idea: two sync modes instead of three", "Excellent insight! You're absolutely right - "
+     "two modes are cleaner.", None),  # agreeing with a new plan, not a mistake conceded
+])
+def test_concessions_within_the_first_sentences(turn: str, reply: str, rule: str | None) -> None:
+    assert concedes(turn, reply) == rule
+
+
+def test_a_no_that_answers_the_agents_question_about_the_world_is_an_answer() -> None:
+    assert answer_rule("nope it never worked", "Has this command ever worked for the team?") is None

@@ -132,6 +132,7 @@ _QUESTION = re.compile(
     r"|did you (?:actually|really|even|just|not|forget|miss|check|test|verify|read|run|follow|skip|ignore)\b"
     # "can we not filter in the resolver?" proposes otherwise; "do we not currently call …?" asks
     r"|(?:can|could) (?:we|you|u) not\b|(?:do|did) (?:you|u) not\b|did we not\b|can'?t (?:we|you|u) just\b"
+    r"|(?:does|did|is|was|will) (?:this|that|it) not\b"
     r"|didn'?t (?:i|you)\b|have you (?:actually|even|really|tested|checked|verified|followed|read|run)\b"
     r"|where did you\b|who told you\b|what (?:did you|are you) (?:do|doing)\b"
     r"|are you sure\b|is that (?:right|correct|true)\b)")
@@ -180,6 +181,12 @@ _BROKEN = re.compile(
     rf"(?:errors?|failures?|exceptions?|crash(?:es)?|tracebacks?|panics?)\b"
     rf"|^{_UNLESS}{{0,80}}?\b(?:isn'?t|aren'?t|wasn'?t|weren'?t|(?:is|are|was|were|'s|'re)"
     rf"\s+(?:still\s+)?not)\s+(?:being\s+\w+(?:ed|en)\b|(?!(?:going to|sure)\b)\w{{2,}}ing\b)"
+    rf"|^{_UNLESS}{{0,80}}?\b(?:(?:has|have|had)(?:n'?t| not) been|(?:isn'?t|aren'?t|wasn'?t|weren'?t|"
+    rf"(?:is|are|was|were) not)(?: yet| even| actually)?) (?:fixed|resolved|addressed|handled|updated|"
+    rf"applied|saved|removed|changed|created|installed|committed|pushed|deleted|shown|displayed|"
+    rf"loaded|called|triggered|used|added|copied|generated|done)\b"
+    rf"|^there(?: are| is|'s) (?:still )?[^.!?\n]{{0,60}}?\b(?:that|which) (?:still )?(?:haven'?t|hasn'?t|"
+    rf"have not|has not|aren'?t|isn'?t|weren'?t|wasn'?t|don'?t|doesn'?t|didn'?t|fail|break|error)\b"
     rf"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{{0,60}}\bgo\b)"
     rf"|^{_UNLESS}{{0,80}}?\b(?:is|are|got|has been|have been|went)\s+(?:now\s+|all\s+)?(?:gone|"
     rf"missing|lost|disappeared|vanished)\b"
@@ -193,6 +200,7 @@ _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作
 # Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
 _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b"
+                    r"|^[^\n]{0,200}?\bi (?:don'?t|do not|can'?t|cannot) see (?:how|why)\b"
                     r"|^[^.!?\n]{0,80}?\b(?:doesn'?t|does not|don'?t) make (?:any )?sense\b")
 _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
@@ -279,9 +287,17 @@ _ACKNOWLEDGED = re.compile(
 # Within the reply's first sentences, not only at its opening: "好问题。坦率说，目前确实有文档过多的
 # 问题", "Good question — you're right that the list is in both prompts".
 _CONCEDED_LATER = re.compile(
-    r"\byou'?re (?:absolutely |completely |totally )?right\b|\bgood catch\b|\bmy (?:mistake|bad)\b|"
-    r"\bi (?:missed|forgot|overlooked)\b|\bi should have\b|确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|"
-    r"你说得对|说得对|有道理")
+    r"\byou'?re (?:absolutely |completely |totally )?right\b|\bmy (?:mistake|bad)\b|"
+    r"\bi (?:missed|forgot|overlooked)\b|\bi should have\b|\b(?:great|good|nice|excellent|sharp) catch\b|"
+    r"\bi was (?:wrong|mistaken)\b|\bi stand corrected\b|\bmy (?:earlier|previous|original) \w+ (?:was|is) "
+    r"(?:wrong|incorrect|overkill|over-?engineered|off|mistaken|unnecessary)\b|"
+    r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)",
+    re.IGNORECASE)
+# Praise of the person's own idea first ("Excellent insight! You're absolutely right - two sync
+# modes are cleaner"): agreeing with a new plan, not conceding a mistake.
+_PRAISED = re.compile(r"^\W*(?:excellent|great|good|brilliant|interesting|nice|love|smart|clever) (?:the )?"
+                      r"(?:insight|idea|refactor|thinking|thought|suggestion|approach|plan|design)",
+                      re.IGNORECASE)
 # A question whether the agent did something, answered "No, …" with what it left out ("did you
 # follow the full release prompt?" → "Non, il manque le step 13"): the person caught an omission.
 # Not "did you find any other callers?" → "No, there are none": a search that found nothing.
@@ -311,6 +327,27 @@ _AGREES = re.compile(r"^(?:yes|yeah|yep|indeed|exactly|correct|right|absolutely|
 ANSWERABLE = frozenset({"no", "dont"})  # a "no" answering the agent's question is an answer
 _ASIDE = re.compile(r"\s*[(\uff08][^()\uff08\uff09]{0,200}[)\uff09][\s.]*\Z")
 _SENTENCES = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
+
+
+_PERSISTS = re.compile(r"\b(?:still|again|same|anymore)\b|还是|仍然|依然|又")
+_NO_FIRST = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:{_SEP})+")
+
+
+def answer_rule(text: str, said: str | None) -> str | None:
+    """`correction_rule`, but a "no" or "don't" answering the agent's own question is an answer,
+    unless the words after the "no" say its work still fails ("no.. its still slow, think again"
+    answering "which extension are you using?")."""
+    rule = correction_rule(text)
+    if rule not in ANSWERABLE or not asked(said):
+        return rule
+    head = _OPENER.sub("", _plain(text).lower().strip()[:400])
+    rest = _NO_FIRST.sub("", head, count=1)
+    if rest == head or not rest.strip():
+        return None
+    after = correction_rule(rest)
+    # "nope it never worked" answers "Has this ever worked for the team?"; "no, still slow" says
+    # the agent's fix did not take
+    return after if after not in ANSWERABLE and _PERSISTS.search(rest) else None
 
 
 def asked(said: str | None) -> bool:
@@ -496,7 +533,7 @@ def concedes(turn: str, reply: str) -> str | None:
         return None if only_asks(turn) else "acknowledged"
     head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
     first = head.split("\n", 1)[0]
-    if _CONCEDED_LATER.search(said[:150]) and not only_asks(turn):
+    if _CONCEDED_LATER.search(said[:150]) and not only_asks(turn) and not _PRAISED.match(said):
         return "acknowledged"
     if _DID_YOU.search(first[:120]) and ("?" in first or "？" in first) and \
             _ANSWERED_NO.match(said) and _ADMITS.search(said[:150]):

@@ -239,11 +239,9 @@ class Detector:
                 and not corrections.game_move(text, agent.said_text()):
             friction = _friction("correction", where, agent,
                                  [agent.last_tool] if agent.last_tool else [], text)
-            rule = corrections.correction_rule(text)
             said = agent.said_text()
-            if rule in corrections.ANSWERABLE:
-                rule = None if corrections.asked(said) else rule
-            elif rule is None and corrections.overrides(text, said):
+            rule = corrections.answer_rule(text, said)
+            if rule is None and corrections.overrides(text, said):
                 rule = "override"
             elif rule == "question" and corrections.wonders(text):
                 rule = None  # "why did we need the months field?": a question, unless conceded
