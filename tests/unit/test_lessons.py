@@ -201,3 +201,9 @@ def test_a_report_quoting_a_log_is_titled_by_the_persons_words() -> None:
     friction = _friction("correction", ToolCall("shell", "cargo build", None), text)
     title = lesson_title(friction, 120)
     assert "target/debug" not in title and "search tool never starts" in title
+
+
+def test_a_hook_fed_its_payload_on_a_line_the_log_cut_blocks_nothing() -> None:
+    cut = """cd "E:/CC-test" && echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /tmp/t"}}' | PYTHON…"""
+    tested = _friction("hook_block", ToolCall("Bash", cut, None), "Hook PreToolUse:Bash denied this tool")
+    assert worth_storing([tested]) == []

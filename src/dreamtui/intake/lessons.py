@@ -694,7 +694,10 @@ def _refused(friction: Friction) -> str:
 
 # A hook script the agent ran itself (`echo '{"tool_input": …}' | python .claude/hooks/guard.py`):
 # its "blocked" is the output it was testing, not a hook stopping the agent.
-_HOOK_SCRIPT = re.compile(r"(?:^|[\s/'\"=])\.?(?:claude[/\\]|git[/\\]|codex[/\\])?hooks[/\\][\w.-]+")
+# Either shows on the line, which the log may have cut: the script's path, or the payload a hook
+# reads on stdin (`{"tool_name": …, "tool_input": …}`) fed to it.
+_HOOK_SCRIPT = re.compile(r"(?:^|[\s/'\"=])\.?(?:claude[/\\]|git[/\\]|codex[/\\])?hooks[/\\][\w.-]+"
+                          r"|\{\s*\\?\"tool_(?:name|input)\\?\"\s*:")
 
 
 def _ran_a_hook(friction: Friction) -> bool:
