@@ -4,7 +4,16 @@ written for these tests, in the shapes instruction files use."""
 
 from __future__ import annotations
 
-from dreamtui.dream.match import Features, bridges, compare_texts, kin_of
+from dreamtui.dream.match import Features, Weights, bridges, compare, compare_texts, kin_of
+
+# Unrelated rules beside the pair compared, as a batch has: rarity is read across them.
+_OTHERS = ("Run the linter before pushing.", "Keep functions short.", "Write docs for public APIs.",
+           "Use Decimal for money.")
+
+
+def _in_batch(a: str, b: str) -> tuple[Features, Features, Weights]:
+    fa, fb = Features.of(a), Features.of(b)
+    return fa, fb, Weights([fa, fb, *(Features.of(t) for t in _OTHERS)])
 
 
 def test_kindred_actions_state_one_rule() -> None:
@@ -69,3 +78,27 @@ def test_a_sentence_ends_inside_markdown_emphasis() -> None:
     facts = Features.of("**Never edit `schema.sql` by hand.** Always regenerate it with `make schema`.").facts
     assert "hand" in facts.rejected
     assert "regener" in facts.done
+
+
+def test_a_list_of_rejected_alternatives_on_one_side_is_not_another_rule() -> None:
+    """"Use poetry (not pip, pipenv, conda or pdm)" says what "use poetry to manage the
+    virtualenv" says: the rule is the pick, the list names what it replaces. Both rejecting one
+    alternative share it at its full weight."""
+    listed, bare, weights = _in_batch("Use poetry (not pip, pipenv, conda or pdm).",
+                                      "Use poetry to manage the virtualenv.")
+    assert listed.alternatives == {"pip", "pipenv", "conda", "pdm"}
+    assert bare.alternatives == frozenset()
+    assert compare(listed, bare, weights).same_lesson
+    one, other, weights = _in_batch("Use poetry for dependencies, never pip.",
+                                    "Manage dependencies with poetry; never pip.")
+    assert compare(one, other, weights).same_lesson
+
+
+def test_picks_for_different_roles_are_two_rules() -> None:
+    """uv as Python's package manager and yarn as JavaScript's: two rules however alike "the
+    package manager" reads, and neither corrects the other."""
+    uv, yarn, weights = _in_batch("This project uses uv as its package manager; do not use pip.",
+                                  "This project uses yarn as its package manager; do not use npm.")
+    verdict = compare(uv, yarn, weights)
+    assert not verdict.same_lesson and not verdict.correction
+    assert "picks" in {c.slot for c in verdict.conflicts}

@@ -188,6 +188,7 @@ RAW_CUT = 0.32
 SUBJECT_SIMILARITY = 80
 SMALLER_SHARE = 0.25  # of the overlap score: overlap-over-the-smaller text, the rest Dice
 STRONG_WEIGHT = 2.0  # a command, path, flag, code span or tool name, against a plain word
+ALTERNATIVE_WEIGHT = 0.5  # a tool named only as rejected beside the one picked (Features.alternatives)
 TITLE_WEIGHT = 1.0  # title words count as content words: a title is the lesson in brief
 # A corpus this small says little about rarity: smoothing keeps a word seen twice in a batch
 # of five from outweighing everything else.
@@ -205,7 +206,7 @@ _STEMS: dict[str, str] = {}
 # different facts (pnpm vs yarn as the package manager), however alike the rest reads.
 TOOL_SLOTS: dict[str, tuple[str, ...]] = {
     "JavaScript package manager": ("npm", "pnpm", "yarn", "bun"),
-    "Python package manager": ("pip", "uv", "poetry", "pipenv", "conda", "pdm", "hatch", "rye"),
+    "Python package manager": ("pip", "uv", "poetry", "pipenv", "conda", "pdm", "hatch", "rye", "pipx"),
     "test runner": ("pytest", "unittest", "nose", "jest", "vitest", "mocha", "jasmine", "ava"),
     "formatter": ("black", "yapf", "autopep8", "prettier", "biome", "dprint"),
     "linter": ("flake8", "pylint", "eslint", "oxlint"),
@@ -221,7 +222,7 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
 SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after", "object",
-                           "prohibited"})
+                           "prohibited", "picks"})
 # Services and tools a number is said of ("Redis is on port 6379", "Postgres 16"): two texts
 # giving a port each, one for Postgres and one for Redis, state no conflicting port; they are
 # about different things. Environments are no such subject (CI's Postgres port is one slot).
@@ -320,6 +321,10 @@ def stem(word: str) -> str:
         base = _ALIASES.get(word) or _STEMMER.stemWord(word)
         found = _STEMS[word] = _SYNONYMS.get(base, base)
     return found
+
+
+# A tool's stem -> the slot it fills (the slots of values, not of subjects).
+_STEM_SLOT = {stem(tool): slot for tool, slot in _TOOL_SLOT.items() if slot not in SUBJECT_SLOTS}
 
 
 # Kindred words: instruction files use each family's members for nearly one action or quality,
@@ -485,6 +490,23 @@ class Features:
         alike ones)."""
         words = self._code.union(*self.names)
         return frozenset(stem(w) for w in words if stem(w) in self.stems) | self._tools
+
+    @cached_property
+    def alternatives(self) -> frozenset[str]:
+        """The tools the text names only to reject them beside the one it picks in their slot
+        ("Use uv (not pip, pipx or poetry)"): the rule is the pick, and a rewording that leaves
+        the list out ("Use uv for the virtualenv") says all of it. Read (the facts) only for a
+        text naming two tools of one slot, which few are."""
+        tools = self._tools
+        if len(tools) < 2:
+            return _NO_WORDS
+        slots = Counter(_STEM_SLOT[t] for t in tools if t in _STEM_SLOT)
+        if not slots or max(slots.values()) < 2:
+            return _NO_WORDS
+        facts = self.facts
+        picked = {stem(tool) for tools_ in facts.picks.values() for tool in tools_}
+        return frozenset(t for t in tools & facts.rejected
+                         if t not in picked and _STEM_SLOT.get(t) in facts.picks)
 
     @cached_property
     def facts(self) -> _Facts:
@@ -887,6 +909,8 @@ class Weights:
     def _vector(self, features: Features) -> tuple[Features, dict[str, float], float]:
         strong = features.strong
         weights = {s: self(s) * (STRONG_WEIGHT if s in strong else 1.0) for s in features.stems}
+        for s in features.alternatives:
+            weights[s] *= ALTERNATIVE_WEIGHT
         found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
         return found
 
@@ -952,6 +976,14 @@ def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
     for s in shared:
         x, y = va[s], vb[s]
         ws += x if x > y else y
+    alternatives = a.alternatives | b.alternatives if a.alternatives or b.alternatives else _NO_WORDS
+    for s in shared & alternatives if alternatives else ():
+        # An alternative both texts reject is a fact they share: at its full weight on each side.
+        full_a = va[s] / ALTERNATIVE_WEIGHT if s in a.alternatives else va[s]
+        full_b = vb[s] / ALTERNATIVE_WEIGHT if s in b.alternatives else vb[s]
+        ws += max(full_a, full_b) - max(va[s], vb[s])
+        wa += full_a - va[s]
+        wb += full_b - vb[s]
     # A kin counts as a shared stem of their mean weight, at KIN_SHARE: each side's total
     # already holds its own word.
     for x_, y_ in bridged:
@@ -1028,6 +1060,12 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     for slot in _sorted_common(fa.picks, fb.picks):
         if fa.picks[slot].isdisjoint(fb.picks[slot]):
             yield Conflict(slot, "/".join(sorted(fa.picks[slot])), "/".join(sorted(fb.picks[slot])))
+    # Each picking a tool for another role (uv for Python packages, yarn for JavaScript's): two
+    # rules, however alike "package manager" reads on both.
+    if fa.picks and fb.picks:
+        roles_a, roles_b = fa.picks.keys() - SUBJECT_SLOTS, fb.picks.keys() - SUBJECT_SLOTS
+        if roles_a and roles_b and roles_a.isdisjoint(roles_b):
+            yield Conflict("picks", "/".join(sorted(roles_a)), "/".join(sorted(roles_b)))
     axes = fa.axes, fb.axes
     for axis in _sorted_common(axes[0], axes[1]):
         if axes[0][axis].isdisjoint(axes[1][axis]):
