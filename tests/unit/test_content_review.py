@@ -258,3 +258,13 @@ def test_bundle_line_of_a_snippet_or_procedure_points_at_nothing_below() -> None
     assert guidance_line(steps) == ("- Releasing to the EU region (the code and steps: its memory entry). "
                                     "[mem: release-eu]")
     assert "below" not in render_bundle([skill, steps]).text
+
+
+def test_guidance_of_an_incident_leads_with_the_standing_fact_not_the_story() -> None:
+    taught = lesson("Worker fails on ARM", "`make worker` crashed on a Graviton host with the old python:3.8 "
+                    "image; the Dockerfile now pins python:3.12-slim, which has arm64 builds.")
+    assert taught.guidance == "The Dockerfile now pins python:3.12-slim, which has arm64 builds."
+    assert taught.rest == ["`make worker` crashed on a Graviton host with the old python:3.8 image."]
+    # A bare remark left over is no line of its own.
+    told = "The nightly job broke the search index; it is fine now."
+    assert split_story(told) == (told, [])

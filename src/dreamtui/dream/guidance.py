@@ -494,7 +494,9 @@ def _told(clause: str) -> bool:
 def split_story(guidance: str) -> tuple[str, list[str]]:
     """(the guidance without the clauses telling a story, those clauses as sentences): "Money
     must be Decimal end to end; float arithmetic made test_totals flaky." is the rule, and its
-    story goes to the body. Unchanged when no rule would be left (an incident's story stays)."""
+    story goes to the body; so is "the old image crashed on arm64; the compose file now pins
+    postgres:16" the standing fact. Unchanged when neither would be left (an incident's story
+    stays)."""
     clauses = _clauses(guidance, _GUIDANCE_CLAUSE_RE)
     if len(clauses) < 2:
         return guidance, []
@@ -503,7 +505,10 @@ def split_story(guidance: str) -> tuple[str, list[str]]:
     if not told or not kept:
         return guidance, []
     line = "; ".join(c.rstrip(" .") for c in kept) + "."
-    if score(line) <= STORY_LIMIT:
+    # What is left must be a rule, or a standing fact naming a thing ("docker-compose.yml now
+    # pins postgres:16"), not a bare remark ("it is fine now").
+    standing = bool(_facts(line)[0]) and not any(tells_story(c) for c in kept)
+    if score(line) <= STORY_LIMIT and not standing:
         return guidance, []
     return _sentence_case(line), [_sentence_case(c.rstrip(" .") + ".") for c in told]
 
