@@ -207,3 +207,11 @@ def test_a_hook_fed_its_payload_on_a_line_the_log_cut_blocks_nothing() -> None:
     cut = """cd "E:/CC-test" && echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /tmp/t"}}' | PYTHON…"""
     tested = _friction("hook_block", ToolCall("Bash", cut, None), "Hook PreToolUse:Bash denied this tool")
     assert worth_storing([tested]) == []
+
+
+def test_a_subagent_refused_without_a_word_and_a_look_after_cd_make_no_lesson() -> None:
+    from dreamtui.intake.lessons import only_looks
+    brief = _friction("rejection", ToolCall("Task", "Explore the aisuite module structure", None))
+    assert worth_storing([brief]) == []
+    assert only_looks([ToolCall("Bash", "cd /code/app && git diff HEAD internal/service", None)])
+    assert not only_looks([ToolCall("Bash", "cd /code/app && git reset --hard", None)])

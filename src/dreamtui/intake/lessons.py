@@ -451,7 +451,7 @@ def command_head(command: str) -> str:
 # Calls that only look (read a file, list a folder, show history): refused without a word, they
 # say the person did not want to wait or be asked, not what to do; a change refused is a rule.
 _LOOK_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "WebSearch", "WebFetch"})
-_LOOK_COMMANDS = frozenset({"ls", "cat", "head", "tail", "less", "grep", "rg", "pwd", "which",
+_LOOK_COMMANDS = frozenset({"cd", "ls", "cat", "head", "tail", "less", "grep", "rg", "pwd", "which",
                             "echo", "wc", "file", "stat", "tree", "du", "df", "type", "git log",
                             "git show", "git diff", "git status", "git merge-base", "git rev-parse",
                             "git blame"})
@@ -659,9 +659,11 @@ def _memory(key: str, group: list[Friction], config: Config, source: Source) -> 
                      tags=(source.name, first.kind), metadata=metadata, idempotency_key=key)
 
 
-# The calls that change a file's text: refused without a word, the person objected to that text,
-# which says nothing of the next change (a command refused so is a rule: ask before running it).
-_EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch"})
+# The calls whose content the person reads at the prompt: a file's new text, a subagent's brief.
+# Refused without a word, they objected to that content, which says nothing of the next one (a
+# command refused so is a rule: ask before running it).
+_EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "Task",
+                         "Agent"})
 
 
 # A reason that says no more than the refusal: "Cancel", "no", "继续操作" (go on).
@@ -706,8 +708,8 @@ def _ran_a_hook(friction: Friction) -> bool:
 
 
 def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
-    """The frictions that make a lesson: an edit refused without a word (or with one that says
-    nothing: "Cancel") only when the person refused an edit of that file again (in the session
+    """The frictions that make a lesson: an edit or a subagent's brief refused without a word (or
+    with one that says nothing: "Cancel") only when the person refused the same again (in the session
     or another one: then not editing it unasked is the rule); a plan refused without a word, a
     question the person wanted to talk over instead with nothing typed, or a hook script's
     "blocked" when the agent ran the script itself, never (the plan or the agent's question is
