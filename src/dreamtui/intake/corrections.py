@@ -151,10 +151,10 @@ _FAILS = re.compile(
     r"|^[^.!?\n]{0,40}?\b(?:it'?s|it is|that'?s|still) (?:still |exactly )?the same(?:\s*(?:[.!…]|$)"
     r"| (?:error|issue|problem|thing|result|bug|behaviou?r))"
     r"|^there(?:'s| is| are) (?:still )?(?:more|other|new) (?:issues|errors|problems|bugs)\b"
-    # the subject, then its failure; not a wish or a spec ("a button that does not load", "I want
-    # it to not load twice", "make sure it does not show")
+    # the subject, then its failure; not a wish, a spec or a reason ("a button that does not load",
+    # "I want it to not load twice", "make sure it does not show", "skip it as it isn't working")
     r"|^(?!(?:make sure|ensure|check|so that|when|if|once)\b)(?:(?!\b(?:that|which|who|to|want|"
-    r"wants|should|must|need|needs|make|add|so)\b)[^.!?\n]){0,60}?\b(?:does not|doesn'?t|did not|"
+    r"wants|should|must|need|needs|make|add|so|as|because|since)\b)[^.!?\n]){0,60}?\b(?:does not|doesn'?t|did not|"
     r"didn'?t|is not|isn'?t|are not|aren'?t|do not|don'?t|won'?t|cannot|can'?t|never)\s+"
     r"(?:quite |really |actually |seem to |seems to |even )?(?:work|working|worked|load|loads|"
     r"loaded|show up|showing up|appear|appears|render|renders|compile|compiles|start|starts|"
@@ -166,11 +166,11 @@ _FAILS = re.compile(
 # ("i added it to the settings and i still get an error", "Getting failure here: …"), what is
 # not happening ("the break point is not being hit", "spinners are not going away"), what went
 # missing ("What happened to my pkgs?", "the tests are gone"), what seems off ("it seems that
-# the hook is not installed"). Never after a condition or a wish ("if it gets an error",
-# "make sure it is not showing", "a user who is not paying", "handle the case where it is
-# missing"): the words before it are no spec.
+# the hook is not installed"). Never after a condition, a wish or a reason ("if it gets an
+# error", "make sure it is not showing", "a user who is not paying", "handle the case where it
+# is missing", "skip the linter as it isn't working yet"): no report of the agent's work.
 _UNLESS = (r"(?:(?!\b(?:if|when|whenever|while|until|unless|whether|where|case|that|which|who|want|"
-           r"wants|should|must|need|needs|make|so|ensure|handle|how)\b)[^.!?\n])")
+           r"wants|should|must|need|needs|make|so|ensure|handle|how|as|because|since)\b)[^.!?\n])")
 _BROKEN = re.compile(
     rf"^(?:getting|got|seeing|hitting)\s+(?:(?:a|an|the|this|that|these|same|another|new|some|"
     rf"more|following|weird|strange)\s+)?(?:\w+\s+)?(?:errors?|failures?|exceptions?|crash(?:es)?|"
