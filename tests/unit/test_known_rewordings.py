@@ -121,3 +121,30 @@ def test_a_memory_stating_two_rules_restates_the_docs(tmp_path: Path) -> None:
 ])
 def test_a_memory_with_a_statement_the_docs_lack_is_not_known(tmp_path: Path, memory: str) -> None:
     assert _kind(tmp_path, SECTION, memory) != "known"
+
+
+@pytest.mark.parametrize("docs, memory", [
+    ("## Security\n\n- Never leak tokens or passwords into the repository.\n",
+     "Never commit tokens to the repository."),
+    ("## Changes\n\n- Keep every change minimal.\n- Run the linter before a commit.\n",
+     "Make minimal edits."),
+])
+def test_kindred_words_say_the_rule(tmp_path: Path, docs: str, memory: str) -> None:
+    # match.py's families (leak/commit, edit/change) count for what the rule says, in part
+    assert _kind(tmp_path, docs, memory) == "known"
+
+
+LOOK_ALIKES = "## Workers\n\n" + "".join(
+    f"- Start `worker queue-{n}` for the {('mail', 'sms', 'push')[n % 3]} jobs on port {8100 + n}.\n"
+    for n in range(40))
+
+
+def test_among_look_alike_rules_the_number_finds_the_one_meant(tmp_path: Path) -> None:
+    # the words of 40 rules are nearly the same; the number tells which rule a memory repeats
+    found = _check(tmp_path, LOOK_ALIKES, "Start `worker queue-27` for the mail jobs on port 8127.")
+    assert found is not None and found.kind == "known" and found.rule.line == 30, found
+
+
+def test_another_number_is_no_restatement(tmp_path: Path) -> None:
+    # "27" of the name is shared, the port is not: another value for one thing
+    assert _kind(tmp_path, LOOK_ALIKES, "Start `worker queue-27` for the mail jobs on port 9127.") != "known"

@@ -29,6 +29,7 @@ from dreamtui.deliver.decisions import RECORDED_BY
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
     FRAME,
+    KIN_SHARE,
     STOPWORDS,
     SUBJECT_SLOTS,
     TOOL_SLOTS,
@@ -37,6 +38,7 @@ from dreamtui.dream.match import (
     MatchIndex,
     Verdict,
     Weights,
+    bridges,
     compare,
     conflicting,
     features_of,
@@ -521,6 +523,14 @@ class KnownIndex:
     # By tool slot (ONE_CHOICE_SLOTS): the tools the docs pick there, and the first rule that does.
     choices: dict[str, tuple[frozenset[str], int]] = field(default_factory=dict)
     threshold: float = KNOWN_SIMILARITY
+    # number -> the rules giving it: a rule the memory gives a number of is a candidate however
+    # common its words are (among many look-alike rules, "port 8085" tells which one is meant).
+    by_number: dict[str, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for i, found in enumerate(self.numbers):
+            for number in found:
+                self.by_number.setdefault(number, []).append(i)
 
     @classmethod
     def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
@@ -548,9 +558,8 @@ class KnownIndex:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
         found = self.check_text(query)
-        if found is not None and found.kind != "close":
-            return found
-        return self.by_parts(query) or found
+        # Only a partial restatement may be several whole ones (and most memories are neither).
+        return (self.by_parts(query) or found) if found is not None and found.kind == "close" else found
 
     def by_parts(self, query: Features) -> KnownMatch | None:
         """A memory of several statements ("Use X for all commit messages: `<type>: <summary>`";
@@ -581,12 +590,13 @@ class KnownIndex:
         core = Features.of(bare) if bare != query.text else query
         main = core.stems | query.strong
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text))
-        found: list[tuple[int, float, int, int, KnownMatch]] = []
-        for i in self.index.candidates(query, limit=RULE_CANDIDATES):
+        found: list[tuple[int, int, float, int, int, KnownMatch]] = []
+        for i in self.candidates(query, said.numbers):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             if main != query.stems and not verdict.same_lesson and not verdict.correction:
                 verdict = self.without_asides(query, core, i) or verdict
             rule = self.index.items[i]
+            shared = len(said.numbers & self.numbers[i])
             verdict = self.telling(query, i, verdict)
             permitted = bool(said.gated) and (_PERMISSION_RE.search(rule.text) is not None
                                               or said.gated in self.index.features[i].facts.rejected)
@@ -595,24 +605,38 @@ class KnownIndex:
                 verdict = Verdict(verdict.score, (), verdict.threshold)
             alternatives = self.agreed_pick(query, i)
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
-                found.append((1, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
+                found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
             elif verdict.same_lesson or self.same_number(verdict, said, i) \
                     or (alternatives is not None and not verdict.conflicts):
                 against = None if permitted else self.opposed(stance, i)
                 if against is not None:
                     opposite = Verdict(verdict.score, (against,), verdict.threshold)
-                    found.append((1, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
+                    found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
                     continue
                 # The verdict is symmetric; "already documented" is not: a short rule inside a
                 # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
                 coverage = self.covered(query, i, main, said, alternatives or frozenset())
-                if coverage >= KNOWN_COVERAGE and not self.new_step(core, i):
-                    found.append((1, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
+                # Each giving a number the other does not is another value, wherever match.py's
+                # slots put them ("port 9190" and a name's "190" against "port 8190").
+                other_number = not said.numbers <= self.numbers[i] and not self.numbers[i] <= said.numbers
+                if coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number:
+                    found.append((1, shared, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
-                    found.append((0, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
-        # The closest rule decides (a partial restatement only when nothing else holds); on a tie
-        # a contradiction, which keeps the memory for a person, goes before a restatement.
-        return max(found, key=lambda item: item[:4])[4] if found else self.other_choice(query)
+                    found.append((0, shared, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
+        # The closest rule decides (a partial restatement only when nothing else holds): the one
+        # giving more of the memory's numbers (it is the rule meant among look-alikes whose
+        # words, which the score counts, are the same), else the higher score; on a tie a
+        # contradiction, which keeps the memory for a person, goes before a restatement.
+        return max(found, key=lambda item: item[:5])[5] if found else self.other_choice(query)
+
+    def candidates(self, query: Features, numbers: frozenset[str]) -> list[int]:
+        """The rules sharing the memory's rarest words, then those giving its rarest number (each
+        at most RULE_CANDIDATES)."""
+        found = self.index.candidates(query, limit=RULE_CANDIDATES)
+        rarest = min(((len(self.by_number[n]), n) for n in numbers if n in self.by_number), default=None)
+        if rarest is None:
+            return found
+        return found + [i for i in self.by_number[rarest[1]][:RULE_CANDIDATES] if i not in found]
 
     def telling(self, query: Features, rule: int, verdict: Verdict) -> Verdict:
         """The verdict without the differences that state no fact against the docs: a one-word
@@ -756,10 +780,15 @@ class KnownIndex:
             says = says | _PERMISSION
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
+        # A word of the memory whose kin the rule says (match.py's families: commit/push,
+        # leak/commit, edit/change, minimal/targeted) is said as match.py counts it, in part.
+        # Not through the rule's asides: its examples ("Added parser") do not say its action.
+        kin = {mine for mine, _ in bridges(query.kin, _kin(features.text))} if query.kin and features.kin else set()
         for s in words:
             weight = weights.of(query, s)
             total += weight
-            shared += weight if s in says else HEADING_SHARE * weight if s in heading else 0.0
+            shared += weight if s in says else KIN_SHARE * weight if s in kin \
+                else HEADING_SHARE * weight if s in heading else 0.0
         # A number weighs as much as the memory's average word: no document frequency tells
         # how rare "80" is (unseen, it would weigh as the rarest word there is).
         number_weight = total / len(words) if words else 1.0
@@ -808,6 +837,11 @@ class _Said:
     # its first word's stem, "" when the memory says nothing needs it.
     gated: str = ""
     items: tuple[frozenset[str], ...] = ()  # a list's short items, each one thing
+
+
+def _kin(text: str) -> dict[int, frozenset[str]]:
+    """match.py's families of kindred words `text` says outside its asides."""
+    return features_of(_without_asides(text)).kin
 
 
 def _without_examples(text: str) -> str:
