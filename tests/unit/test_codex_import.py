@@ -1039,3 +1039,19 @@ def test_a_correction_after_a_failure_it_does_not_name_corrects_the_work(tmp_pat
     frictions = read_rollout(rollout.write(tmp_path))[0]
     assert [(f.kind, f.evidence) for f in frictions] == [
         ("correction", "seems that --sandbox for the agents under orchestrator still have read-only mode on")]
+
+
+def test_a_long_report_quoting_a_log_keeps_the_persons_words_and_a_mistyped_apply_patch_is_a_slip(
+        tmp_path: Path) -> None:
+    dump = "\n".join(f'[orchestrator] {{"data":{{"task_id":{n},"success":false}},"event":"done"}}'
+                     for n in range(12))
+    said = "it still does not work: the worker image is never built, build it before starting it"
+    rollout = (Rollout().typed("Run the worker from the orchestrator")
+               .shell("cargo build -p orchestrator", "Finished dev profile", 0)
+               .says("Done: the orchestrator now starts the worker in docker.")
+               .typed(f"Running `target/debug/orchestrator --prompt 'build a demo'`\n{dump}\n] {said}")
+               .shell("applypatch <<'PATCH'", "bash: line 1: applypatch: command not found", 127))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    [correction] = frictions  # and no 'applypatch is not installed' fact
+    assert correction.kind == "correction" and said in correction.evidence
+    assert len(correction.evidence) <= 600

@@ -287,6 +287,19 @@ def own_words(text: str) -> str:
     return " ".join(typed)
 
 
+def quoted_turn(text: str, limit: int) -> str:
+    """A typed turn as a memory quotes it: whole when it fits; else, when it pastes output, the
+    person's own words first and the paste after them in a fence, so that the clip cuts the
+    paste and not what they said about it."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    own = own_words(text)
+    if not own or len(_LETTERS.findall(own)) < _OWN_LETTERS or len(own) > limit // 2:
+        return clip(text, limit)
+    return clip(f"{own}\n```\n{text}", limit)
+
+
 def mostly_pasted(text: str) -> bool:
     """Is a long turn machine output with hardly a sentence of the person's own (`own_words`)?
     A run's log pasted back to the agent shows what happened; without words to say what was wrong

@@ -134,7 +134,8 @@ _MISSING = re.compile(r"\(([\w.+-]+):String\) \[\], CommandNotFoundException"
                       r"|'([\w.+-]+)' is not recognized as an internal or external command")
 _COMMON_COMMANDS = frozenset({"npm", "npx", "pnpm", "yarn", "node", "git", "python", "python3",
                               "pip", "pip3", "uv", "cargo", "make", "docker", "go", "grep", "rg",
-                              "cat", "ls", "cd", "curl", "bash", "pytest", "gh", "code"})
+                              "cat", "ls", "cd", "curl", "bash", "pytest", "gh", "code",
+                              "apply_patch"})  # Codex's own tool: "applypatch" is a slip
 
 
 def _near(word: str, known: str) -> bool:
@@ -194,7 +195,9 @@ def _corrects(text: str, said: str | None) -> bool:
     """The shared correction rule; a "no" answering the agent's own question is an answer."""
     if pasted_log(text) or lessons.mostly_pasted(text) or relayed(text) or game_move(text, said):
         return False
-    rule = correction_rule(text)
+    own = lessons.own_words(text)
+    # What the person said decides, not the log they pasted around it.
+    rule = correction_rule(own if len(own) < len(text) * 4 // 5 else text)
     if rule in ANSWERABLE:
         return not (said and said.rstrip().endswith("?"))
     return rule is not None
@@ -302,7 +305,8 @@ class Detector:
                   reason: str | None = None, event: str | None = None) -> Friction:
         return Friction(kind=kind, session_id=self.session_id, timestamp=timestamp,
                         action=call.action if call else None, tool=call.tool if call else None,
-                        evidence=lessons.clip(evidence.strip(), QUOTE_CHARS), reason=reason,
+                        evidence=lessons.quoted_turn(evidence, QUOTE_CHARS) if kind == "correction"
+                        else lessons.clip(evidence.strip(), QUOTE_CHARS), reason=reason,
                         call_id=call.call_id if call else None, cwd=self.cwd,
                         said=clip(self._said, 300) if self._said else None,
                         event=event or (call.call_id if call else f"@{timestamp}"))
@@ -381,7 +385,7 @@ class Detector:
             elif _redirects_after_stop(turn.text):
                 # The stop and what the person typed after it are one correction, in their words.
                 self.frictions.append(replace(
-                    friction, kind="correction", evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS),
+                    friction, kind="correction", evidence=lessons.quoted_turn(turn.text, QUOTE_CHARS),
                     timestamp=turn.timestamp or friction.timestamp, interrupted=True))
         answered_a_stop = bool(self._waiting)
         self._waiting.clear()
@@ -429,7 +433,7 @@ class Detector:
         stop = stopped.event if stopped else None
         if index is not None:
             self.frictions[index] = replace(self.frictions[index], stopped=stop,
-                                            evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS))
+                                            evidence=lessons.quoted_turn(turn.text, QUOTE_CHARS))
         elif self._acted_before_prompt and _corrects(turn.text, self._said):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(self._friction(
@@ -438,7 +442,7 @@ class Detector:
         elif stopped is not None and added and correction_rule(added) is not None:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(
-                stopped, kind="correction", evidence=lessons.clip(turn.text.strip(), QUOTE_CHARS),
+                stopped, kind="correction", evidence=lessons.quoted_turn(turn.text, QUOTE_CHARS),
                 timestamp=turn.timestamp or stopped.timestamp, interrupted=True))
         self._prompt = turn
         self._acted = False
