@@ -102,3 +102,40 @@ def test_picks_for_different_roles_are_two_rules() -> None:
     verdict = compare(uv, yarn, weights)
     assert not verdict.same_lesson and not verdict.correction
     assert "picks" in {c.slot for c in verdict.conflicts}
+
+
+def test_quoted_examples_are_literal_words() -> None:
+    """'"Add option" not "Added option"' names words as examples: they weigh half, and a
+    quoted word bridges to no kin and is no action ("Add" in quotes is not "write" tests)."""
+    example = Features.of('Subjects in the imperative: "Add option", "Fix crash".')
+    assert example.quoted == {"add", "option", "fix", "crash"}
+    assert example.kin == {}
+    # Nor is it what the rule does: this one is about commit subjects, not about writing.
+    subjects, tests, weights = _in_batch('Commit subjects in the imperative ("Add parser", "Fix typo").',
+                                         "Write a parser test for each typo fix.")
+    verdict = compare(subjects, tests, weights)
+    assert not verdict.same_lesson
+    assert [str(c) for c in verdict.conflicts] == ["action: commit vs write"]
+    assert Features.of("Add tests; never skip them.").kin != {}
+
+
+def test_a_code_span_opens_no_aside() -> None:
+    """The parenthesis of `type(scope): ...` and the ` -- ` of `cargo clippy -- -D warnings`
+    are the command's: a rejection before the span covers all of it, so "no scope like
+    `type(scope): ...`" rejects the scope and conflicts with a format that has one."""
+    facts = Features.of("Write the subject as `type: summary` (no scope like `type(scope): summary`).").facts
+    assert "scope" in facts.rejected
+    verdict = compare_texts("Write the subject as `type(scope): summary`.",
+                            "Write the subject as `type: summary` (no scope like `type(scope): summary`).")
+    assert not verdict.same_lesson
+    assert Features.of("Run `cargo clippy -- -D warnings` after edits.").facts.done >= {"cargo", "clippi", "warn"}
+
+
+def test_two_command_lines_running_one_program_are_two_facts() -> None:
+    """`uv run pytest` and `python -m pytest tests`: each side's way to run the suite, which
+    the other never mentions; a text naming the command once more is still the same."""
+    verdict = compare_texts("Run the tests with `uv run pytest`.", "Run the tests with `python -m pytest tests`.")
+    assert not verdict.same_lesson
+    assert "command" in {c.slot for c in verdict.conflicts}
+    assert compare_texts("Run the tests with `uv run pytest`.",
+                         "The tests run with `uv run pytest` from the repository root.").same_lesson

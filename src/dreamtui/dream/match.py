@@ -188,6 +188,7 @@ RAW_CUT = 0.32
 SUBJECT_SIMILARITY = 80
 SMALLER_SHARE = 0.25  # of the overlap score: overlap-over-the-smaller text, the rest Dice
 STRONG_WEIGHT = 2.0  # a command, path, flag, code span or tool name, against a plain word
+QUOTED_WEIGHT = 0.5  # a word only inside double quotes: an example or a literal (Features.quoted)
 ALTERNATIVE_WEIGHT = 0.5  # a tool named only as rejected beside the one picked (Features.alternatives)
 TITLE_WEIGHT = 1.0  # title words count as content words: a title is the lesson in brief
 # A corpus this small says little about rarity: smoothing keeps a word seen twice in a batch
@@ -443,6 +444,20 @@ class Conflict:
         return f"{self.slot}: {self.a} vs {self.b}"
 
 
+_QUOTED_RE = re.compile(r'"[^"\n]*"|“[^”\n]*”')
+
+
+def _quoted_only(text: str, stems: frozenset[str]) -> frozenset[str]:
+    """The stems of `stems` the text says only inside double quotes."""
+    outside = _QUOTED_RE.sub(" ", text)
+    if outside == text:
+        return _NO_WORDS
+    known = _TOKENS
+    said = {(known.get(token) or _token(token))[1]
+            for token in _TOKEN_RE.findall(_APOSTROPHES_RE.sub("", outside.lower()))}
+    return stems - said
+
+
 class Features:
     """What `compare` looks at, for one text. The stems (all an index and the rarity weights
     need) are read at once; the rest on first use, since most texts of a big LTM are never
@@ -465,7 +480,11 @@ class Features:
                 if tool:
                     tools.add(s)
         self.stems = frozenset(stems)  # content stems of the whole text (synonyms folded)
-        self.kin = kin_of(stems)  # its stems in families of kindred words, by family
+        # Stems only inside double quotes: examples and literal text ('"Add feature" not
+        # "Added feature"'), which name words rather than use them.
+        self.quoted = _quoted_only(text, self.stems) if '"' in text or "“" in text else _NO_WORDS
+        # Its stems in families of kindred words, by family; a quoted word is its own literal.
+        self.kin = kin_of(stems - self.quoted if self.quoted else stems)
         self._code = code  # words of code spans and flags
         self._tools = tools
 
@@ -727,14 +746,34 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
     # ("Avoid `any` — use `unknown`", "uv (never pip)").
     said = _Said()
     growing_code, growing_flags = set(code_words), set(flags)
-    for part in _ASIDE_RE.split(sentence):
+    for part in _split_outside_code(_ASIDE_RE, sentence):
         carried = False
-        for clause in _COLON_RE.split(part):
+        for clause in _split_outside_code(_COLON_RE, part):
             carried = _clause(clause, carried, said, growing_code, growing_flags)
         if _DIGIT_RE.search(part):
             _read_numbers(part, said.slots)
     said.flags = growing_flags - flags
     return said
+
+
+def _split_outside_code(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`pattern.split(text)`, but never inside a code span: the parenthesis of
+    `type(scope): ...` and the ` -- ` of `cargo clippy -- -D warnings` are the command's, and
+    opening no aside there keeps a rejection before the span over all of it."""
+    if "`" not in text:
+        return pattern.split(text)
+    parts = [""]
+    position = 0
+    for span in _CODE_RE.finditer(text):
+        outside = pattern.split(text[position:span.start()])
+        parts[-1] += outside[0]
+        parts.extend(outside[1:])
+        parts[-1] += span.group(0)
+        position = span.end()
+    outside = pattern.split(text[position:])
+    parts[-1] += outside[0]
+    parts.extend(outside[1:])
+    return parts
 
 
 def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flags: set[str]) -> bool:
@@ -911,6 +950,8 @@ class Weights:
         weights = {s: self(s) * (STRONG_WEIGHT if s in strong else 1.0) for s in features.stems}
         for s in features.alternatives:
             weights[s] *= ALTERNATIVE_WEIGHT
+        for s in features.quoted:
+            weights[s] *= QUOTED_WEIGHT
         found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
         return found
 
@@ -1071,10 +1112,14 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         if axes[0][axis].isdisjoint(axes[1][axis]):
             low, high = axis.split("/")
             yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
-    if fa.actions and fb.actions and fa.actions.isdisjoint(fb.actions) \
-            and fa.actions.isdisjoint(b.stems) and fb.actions.isdisjoint(a.stems) \
-            and not any(kindred(x, y) for x in fa.actions for y in fb.actions):
-        yield Conflict("action", "/".join(sorted(fa.actions)), "/".join(sorted(fb.actions)))
+    # A quoted word is an example, not what the rule does ('"Add parser"' in a rule on
+    # commit subjects), so it is no action of it.
+    actions_a = fa.actions - a.quoted if a.quoted else fa.actions
+    actions_b = fb.actions - b.quoted if b.quoted else fb.actions
+    if actions_a and actions_b and actions_a.isdisjoint(actions_b) \
+            and actions_a.isdisjoint(b.stems) and actions_b.isdisjoint(a.stems) \
+            and not any(kindred(x, y) for x in actions_a for y in actions_b):
+        yield Conflict("action", "/".join(sorted(actions_a)), "/".join(sorted(actions_b)))
     # Two prohibitions are one rule when they prohibit one thing, not when they share only the
     # verb: "never force push" and "never push directly to `main`" both forbid pushing, but
     # each forbids its own thing (the force, the branch), which the other never mentions.
@@ -1197,13 +1242,20 @@ def _only_negations(a: Sequence[str], b: Sequence[str]) -> bool:
 
 
 def _command_swap(only_a: Sequence[str], only_b: Sequence[str]) -> tuple[str, str] | None:
-    """Each side names a command the other never mentions, both starting with one word:
-    `bun run test:run` vs `bun run test`, `go test .` vs `go test ./...`."""
+    """Each side names a command the other never mentions, both starting with one word
+    (`bun run test:run` vs `bun run test`, `go test .` vs `go test ./...`) or running one
+    program (`uv run pytest` vs `python -m pytest tests`): two ways to run it, two facts."""
     for x in only_a:
+        words_x = x.split()
         for y in only_b:
-            if x.split()[0] == y.split()[0]:
+            words_y = y.split()
+            if words_x[0] == words_y[0] or not _RUNNERS.issuperset(set(words_x) & set(words_y)):
                 return x, y
     return None
+
+
+# Words of a command line that run another program, not which program: `uv run`, `python -m`.
+_RUNNERS = frozenset("run exec -m python python3 node npx bunx pnpx uvx go cargo poetry uv pnpm npm yarn bun".split())
 
 
 def _span_swap(a: Features, b: Features, only_a: Sequence[str], only_b: Sequence[str]
