@@ -265,8 +265,8 @@ _OWN_LETTERS = 25  # a few words of the person's own ("I see a console error:") 
 
 
 def own_words(text: str) -> str:
-    """The person's own words in a turn, without what they pasted (`_MACHINE_LINE`, fenced
-    blocks, a program's repeated "name! …" lines), on one line."""
+    """The person's own words in a turn, line by line, without what they pasted (`_MACHINE_LINE`,
+    fenced blocks, a program's repeated "name! …" lines)."""
     typed: list[str] = []
     fenced = False
     lines = text.splitlines()
@@ -283,8 +283,10 @@ def own_words(text: str) -> str:
         if len(parts) == 1 and fenced:
             continue
         cut = (_JSON_TAIL.sub("", part) for part in outside)
-        typed.extend(part.strip() for part in cut if part.strip() and not _MACHINE_LINE.match(part))
-    return " ".join(typed)
+        kept = " ".join(part.strip() for part in cut if part.strip() and not _MACHINE_LINE.match(part))
+        if kept:
+            typed.append(kept)
+    return "\n".join(typed)
 
 
 def quoted_turn(text: str, limit: int) -> str:
