@@ -42,10 +42,10 @@ def test_guidance_keeps_standing_facts_and_stories_with_no_rule() -> None:
         "Keep fixtures in tests/fixtures; files there are ignored by the linter.",
         "Use port 8081 for the mock server; the real API listens on 8080.",
     ):
-        assert split_story(line) == (line, []), line
+        assert split_story(line) == (line, ()), line
     # With no rule left, the story is all there is: an incident's line is not emptied.
     told = "The deploy broke checkout for ten minutes; a stale cache served old assets."
-    assert split_story(told) == (told, [])
+    assert split_story(told) == (told, ())
 
 
 # --- a correction answers the caveat about the value it changes --------------------------------
@@ -267,4 +267,4 @@ def test_guidance_of_an_incident_leads_with_the_standing_fact_not_the_story() ->
     assert taught.rest == ["`make worker` crashed on a Graviton host with the old python:3.8 image."]
     # A bare remark left over is no line of its own.
     told = "The nightly job broke the search index; it is fine now."
-    assert split_story(told) == (told, [])
+    assert split_story(told) == (told, ())

@@ -369,7 +369,7 @@ def lesson(title: str, content: str) -> Lesson:
         if partner is not None:
             guidance = _joined(min(j, partner), max(j, partner), split_sentences(paragraphs[i]))
             taken.add(partner)
-    stories: list[str] = []
+    stories: tuple[str, ...] = ()
     if not has_code:
         guidance, stories = split_story(guidance)
     rest: list[str] = []
@@ -491,7 +491,8 @@ def _told(clause: str) -> bool:
                for found in _TOLD_RE.finditer(plain))
 
 
-def split_story(guidance: str) -> tuple[str, list[str]]:
+@lru_cache(maxsize=20_000)  # a cluster's lesson is read for its probe and again for its entry
+def split_story(guidance: str) -> tuple[str, tuple[str, ...]]:
     """(the guidance without the clauses telling a story, those clauses as sentences): "Money
     must be Decimal end to end; float arithmetic made test_totals flaky." is the rule, and its
     story goes to the body; so is "the old image crashed on arm64; the compose file now pins
@@ -499,18 +500,18 @@ def split_story(guidance: str) -> tuple[str, list[str]]:
     stays)."""
     clauses = _clauses(guidance, _GUIDANCE_CLAUSE_RE)
     if len(clauses) < 2:
-        return guidance, []
+        return guidance, ()
     told = [c for c in clauses if _told(c)]
     kept = [c for c in clauses if c not in told]
     if not told or not kept:
-        return guidance, []
+        return guidance, ()
     line = "; ".join(c.rstrip(" .") for c in kept) + "."
     # What is left must be a rule, or a standing fact naming a thing ("docker-compose.yml now
     # pins postgres:16"), not a bare remark ("it is fine now").
     standing = bool(_facts(line)[0]) and not any(tells_story(c) for c in kept)
     if score(line) <= STORY_LIMIT and not standing:
-        return guidance, []
-    return _sentence_case(line), [_sentence_case(c.rstrip(" .") + ".") for c in told]
+        return guidance, ()
+    return _sentence_case(line), tuple(_sentence_case(c.rstrip(" .") + ".") for c in told)
 
 
 def _sentence_case(text: str) -> str:
