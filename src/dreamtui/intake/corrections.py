@@ -169,30 +169,53 @@ _FAILS = re.compile(
 # the hook is not installed"). Never after a condition, a wish or a reason ("if it gets an
 # error", "make sure it is not showing", "a user who is not paying", "handle the case where it
 # is missing", "skip the linter as it isn't working yet"): no report of the agent's work.
-_UNLESS = (r"(?:(?!\b(?:if|when|whenever|while|until|unless|whether|where|case|that|which|who|want|"
-           r"wants|should|must|need|needs|make|so|ensure|handle|how|as|because|since)\b)[^.!?\n])")
+# Words before a failure that make it a condition, a wish or a reason, not a report.
+_UNLESS = re.compile(r"\b(?:if|when|whenever|while|until|unless|whether|where|case|that|which|who|want|"
+                     r"wants|should|must|need|needs|make|so|ensure|handle|how|as|because|since)\b|[.!?\n]")
+# Reports said first: "Getting failure here", "What happened to …", "it seems that … is not …",
+# "there are two warnings that haven't been addressed".
+_BROKEN_FIRST = re.compile(
+    r"^(?:getting|got|seeing|hitting)\s+(?:(?:a|an|the|this|that|these|same|another|new|some|"
+    r"more|following|weird|strange)\s+)?(?:\w+\s+)?(?:errors?|failures?|exceptions?|crash(?:es)?|"
+    r"tracebacks?|panics?)\b"
+    r"|^there(?: are| is|'s) (?:still )?[^.!?\n]{0,60}?\b(?:that|which) (?:still )?(?:haven'?t|hasn'?t|"
+    r"have not|has not|aren'?t|isn'?t|weren'?t|wasn'?t|don'?t|doesn'?t|didn'?t|fail|break|error)\b"
+    r"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{0,60}\bgo\b)"
+    r"|^(?:it |this |that )?(?:seems|looks|appears)(?: like| that| as if| to me)?\b[^.!?\n]{0,80}?"
+    r"\b(?:is not|isn'?t|are not|aren'?t|does not|doesn'?t|did not|didn'?t|was not|wasn'?t|"
+    r"no longer|still|broken|wrong|missing|failed|failing)\b")
+# Reports within the first 80 characters of the first sentence, with no `_UNLESS` word before
+# them: what the person gets, what is not happening, what was not done, what went missing.
+_BROKEN_WITHIN = 80
 _BROKEN = re.compile(
-    rf"^(?:getting|got|seeing|hitting)\s+(?:(?:a|an|the|this|that|these|same|another|new|some|"
-    rf"more|following|weird|strange)\s+)?(?:\w+\s+)?(?:errors?|failures?|exceptions?|crash(?:es)?|"
-    rf"tracebacks?|panics?)\b"
-    rf"|^{_UNLESS}{{0,80}}?\b(?:i|we|it|you|u|now|still|and|but|also|i'?m|am)\s+(?:still\s+|now\s+|"
-    rf"also\s+|keep\s+)?(?:get|got|getting|gets|see|saw|seeing|hit|hitting|(?<=still )hav(?:e|ing))\s+(?:(?:a|an|"
-    rf"the|this|that|these|same|another|new|some|more|following|weird|strange)\s+)?(?:\w+\s+)?"
-    rf"(?:errors?|failures?|exceptions?|crash(?:es)?|tracebacks?|panics?)\b"
-    rf"|^{_UNLESS}{{0,80}}?\b(?:isn'?t|aren'?t|wasn'?t|weren'?t|(?:is|are|was|were|'s|'re)"
-    rf"\s+(?:still\s+)?not)\s+(?:being\s+\w+(?:ed|en)\b|(?!(?:going to|sure)\b)\w{{2,}}ing\b)"
-    rf"|^{_UNLESS}{{0,80}}?\b(?:(?:has|have|had)(?:n'?t| not) been|(?:isn'?t|aren'?t|wasn'?t|weren'?t|"
-    rf"(?:is|are|was|were) not)(?: yet| even| actually)?) (?:fixed|resolved|addressed|handled|updated|"
-    rf"applied|saved|removed|changed|created|installed|committed|pushed|deleted|shown|displayed|"
-    rf"loaded|called|triggered|used|added|copied|generated|done)\b"
-    rf"|^there(?: are| is|'s) (?:still )?[^.!?\n]{{0,60}}?\b(?:that|which) (?:still )?(?:haven'?t|hasn'?t|"
-    rf"have not|has not|aren'?t|isn'?t|weren'?t|wasn'?t|don'?t|doesn'?t|didn'?t|fail|break|error)\b"
-    rf"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{{0,60}}\bgo\b)"
-    rf"|^{_UNLESS}{{0,80}}?\b(?:is|are|got|has been|have been|went)\s+(?:now\s+|all\s+)?(?:gone|"
-    rf"missing|lost|disappeared|vanished)\b"
-    rf"|^(?:it |this |that )?(?:seems|looks|appears)(?: like| that| as if| to me)?\b[^.!?\n]{{0,80}}?"
-    rf"\b(?:is not|isn'?t|are not|aren'?t|does not|doesn'?t|did not|didn'?t|was not|wasn'?t|"
-    rf"no longer|still|broken|wrong|missing|failed|failing)\b")
+    r"\b(?:i|we|it|you|u|now|still|and|but|also|i'?m|am)\s+(?:still\s+|now\s+|also\s+|keep\s+)?"
+    r"(?:get|got|getting|gets|see|saw|seeing|hit|hitting|(?<=still )hav(?:e|ing))\s+(?:(?:a|an|the|this|"
+    r"that|these|same|another|new|some|more|following|weird|strange)\s+)?(?:\w+\s+)?"
+    r"(?:errors?|failures?|exceptions?|crash(?:es)?|tracebacks?|panics?)\b"
+    r"|\b(?:isn'?t|aren'?t|wasn'?t|weren'?t|(?:is|are|was|were|'s|'re)\s+(?:still\s+)?not)\s+"
+    r"(?:being\s+\w+(?:ed|en)\b|(?!(?:going to|sure)\b)\w{2,}ing\b)"
+    r"|\b(?:(?:has|have|had)(?:n'?t| not) been|(?:isn'?t|aren'?t|wasn'?t|weren'?t|(?:is|are|was|were) "
+    r"not)(?: yet| even| actually)?) (?:fixed|resolved|addressed|handled|updated|applied|saved|removed|"
+    r"changed|created|installed|committed|pushed|deleted|shown|displayed|loaded|called|triggered|used|"
+    r"added|copied|generated|done)\b"
+    r"|\b(?:is|are|got|has been|have been|went)\s+(?:now\s+|all\s+)?(?:gone|missing|lost|disappeared|"
+    r"vanished)\b")
+# A word one of the reports holds: most turns hold none, and the scans cost more.
+_BROKEN_CUE = re.compile(r"error|fail|crash|exception|traceback|panic|n'?t\b|\bnot\b|gone|missing|lost|"
+                         r"disappear|vanish|seem|look|appear|happened|where did")
+
+
+def _broken(first: str) -> bool:
+    """Is the first line a failure report of `_BROKEN_FIRST` or `_BROKEN` (comment above)?"""
+    if _BROKEN_CUE.search(first) is None:
+        return False
+    if _BROKEN_FIRST.match(first):
+        return True
+    found = _BROKEN.search(first, 0, _BROKEN_WITHIN + 120)
+    return found is not None and found.start() <= _BROKEN_WITHIN and \
+        _UNLESS.search(first, 0, found.start()) is None
+
+
 # The agent's habit: "AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "you keep adding …".
 _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keeps?|kept) \w+ing\b")
 _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
@@ -444,7 +467,7 @@ def correction_rule(text: str) -> str | None:
     if _INSTEAD.match(lowered) or _INSTEAD.match(head):
         return "instead"
     short_zh = len(head) <= _ZH_SHORT
-    if (len(first) <= 300 and (_FAILS.match(first) or _BROKEN.match(first))) or \
+    if (len(first) <= 300 and (_FAILS.match(first) or _broken(first))) or \
             (short_zh and _ZH_FAILS.search(first)):
         return "fails"
     if _DOUBT.match(first):
