@@ -215,3 +215,11 @@ def test_a_subagent_refused_without_a_word_and_a_look_after_cd_make_no_lesson() 
     assert worth_storing([brief]) == []
     assert only_looks([ToolCall("Bash", "cd /code/app && git diff HEAD internal/service", None)])
     assert not only_looks([ToolCall("Bash", "cd /code/app && git reset --hard", None)])
+
+
+def test_a_pasted_command_running_on_to_the_next_line_is_no_word_of_the_person() -> None:
+    from dreamtui.intake.lessons import own_words
+    text = ("Running `target/debug/orchestrator --prompt 'build\na demo'`\n"
+            '[orchestrator] {"data":{"task_id":1},"event":"launch"}\n'
+            "] seems the docker image needs to be built first")
+    assert own_words(text) == "seems the docker image needs to be built first"

@@ -272,9 +272,14 @@ def own_words(text: str) -> str:
     lines = text.splitlines()
     shouts = [m.group(1) for m in map(_SHOUTED.match, lines) if m]
     voices = {name for name in shouts if shouts.count(name) >= 2}
+    quoting = False  # a pasted command line's `…` that runs on to the next lines
     for line in lines:
         shout = _SHOUTED.match(line)
-        if shout and shout.group(1) in voices:
+        if quoting or (shout and shout.group(1) in voices):
+            quoting = quoting != (line.count("`") % 2 == 1)
+            continue
+        if "```" not in line and _MACHINE_LINE.match(line) and line.count("`") % 2 == 1:
+            quoting = True
             continue
         parts = line.split("```")
         # Outside a fence: the even parts when the line starts outside, the odd ones when inside.
@@ -284,6 +289,7 @@ def own_words(text: str) -> str:
             continue
         cut = (_JSON_TAIL.sub("", part) for part in outside)
         kept = " ".join(part.strip() for part in cut if part.strip() and not _MACHINE_LINE.match(part))
+        kept = kept.lstrip("])}>,;: ")  # what closes the paste before the person's words
         if kept:
             typed.append(kept)
     return "\n".join(typed)
