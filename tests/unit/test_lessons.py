@@ -221,5 +221,6 @@ def test_a_pasted_command_running_on_to_the_next_line_is_no_word_of_the_person()
     from dreamtui.intake.lessons import own_words
     text = ("Running `target/debug/orchestrator --prompt 'build\na demo'`\n"
             '[orchestrator] {"data":{"task_id":1},"event":"launch"}\n'
+            "Orchestrated from prompt: [\n    TaskResult {\n        success: false,\n    },\n"
             "] seems the docker image needs to be built first")
     assert own_words(text) == "seems the docker image needs to be built first"

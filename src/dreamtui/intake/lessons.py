@@ -255,7 +255,8 @@ def pasted_output(text: str) -> bool:
 # lines, JSON (escaped or not), a record with a timestamp or a level, an indented dump, a lone
 # bracket; and every line of a fenced block.
 _MACHINE_LINE = re.compile(r"^\s*(?:\[[\w.:-]+\]|\d{4}-\d\d-\d\d[T ]\d|(?:DEBUG|INFO|TRACE|WARN(?:ING)?|ERROR)\b"
-                           r"|Running `|[{}\[\]()<>,;]+\s*$|\"[\w-]+\":|$)|^\s{4}")
+                           r"|Running `|[{}\[\]()<>,;]+\s*$|\"[\w-]+\":|$"
+                           r"|.*[\[{]\s*$)|^\s{4}")  # "Result: [" opens a dump
 _SHOUTED = re.compile(r"^\s*([\w.-]+)! ")
 _JSON_TAIL = re.compile(r"\{\".*|\\\".*|\"[\w-]+\":.*")  # what follows a JSON object's start
 _LETTERS = re.compile(r"[^\W\d_]")
