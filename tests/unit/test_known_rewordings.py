@@ -148,3 +148,18 @@ def test_among_look_alike_rules_the_number_finds_the_one_meant(tmp_path: Path) -
 def test_another_number_is_no_restatement(tmp_path: Path) -> None:
     # "27" of the name is shared, the port is not: another value for one thing
     assert _kind(tmp_path, LOOK_ALIKES, "Start `worker queue-27` for the mail jobs on port 9127.") != "known"
+
+
+@pytest.mark.parametrize("docs, memory", [
+    # a word's kin counts beside a word of its family the rule says too
+    ("## Changes\n\n- Keep each diff small and focused.\n",
+     "Make small, surgical edits."),
+    # an API key is a credential: "secrets" says it ...
+    ("## Security\n\n- Never leak secrets or tokens.\n",
+     "Never commit secrets or API keys."),
+    # ... and a rule's "API keys" still says keys
+    ("## Security\n\n- NEVER print API keys or passwords in logs.\n",
+     "Never print passwords, private keys or tokens in logs."),
+])
+def test_words_that_say_one_thing_in_other_words(tmp_path: Path, docs: str, memory: str) -> None:
+    assert _kind(tmp_path, docs, memory) == "known"

@@ -29,6 +29,7 @@ from dreamtui.deliver.decisions import RECORDED_BY
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
     FRAME,
+    KIN,
     KIN_SHARE,
     STOPWORDS,
     SUBJECT_SLOTS,
@@ -38,7 +39,6 @@ from dreamtui.dream.match import (
     MatchIndex,
     Verdict,
     Weights,
-    bridges,
     compare,
     conflicting,
     features_of,
@@ -93,7 +93,7 @@ HEADING_SHARE = 0.5
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file anywhere everywhere yourself operation command
-repository repo codebase
+repository repo codebase prefer
 """.split())
 # Headings that name no subject ("## Conventions", "## Guidelines", "# Claude Code Instructions"):
 # their words cover nothing a rule under them leaves out ("conventional" is not "Conventions").
@@ -150,6 +150,7 @@ _DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
 _HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
 # Where a memory's statements part: a sentence's end, a semicolon, a colon before what it states.
 _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
+_API_KEY_RE = re.compile(r"\bapi[ -]keys?\b", re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
 _URL_RE = re.compile(r"<?https?://[^\s>)]+>?")
@@ -535,7 +536,7 @@ class KnownIndex:
     @classmethod
     def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
         """Rarity is counted over the rules and the batch together, as the dream compares them."""
-        features = [Features.of(_plain(rule.text)) for rule in corpus.rules]
+        features = [Features.of(_credential(_plain(rule.text), rule=True)) for rule in corpus.rules]
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
         headings = [_heading_stems(rule.heading) for rule in corpus.rules]
@@ -710,14 +711,17 @@ class KnownIndex:
             return None
         # What it picks instead of: the tools and commands it rejects, and the words of an
         # "instead of …" ("instead of older libraries"), not a rejection of its own ("no errors").
-        alternatives = (set(asked.rejected) & (query.strong | _ROLE.keys())).union(
-            *(features_of(span).stems for span in asked.refused),
+        commands = set().union(*(features_of(span).stems for span in asked.refused))
+        words = (set(asked.rejected) & (query.strong | _ROLE.keys())).union(
             *(features_of(phrase).stems & asked.rejected for phrase in _INSTEAD_RE.findall(query.text)))
+        # ... which the rule must not do: a command it runs, a word it uses (the command `find`
+        # is not the "finding" of "`fd` for finding files").
+        run = set().union(*(features_of(span).stems for span in docs.facts.used))
         roles = {_ROLE[s] for s in picks if s in _ROLE}
-        if not alternatives.isdisjoint(docs.facts.done) \
-                or any(_ROLE[s] not in roles for s in alternatives if s in _ROLE):
+        if not commands.isdisjoint(run) or not (words - commands).isdisjoint(docs.facts.done) \
+                or any(_ROLE[s] not in roles for s in commands | words if s in _ROLE):
             return None
-        return frozenset(alternatives)
+        return frozenset(commands | words)
 
     def same_number(self, verdict: Verdict, said: _Said, rule: int) -> bool:
         """A verdict a little short of the same lesson that states no fact differently, when the
@@ -781,9 +785,12 @@ class KnownIndex:
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
         # A word of the memory whose kin the rule says (match.py's families: commit/push,
-        # leak/commit, edit/change, minimal/targeted) is said as match.py counts it, in part.
-        # Not through the rule's asides: its examples ("Added parser") do not say its action.
-        kin = {mine for mine, _ in bridges(query.kin, _kin(features.text))} if query.kin and features.kin else set()
+        # leak/commit, edit/change, minimal/targeted) is said, in part (match.KIN_SHARE); each
+        # one, even beside a word of its family the rule says too ("minimal, targeted" against
+        # "minimal and focused"). Not through the rule's asides: its examples ("Added parser")
+        # do not say its action.
+        families = _kin(features.text).keys() if query.kin and features.kin else frozenset()
+        kin = {mine for mine in words if mine in KIN and not KIN[mine].isdisjoint(families)} if families else set()
         for s in words:
             weight = weights.of(query, s)
             total += weight
@@ -822,7 +829,7 @@ def _choices(features: Sequence[Features]) -> dict[str, tuple[frozenset[str], in
 def memory_features(memory: Memory) -> Features:
     """A memory as compared with the rules: its content, and its title when that says more
     than the content's first words (MCP clients often send those as the title)."""
-    title, content = _plain(memory.title), _plain(memory.content)
+    title, content = _credential(_plain(memory.title), False), _credential(_plain(memory.content), False)
     said = normalise(title)
     text = content if not said or normalise(content).startswith(said) else f"{title}\n{content}"
     return Features.of(text, content)
@@ -955,3 +962,11 @@ def _plain(text: str) -> str:
     differ as 600 vs 500, and "1500" from "1,500")."""
     text = _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
     return _THOUSANDS_RE.sub("", text) if "," in text else text
+
+
+def _credential(text: str, rule: bool) -> str:
+    """An "API key" is a credential: a memory's is said by a rule's "secrets" (match.py folds
+    "apikey" into "secret"); a rule's still says "keys" ("private keys" among a memory's list)."""
+    if "api" not in text and "API" not in text:
+        return text
+    return _API_KEY_RE.sub(r"\g<0> apikey" if rule else "apikey", text)
