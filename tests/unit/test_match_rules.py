@@ -139,3 +139,31 @@ def test_two_command_lines_running_one_program_are_two_facts() -> None:
     assert "command" in {c.slot for c in verdict.conflicts}
     assert compare_texts("Run the tests with `uv run pytest`.",
                          "The tests run with `uv run pytest` from the repository root.").same_lesson
+
+
+def test_an_explanation_after_a_colon_is_not_rejected() -> None:
+    """"Never hand-edit build/out: that folder is rebuilt by `make assets`" rejects the
+    hand edits, not `make assets`: the clause after the colon explains, it lists nothing."""
+    text = "Never hand-edit build/out: that folder is rebuilt by `make assets` and edits vanish."
+    stance = Features.of(text).facts.stance
+    assert stance["build"] == 2
+    assert "asset" not in stance and "make" not in stance
+    # A list after a colon still is what is rejected.
+    assert Features.of("Never read: .env files, private keys.").facts.rejected >= {"environ", "privat", "key"}
+
+
+def test_a_statement_is_not_a_do() -> None:
+    """"Files under build/out are written by `make assets`" and "the staging server is already
+    running" say how things are: a rule rejecting those words ("never hand-edit build/out",
+    "never start any staging server") is a rewording, not their opposite. An instruction with
+    a statement inside ("Disclose that ... were written with") still does what it says."""
+    assert compare_texts("Files under build/out are written by `make assets`; changes there are lost.",
+                         "Never hand-edit build/out: that folder is rebuilt by `make assets` and your "
+                         "changes are lost.").same_lesson
+    assert compare_texts("Never run `make serve` - the staging server is already running.",
+                         "Never run `make serve` or start any staging server.").same_lesson
+    disclose = compare_texts("Disclose that the release notes were written with an AI tool.",
+                             "Never say the release notes were written with an AI tool.")
+    assert not disclose.same_lesson
+    # The tool a statement names is its pick.
+    assert Features.of("The package manager here is pnpm.").facts.picks == {"JavaScript package manager": {"pnpm"}}
