@@ -224,3 +224,23 @@ def test_a_pasted_command_running_on_to_the_next_line_is_no_word_of_the_person()
             "Orchestrated from prompt: [\n    TaskResult {\n        success: false,\n    },\n"
             "] seems the docker image needs to be built first")
     assert own_words(text) == "seems the docker image needs to be built first"
+
+
+def test_windows_denying_access_is_a_fact_in_any_language() -> None:
+    for text in ("Exit code 1\nError de sistema 5.", "System error 5 has occurred.\n\nAccess is denied."):
+        assert environment_fact(text)
+        assert environment_subject(text) == ("windows-denied", "Windows denies access here (System "
+                                             "error 5): it needs an administrator's shell")
+    assert not environment_fact("System error 50 has occurred.")
+
+
+def test_one_fact_of_the_machine_is_one_tool_error_whichever_shell_stated_it() -> None:
+    from dreamtui.intake.lessons import friction_key
+    zsh = _friction("tool_error", ToolCall("Bash", "nix flake show --json | jq .", None),
+                    "(eval):1: command not found: jq")
+    bash = _friction("tool_error", ToolCall("Bash", "gh run view 12 --json jobs | jq .jobs", None),
+                     "Exit code 127\n/usr/bin/bash: line 1: jq: command not found", session="s2")
+    assert friction_key(zsh, "cc") == friction_key(bash, "cc")
+    other = _friction("tool_error", ToolCall("Bash", "yarn test:web", None),
+                      'Usage Error: Couldn\'t find a script named "test:web".')
+    assert friction_key(other, "cc") != friction_key(zsh, "cc")

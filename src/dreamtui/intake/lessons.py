@@ -155,7 +155,9 @@ _SAME_FRICTION: dict[str, tuple[str, ...]] = {
     "interruption": ("action", "reason", "uuid"),  # one Esc, one memory
     "hook_block": ("command", "first_line"),  # the same hook message for the same command
     "denial": ("denied",),  # a rule that denies a call; a tool denied whole: `_tool_denied`
-    "tool_error": ("signature",),  # one cause, one memory: paths, names and numbers alike
+    # one cause, one memory: the fact of the machine it states ("`jq` is not installed here",
+    # whichever shell said so), else its error with paths, names and numbers alike
+    "tool_error": ("fact",),
     "environment": ("fact",),  # one fact of the machine, one memory, whichever command met it
     "correction": ("evidence",),
 }
@@ -908,8 +910,9 @@ _ENVIRONMENT = re.compile(
     # (`-c sandbox_mode=workspace-write`), and a time-out inside it is the agent's own limit.
     r"\bsandbox(?:ed)?\b[^\n]{0,60}?\b(?:denie[sd]|deny|block(?:s|ed)|forbid(?:s|den)|not (?:allowed|"
     r"permitted))|(?:denied|blocked|not (?:allowed|permitted)) (?:by|in(?:side)?) (?:the )?sandbox|"
-    r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied",
-    re.IGNORECASE)
+    r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied|"
+    r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) 5\b|^Access is denied\.",
+    re.IGNORECASE | re.MULTILINE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
     r"^(?:Error: )?(?:File does not exist|File has not been read yet|File has been modified since "
@@ -990,6 +993,9 @@ _CRLF = "$'\\r': command not found"
 _GIT_LOCK_DENIED = re.compile(r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied", re.IGNORECASE)
 _NO_NETWORK = re.compile(r"Could not resolve host|Temporary failure in name resolution|"
                          r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Name or service not known", re.IGNORECASE)
+# Windows refusing a call that needs an administrator, in any of its languages.
+_WINDOWS_DENIED = re.compile(r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) "
+                             r"5\b|^Access is denied\.", re.MULTILINE)
 _SOCKET_DENIED = re.compile(r"\b(?:socket|listen|bind|connect)\b[^\n]{0,120}\beperm\b", re.IGNORECASE)
 
 
@@ -1004,6 +1010,9 @@ def environment_subject(text: str) -> tuple[str, str] | None:
         return ("git-lock", "git cannot write in .git (permission denied on its lock files)")
     if _NO_NETWORK.search(text):
         return ("network", "there is no network access (host names do not resolve)")
+    if _WINDOWS_DENIED.search(text):
+        return ("windows-denied", "Windows denies access here (System error 5): it needs an "
+                                  "administrator's shell")
     if _SOCKET_DENIED.search(text):
         return ("socket", "the sandbox blocks network sockets (EPERM)")
     missing = _MISSING_COMMAND.search(text)
