@@ -175,6 +175,7 @@ def test_local_changes_in_the_way_of_a_checkout_are_routine() -> None:
 def test_a_reason_that_says_nothing_is_no_reason_and_a_silent_plan_refusal_no_lesson() -> None:
     edit = ToolCall("Edit", "/app/.claude/settings.json", "/app/.claude/settings.json")
     assert worth_storing([_friction("rejection", edit, reason="继续操作")]) == []
+    assert worth_storing([_friction("rejection", edit, reason="I have a question here.")]) == []
     build = _friction("rejection", ToolCall("Bash", "yarn build_web_test", None), reason="Cancel")
     assert worth_storing([build]) == [build] and build.reason is None
     assert lesson_title(build, 120) == "Ask before you run `yarn build_web_test`: the person rejected it"

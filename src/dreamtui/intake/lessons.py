@@ -691,7 +691,8 @@ _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "apply_pa
 
 
 # A reason that says no more than the refusal: "Cancel", "no", "继续操作" (go on).
-_SAYS_NOTHING = re.compile(r"^(?:cancel(?:led)?|skip|stop|no(?:pe)?|n|don'?t|never ?mind|not now|"
+_SAYS_NOTHING = re.compile(r"^(?:cancel(?:led)?|skip|stop|no(?:pe)?|n|don'?t|never ?mind|not (?:now|yet)|"
+                           r"wait|hold on|one (?:moment|sec(?:ond)?)|i have a question(?: (?:here|first))?|"
                            r"取消|不要|不用|不|继续操作|继续执行)[\s.!。！]*$", re.IGNORECASE)
 
 
