@@ -245,3 +245,31 @@ def test_one_fact_of_the_machine_is_one_tool_error_whichever_shell_stated_it() -
     other = _friction("tool_error", ToolCall("Bash", "yarn test:web", None),
                       'Usage Error: Couldn\'t find a script named "test:web".')
     assert friction_key(other, "cc") != friction_key(zsh, "cc")
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("Place your finger on the reader\nsudo: a terminal is required to read the password; either "
+     "use the -S option", "sudo-password"),
+    ("git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+     "ssh-key"),
+    ("To get started with GitHub CLI, please run:  gh auth login", "gh-auth"),
+    ("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon "
+     "running?", "docker-daemon"),
+    ("error: externally-managed-environment\n\nThis environment is externally managed", "pip-managed"),
+])
+def test_what_the_person_must_set_up_is_a_fact_of_the_machine(text: str, key: str) -> None:
+    assert environment_fact(text)
+    subject = environment_subject(text)
+    assert subject is not None and subject[0] == key
+
+
+@pytest.mark.parametrize("text", [
+    "src/app.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "error[E0308]: mismatched types\n --> src/main.rs:3:5",
+    "error: could not compile `app` (bin \"app\") due to 2 previous errors",
+    "/code/app/src/a.js\n  3:7  error  'x' is defined but never used  no-unused-vars\n\n"
+    "✖ 5 problems (3 errors, 2 warnings)",
+    "src/app/models.py:12: error: Incompatible types\nFound 2 errors in 1 file (checked 3 source files)",
+])
+def test_the_compiler_and_linter_on_the_agents_own_code_are_routine(text: str) -> None:
+    assert routine_error(text) and not environment_fact(text)

@@ -912,7 +912,9 @@ _ENVIRONMENT = re.compile(
     r"\bsandbox(?:ed)?\b[^\n]{0,60}?\b(?:denie[sd]|deny|block(?:s|ed)|forbid(?:s|den)|not (?:allowed|"
     r"permitted))|(?:denied|blocked|not (?:allowed|permitted)) (?:by|in(?:side)?) (?:the )?sandbox|"
     r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied|"
-    r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) 5\b|^Access is denied\.",
+    r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) 5\b|^Access is denied\.|"
+    r"sudo: (?:a terminal is required|a password is required)|Permission denied \(publickey|"
+    r"gh auth login|Cannot connect to the Docker daemon|externally-managed-environment",
     re.IGNORECASE | re.MULTILINE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
@@ -1000,6 +1002,25 @@ _WINDOWS_DENIED = re.compile(r"(?:System error|Error de sistema|Erreur système|
 _SOCKET_DENIED = re.compile(r"\b(?:socket|listen|bind|connect)\b[^\n]{0,120}\beperm\b", re.IGNORECASE)
 
 
+# What the machine lacks that the person sets up, not the agent: a password for sudo, a login, a
+# key, a running daemon, a Python that pip may install into. The agent cannot get past it alone.
+_SETUP_FACTS = (
+    (re.compile(r"sudo: (?:a terminal is required to read the password|a password is required)"),
+     "sudo-password", "`sudo` asks for a password here, which the agent cannot type: ask the person "
+                      "to run it"),
+    (re.compile(r"Permission denied \(publickey"),
+     "ssh-key", "there is no SSH key for the remote here (Permission denied (publickey))"),
+    (re.compile(r"gh auth login|You are not logged into any GitHub hosts"),
+     "gh-auth", "`gh` is not logged in here (gh auth login)"),
+    (re.compile(r"Cannot connect to the Docker daemon|docker daemon is not running|"
+                r"error during connect: [^\n]*docker", re.IGNORECASE),
+     "docker-daemon", "the Docker daemon is not running here"),
+    (re.compile(r"externally-managed-environment"),
+     "pip-managed", "the system Python is externally managed: pip installs only into a virtual "
+                    "environment (python -m venv, uv)"),
+)
+
+
 def environment_subject(text: str) -> tuple[str, str] | None:
     """The fact of the machine a failure states, as (what makes two failures the same fact, the
     fact in words): a command or module missing here, scripts with Windows line endings; None
@@ -1016,6 +1037,9 @@ def environment_subject(text: str) -> tuple[str, str] | None:
                                   "administrator's shell")
     if _SOCKET_DENIED.search(text):
         return ("socket", "the sandbox blocks network sockets (EPERM)")
+    for pattern, key, statement in _SETUP_FACTS:
+        if pattern.search(text):
+            return (key, statement)
     missing = _MISSING_COMMAND.search(text)
     if missing:
         name = next(g for g in missing.groups() if g)
@@ -1039,7 +1063,11 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"|has no attribute '|syntax error near unexpected token|is already in use by container|"
                    r"unexpected EOF while looking for matching"
                    # a patch the agent wrote in the wrong format, which it writes again
-                   r"|invalid patch: |invalid hunk at line \d+")
+                   r"|invalid patch: |invalid hunk at line \d+"
+                   # the compiler or linter on code the agent is writing: its work in progress
+                   r"|\berror TS\d{4}:|\berror\[E\d{4}\]|error: could not compile `|"
+                   r"\b\d+ problems? \(\d+ errors?|^Found \d+ errors? in \d+ files?|"
+                   r"\bis not assignable to (?:type|parameter)\b|cannot find symbol\b", re.MULTILINE)
 
 
 # Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
