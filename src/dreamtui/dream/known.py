@@ -27,6 +27,7 @@ from pathlib import Path
 from dreamtui.deliver.decisions import HEADER as DECISIONS_HEADER
 from dreamtui.deliver.decisions import RECORDED_BY
 from dreamtui.dream.match import (
+    ACTIONS,
     DEFAULT_SIMILARITY,
     FRAME,
     KIN,
@@ -670,28 +671,37 @@ class KnownIndex:
             and all(conflict.slot not in features_of(span).stems for span in other.facts.commands)
 
     def opposed(self, query: Features, rule: int) -> Conflict | None:
-        """A word the memory does and the rule only rejects, or the reverse ("Do not use the
-        semantic commit format" / "Follow the semantic commit format"; "`type: summary` (no
-        area)" / "`<type>(<area>): <summary>`"): the same thing with the opposite stance, a
-        contradiction however alike the two read. The frame, generic words and words a side
-        takes no stance on (unstated) do not count."""
+        """The same thing with the opposite stance, a contradiction however alike the two read:
+        a command, code or tool one does and the other rejects ("`type: summary` (no area)" /
+        "`<type>(<area>): <summary>`"; "hand-written validators over `zod`"), or plain words,
+        when the two oppose on more of them than they agree on and take no action the same way
+        ("Do not use the semantic commit format" / "Follow the semantic commit format").
+        Where a plain word falls is a guess: "Merged migrations must not be edited" rejects
+        editing them as "Never edit a migration that has been merged" does, though "merged" is
+        outside its rejection; "never commit to main or master branches" rejects no branch.
+        The frame, generic words, a part of a dotted name and words a side takes no stance on
+        (unstated) do not count."""
         asked, docs = query.facts, self.index.features[rule].facts
         if not asked.rejected and not docs.rejected:
             return None
         strong = query.strong | self.index.features[rule].strong
+        unnamed = _unnamed(query.text) & _unnamed(self.index.features[rule].text)
+        plain: list[Conflict] = []
         for s in sorted((asked.done & docs.rejected) | (asked.rejected & docs.done)):
-            # A rejection's scope is a guess ("never commit to main or master branches" does not
-            # reject branches): a plain word counts where it heads a clause, as match.py reads it.
-            if s in _GENERIC or s in FRAME or s in _PERMISSION \
-                    or not (s in strong or asked.heads.get(s) or docs.heads.get(s)):
-                continue
-            # A part of a dotted name is not the word: the "path" of `os.path` is a module.
-            if s not in _unnamed(query.text) or s not in _unnamed(self.index.features[rule].text):
+            # the "path" of `os.path` is a module, not a word
+            if s in _GENERIC or s in FRAME or s in _PERMISSION or s not in unnamed:
                 continue
             conflict = Conflict(s, "do" if s in asked.done else "do not", "do" if s in docs.done else "do not")
-            if not self.unstated(query, rule, conflict):
+            if self.unstated(query, rule, conflict):
+                continue
+            if s in strong:
                 return conflict
-        return None
+            plain.append(conflict)
+        if not plain:
+            return None
+        agreed = {s for s in (asked.done & docs.done) | (asked.rejected & docs.rejected)
+                  if s not in _GENERIC and s not in FRAME and s not in strong}
+        return plain[0] if len(plain) > len(agreed) and agreed.isdisjoint(ACTIONS) else None
 
     def agreed_pick(self, query: Features, rule: int) -> frozenset[str] | None:
         """The alternatives a memory rejects, when what it picks (its commands, the tools it
