@@ -268,3 +268,42 @@ def test_guidance_of_an_incident_leads_with_the_standing_fact_not_the_story() ->
     # A bare remark left over is no line of its own.
     told = "The nightly job broke the search index; it is fine now."
     assert split_story(told) == (told, ())
+
+
+# --- mined memories: their lesson, not the record of the occasion ------------------------------
+
+MINED = ("Do as the person said after it tried to edit `lib/report.rb`: “no, dont write your own formatter, "
+         "use Fmt.day from lib/fmt.rb”\nThe agent had just called: Edit lib/report.rb\nThe agent had said: "
+         "“I'll add a small date helper.”")
+
+
+def test_guidance_of_a_mined_memory_is_its_first_line_and_leaves_the_occasion_out() -> None:
+    taught = lesson("Do as the person said: use Fmt.day", MINED)
+    assert taught.guidance == ("Do as the person said after it tried to edit `lib/report.rb`: “no, dont write "
+                               "your own formatter, use Fmt.day from lib/fmt.rb”")
+    assert taught.rest == []
+    missing = ("`mix` is not available here: `mix test` failed with “sh: mix: not found”; do not count on it.\n"
+               "The agent had called: Bash mix test\nError: “sh: mix: not found”\n"
+               "Seen 4 times in 2 sessions (last 2026-11-27T10:00:00Z).")
+    taught = lesson("`mix` is not available here", missing)
+    # "do not count on it" alone would not say what "it" is: the line stays whole.
+    assert taught.guidance == ("`mix` is not available here: `mix test` failed with “sh: mix: not found”; do not "
+                               "count on it.")
+    assert taught.rest == ["Error: “sh: mix: not found”"]
+
+
+def test_heuristic_tags_of_a_mined_memory_are_subjects_not_its_source() -> None:
+    mined = memory("m1", "Do as the person said: use Fmt.day", MINED, type="failure",
+                   tags=("claude-code", "correction"), source="claude-code", kind="correction")
+    entry = entry_of(only(proposals(dream_input([mined])), "create"))
+    assert "claude-code" not in entry.tags and "correction" not in entry.tags
+    assert "The agent had" not in entry.body
+
+
+def test_route_of_an_instruction_to_ask_the_person_is_not_a_question() -> None:
+    denied = memory("w1", "Do not count on `WebFetch` here", "Do not count on `WebFetch` here: every call of it "
+                    "is denied; use another tool or ask the person.", type="failure")
+    assert only(proposals(dream_input([denied])), "create").route == "memory"
+    asked = memory("w2", "Refund window", "The refund code has a TODO: ask the product owner whether refunds "
+                   "after 30 days are allowed.")
+    assert only(proposals(dream_input([asked])), "create").route == "person"

@@ -52,10 +52,16 @@ _LEANS_BACK_RE = re.compile(
     r"^(?:(?:when|if|once|after|before|unless|so|then|and|but|because|otherwise)\s+)?"
     r"(?:it|its|they|them|their|(?:this|that|these|those)(?=\s+(?:is|are|was|were|means|makes|needs|breaks|fails|"
     r"happens|works|will|can|must|should|does|do)\b))\b", re.IGNORECASE)
+_PRONOUN_RE = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
 # The effort a session spent is no part of the lesson: "Took me a while to notice.", "it took
 # us an hour to debug".
 _EFFORT_RE = re.compile(r"^(?:it\s+|this\s+|that\s+)?(?:took|spent|wasted|cost)\s+(?:me|us|the agent|an?\s|\d|"
                         r"several|many|a while|ages|hours|minutes)", re.IGNORECASE)
+# What a mined memory (intake/lessons.py) records of the one occasion beside its lesson: the
+# calls the agent had made, what it had said or replied, the calls denied, how often it was met.
+# Evidence of that occasion (the memory stays a source), never part of the entry.
+_OCCASION_RE = re.compile(r"^(?:The agent had (?:just )?(?:called|said)|The agent replied|Denied calls|"
+                          r"Seen \d+ times? in)\b")
 _ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|step \d+:?)\s+(?=\S)", re.IGNORECASE)
 _STEP_RE = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+\S", re.IGNORECASE)
 _CONDITION_WORDS = frozenset("before after when whenever if once to until while".split())
@@ -270,10 +276,19 @@ def _steps_line(when: str) -> str:
     return f"{when}: follow the steps below."
 
 
-def _without_effort(paragraph: str) -> str:
-    """`paragraph` without the sentences and clauses telling the effort spent (_EFFORT_RE)."""
+def of_the_occasion(sentence: str) -> bool:
+    """Whether `sentence` tells only the one occasion a lesson was learnt on: the effort spent
+    (_EFFORT_RE), or a mined memory's record of the calls and words around it (_OCCASION_RE)."""
+    return bool(_EFFORT_RE.match(sentence) or _OCCASION_RE.match(sentence))
+
+
+def _without_effort(sentences: Sequence[str]) -> str:
+    """`sentences` said as one paragraph, without those telling the occasion (`of_the_occasion`)
+    and the clauses telling the effort spent."""
     kept: list[str] = []
-    for sentence in split_sentences(paragraph):
+    for sentence in sentences:
+        if _OCCASION_RE.match(sentence):
+            continue
         clauses = _clauses(sentence, _GUIDANCE_CLAUSE_RE)
         left = [c for c in clauses if not _EFFORT_RE.match(c.strip())]
         if len(left) == len(clauses):
@@ -375,13 +390,12 @@ def lesson(title: str, content: str) -> Lesson:
     rest: list[str] = []
     for k, paragraph in enumerate(paragraphs):
         if k != i:
-            kept = paragraph if is_code(paragraph) or k in lists else _without_effort(paragraph)
+            kept = paragraph if is_code(paragraph) or k in lists else _without_effort(split_sentences(paragraph))
             if kept:
                 rest.append(kept)
             continue
         sentences = split_sentences(paragraph)
-        remaining = " ".join([*stories, *(s for n, s in enumerate(sentences) if n not in taken)])
-        remaining = _without_effort(remaining)
+        remaining = _without_effort([*stories, *(s for n, s in enumerate(sentences) if n not in taken)])
         if guidance != sentence and guidance.startswith(f"{title_line}:"):
             remaining = " ".join(sentences)  # the snippet line named the title; keep its own words
         if remaining:
@@ -503,8 +517,8 @@ def split_story(guidance: str) -> tuple[str, tuple[str, ...]]:
         return guidance, ()
     told = [c for c in clauses if _told(c)]
     kept = [c for c in clauses if c not in told]
-    if not told or not kept:
-        return guidance, ()
+    if not told or not kept or _PRONOUN_RE.search(kept[0]):
+        return guidance, ()  # "…; do not count on it.": "it" is what the story clause named
     line = "; ".join(c.rstrip(" .") for c in kept) + "."
     # What is left must be a rule, or a standing fact naming a thing ("docker-compose.yml now
     # pins postgres:16"), not a bare remark ("it is fine now").
@@ -569,12 +583,13 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
                 known.add(paragraph)
             continue
         if other_phrasing:
-            rules = [as_rule(s) for s in split_sentences(paragraph)]
+            rules = [as_rule(s) for s in split_sentences(paragraph) if not of_the_occasion(s)]
             # A clause adds nothing its sentence does not: most restatements stop at the first test.
             fresh = [_only_adding(r, known, values_only) for r in rules if known.adds(r, values_only=values_only)
                      and any(known.adds(c, values_only=values_only) for c in _clause_facts(r))]
         else:
-            fresh = [s for s in split_sentences(paragraph) if known.adds(s, values_only=values_only)]
+            fresh = [s for s in split_sentences(paragraph)
+                     if not of_the_occasion(s) and known.adds(s, values_only=values_only)]
         for sentence in fresh:
             known.add(sentence)
         if fresh:
@@ -628,13 +643,21 @@ def is_event(members: Sequence[Memory], taught: Lesson) -> bool:
                                           or _FIRST_PERSON_RE.search(taught.guidance))
 
 
+def subject_tags(memory: Memory) -> list[str]:
+    """The tags of `memory` that name a subject: not those repeating where it came from (a mined
+    memory is tagged with its `metadata.source` and `metadata.kind`, "claude-code", "rejection",
+    which would head an AGENTS.md section)."""
+    provenance = {str(memory.metadata.get(key) or "") for key in ("source", "kind")}
+    return [t for t in memory.tags if t not in provenance]
+
+
 def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] = (),
              known_tags: Sequence[str] = (), text: str = "") -> list[str]:
     """The memories' tags (the representative's first: the first tag is the bundle section),
     else `nearby` (the closest live entry's), else the known tags the lesson's words name, else
     the subject its words name (SUBJECTS), else its first command or path word; [] only when
     nothing names one (AGENTS.md files it under "General")."""
-    tags = list(dict.fromkeys(t for m in (first, *members) for t in m.tags))
+    tags = list(dict.fromkeys(t for m in (first, *members) for t in subject_tags(m)))
     if tags:
         return tags
     if nearby:

@@ -41,6 +41,10 @@ FINGERPRINT_PREFIX = "c-"
 SENTENCE_KNOWN = 90  # partial_ratio at which a reworded sentence counts as already said
 GUIDANCE_CHARS = 200  # a bundle line; longer first sentences are kept whole, never cut mid-word
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+# A line break ends a sentence after its end mark (or a closing quote), or before a line that
+# opens with a label ("Error: …", "The agent had said: …") or a count ("Seen 3 times …").
+_LINE_END_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'”’)\]])|(?<=”))[ \t]*\n\s*"
+                          r"|[ \t]*\n\s*(?=[A-Z][\w ]{0,30}:\s|Seen \d+ times\b)")
 _FENCE = "```"
 
 # When several changes meet in one entry the strongest decides the op (changeset-semantics.md):
@@ -151,7 +155,12 @@ def is_code(paragraph: str) -> bool:
 
 
 def split_sentences(paragraph: str) -> list[str]:
-    return [s for s in _SENTENCE_RE.split(" ".join(paragraph.split())) if s]
+    """The sentences of a prose paragraph. A line break after a sentence's end (a closing quote
+    included) ends it too: a mined memory writes each statement on its own line ("…: “use
+    format_day()”\nThe agent had just called: Edit …"), and so does one before a label or a count
+    (_LINE_END_RE); a wrapped line goes on."""
+    return [s for line in _LINE_END_RE.split(paragraph)
+            for s in _SENTENCE_RE.split(" ".join(line.split())) if s]
 
 
 def guidance_and_rest(title: str, content: str) -> tuple[str, list[str]]:

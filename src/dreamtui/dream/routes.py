@@ -40,7 +40,9 @@ _FENCE_RE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 _STEP_RE = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+\S", re.IGNORECASE | re.MULTILINE)
 _QUESTION_RE = re.compile(
     r"\b(?:question for (?:the )?(?:human|person|product|owner|team|maintainers?)"
-    r"|ask (?:the )?(?:human|person|product owner|owner|maintainers?|team)"
+    # "Ask the owner whether …" is a question for them; "use another tool or ask the person" is
+    # an instruction to the agent.
+    r"|ask (?:the )?(?:human|person|product owner|owner|maintainers?|team) (?:whether|if|about|to decide)"
     r"|product (?:question|decision needed)|needs? a (?:product )?decision from)\b", re.IGNORECASE)
 _WANT_RE = re.compile(r"^\s*(?:should (?:we|the product|users|guests|customers)|do we want|"
                       r"is it intended|is .{3,60} intended|are we supposed)\b", re.IGNORECASE)

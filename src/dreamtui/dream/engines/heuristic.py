@@ -43,7 +43,16 @@ from dreamtui.dream.cluster import (
     normalise,
 )
 from dreamtui.dream.engines.base import CancelToken, Done, DreamInput, Event, Progress, ProposalReady
-from dreamtui.dream.guidance import Known, happened, is_event, lesson, most_complete, new_facts, tags_for
+from dreamtui.dream.guidance import (
+    Known,
+    happened,
+    is_event,
+    lesson,
+    most_complete,
+    new_facts,
+    subject_tags,
+    tags_for,
+)
 from dreamtui.dream.match import TOOL_SLOTS, Conflict, Features, compare, features_of
 from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags, route_feedback
 from dreamtui.dream.proposals import (
@@ -90,8 +99,9 @@ def split_exact_duplicates(members: Sequence[Memory]) -> tuple[list[Memory], lis
 
 
 def cluster_tags(members: Sequence[Memory], first: Memory) -> list[str]:
-    """The union of tags, the representative's first: the first tag is the bundle section."""
-    return list(dict.fromkeys(t for m in (first, *members) for t in m.tags))
+    """The union of subject tags (`guidance.subject_tags`), the representative's first: the first tag is
+    the bundle section."""
+    return list(dict.fromkeys(t for m in (first, *members) for t in subject_tags(m)))
 
 
 def entry_probe(first: Memory, tags: Sequence[str],
@@ -209,7 +219,7 @@ def new_entry_tags(members: Sequence[Memory], best: Memory, probe: Signature, in
     """A new entry's tags (guidance.tags_for): the memories', else the tags of the live entry
     sharing most rare words with the lesson (looked up only then), else the lesson's words."""
     nearby: list[str] = []
-    if not any(m.tags for m in members):
+    if not any(subject_tags(m) for m in members):
         nearby = next((list(index.entries[i].tags) for i in entry_candidates(probe, index, limit=1)), [])
     return tags_for(members, best, nearby=nearby, known_tags=known_tags, text=text)
 
