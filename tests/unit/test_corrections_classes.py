@@ -208,3 +208,30 @@ def test_concessions_within_the_first_sentences(turn: str, reply: str, rule: str
 
 def test_a_no_that_answers_the_agents_question_about_the_world_is_an_answer() -> None:
     assert answer_rule("nope it never worked", "Has this command ever worked for the team?") is None
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("Tu n'as pas mentionné la fonction de nettoyage dans le résumé.", "imperative"),
+    ("vous avez oublié le fichier de config", "imperative"),
+    ("olvidaste actualizar el README", "imperative"),
+    ("du hast die Tests vergessen", "imperative"),
+    ("pourquoi tu as supprimé le cache ?", "question"),
+    ("¿por qué hiciste el cambio en main?", "question"),
+    ("après ton changement ça ne marche toujours pas", "fails"),
+    ("sigue sin funcionar después del cambio", "fails"),
+    ("der Build funktioniert immer noch nicht", "fails"),
+    ("ça ne marche pas, l'écran reste blanc", "fails"),
+])
+def test_the_same_shapes_in_other_languages(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "tu peux ajouter un filtre par date ?",  # a new request
+    "pourquoi le ciel est bleu ?",
+    "añade una prueba para el parser",
+    "kannst du die Tests ausführen?",
+    "j'essaie d'exporter depuis le panneau mais ça marche pas",  # their own attempt
+])
+def test_new_requests_in_other_languages_are_not_corrections(text: str) -> None:
+    assert correction_rule(text) is None

@@ -279,6 +279,29 @@ _REVERSE = re.compile(
     r"who|can|could|will|would|is|are|do|does|also|and|first|then|now|next|before|after|thanks|"
     r"thank|ok|okay|otherwise)\b)")
 
+# The same shapes in French, Spanish, German, Italian and Portuguese: what the agent did not do
+# ("tu n'as pas mentionné …", "olvidaste …", "du hast … vergessen"), why it did something
+# ("pourquoi tu as …", "¿por qué hiciste …?"), that it is wrong ("c'est faux", "está mal"), at the
+# start; that it does not work, at the start ("ça ne marche pas", "funktioniert nicht"), or still
+# does not, anywhere in the first line ("… ça ne marche toujours pas", "sigue sin funcionar"); not
+# the person's own attempt ("j'essaie de … mais ça marche pas").
+_FOREIGN_DIDNT = re.compile(
+    r"^(?:tu n'?as pas|tu n'?a pas|tu as oubli\w*|vous n'?avez pas|vous avez oubli\w*|c'est faux|"
+    r"ce n'?est pas (?:ça|ce que|correct|bon)|c'est pas (?:ça|ce que)|no has|olvidaste|te olvidaste|"
+    r"te falt[óo]|no hiciste|eso (?:no es|está mal)|está mal|du hast (?:\w+ ){0,3}(?:nicht|vergessen)|"
+    r"sie haben (?:\w+ ){0,3}(?:nicht|vergessen)|das ist (?:falsch|nicht richtig)|hai dimenticato|non hai|"
+    r"você esqueceu|você não)\b")
+_FOREIGN_WHY = re.compile(r"^(?:pourquoi (?:tu as|as-tu|vous avez|avez-vous|t'as)|¿?por qu[ée] (?:hiciste|has|"
+                          r"lo hiciste)|warum hast du|perch[ée] hai)\b")
+_FOREIGN_FAILS = re.compile(
+    # said first: "ça ne marche pas", "no funciona", "funktioniert nicht"
+    r"^(?:(?:mais|pero|aber|non|no|nein)\W+)?(?:(?:ça|cela|ca|[cç]a) (?:ne )?(?:marche|fonctionne) (?:pas|plus)|"
+    r"(?:ya )?no funciona|(?:es |das )?funktioniert nicht|(?:es |das )?geht nicht|non funziona|não funciona)\b"
+    # or still failing, anywhere in the first line: "après ton changement ça ne marche toujours pas"
+    r"|\b(?:ça|cela|ca) (?:ne )?(?:marche|fonctionne) toujours pas\b|toujours (?:la même erreur|le même "
+    r"problème)|sigue sin funcionar|sigue (?:fallando|igual)|funktioniert (?:immer noch|noch immer) nicht|"
+    r"geht (?:immer noch|noch immer) nicht|ancora non funziona|ainda não funciona")
+
 _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
                       r"不要再?问|别再?问|不需要询问|不用确认|无需确认")
@@ -457,17 +480,18 @@ def correction_rule(text: str) -> str | None:
         return "no"
     if _DONT.match(head):
         return "dont"
-    if _IMPERATIVE.match(head):
+    if _IMPERATIVE.match(head) or _FOREIGN_DIDNT.match(head):
         return "imperative"
     if _WRONG.search(head):
         return "wrong"
     first = head.split("\n", 1)[0]
-    if _QUESTION.match(first) and ("?" in first or len(first.split()) <= _UNMARKED_QUESTION):
+    if (_QUESTION.match(first) or _FOREIGN_WHY.match(first)) and (
+            "?" in first or len(first.split()) <= _UNMARKED_QUESTION):
         return "question"
     if _INSTEAD.match(lowered) or _INSTEAD.match(head):
         return "instead"
     short_zh = len(head) <= _ZH_SHORT
-    if (len(first) <= 300 and (_FAILS.match(first) or _broken(first))) or \
+    if (len(first) <= 300 and (_FAILS.match(first) or _broken(first) or _FOREIGN_FAILS.search(first))) or \
             (short_zh and _ZH_FAILS.search(first)):
         return "fails"
     if _DOUBT.match(first):
