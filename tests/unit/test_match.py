@@ -133,7 +133,7 @@ def test_a_tool_rule_is_no_correction_of_an_entry_that_merely_uses_another_tool(
 
 _WORDS = st.sampled_from("run use never always pytest pnpm yarn port 5432 5433 the tests before after "
                          "install `make db-reset` migrations database not cache --no-cache instead of "
-                         "over unless , . : ( ) took 3 minutes".split())
+                         "over unless , . : ( ) took 3 minutes commit push write add \" npm".split())
 _TEXTS = st.lists(_WORDS, min_size=1, max_size=12).map(" ".join)
 
 

@@ -174,7 +174,7 @@ def polarity(tokens: Iterable[str]) -> tuple[bool, frozenset[tuple[str, int]]]:
 # Words of instructions that say how strongly, not what: they do not make two rules alike.
 _EMPHASIS = frozenset("""
 always must ensure make sure please important critical mandatory strictly project should need ever
-needs required require requires note every all any
+needs required require requires note every all any each
 """.split())
 
 # The score is calibrated so that DEFAULT_SIMILARITY (config.dream.similarity's default) falls
@@ -267,13 +267,13 @@ _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 ACTIONS = frozenset("""
 commit push pull merg rebas amend squash revert read edit write modifi delet drop creat add
 instal uninstal deploy publish displai output print expos share upload download copi move renam
-disclos includ mock hardcod store stage bypass skip ignor disabl enabl
+disclos includ mock hardcod store stage bypass skip ignor disabl enabl leak reveal load log
 """.split())
 # Stems of the words that frame an instruction (how, not what: "never include", "make sure to
 # run", "prefer", "keep", "add"): two rules sharing their frame and little else ("Never include
 # X in commits" / "Never include Y in code") are two lessons. The stop words, negations and
 # emphasis words frame too but are no stems at all.
-FRAME = frozenset("includ add run keep prefer make sure follow".split())
+FRAME = frozenset("includ add creat write run keep prefer make sure follow".split())
 # Verbs, instruction verbs and frame: what a rule does, not what it does it to.
 _VERBS = ACTIONS | FRAME | frozenset("use run make keep do".split())
 _TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
@@ -348,6 +348,7 @@ _KIN_GROUPS = (
     ("verify", "check", "confirm", "validate"),
     ("fix", "resolve", "repair"),
     ("main", "master", "trunk"),  # the default branch
+    ("read", "load"),  # a file, the environment
     ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
 )
 KIN_SHARE = 0.75
@@ -839,7 +840,10 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
             since = 0
         if spans and position in spans:
             started = spans[position]
-            said.command_stance[started] = said.command_stance.get(started, 0) | (2 if rejected else 1)
+            # A path or a name a statement mentions ("files under `web/api/` are generated")
+            # is not used by it; a command line it gives still is.
+            if rejected or not states or " " in started:
+                said.command_stance[started] = said.command_stance.get(started, 0) | (2 if rejected else 1)
         if kind & _REJECTS_K and word not in flags:
             phrase = bool(kind & _REJECT_PHRASE_K) and not rejected
             whole = whole or (not phrase and _content_before(words, position) == 0)
@@ -1077,20 +1081,29 @@ _ALONE_IDF = math.log(1 + MIN_CORPUS), math.log(1 + MIN_CORPUS / 2)
 def pair_overlap(a: Features, b: Features) -> float:
     """raw_overlap(a, b, Weights((a, b))) without building the weights: callers compare one
     entry body with many sentences."""
-    return _alone_overlap(a.stems, a.strong, b.stems, b.strong, a.kin, b.kin)
+    return _alone_overlap(a.stems, a.strong, b.stems, b.strong, a.kin, b.kin,
+                          (a.quoted, a.alternatives), (b.quoted, b.alternatives))
+
+
+_NO_REDUCED: tuple[AbstractSet[str], AbstractSet[str]] = (frozenset(), frozenset())
 
 
 def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
                    stems_b: AbstractSet[str], strong_b: AbstractSet[str],
                    kin_a: Mapping[int, AbstractSet[str]] | None = None,
-                   kin_b: Mapping[int, AbstractSet[str]] | None = None) -> float:
-    """`kin_a`, `kin_b`: kin_of the stems, when the caller has them."""
+                   kin_b: Mapping[int, AbstractSet[str]] | None = None,
+                   reduced_a: tuple[AbstractSet[str], AbstractSet[str]] = _NO_REDUCED,
+                   reduced_b: tuple[AbstractSet[str], AbstractSet[str]] = _NO_REDUCED) -> float:
+    """`kin_a`, `kin_b`: kin_of the stems, when the caller has them; `reduced_a`, `reduced_b`:
+    each text's quoted stems and alternatives (Features.quoted, Features.alternatives)."""
     shared = stems_a & stems_b
     bridged = bridges(kin_of(stems_a) if kin_a is None else kin_a, kin_of(stems_b) if kin_b is None else kin_b)
     if not shared and not bridged:
         return 0.0
     once, twice = _ALONE_IDF
     extra = STRONG_WEIGHT - 1
+    if bridged or any(reduced_a) or any(reduced_b):
+        return _alone_weighted(stems_a, strong_a, stems_b, strong_b, shared, bridged, reduced_a, reduced_b)
 
     def total(stems: AbstractSet[str], strong: AbstractSet[str]) -> float:
         strong_shared = len(strong & shared)
@@ -1098,9 +1111,32 @@ def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
                 + extra * (once * (len(strong) - strong_shared) + twice * strong_shared))
 
     ws = twice * (len(shared) + extra * len(shared & (strong_a | strong_b)))
-    # A kin (in one text each, so of weight `once`) counts as raw_overlap counts it.
-    ws += KIN_SHARE * once * len(bridged)
     return _mix(ws, total(stems_a, strong_a), total(stems_b, strong_b))
+
+
+def _alone_weighted(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
+                    stems_b: AbstractSet[str], strong_b: AbstractSet[str], shared: AbstractSet[str],
+                    bridged: Sequence[tuple[str, str]],
+                    reduced_a: tuple[AbstractSet[str], AbstractSet[str]],
+                    reduced_b: tuple[AbstractSet[str], AbstractSet[str]]) -> float:
+    """_alone_overlap stem by stem, as raw_overlap weighs: for texts with kin, quoted words or
+    alternatives (few)."""
+    once, twice = _ALONE_IDF
+
+    def weight(s: str, strong: AbstractSet[str], reduced: tuple[AbstractSet[str], AbstractSet[str]]) -> float:
+        quoted, alternatives = reduced
+        found = (twice if s in shared else once) * (STRONG_WEIGHT if s in strong else 1.0)
+        if s in quoted:
+            found *= QUOTED_WEIGHT
+        if s in alternatives and s not in shared:  # an alternative both reject weighs in full
+            found *= ALTERNATIVE_WEIGHT
+        return found
+
+    va = {s: weight(s, strong_a, reduced_a) for s in stems_a}
+    vb = {s: weight(s, strong_b, reduced_b) for s in stems_b}
+    ws = sum(max(va[s], vb[s]) for s in shared)
+    ws += sum(KIN_SHARE * (va[x] + vb[y]) / 2 for x, y in bridged)
+    return _mix(ws, sum(va.values()), sum(vb.values()))
 
 
 def calibrated(raw: float) -> float:
@@ -1238,7 +1274,10 @@ def _objects_apart(a: Features, b: Features) -> tuple[str, str] | None:
     """The two texts' objects (their stems but the frame), when they share frame words and
     their objects alone are not alike enough to be one lesson: the frame does not make them one
     rule ("Never include X in commits" / "Never include Y in code")."""
-    if FRAME.isdisjoint(a.stems & b.stems):
+    # The frame is shared in one word or in two kindred ones ("Add a changelog entry" /
+    # "Create a branch").
+    if FRAME.isdisjoint(a.stems & b.stems) \
+            and not any(x in FRAME and y in FRAME for x, y in bridges(a.kin, b.kin)):
         return None
     # A frame word inside a command or a name is an object: the "make" of `make deploy`.
     objects_a, objects_b = a.stems - (FRAME - a.strong), b.stems - (FRAME - b.strong)
