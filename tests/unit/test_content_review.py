@@ -307,3 +307,22 @@ def test_route_of_an_instruction_to_ask_the_person_is_not_a_question() -> None:
     asked = memory("w2", "Refund window", "The refund code has a TODO: ask the product owner whether refunds "
                    "after 30 days are allowed.")
     assert only(proposals(dream_input([asked])), "create").route == "person"
+
+
+def test_proposal_of_a_checklist_adds_to_an_entry_only_its_own_items() -> None:
+    lint = ("topics/lint-before-push.md", entry_text(
+        "lint-before-push", "Lint before pushing", "Run `pnpm lint` before pushing; CI fails on any warning.",
+        tags=("frontend",)))
+    node = ("topics/node-version.md", entry_text(
+        "node-version", "Node version for the app", "Use Node 18 for app/ (`nvm use` reads app/.nvmrc); other "
+        "majors fail on the lockfile.", tags=("frontend",)))
+    checklist = memory("c1", "Frontend checklist", "- Run `pnpm lint` before pushing; CI fails on any warning.\n"
+                       "- Also run `pnpm test:types` before pushing.\n"
+                       "- Use Node 20 for app/ (`nvm use` reads app/.nvmrc).", tags=("frontend",))
+    found = proposals(dream_input([checklist], snapshot_of(lint, node)))
+    touched = [p for p in found if p.target == lint[0]]
+    assert len(touched) == 1
+    body = entry_of(touched[0]).body
+    # Its own new item is added, as a list line; the node item is the other entry's lesson.
+    assert "\n- Also run `pnpm test:types` before pushing.\n" in body
+    assert "Node 20" not in body

@@ -252,6 +252,17 @@ def is_list(paragraph: str) -> bool:
     return items >= 2 and all(_ITEM_RE.match(line) or line[:1].isspace() for line in lines)
 
 
+def list_items(paragraph: str) -> list[str]:
+    """The items of a list paragraph (`is_list`), each with its marker and continuation lines."""
+    items: list[str] = []
+    for line in paragraph.split("\n"):
+        if _ITEM_RE.match(line) or not items:
+            items.append(line.rstrip())
+        elif line.strip():
+            items[-1] += "\n" + line.rstrip()
+    return items
+
+
 def has_steps(content: str) -> bool:
     """Whether `content` holds steps to follow: a numbered list, or a list under an intro line
     ("Before a release:")."""
@@ -581,6 +592,15 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
             if normalise(paragraph) not in known.norm:
                 out.append(paragraph)
                 known.add(paragraph)
+            continue
+        if is_list(paragraph):
+            # Item by item, and what is new stays a list ("- A.\n- C."), never "- A. - C.".
+            items = [item for item in list_items(paragraph) if not of_the_occasion(_ITEM_RE.sub("", item))
+                     and known.adds(as_rule(_ITEM_RE.sub("", item)), values_only=values_only)]
+            for item in items:
+                known.add(item)
+            if items:
+                out.append("\n".join(items))
             continue
         if other_phrasing:
             rules = [as_rule(s) for s in split_sentences(paragraph) if not of_the_occasion(s)]

@@ -47,7 +47,9 @@ from dreamtui.dream.guidance import (
     Known,
     happened,
     is_event,
+    is_list,
     lesson,
+    list_items,
     most_complete,
     new_facts,
     subject_tags,
@@ -315,7 +317,7 @@ class _Dream:
             draft.correct(members, changes, self.now, f"{_say(members, 'states', 'state')} a fact differently: {said}",
                           confidence=0.75, asks_human=entry.pinned)
             known = Known(f"{entry.title}\n{stated_text(draft.body)}")
-        facts = new_facts(members, known)  # `known` grows with what it takes: kept for the next cluster
+        facts = self._about(entry, new_facts(members, known))  # `known` grows with what it takes
         self.known[entry.path] = known
         when = max(m.submitted_at for m in seen)
         note = f"; it states something differently ({contested}): check both" if contested else ""
@@ -345,6 +347,24 @@ class _Dream:
             draft.confirm(members, when, f"{_say(members, 'repeats', 'repeat')} this entry{note}",
                           confidence=0.7 if contested else 0.9, cite=True)
         self.replacements.extend(Replacement(m, entry.slug) for m in members)
+
+    def _about(self, entry: Entry, facts: list[str]) -> list[str]:
+        """`facts` without the list items another live entry states ("- Use Node 20" of a
+        frontend checklist matched to the typecheck entry is the node-version entry's): a memory
+        listing several lessons adds to each entry only its own."""
+        kept: list[str] = []
+        for paragraph in facts:
+            if not is_list(paragraph):
+                kept.append(paragraph)
+                continue
+            own = []
+            for item in list_items(paragraph):
+                found = find_entry(Signature.of(item), self.index, self.threshold)
+                if found is None or found.item.path == entry.path:
+                    own.append(item)
+            if own:
+                kept.append("\n".join(own))
+        return kept
 
     def _slug_and_path(self, title: str, kind: str, when: datetime) -> tuple[str, str]:
         base = slugify(title)
