@@ -273,3 +273,16 @@ def test_what_the_person_must_set_up_is_a_fact_of_the_machine(text: str, key: st
 ])
 def test_the_compiler_and_linter_on_the_agents_own_code_are_routine(text: str) -> None:
     assert routine_error(text) and not environment_fact(text)
+
+
+def test_a_flag_the_command_does_not_take_and_a_warning_record_are_routine() -> None:
+    assert routine_error("error: unexpected argument '--prompt' found\n\nUsage: app exec [PROMPT]")
+    assert routine_error("usage: run.py [-h]\nrun.py: error: unrecognized arguments: --fast")
+    assert routine_error("2025-08-24 19:38:31,187 - __main__ - WARNING - Could not check memory")
+    assert not routine_error("sed: invalid option -- 'i'")  # BSD sed: a fact of the machine
+
+
+def test_gh_with_an_invalid_token_is_not_logged_in() -> None:
+    text = "X Failed to log in to github.com account u (keyring)\n- The token in keyring is invalid."
+    assert environment_fact(text)
+    assert environment_subject(text) == ("gh-auth", "`gh` is not logged in here (gh auth login)")

@@ -914,7 +914,8 @@ _ENVIRONMENT = re.compile(
     r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied|"
     r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) 5\b|^Access is denied\.|"
     r"sudo: (?:a terminal is required|a password is required)|Permission denied \(publickey|"
-    r"gh auth login|Cannot connect to the Docker daemon|externally-managed-environment",
+    r"gh auth login|Failed to log in to github\.com|Cannot connect to the Docker daemon|"
+    r"externally-managed-environment",
     re.IGNORECASE | re.MULTILINE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
@@ -1010,7 +1011,8 @@ _SETUP_FACTS = (
                       "to run it"),
     (re.compile(r"Permission denied \(publickey"),
      "ssh-key", "there is no SSH key for the remote here (Permission denied (publickey))"),
-    (re.compile(r"gh auth login|You are not logged into any GitHub hosts"),
+    (re.compile(r"gh auth login|You are not logged into any GitHub hosts|Failed to log in to "
+                r"github\.com|token in keyring is invalid"),
      "gh-auth", "`gh` is not logged in here (gh auth login)"),
     (re.compile(r"Cannot connect to the Docker daemon|docker daemon is not running|"
                 r"error during connect: [^\n]*docker", re.IGNORECASE),
@@ -1064,6 +1066,9 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"unexpected EOF while looking for matching"
                    # a patch the agent wrote in the wrong format, which it writes again
                    r"|invalid patch: |invalid hunk at line \d+"
+                   # a flag the command does not take, which its --help puts right
+                   r"|unexpected argument '|unrecognized arguments?: |unknown (?:option|flag)[: ]|"
+                   r"error: Found argument '"
                    # the compiler or linter on code the agent is writing: its work in progress
                    r"|\berror TS\d{4}:|\berror\[E\d{4}\]|error: could not compile `|"
                    r"\b\d+ problems? \(\d+ errors?|^Found \d+ errors? in \d+ files?|"
@@ -1118,8 +1123,9 @@ _WORK_TREE = re.compile(r"Your local changes to the following files would be ove
                         r"Please commit your changes or stash them")
 # A log record below warning level (`level=DEBUG`, "[INFO] …", "DEBUG: …"): a program telling what
 # it does, whatever words ("error", "failed") its message holds.
-_QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace)\b|^\W{0,2}(?:DEBUG|INFO|TRACE)\b|"
-                        r"^\S*\d\d:\d\d:\d\d\S*\s+(?:DEBUG|INFO|TRACE)\b", re.IGNORECASE)
+_QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace|warn(?:ing)?)\b|^\W{0,2}(?:DEBUG|INFO|TRACE)\b|"
+                        r"^\S*\d\d:\d\d:\d\d\S*\s+(?:DEBUG|INFO|TRACE)\b|"
+                        r" - (?:DEBUG|INFO|WARNING) - ", re.IGNORECASE)  # Python's logging format
 
 
 def timed_out(text: str) -> bool:
