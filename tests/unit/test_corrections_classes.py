@@ -235,3 +235,20 @@ def test_the_same_shapes_in_other_languages(text: str, rule: str) -> None:
 ])
 def test_new_requests_in_other_languages_are_not_corrections(text: str) -> None:
     assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize(("turn", "reply", "rule"), [
+    ("Should go in the migrations folder", "You're right! Let me move it there.", "acknowledged"),
+    ("why did you do it like this to begin with?", "Followed the pattern in the module. Should have "
+     "questioned it.", "acknowledged"),
+    ("pourquoi tu as fait un squash au lieu d'un merge ?", "C'était une erreur de ma part.", "acknowledged"),
+    ("et l'historique du produit ?", "Tu as totalement raison sur les deux points.", "acknowledged"),
+    ("Is that stored in the proper place?", "No. It is machine-local, the wrong place for it.",
+     "answered_no"),
+])
+def test_more_concessions(turn: str, reply: str, rule: str) -> None:
+    assert concedes(turn, reply) == rule
+
+
+def test_should_with_its_subject_is_still_a_plain_question() -> None:
+    assert concedes("should we use uv here", "You're right to ask: uv is faster.") is None

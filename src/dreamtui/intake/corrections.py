@@ -323,8 +323,10 @@ _ACKNOWLEDGED = re.compile(
     r"fair point|fair(?: enough)?\W+(?:let me|i'?ll) (?:revert|undo|fix|remove|redo|restore|put|drop)\b|"
     r"valid point|nice catch|well spotted|i stand corrected|oops|"
     r"对[，,]|没错|有道理|确实|的确|分析得(?:很)?(?:准|对|到位)|"
-    r"(?:vous avez|tu as) (?:tout à fait |entièrement )?raison|effectivement|en effet|bonne remarque|"
-    r"désolé|pardon|je me suis trompé|(?:tienes|tiene|tenés) (?:toda la )?razón|lo siento|perdón|"
+    r"(?:vous avez|tu as) (?:\w+ )?raison|effectivement|en effet|bonne remarque|"
+    r"désolé|pardon|je me suis trompé|j'ai eu tort|(?:c'(?:était|est) )?(?:une )?erreur de ma part|"
+    r"mon erreur|(?:fue )?(?:un )?error mío|das war (?:ein|mein) fehler|"
+    r"(?:tienes|tiene|tenés) (?:toda la )?razón|lo siento|perdón|"
     r"disculpa|me equivoqué|buena observación|efectivamente|(?:du hast|sie haben) (?:völlig |absolut )?"
     r"recht|stimmt|entschuldigung|tut mir leid|mein fehler|guter punkt|(?:hai|ha) ragione|scusa|"
     r"(?:você tem|tem) razão|desculpe|おっしゃる通り|ご指摘|申し訳|すみません|失礼しました|"
@@ -335,7 +337,8 @@ _ACKNOWLEDGED = re.compile(
 _CONCEDED_LATER = re.compile(
     r"\byou'?re (?:absolutely |completely |totally )?right\b|\bmy (?:mistake|bad)\b|"
     r"\bi (?:missed|forgot|overlooked)\b|\bi should have\b|\b(?:great|good|nice|excellent|sharp) catch\b|"
-    r"\bi was (?:wrong|mistaken)\b|\bi stand corrected\b|\bmy (?:earlier|previous|original) \w+ (?:was|is) "
+    r"\bi was (?:wrong|mistaken)\b|\bi stand corrected\b|\bi should(?:'ve| have)\b|(?:^|[.!]\s+)should(?:'ve| "
+    r"have)\b|erreur de ma part|j'ai eu tort|\bmy (?:earlier|previous|original) \w+ (?:was|is) "
     r"(?:wrong|incorrect|overkill|over-?engineered|off|mistaken|unnecessary)\b|"
     r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)",
     re.IGNORECASE)
@@ -350,7 +353,8 @@ _PRAISED = re.compile(r"^\W*(?:excellent|great|good|brilliant|interesting|nice|l
 _DID_YOU = re.compile(
     r"^(?:so\s+)?(?:did|have|had) (?:you|u|we|it|they)\b(?! (?:find|see|notice|get|know|mean|want|like|"
     r"encounter|come across|hear)\b)|^(?:is|are|was|were|has|have) (?:it|this|that|they|everything|"
-    r"all)\b[^?\n]{0,40}\b(?:done|finished|complete|updated|fixed|committed|pushed|saved|tested)\b"
+    r"all)\b[^?\n]{0,40}\b(?:done|finished|complete|updated|fixed|committed|pushed|saved|tested|stored|"
+    r"written|kept|placed|put|added|in the (?:right|proper|correct) place)\b"
     r"|^(?:as-tu|avez-vous|est-ce que (?:tu|vous) (?:as|avez)|hast du|haben sie|has|hiciste)\b"
     r"|有没有|是否(?:已经|有)?|了吗|了没")
 _ANSWERED_NO = re.compile(r"^(?:no|nope|not (?:yet|quite|all|fully|really)|i did ?n'?t|i did not|"
@@ -358,6 +362,7 @@ _ANSWERED_NO = re.compile(r"^(?:no|nope|not (?:yet|quite|all|fully|really)|i did
                           re.IGNORECASE)
 _ADMITS = re.compile(r"\bi (?:did ?n'?t|did not|have ?n'?t|have not|only|missed|forgot|skipped|"
                      r"overlooked|should)\b|\blet me\b|\bmissing\b|\bmissed\b|\bforgot|\bskipped|"
+                     r"\bwrong\b|\bincorrect\b|"
                      r"il manque|j'ai oublié|je n'ai pas|falta|fehlt|vergessen|漏|缺|忘|让我|"
                      r"没有?(?:按|执行|做|跑|运行|更新|写|加|检查)", re.IGNORECASE)
 # A question that says the agent's work loses something ("Doesn't this lose the progressive
@@ -687,7 +692,10 @@ def only_asks(text: str) -> bool:
 _ASKING = re.compile(r"^(?:is|are|was|were|does|do you|should|would|could|can|how|which|"
                      r"what(?! about| if| else))\b")
 _WE_HAVE = re.compile(r"^(?:so )?(?:we|you|it|they) (?:have|has|use|uses|need|needs)\b")
-_INVERTED = re.compile(r"^(?:is|are|was|were|does|should) \S+ ")  # a question without its "?"
+# A question without its "?"; "should" only with its subject ("should I use uv"), since "Should go
+# in document_schema" tells the agent where a thing goes.
+_INVERTED = re.compile(r"^(?:(?:is|are|was|were|does) \S+|should (?:i|we|you|it|this|that|there|the|a|an|"
+                       r"my|our|your|these|those)\b) ")
 
 
 def spoken(text: str) -> str:
