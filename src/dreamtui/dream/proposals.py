@@ -159,8 +159,8 @@ def split_sentences(paragraph: str) -> list[str]:
     included) ends it too: a mined memory writes each statement on its own line ("…: “use
     format_day()”\nThe agent had just called: Edit …"), and so does one before a label or a count
     (_LINE_END_RE); a wrapped line goes on."""
-    return [s for line in _LINE_END_RE.split(paragraph)
-            for s in _SENTENCE_RE.split(" ".join(line.split())) if s]
+    lines = _LINE_END_RE.split(paragraph) if "\n" in paragraph else (paragraph,)
+    return [s for line in lines for s in _SENTENCE_RE.split(" ".join(line.split())) if s]
 
 
 def guidance_and_rest(title: str, content: str) -> tuple[str, list[str]]:
