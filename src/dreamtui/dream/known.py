@@ -118,6 +118,7 @@ request requested told instructed directed
 # A number said in both (80 characters, port 5432) is as telling as a rare word; one the rule
 # does not say counts against the restatement. "1,500" is one number.
 _POLARITY = {"do", "do not"}  # match.py's values for a step said and its negation
+_USE = {"use", "do not use"}  # ... and for a command
 _THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[,_]\d{3})*(?:\.\d+)?(?![\w])")
 # The items of a list a memory gives ("never read: .env, secrets/, private keys, credentials")
@@ -151,6 +152,11 @@ _DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
 _HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
 # Where a memory's statements part: a sentence's end, a semicolon, a colon before what it states.
 _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
+# A reason a memory gives ("…, so runs are reproducible"; "… to make sure nothing breaks") says
+# why, not what to do: a restatement may add it.
+_REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since)\s[^.;!?]*"
+                        r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*",
+                        re.IGNORECASE)
 _API_KEY_RE = re.compile(r"\bapi[ -]keys?\b", re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
@@ -660,15 +666,22 @@ class KnownIndex:
 
     def unstated(self, query: Features, rule: int, conflict: Conflict) -> bool:
         """Whether a do-vs-do-not difference is on a word the doing side takes no stance on: one
-        said only in the rule's aside, an explanation ("`make serve` - the server is already
-        up" does not say to run servers), or only among a command's arguments (the `warnings`
-        of `-D warnings` against "no warnings"), where the other side says it outside code."""
+        said only in an aside, an explanation or an example ("`make serve` - the server is
+        already up" does not say to run servers; "Terraform state (`.tfstate`)" names the
+        files, it does not use them), or only among a command's arguments (the `warnings` of
+        `-D warnings` against "no warnings") where the other side says it outside code."""
+        features = self.index.features[rule]
+        if {conflict.a, conflict.b} == _USE and conflict.slot.startswith("`"):
+            # a command one side uses and the other rejects, named by the user only in an aside
+            user = query if conflict.a == "use" else features
+            return conflict.slot not in _without_asides(user.text).lower()
         if {conflict.a, conflict.b} != _POLARITY:
             return False
-        features = self.index.features[rule]
         doer, other = (query, features) if conflict.a == "do" else (features, query)
-        return conflict.slot not in _stated(doer.text) \
-            and all(conflict.slot not in features_of(span).stems for span in other.facts.commands)
+        if conflict.slot in _stated(doer.text):
+            return False
+        return conflict.slot not in features_of(_without_asides(doer.text)).stems \
+            or all(conflict.slot not in features_of(span).stems for span in other.facts.commands)
 
     def opposed(self, query: Features, rule: int) -> Conflict | None:
         """The same thing with the opposite stance, a contradiction however alike the two read:
@@ -866,11 +879,11 @@ def _without_examples(text: str) -> str:
 
 
 def _core_text(text: str) -> str:
-    """What a memory (without its examples) says that a rule must cover: without its asides and
-    its opening label too."""
+    """What a memory (without its examples) says that a rule must cover: without its asides, its
+    opening label and the reasons it gives too."""
     if "**" in text:
         text = _LABEL_RE.sub(_unlabelled, text)
-    return _without_asides(text)
+    return _REASON_RE.sub(" ", _without_asides(text))
 
 
 def _unlabelled(found: re.Match[str]) -> str:
