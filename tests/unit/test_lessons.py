@@ -286,3 +286,8 @@ def test_gh_with_an_invalid_token_is_not_logged_in() -> None:
     text = "X Failed to log in to github.com account u (keyring)\n- The token in keyring is invalid."
     assert environment_fact(text)
     assert environment_subject(text) == ("gh-auth", "`gh` is not logged in here (gh auth login)")
+
+
+def test_a_connection_timing_out_is_the_networks_limit_not_the_agents() -> None:
+    assert not routine_error("curl: (28) Connection timed out after 10001 milliseconds")
+    assert not routine_error("curl: (28) Operation timed out after 30000 milliseconds with 0 bytes")

@@ -1108,9 +1108,10 @@ _MATCHED_LINE = re.compile(r"^[^\s:]+[:-]\d+[:-]")  # "lib/a.ex:12: …", a sear
 # A limit the agent set running out: Claude Code's "Command timed out after 2m", a tool's own
 # ("Ripgrep search timed out after 20 seconds"), Codex's "execution error: command timed out", or
 # the command killed by `timeout N` ("error: interrupted by the user"). The agent chose the limit;
-# the command was neither missing nor refused.
-_TIMED_OUT = re.compile(r"(?im)\btimed out after\b|^(?:Error: )?Command timed out\b|execution error: "
-                        r"command timed out|^(?:error: )?interrupted by (?:the )?user\b")
+# the command was neither missing nor refused. (curl's "Connection timed out after 10001 ms" is the
+# network's, not the agent's limit.)
+_TIMED_OUT = re.compile(r"(?im)(?<!connection )(?<!operation )\btimed out after\b|^(?:Error: )?Command timed "
+                        r"out\b|execution error: command timed out|^(?:error: )?interrupted by (?:the )?user\b")
 # A test run reporting the tests that fail, or a watcher left running: the work in progress the
 # agent is fixing, not a fact of the project or the machine.
 _TEST_FAILURES = re.compile(
