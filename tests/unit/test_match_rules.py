@@ -196,3 +196,12 @@ def test_kindred_frame_words_frame_two_rules() -> None:
     assert compare_texts("Add a changelog entry for each release.",
                          "Write a changelog entry for every release.").same_lesson
     assert "each" not in Features.of("Add a test for each bug.").stems
+
+
+def test_a_markdown_link_is_its_text() -> None:
+    """The address's words (https, www, org, v1) are no part of the rule: a rewording links
+    another page or none."""
+    linked = Features.of("Follow [Semantic Versioning](https://semver.org/spec/v2.0.0.html) for every release.")
+    assert linked.stems == Features.of("Follow Semantic Versioning for every release.").stems
+    assert compare_texts("Use [Keep a Changelog](https://keepachangelog.com/en/1.1.0/) for the changelog.",
+                         "Use Keep a Changelog for the changelog.").same_lesson

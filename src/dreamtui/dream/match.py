@@ -445,6 +445,7 @@ class Conflict:
         return f"{self.slot}: {self.a} vs {self.b}"
 
 
+_LINK_RE = re.compile(r"\[([^\]\n]+)\]\([^)\s]*\)")
 _QUOTED_RE = re.compile(r'"[^"\n]*"|“[^”\n]*”')
 
 
@@ -465,6 +466,11 @@ class Features:
     compared with anything."""
 
     def __init__(self, text: str, body: str | None = None) -> None:
+        if "](" in text:
+            # A markdown link is its text: the address's words (https, www, org, v1) are not
+            # what the rule says, and rewordings link other pages or none.
+            text = _LINK_RE.sub(r"\1", text)
+            body = None if body is None else _LINK_RE.sub(r"\1", body)
         self.text = text
         self.body = text if body is None else body  # whose word order single_swap compares
         code = {w for span in _CODE_RE.findall(text) for w in _WORD_RE.findall(span.lower())}
