@@ -54,6 +54,8 @@ def _kind(tmp_path: Path, docs: str, memory: str) -> str:
     # puts the thing before its negation, the action stays rejected
     ("## Data\n\n- Never delete a backup that has been verified; archive it.\n",
      "Verified backups must not be deleted; archive them."),
+    ("## Data\n\n- Do not modify the samples in `fixtures/raw/`.\n",
+     "The samples in `fixtures/raw/` must never be modified."),
     ("## Client\n\n- Never call `fetch` directly from a page; go through `src/client.ts`.\n",
      "Pages should not call fetch themselves — they go through `src/client.ts`."),
     ("## Git\n\n- Always create a topic branch for changes. Never commit directly to main.\n",
@@ -81,6 +83,8 @@ def test_a_rewording_of_a_rule_is_known(tmp_path: Path, docs: str, memory: str) 
     # ... said in the passive: the action is what the stance is on
     ("## Data\n\n- Never delete a backup that has been verified; archive it.\n",
      "Verified backups must be deleted after a week.", ": do vs do not"),
+    ("## Data\n\n- Do not modify the samples in `fixtures/raw/`.\n",
+     "The samples in `fixtures/raw/` can be modified freely by any test.", "do vs do not"),
     ("## Style\n\n- Prefer `zod` over hand-written validators.\n",
      "Prefer hand-written validators over `zod`.", "zod"),
     # another format, said in an aside with an example of what it rejects

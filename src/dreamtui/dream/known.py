@@ -32,6 +32,7 @@ from dreamtui.dream.match import (
     FRAME,
     KIN,
     KIN_SHARE,
+    NEGATIONS,
     STOPWORDS,
     SUBJECT_SLOTS,
     TOOL_SLOTS,
@@ -157,6 +158,7 @@ _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
 _REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since)\s[^.;!?]*"
                         r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*",
                         re.IGNORECASE)
+_CLAUSE_RE = re.compile(r"[.;:!?,]\s+|\n")
 _API_KEY_RE = re.compile(r"\bapi[ -]keys?\b", re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
@@ -668,16 +670,23 @@ class KnownIndex:
         """Whether a do-vs-do-not difference is on a word the doing side takes no stance on: one
         said only in an aside, an explanation or an example ("`make serve` - the server is
         already up" does not say to run servers; "Terraform state (`.tfstate`)" names the
-        files, it does not use them), or only among a command's arguments (the `warnings` of
+        files, it does not use them), only as what a negated clause is about ("Secrets must
+        not go into values files" does not say to use secrets, nor reject them: it rejects
+        putting them there), or only among a command's arguments (the `warnings` of
         `-D warnings` against "no warnings") where the other side says it outside code."""
         features = self.index.features[rule]
         if {conflict.a, conflict.b} == _USE and conflict.slot.startswith("`"):
             # a command one side uses and the other rejects, named by the user only in an aside
+            # or as what a negated clause is about
             user = query if conflict.a == "use" else features
-            return conflict.slot not in _without_asides(user.text).lower()
+            subjects, rest = _negated_parts(user.text)
+            return conflict.slot not in _without_asides(user.text).lower() \
+                or (conflict.slot in subjects.lower() and conflict.slot not in rest.lower())
         if {conflict.a, conflict.b} != _POLARITY:
             return False
         doer, other = (query, features) if conflict.a == "do" else (features, query)
+        if conflict.slot in _negated_subjects(doer.text, code=True):
+            return True
         if conflict.slot in _stated(doer.text):
             return False
         return conflict.slot not in features_of(_without_asides(doer.text)).stems \
@@ -699,6 +708,7 @@ class KnownIndex:
             return None
         strong = query.strong | self.index.features[rule].strong
         unnamed = _unnamed(query.text) & _unnamed(self.index.features[rule].text)
+        unnamed -= _negated_subjects(query.text) | _negated_subjects(self.index.features[rule].text)
         plain: list[Conflict] = []
         for s in sorted((asked.done & docs.rejected) | (asked.rejected & docs.done)):
             # the "path" of `os.path` is a module, not a word
@@ -925,6 +935,35 @@ def _outside_code(change: Callable[[str], list[str]], text: str) -> list[str]:
         return spans[int(found.group(1))]
 
     return [_HIDDEN_RE.sub(shown, piece) for piece in change(_SPAN_RE.sub(hide, text))]
+
+
+@lru_cache(maxsize=4096)
+def _negated_parts(text: str) -> tuple[str, str]:
+    """`text` split in what its negated clauses are about (the words before the negation:
+    "Merged migrations" of "Merged migrations must not be edited") and the rest, code spans
+    whole."""
+    subjects: list[str] = []
+    rest: list[str] = []
+    for clause in _outside_code(_CLAUSE_RE.split, _without_asides(text)):
+        words = clause.split()
+        at = next((k for k, word in enumerate(words) if normalise(word) in NEGATIONS), 0)
+        subjects += words[:at]
+        rest += words[at:]
+    return " ".join(subjects), " ".join(rest)
+
+
+@lru_cache(maxsize=4096)
+def _negated_subjects(text: str, code: bool = False) -> frozenset[str]:
+    """The stems `text` says only as what a negated clause is about ("Commit messages must not
+    exceed 72 characters"), which it neither does nor rejects: the negation is on what follows.
+    Without `code`, not the words of code, names and tools ("`dist/` must not …" is read as
+    match.py reads it)."""
+    subjects, rest = _negated_parts(text)
+    if not subjects:
+        return frozenset()
+    said = Features.of(rest).stems
+    found = Features.of(subjects).stems - said
+    return found if code else found - Features.of(text).strong
 
 
 @lru_cache(maxsize=4096)
