@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dreamtui.deliver.skills import skill_text
 from dreamtui.dream.guidance import lesson, split_story
-from dreamtui.dream.routes import no_lesson
+from dreamtui.dream.routes import lesson_route, no_lesson
 from dreamtui.entry.codec import parse_entry
-from dreamtui.model import FEEDBACK_FLAGGED
+from dreamtui.model import FEEDBACK_FLAGGED, Memory
 from dreamtui.review.bundle import guidance_line, render_bundle
 from tests.factories import entry_text, memory, snapshot_of
 from tests.unit.test_content import entry_of, only
@@ -326,3 +326,12 @@ def test_proposal_of_a_checklist_adds_to_an_entry_only_its_own_items() -> None:
     # Its own new item is added, as a list line; the node item is the other entry's lesson.
     assert "\n- Also run `pnpm test:types` before pushing.\n" in body
     assert "Node 20" not in body
+
+
+def test_route_of_a_mined_lesson_met_in_two_sessions_is_the_bundle() -> None:
+    def mined(sessions: str) -> Memory:
+        return memory("r1", "`tox` is not available here", "`tox` is not available here: `tox -e py312` failed "
+                      f"with “tox: command not found”; do not count on it.\nSeen 3 times {sessions} (last "
+                      "2026-11-27T10:00:00Z).", type="failure", session="s1")
+    assert lesson_route([mined("in 2 sessions")]) == "bundle"
+    assert lesson_route([mined("in this session")]) == "memory"  # met thrice by one agent in one session

@@ -78,6 +78,7 @@ _CODE_RE = re.compile(r"`[^`\n]+`|```")
 # be short and still be the lesson ("test_checkout depends on the wall clock").
 _NAMED_RE = re.compile(r"\b[A-Za-z]\w*_\w+|\b[A-Za-z][\w-]*\.[A-Za-z]\w+|\w*/\w+|\b[a-z]+[A-Z]\w*"
                        r"|\b[A-Z][a-z]+[A-Z]\w*")
+_SEEN_IN_RE = re.compile(r"^Seen \d+ times in (\d+) sessions\b", re.MULTILINE)
 SHORT_WORDS = 12  # below this, a remark with nothing to do and no code is not a lesson
 
 # A rule file's lines are often short and carry a label ("**Formatting**: run ruff", "Length:
@@ -182,7 +183,12 @@ def sighting(memory: Memory) -> str:
 
 def recurs(memories: Iterable[Memory], earlier: Iterable[str] = ()) -> bool:
     """Seen in two sightings — from two agents, or in two sessions — counting the `earlier`
-    sightings an entry records (frontmatter `seen_in`)."""
+    sightings an entry records (frontmatter `seen_in`). A mined memory counts the sessions it
+    was met in: the miners gather a lesson met again into one memory, saying "Seen 3 times in 2
+    sessions" (intake/lessons.py), which is a recurrence, not one sighting."""
+    memories = list(memories)
+    if any(int(found[1]) >= 2 for m in memories if (found := _SEEN_IN_RE.search(m.content))):
+        return True
     return len({*earlier, *map(sighting, memories)}) >= 2
 
 
