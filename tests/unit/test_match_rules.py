@@ -205,3 +205,14 @@ def test_a_markdown_link_is_its_text() -> None:
     assert linked.stems == Features.of("Follow Semantic Versioning for every release.").stems
     assert compare_texts("Use [Keep a Changelog](https://keepachangelog.com/en/1.1.0/) for the changelog.",
                          "Use Keep a Changelog for the changelog.").same_lesson
+
+
+def test_instruction_vocabulary_said_two_ways() -> None:
+    """Words instruction files use for one thing: a formatter formats, a linter lints (one
+    stem each); functions and methods, tests and specs, responses and answers, assuming and
+    guessing are kin."""
+    assert Features.of("run the formatter and the linter").stems == Features.of("run format and lint").stems
+    for a, b in (("Keep methods short.", "Keep functions small."),
+                 ("Keep answers brief.", "Keep responses brief."),
+                 ("Never guess; ask the user.", "Never assume; ask the user.")):
+        assert compare_texts(a, b).same_lesson, (a, b)

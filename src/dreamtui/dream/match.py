@@ -256,9 +256,12 @@ _SYNONYM_GROUPS = (
     ("authent", "auth"),
     ("charact", "char"),
     ("command", "cmd"),
-    # Verbs and spellings that say one thing.
+    # Verbs and spellings that say one thing, and inflections the stemmer leaves apart.
     ("run", "execut", "invok"),
     ("behavior", "behaviour"),
+    ("format", "formatt"),  # formatter
+    ("lint", "linter"),
+    ("assum", "assumpt"),  # assumption
 )
 _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 # Verbs that name what a rule is about (stems, synonyms folded): two rules about different
@@ -342,7 +345,7 @@ _KIN_GROUPS = (
      "include", "embed", "share"),  # putting something where others see it
     ("write", "create", "add", "author"),  # making something new (tests, docs, a file)
     ("edit", "modify", "change", "alter", "touch", "update", "diff", "patch"),  # of what exists
-    ("minimal", "small", "focused", "targeted", "surgical", "narrow"),  # a change's size
+    ("minimal", "small", "short", "focused", "targeted", "surgical", "narrow"),  # a change's size
     ("hint", "annotation"),  # type hints
     ("dependency", "library", "package"),
     ("verify", "check", "confirm", "validate"),
@@ -350,6 +353,10 @@ _KIN_GROUPS = (
     ("main", "master", "trunk"),  # the default branch
     ("read", "load"),  # a file, the environment
     ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
+    ("function", "method"),
+    ("test", "spec"),
+    ("response", "answer", "reply"),  # the agent's
+    ("assume", "guess"),
 )
 KIN_SHARE = 0.75
 # stem -> the families it is in (by position in _KIN_GROUPS)
