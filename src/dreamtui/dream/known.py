@@ -158,6 +158,8 @@ _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
 _REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since)\s[^.;!?]*"
                         r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*",
                         re.IGNORECASE)
+_DISUSED_RE = re.compile(r"\s(?:is|are|was|were|must|should|can|will|need|needs)?\s*(?:not|no\s+longer|never)\s+"
+                         r"(?:be\s+)?(?:used|needed|required|allowed|permitted|supported|wanted)\b", re.IGNORECASE)
 _CLAUSE_RE = re.compile(r"[.;:!?,]\s+|\n")
 _API_KEY_RE = re.compile(r"\bapi[ -]keys?\b", re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
@@ -703,12 +705,20 @@ class KnownIndex:
         outside its rejection; "never commit to main or master branches" rejects no branch.
         The frame, generic words, a part of a dotted name and words a side takes no stance on
         (unstated) do not count."""
-        asked, docs = query.facts, self.index.features[rule].facts
+        features = self.index.features[rule]
+        asked, docs = query.facts, features.facts
+        # "staging is not used any more" rejects staging, however match.py reads what stands
+        # before a negation
+        for disused, done, side in ((_disused(query.text), docs.done, 0), (_disused(features.text), asked.done, 1)):
+            for s in sorted(disused & done - _GENERIC - FRAME):
+                conflict = Conflict(s, *(("do not", "do") if side == 0 else ("do", "do not")))
+                if not self.unstated(query, rule, conflict):
+                    return conflict
         if not asked.rejected and not docs.rejected:
             return None
-        strong = query.strong | self.index.features[rule].strong
-        unnamed = _unnamed(query.text) & _unnamed(self.index.features[rule].text)
-        unnamed -= _negated_subjects(query.text) | _negated_subjects(self.index.features[rule].text)
+        strong = query.strong | features.strong
+        unnamed = _unnamed(query.text) & _unnamed(features.text)
+        unnamed -= _negated_subjects(query.text) | _negated_subjects(features.text)
         plain: list[Conflict] = []
         for s in sorted((asked.done & docs.rejected) | (asked.rejected & docs.done)):
             # the "path" of `os.path` is a module, not a word
@@ -950,6 +960,20 @@ def _negated_parts(text: str) -> tuple[str, str]:
         subjects += words[:at]
         rest += words[at:]
     return " ".join(subjects), " ".join(rest)
+
+
+@lru_cache(maxsize=4096)
+def _disused(text: str) -> frozenset[str]:
+    """The stems of what `text` says is not used, needed or allowed ("`staging` is not used any
+    more", "Docker is no longer required"): the passive of "don't use X" rejects X."""
+    if not _DISUSED_RE.search(text):
+        return frozenset()
+    found: set[str] = set()
+    for clause in _outside_code(_CLAUSE_RE.split, _without_asides(text)):
+        match = _DISUSED_RE.search(clause)
+        if match is not None:
+            found |= Features.of(clause[:match.start()]).stems
+    return frozenset(found)
 
 
 @lru_cache(maxsize=4096)
