@@ -252,3 +252,36 @@ def test_more_concessions(turn: str, reply: str, rule: str) -> None:
 
 def test_should_with_its_subject_is_still_a_plain_question() -> None:
     assert concedes("should we use uv here", "You're right to ask: uv is faster.") is None
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("now I get:\nTraceback (most recent call last):\n  File \"app.py\", line 3\nValueError: bad", "fails"),
+    ("after your change:\nError: ENOENT: no such file", "fails"),
+    ("go back to the old layout", "imperative"),
+    ("put it back the way it was", "imperative"),
+    ("I don't like this approach", "prefer"),
+    ("not quite, the header is still there", "wrong"),
+    ("hmm, that doesn't look right", "wrong"),
+    ("the build fails now", "fails"),
+    ("npm run dev crashes on start", "fails"),
+    ("it broke my config", "fails"),
+    ("it's broken", "fails"),
+])
+def test_reversals_and_reports_in_few_words(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "explain this error:\nTypeError: x is undefined",  # a task about the error
+    "add handling for this:\nError: ENOENT",
+    "here is the log:\nall 40 tests passed",  # no error in it
+    "From github.com:acme/app\n# acme/app/jobs\nerror: y",  # a log's own first line
+    "Failures:\n  1) signs up\n     Failure/Error: expected 200",
+    "FAILED TESTS: api suite\nFAILED: signs up\nAssertionError: expected 200",  # a runner's heading
+    "add retries for failed uploads",
+    "fix the failing test",
+    "make sure the build fails if lint fails",
+    "write a test that fails first",
+])
+def test_tasks_about_errors_and_logs_alone_are_not_corrections(text: str) -> None:
+    assert correction_rule(text) is None

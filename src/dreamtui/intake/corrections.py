@@ -104,6 +104,9 @@ _NO = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:(?!-){_SEP}|$)(?!{_SEP}
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)")
 _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\b"
+    # putting back what the agent changed: "go back to the old layout", "put it back"
+    r"|(?:go back|switch back|change (?:it|that|them) back|set (?:it|that|them) back|put (?:it|that|them|"
+    r"this) back|bring (?:it|that|them) back|restore the (?:old|original|previous))\b"
     r"|(?:like |as )?i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
     r"|what (?:are|r) (?:you|u) doing\b"
     r"|you (?:just|only) (?!need|have|can|must|should)\w+"
@@ -115,6 +118,9 @@ _IMPERATIVE = re.compile(
 _WRONG = re.compile(
     r"(?:^|[.!?;]\s+)(?:that'?s|that is|this is|it'?s|it is)\s+(?:wrong|incorrect|not (?:right|"
     r"correct|what i (?:asked|wanted|meant|said)))\b"
+    # "not quite", "close, but …", "that doesn't look right"
+    r"|^(?:not quite|not exactly|close,? but|almost,? but)\b"
+    r"|^[^.!?\n]{0,60}?\b(?:doesn'?t|does not|don'?t|do not) (?:look|seem|sound) (?:right|correct)\b"
     r"|^(?:it|this|that)?\s*(?:still|again)\s+(?:doesn'?t|does not|isn'?t|is not|fails|failing|"
     r"broken|not working|errors?)\b"
     r"|^(?:it|this|that) (?:doesn'?t|does not|didn'?t|did not) work\b"
@@ -181,6 +187,15 @@ _BROKEN_FIRST = re.compile(
     r"|^there(?: are| is|'s) (?:still )?[^.!?\n]{0,60}?\b(?:that|which) (?:still )?(?:haven'?t|hasn'?t|"
     r"have not|has not|aren'?t|isn'?t|weren'?t|wasn'?t|don'?t|doesn'?t|didn'?t|fail|break|error)\b"
     r"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{0,60}\bgo\b)"
+    # a subject of a few words, then its failure: "the build fails now", "npm run dev crashes", "it
+    # broke my config"; not a task ("add retries for failed uploads", "fix the failing test")
+    r"|^(?!(?:add|handle|write|make|create|implement|fix|log|retry|catch|test|check|show|print|report|"
+    r"ignore|skip|mark|count|list|find|track|remove|delete|drop|rerun|re-run|run|debug)\b)(?:(?:the|my|our|"
+    r"your|all|both|now|it|this|that)\s+)?(?:(?!(?:for|on|with|of|to|in|when|if|that|which|who|should|"
+    r"must|will|would|can|could|may|might|so|and|or)\b)[\w.@/:-]+\s+){0,3}?(?:now\s+|still\s+|also\s+|just\s+)?"
+    r"(?:fails?|failed|failing|crash(?:es|ed)|broke|breaks|errors? out)\b(?!:| tests?\b)"
+    r"|^(?:it|this|that|everything|[\w.-]+)(?:'s| is| are) (?:now |totally |completely |all |still )?(?:broken|"
+    r"borked|busted|messed up)\b"
     r"|^(?:it |this |that )?(?:seems|looks|appears)(?: like| that| as if| to me)?\b[^.!?\n]{0,80}?"
     r"\b(?:is not|isn'?t|are not|aren'?t|does not|doesn'?t|did not|didn'?t|was not|wasn'?t|"
     r"no longer|still|broken|wrong|missing|failed|failing)\b")
@@ -200,9 +215,36 @@ _BROKEN = re.compile(
     r"added|copied|generated|done)\b"
     r"|\b(?:is|are|got|has been|have been|went)\s+(?:now\s+|all\s+)?(?:gone|missing|lost|disappeared|"
     r"vanished)\b")
+# An error pasted back under a few words of the person's ("now I get:", "after your change:",
+# "same:"): what the agent's work printed. Not a task about it ("explain this error:", "add
+# handling for this:"), and not a log alone (`pasted_log`, no words of the person's).
+_PASTED_ERROR = re.compile(r"\b(?:errors?|exceptions?|traceback|failed|failures?|fatal|panic|cannot|could not|"
+                           r"not found|denied|undefined|refused|segmentation fault|errno)\b", re.IGNORECASE)
+_LEAD_IN_WORDS = 8
+# Words and a colon: "now I get:", "after your change:"; not a log's own first line ("[2]$ make …",
+# "From github.com:…", "# github.com/…/jobs", "Failures:").
+_LEAD_IN = re.compile(r"^[^\W\d_][^\W_]*(?:[ ,'-]+[^\W_]+)*\s*[:：]\s*$")
+
+
+def _pasted_back(head: str) -> bool:
+    """A few words of the person's, then an error they pasted (comment above)."""
+    first, _, rest = head.partition("\n")
+    words = first.split()
+    if not rest.strip() or not words or len(words) > _LEAD_IN_WORDS or not _LEAD_IN.match(first):
+        return False
+    if _PASTED_ERROR.search(first):
+        return False  # "FAILED TESTS:", "Failures:": the log's own heading
+    if _TASK_VERB.match(first):
+        return False
+    return _PASTED_ERROR.search(rest[:2000]) is not None
+
+
+_TASK_VERB = re.compile(r"^(?:add|handle|support|document|implement|write|create|make|explain|what|how|why|"
+                        r"can you|could you|please|translate|summari[sz]e|analy[sz]e|review|look at|read|"
+                        r"design|research|build|develop|tell me|show me|give me|let'?s)\b")
 # A word one of the reports holds: most turns hold none, and the scans cost more.
 _BROKEN_CUE = re.compile(r"error|fail|crash|exception|traceback|panic|n'?t\b|\bnot\b|gone|missing|lost|"
-                         r"disappear|vanish|seem|look|appear|happened|where did")
+                         r"disappear|vanish|seem|look|appear|happened|where did|broke|borked|busted|messed")
 
 
 def _broken(first: str) -> bool:
@@ -248,7 +290,7 @@ _PREFER = re.compile(
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
     r"|keep (?:it|them|answers|replies) (?:short|brief)|(?:continue\W+)?i (?:don'?t|do not) "
-    r"(?:want|need))\b")
+    r"(?:want|need)|i (?:really )?(?:don'?t|do not) like)\b")
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
 _PREMISE = re.compile(
@@ -498,6 +540,8 @@ def correction_rule(text: str) -> str | None:
     short_zh = len(head) <= _ZH_SHORT
     if (len(first) <= 300 and (_FAILS.match(first) or _broken(first) or _FOREIGN_FAILS.search(first))) or \
             (short_zh and _ZH_FAILS.search(first)):
+        return "fails"
+    if _pasted_back(head):
         return "fails"
     if _DOUBT.match(first):
         return "doubt"
