@@ -13,6 +13,15 @@ So a text is reduced to what a rewording keeps:
   ("instead of npm", "never pip"); the stance (do / do not) it takes on each strong term; the
   poles it takes on antonym axes (before/after).
 
+A rule is read as what it does, to what, with which polarity, whatever the wording: kindred
+words (commit/push, leak/commit, write/add, edit/change: `KIN`) are bridged rather than counted
+apart, and two actions of one family are one action; what a text names only inside quotes (an
+example) or only as rejected alternatives beside its pick ("uv (not pip, poetry)") weighs half;
+a statement of how things are ("files in src/gen are generated") is no "do". Two texts are two
+rules when their actions, objects, values or choices differ: two prohibitions sharing only
+their verb ("never force push" / "never push to main"), picks for different roles (uv for
+Python, yarn for JavaScript), two command lines for one program.
+
 `compare` scores the weighted overlap of two texts and lists their *conflicts*: a different
 value in a slot both fill. What only one side mentions is not a conflict (a shorter rewording
 leaves things out), nor is an incidental number (a duration in a story: "it took 3 minutes", a
