@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dreamtui.deliver.skills import skill_text
 from dreamtui.dream.guidance import lesson, split_story
+from dreamtui.dream.proposals import split_sentences
 from dreamtui.dream.routes import lesson_route, no_lesson
 from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory
@@ -335,3 +336,22 @@ def test_route_of_a_mined_lesson_met_in_two_sessions_is_the_bundle() -> None:
                       "2026-11-27T10:00:00Z).", type="failure", session="s1")
     assert lesson_route([mined("in 2 sessions")]) == "bundle"
     assert lesson_route([mined("in this session")]) == "memory"  # met thrice by one agent in one session
+
+
+def test_guidance_reads_past_markdown_headings_and_never_ends_inside_a_code_span() -> None:
+    taught = lesson("Session cookies", "## Context\nWhile testing the admin login.\n\n## Finding\nSession cookies "
+                    "expire after 30 minutes; call `POST /session/renew` before retrying a 401.")
+    assert taught.guidance == ("Session cookies expire after 30 minutes; call `POST /session/renew` before "
+                               "retrying a 401.")
+    assert taught.rest == ["While testing the admin login."]
+    assert split_sentences("Build the image, then run `COPY . .` last. Next.") == [
+        "Build the image, then run `COPY . .` last.", "Next."]
+
+
+def test_guidance_of_a_short_fix_does_not_lean_on_a_story_told_before_it() -> None:
+    taught = lesson("Docker cache", "Our Containerfile copied the whole tree before `npm ci`, so every change "
+                    "re-installed packages and builds took 5 minutes. Copy package-lock.json first, run `npm ci`, "
+                    "then `COPY . .`.")
+    assert taught.guidance == "Copy package-lock.json first, run `npm ci`, then `COPY . .`."
+    assert taught.rest == ["Our Containerfile copied the whole tree before `npm ci`, so every change re-installed "
+                           "packages and builds took 5 minutes."]

@@ -62,6 +62,7 @@ _EFFORT_RE = re.compile(r"^(?:it\s+|this\s+|that\s+)?(?:took|spent|wasted|cost)\
 # Evidence of that occasion (the memory stays a source), never part of the entry.
 _OCCASION_RE = re.compile(r"^(?:The agent had (?:just )?(?:called|said)|The agent replied|Denied calls|"
                           r"Seen \d+ times? in)\b")
+_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
 _ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|step \d+:?)\s+(?=\S)", re.IGNORECASE)
 _STEP_RE = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+\S", re.IGNORECASE)
 _CONDITION_WORDS = frozenset("before after when whenever if once to until while".split())
@@ -233,6 +234,11 @@ def _paragraphs(content: str) -> list[str]:
     code: "```…```\nUse it instead of TestClient." is a snippet and a sentence about it."""
     out: list[str] = []
     for paragraph in split_paragraphs(content):
+        if not is_code(paragraph) and _HEADING_RE.match(paragraph):
+            # "## Context" / "## Finding" over a memory's parts label them: no part of the lesson.
+            paragraph = "\n".join(line for line in paragraph.split("\n") if not _HEADING_RE.match(line))
+            if not paragraph.strip():
+                continue
         lines = paragraph.split("\n")
         fences = [n for n, line in enumerate(lines) if line.strip().startswith("```")]
         if len(fences) >= 2 and fences[0] == 0 and fences[-1] < len(lines) - 1:
@@ -334,16 +340,21 @@ def _partner(prose: Sequence[tuple[int, list[str]]], i: int, j: int) -> int | No
     loses the rule's subject), or None: the best one stands alone, or its neighbour tells a story
     or would make the line too long."""
     sentences = next(found for k, found in prose if k == i)
-    if j and _LEANS_BACK_RE.match(sentences[j]) and not tells_story(sentences[j - 1]) and \
+    if j and _LEANS_BACK_RE.match(sentences[j]) and not _story(sentences[j - 1]) and \
             len(_words(sentences[j])) + len(_words(sentences[j - 1])) <= LEANING_WORDS:
         return j - 1  # "When it complains, follow …": what "it" is, the sentence before says
     if len(_words(sentences[j])) >= SELF_CONTAINED:
         return None
     for n in (j - 1, j + 1):
-        if 0 <= n < len(sentences) and not tells_story(sentences[n]) and \
+        if 0 <= n < len(sentences) and not _story(sentences[n]) and \
                 len(_words(sentences[j])) + len(_words(sentences[n])) <= JOINED_WORDS:
             return n
     return None
+
+
+def _story(sentence: str) -> bool:
+    """A neighbour no rule leans on: it tells a story, by either reading (`tells_story`, `_told`)."""
+    return tells_story(sentence) or _told(sentence)
 
 
 def _joined(first: int, second: int, sentences: Sequence[str]) -> str:
@@ -506,8 +517,11 @@ def tells_story(clause: str) -> bool:
 
 
 def _told(clause: str) -> bool:
-    """Whether `clause` tells one occurrence (see _TOLD_RE) rather than a rule or a standing fact."""
-    if score(clause) > STORY_LIMIT:
+    """Whether `clause` tells one occurrence (see _TOLD_RE) rather than a rule or a standing fact:
+    it says nothing to do (no modal, no imperative) — a "before" or a command in it does not make
+    "Our Dockerfile copied the repo before `pip install`, so builds took 6 minutes" a rule."""
+    words = _words(clause)
+    if _MODAL_RE.search(clause) or (words and words[0] in IMPERATIVES and clause[:1].isupper()):
         return False
     plain = _CODE_SPAN_RE.sub("code", clause)
     if _DATE_RE.search(plain) or _FIRST_PERSON_RE.search(plain):

@@ -160,7 +160,25 @@ def split_sentences(paragraph: str) -> list[str]:
     format_day()”\nThe agent had just called: Edit …"), and so does one before a label or a count
     (_LINE_END_RE); a wrapped line goes on."""
     lines = _LINE_END_RE.split(paragraph) if "\n" in paragraph else (paragraph,)
-    return [s for line in lines for s in _SENTENCE_RE.split(" ".join(line.split())) if s]
+    sentences: list[str] = []
+    for line in lines:
+        pieces = [s for s in _SENTENCE_RE.split(" ".join(line.split())) if s]
+        if "`" in line:
+            pieces = _whole_code_spans(pieces)
+        sentences += pieces
+    return sentences
+
+
+def _whole_code_spans(pieces: list[str]) -> list[str]:
+    """Sentences never end inside a code span: "then `COPY . .`." is one sentence, not "then
+    `COPY ." and ".`."."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and out[-1].count("`") % 2:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def guidance_and_rest(title: str, content: str) -> tuple[str, list[str]]:
