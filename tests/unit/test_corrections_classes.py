@@ -266,6 +266,7 @@ def test_should_with_its_subject_is_still_a_plain_question() -> None:
     ("npm run dev crashes on start", "fails"),
     ("it broke my config", "fails"),
     ("it's broken", "fails"),
+    ("seems that the sandbox is read-only by default, it should be given write access", "fails"),
 ])
 def test_reversals_and_reports_in_few_words(text: str, rule: str) -> None:
     assert correction_rule(text) == rule

@@ -198,7 +198,10 @@ _BROKEN_FIRST = re.compile(
     r"borked|busted|messed up)\b"
     r"|^(?:it |this |that )?(?:seems|looks|appears)(?: like| that| as if| to me)?\b[^.!?\n]{0,80}?"
     r"\b(?:is not|isn'?t|are not|aren'?t|does not|doesn'?t|did not|didn'?t|was not|wasn'?t|"
-    r"no longer|still|broken|wrong|missing|failed|failing)\b")
+    r"no longer|still|broken|wrong|missing|failed|failing)\b"
+    # what seems so against what should be: "seems that the sandbox is read-only by default, it
+    # should be given write access"
+    r"|^(?:it )?(?:seems|looks)(?: like| that)\b[^\n]{0,200}?\b(?:should|instead of|rather than)\b")
 # Reports within the first 80 characters of the first sentence, with no `_UNLESS` word before
 # them: what the person gets, what is not happening, what was not done, what went missing.
 _BROKEN_WITHIN = 80
