@@ -20,8 +20,9 @@ workspace, then imported again with nothing new. Printed: logs, MB and MB/s of w
 CPU time (target >= 100; the CPU figure holds on a shared machine), the slowest re-import of a
 project (target < 0.1 s), memories by kind (tuned-on and held-out apart when `--holdout`
 names slug folders), memories holding ANSI escapes (target 0), record uuids stored in two
-memories (target 0), rejections without the person's reason, and with `--show-sample` a seeded
-random sample of memories to judge by hand. Real logs are never committed: pass their folder.
+memories (target 0), rejections without the person's reason, corrections by the rule that made
+them, and with `--show-sample` a seeded random sample of memories to judge by hand. Real logs
+are never committed: pass their folder.
 
 `benchmarks/run.py mining` runs it over the folders in `DREAMTUI_MINING_CORPUS` (separated by
 `:`), and skips it when that is unset.
@@ -199,6 +200,11 @@ def report(result: dict[str, Any], sample: int, seed: int, show: bool) -> list[d
                   if m.metadata.get("kind") == "rejection" and not m.metadata.get("reason")]
     print(f"ANSI in {ansi} memories; {twice} record uuids in two memories; "
           f"{len(reasonless)} rejections without the person's reason")
+    # Which rule made each correction (`corrections.correction_rule`, or the agent's reply:
+    # "acknowledged", "answered_no", "agreed"): what a sample of each is judged by.
+    rules = Counter(str(m.metadata.get("rule")) for m in everything if m.metadata.get("kind") == "correction")
+    if rules:
+        print("corrections by rule: " + ", ".join(f"{rule} {count}" for rule, count in rules.most_common()))
     if show:
         for part, found in memories.items():
             rng = random.Random(seed)
