@@ -5,6 +5,7 @@ happened, a discard reason in scores. Fixtures are written for these tests (not 
 
 from __future__ import annotations
 
+from dreamtui.deliver.decisions import decision_section
 from dreamtui.deliver.skills import skill_text
 from dreamtui.dream.guidance import lesson, split_story
 from dreamtui.dream.proposals import split_sentences
@@ -12,7 +13,7 @@ from dreamtui.dream.routes import lesson_route, no_lesson
 from dreamtui.entry.codec import parse_entry
 from dreamtui.model import FEEDBACK_FLAGGED, Memory
 from dreamtui.review.bundle import guidance_line, render_bundle
-from tests.factories import entry_text, memory, snapshot_of
+from tests.factories import NOW, entry_text, memory, snapshot_of
 from tests.unit.test_content import entry_of, only
 from tests.unit.test_heuristic import dream_input, proposals
 
@@ -355,3 +356,13 @@ def test_guidance_of_a_short_fix_does_not_lean_on_a_story_told_before_it() -> No
     assert taught.guidance == "Copy package-lock.json first, run `npm ci`, then `COPY . .`."
     assert taught.rest == ["Our Containerfile copied the whole tree before `npm ci`, so every change re-installed "
                            "packages and builds took 5 minutes."]
+
+
+def test_deliver_decision_heading_does_not_repeat_the_files_name() -> None:
+    entry = parse_entry("---\nslug: use-htmx\ntitle: \"Decision: use HTMX, not Vue, for admin pages\"\nroute: memory\n"
+                        "---\nWe decided to build admin pages with HTMX.\n", "topics/use-htmx.md")
+    section = decision_section(entry, NOW, "d-1")
+    assert section.startswith("\n## 2026-11-29 — Use HTMX, not Vue, for admin pages\n\n")
+    adr = parse_entry("---\nslug: adr\ntitle: \"ADR-7: one queue per tenant\"\n---\nOne queue per tenant.\n",
+                      "topics/adr.md")
+    assert "— One queue per tenant\n" in decision_section(adr, NOW, None)

@@ -9,6 +9,7 @@ the commit runs is never lost.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from dreamtui.deliver.targets import Delivery, HoldBack, Skip, missing_project, read_target
@@ -23,10 +24,17 @@ HEADER = ("# Decisions\n\nAppend-only: each entry below was accepted at a dreamt
 RECORDED_BY = "_Recorded by dreamtui from "
 
 
+# A title labelled as what the file is ("Decision: use X", "ADR-12: use X"): in DECISIONS.md the
+# heading says the decision, the label would only repeat the file's name.
+_LABEL_RE = re.compile(r"^(?:decision|adr(?:[- ]?\d+)?)\s*:\s*(?=\S)", re.IGNORECASE)
+
+
 def decision_section(entry: Entry, now: datetime, dream_id: str | None) -> str:
     """One appended section: the date and title, the lesson, where it came from."""
     source = f"dream {dream_id}" if dream_id else "a person's change"
-    return (f"\n## {now:%Y-%m-%d} — {' '.join(entry.title.split())}\n\n{entry.body.strip()}\n\n"
+    title = _LABEL_RE.sub("", " ".join(entry.title.split()))
+    title = title[:1].upper() + title[1:]
+    return (f"\n## {now:%Y-%m-%d} — {title}\n\n{entry.body.strip()}\n\n"
             f"{RECORDED_BY}{source}; memory entry `{entry.slug}`._\n")
 
 
