@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 
 from dreamtui.dream.known import KnownIndex, KnownMatch, read_corpus
-from tests.fixtures.known_corpus import OWN_SECOND, OWN_THIRD, REWORDED, REWORDED_HELD_OUT
+from tests.fixtures.known_corpus import OWN_FOURTH, OWN_SECOND, OWN_THIRD, REWORDED, REWORDED_HELD_OUT
 from tests.unit.test_known import _measure, lesson, project
+
+DO_DONT = ("## Do and don't\n\n| Do | Don't |\n|---|---|\n"
+           "| Use `uvx ruff` for linting | Use `pip install ruff` for linting |\n")
 
 
 def _check(tmp_path: Path, docs: str, memory: str) -> KnownMatch | None:
@@ -67,6 +70,16 @@ def _kind(tmp_path: Path, docs: str, memory: str) -> str:
     ("## Scripts\n\n- Call `init_logging()` first in a script, before any import of the app.\n",
      "Call `init_logging()` first in each script, so that warnings raised while settings load still reach "
      "the log file."),
+    # a "Do | Don't" table: the cell under "Don't" is rejected
+    (DO_DONT,
+     "Lint with `uvx ruff`, not `pip install ruff`."),
+    # "not allowed" rejects every action on the thing
+    ("## Testing\n- Jest; run `npx jest` before pushing.\n"
+     "- Snapshot tests are not allowed; assert on visible text instead.\n",
+     "Don't write snapshot tests — assert on the visible text."),
+    # "only allowed in" is "none except in"
+    ("## Code\n\n- No mutable globals except in `init.go`.\n- Keep functions short.\n",
+     "Mutable globals are only allowed in init.go."),
     # the "path" of `os.path` is a module, not the paths the memory speaks of
     ("## Files\n\n- Prefer `pathlib` over `os.path` and close every file you open.\n",
      "Prefer `pathlib` for path handling instead of `os.path`."),
@@ -85,6 +98,9 @@ def test_a_rewording_of_a_rule_is_known(tmp_path: Path, docs: str, memory: str) 
      "Verified backups must be deleted after a week.", ": do vs do not"),
     ("## Data\n\n- Do not modify the samples in `fixtures/raw/`.\n",
      "The samples in `fixtures/raw/` can be modified freely by any test.", "do vs do not"),
+    # a "Do | Don't" table's rejected cell, done
+    (DO_DONT,
+     "Use `pip install ruff` for linting.", "use vs do not use"),
     # "X is not used any more" rejects X
     ("## Releases\n\n- Roll out to `canary` first, then to everyone.\n",
      "Roll out to everyone at once; canary is not used any more.", "canari: do not vs do"),
@@ -107,6 +123,9 @@ def test_the_opposite_stance_contradicts(tmp_path: Path, docs: str, memory: str,
     # the same command with a step the rule never gives; "no errors" is no alternative to a pick
     ("## Scripts\n\n- Run scripts: `yarn dev`, `yarn build`, `yarn start`\n",
      "Always run `yarn build` before the end-to-end tests, to make sure there are no build errors."),
+    # a command the rule never names is news, whatever words it shares
+    ("## Errors\n\n- Wrap errors with `fmt.Errorf(\"...: %w\", err)`; never drop an error with `_`.\n",
+     "Use `errors.As` to unwrap wrapped errors."),
     # a command of another role: `bun test` instead of jest is about the test runner, not Bun
     ("## Package manager\n\n- **Use Bun only.** Do not use npm, yarn, or pnpm.\n",
      "Use `bun test` instead of `jest` or `vitest`."),
@@ -202,3 +221,12 @@ def test_own_third_set(tmp_path: Path) -> None:
     # name says them outside the negated clause), a contradiction of "Never put secrets in
     # values files".
     assert recognised >= 11 and wrongly == 0, (recognised, known, wrongly, others)
+
+
+def test_own_fourth_set(tmp_path: Path) -> None:
+    known, recognised, others, wrongly = _measure(tmp_path, OWN_FOURTH)
+    # Left: "Don't ignore errors by assigning them to `_`" against "never discard an error with
+    # `_`" (ignore/discard, assign), "Take `ctx` as the first parameter" against "Context is
+    # the first parameter, named `ctx`"; "Bump the build number" called a restatement of "bump
+    # `version` …; build numbers are set by EAS" (a value swapped across two clauses).
+    assert recognised >= 10 and wrongly <= 1, (recognised, known, wrongly, others)

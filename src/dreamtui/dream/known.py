@@ -133,6 +133,9 @@ MAX_ITEM_WORDS = 3
 _INDEFINITE = _GENERIC | frozenset(stem(w) for w in """
 anything everything something nothing all any stuff thing
 """.split())
+# Words that bound where a rule holds: "only allowed in `main.go`" is "none except in `main.go`";
+# one swapped for another states no other fact.
+_RESTRICTING = frozenset(stem(w) for w in "only allowed permitted except unless outside".split())
 # A memory's later steps: "…, then commit it", "…; push the tag".
 _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 # What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
@@ -160,6 +163,8 @@ _REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since)\s[^.;!?]*"
                         re.IGNORECASE)
 _DISUSED_RE = re.compile(r"\s(?:is|are|was|were|must|should|can|will|need|needs)?\s*(?:not|no\s+longer|never)\s+"
                          r"(?:be\s+)?(?:used|needed|required|allowed|permitted|supported|wanted)\b", re.IGNORECASE)
+_REJECTING_LABELS = frozenset({"dont", "do not", "avoid", "never", "bad", "wrong", "incorrect", "not this",
+                               "forbidden", "prohibited", "instead of", "anti pattern", "antipattern"})
 _CLAUSE_RE = re.compile(r"[.;:!?,]\s+|\n")
 _API_KEY_RE = re.compile(r"\bapi[ -]keys?\b", re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
@@ -406,11 +411,33 @@ def _commented_command(line: str, comment: str) -> str:
 
 def _table_row(lines: Sequence[str], number: int) -> str:
     """A table's body row as one rule, its cells joined ("`pnpm test`: run the unit tests");
-    "" for a header row (the one above the `|---|` line) and for that line itself."""
+    "" for a header row (the one above the `|---|` line) and for that line itself. A cell under
+    a header that rejects ("Don't", "Avoid", "❌") is said rejected: a "Do | Don't" row
+    "Use `expo install` | Use `npm install`" says "…; never use `npm install`"."""
     below = lines[number + 1].strip() if number + 1 < len(lines) else ""
     if _TABLE_RULE_RE.fullmatch(lines[number].strip()) or _TABLE_RULE_RE.fullmatch(below):
         return ""
-    return ": ".join(cell.strip() for cell in lines[number].strip().strip("|").split("|") if cell.strip())
+    cells = [cell.strip() for cell in lines[number].strip().strip("|").split("|")]
+    header = _table_header(lines, number)
+    if len(header) != len(cells) or not any(_rejecting(label) for label in header):
+        return ": ".join(cell for cell in cells if cell)
+    return "; ".join(f"never {cell[:1].lower()}{cell[1:]}" if _rejecting(label) else cell
+                     for label, cell in zip(header, cells, strict=True) if cell)
+
+
+def _table_header(lines: Sequence[str], number: int) -> list[str]:
+    """The header cells of the table whose body row is line `number` ([] if none is found)."""
+    above = number
+    while above > 0 and lines[above - 1].strip().startswith("|"):
+        above -= 1
+        if _TABLE_RULE_RE.fullmatch(lines[above].strip()):
+            return [cell.strip() for cell in lines[above - 1].strip().strip("|").split("|")] if above else []
+    return []
+
+
+def _rejecting(label: str) -> bool:
+    """A table header naming what not to do."""
+    return normalise(label) in _REJECTING_LABELS or any(mark in label for mark in "❌✗✘🚫⛔")
 
 
 def _recorded_by_dreamtui(lines: Sequence[str]) -> set[int]:
@@ -825,6 +852,18 @@ class KnownIndex:
         if said.gated in says and (_PERMISSION_RE.search(self.index.items[rule].text)
                                    or said.gated in features.facts.rejected):
             says = says | _PERMISSION
+        # A rule saying a thing is not allowed rejects every action on it: "Don't write snapshot
+        # tests" restates "Snapshot tests are not allowed" whatever its verb.
+        disused = _disused(features.text)
+        if disused and not disused.isdisjoint(query.facts.rejected):
+            says = says | query.facts.rejected
+        # A command or name the memory uses whose head the rule never names is news, whatever
+        # words it shares: `errors.Is` is not the rule's "wrap errors". (One it rejects is an
+        # alternative, above.)
+        for command in query.facts.commands - query.facts.refused:
+            head = command.split()[0] if command.split() else ""
+            if head and not _names(features.text.lower(), head):
+                says = says - features_of(command).stems
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
         # A word of the memory whose kin the rule says (match.py's families: commit/push,
@@ -990,6 +1029,12 @@ def _negated_subjects(text: str, code: bool = False) -> frozenset[str]:
     return found if code else found - Features.of(text).strong
 
 
+def _names(text: str, head: str) -> bool:
+    """Whether lowercased `text` names `head` (a command's first word) whole: `errors.is` is not
+    in "wrap errors"."""
+    return re.search(rf"(?<![\w.-]){re.escape(head)}(?![\w-])", text) is not None
+
+
 @lru_cache(maxsize=4096)
 def _unnamed(text: str) -> frozenset[str]:
     """The stems of `text` outside its dotted, slashed or snake_case names (`os.path`, `src/api`)."""
@@ -998,9 +1043,13 @@ def _unnamed(text: str) -> frozenset[str]:
 
 def _telling_swap(conflict: Conflict) -> bool:
     """Whether a difference states another fact: not match.py's one-word swap of two words that
-    name no particular thing ("anything" vs "files"). (One of them alone does not do: "never
-    commit secrets under X" says more than "never commit files under X".)"""
-    return conflict.slot != "word" or not {stem(conflict.a), stem(conflict.b)} <= _INDEFINITE
+    name no particular thing ("anything" vs "files"; one of them alone does not do: "never
+    commit secrets under X" says more than "never commit files under X"), nor of two words
+    bounding where a rule holds ("allowed" vs "except")."""
+    if conflict.slot != "word":
+        return True
+    swapped = {stem(conflict.a), stem(conflict.b)}
+    return not swapped <= _INDEFINITE and not swapped <= _RESTRICTING
 
 
 def _gated(text: str) -> str:
