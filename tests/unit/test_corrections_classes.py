@@ -286,3 +286,34 @@ def test_reversals_and_reports_in_few_words(text: str, rule: str) -> None:
 ])
 def test_tasks_about_errors_and_logs_alone_are_not_corrections(text: str) -> None:
     assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("oof revert the sidebar to the original, it is getting worse", "imperative"),
+    ("It is picking the wrong timezone now", "wrong"),
+    ("you edited the wrong file", "wrong"),
+    ("why cant it find the printer", "question"),
+    ("why does it keep restarting?", "question"),
+    ("why cd and not just run it from the root?", "question"),
+    ("shouldn't it be in the generated code?", "question"),
+    ("now the app does not even open", "fails"),
+    ("hmm something is not right", "wrong"),
+    ("that is not an option", "wrong"),
+    ("the backups are not needed", "wrong"),
+    ("I think we should not put my password in the repo", "dont"),
+    ("One slight issue: it logs in as the wrong user", "fails"),
+    ("im not sure i like this one, what else is there?", "prefer"),
+    ("i feel like something might be missing", "fails"),
+])
+def test_more_shapes_of_the_same_classes(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "I think I am ready, anything you think I may be missing?",  # asks for a check
+    "why do i keep getting asked for a password on every make?",  # a question about the world
+    "if the file is not needed, remove it",
+    "why do they all begin with t",
+])
+def test_questions_and_conditions_near_those_shapes_are_not_corrections(text: str) -> None:
+    assert correction_rule(text) is None

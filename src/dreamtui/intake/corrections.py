@@ -95,13 +95,14 @@ import re
 _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
 # Openers, and what Claude Code puts before the words: "[Image #4] still does not work?".
 _OPENER = re.compile(
-    rf"^(?:(?:actually|wait|hmm+|hm+|um+|oh+|ah+|ugh|sorry|hold on|ok(?:ay)?|so|well|hey|please|"
+    rf"^(?:(?:actually|wait|hmm+|hm+|um+|oh+|ah+|ugh|oof|argh|yikes|welp|sorry|hold on|ok(?:ay)?|so|well|hey|please|"
     rf"pls|plz|lah|lol|bro|dude|man|omg|yo|ultrathink|think(?: hard| harder| deeply)?|"
     rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:(?!-){_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
                  r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
                  r"doubt|problemo)\b)")
-_DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)")
+_DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)"
+                   r"|^(?:i think |i feel like )?(?:we|you|u) (?:should ?n'?t|should not|must ?n'?t|must not)\b")
 _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\b"
     # putting back what the agent changed: "go back to the old layout", "put it back"
@@ -118,8 +119,16 @@ _IMPERATIVE = re.compile(
 _WRONG = re.compile(
     r"(?:^|[.!?;]\s+)(?:that'?s|that is|this is|it'?s|it is)\s+(?:wrong|incorrect|not (?:right|"
     r"correct|what i (?:asked|wanted|meant|said)))\b"
-    # "not quite", "close, but …", "that doesn't look right"
+    # "not quite", "close, but …", "that doesn't look right", "something is not right", "that is not
+    # an option", "it is detecting the wrong city", "you edited the wrong file"
     r"|^(?:not quite|not exactly|close,? but|almost,? but)\b"
+    r"|^(?:some\w*|smth|sth|it|this|that)(?:'s| is) (?:still )?(?:not right|off|not working right)\b"
+    r"|^(?:that'?s|that is|this is|it'?s|it is) not an? (?:option|solution)\b"
+    # what the agent made or kept that is not wanted: "documents are not needed"
+    r"|^(?!(?:if|when|unless|in case|whether)\b)[^.!?\n]{0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
+    r"necessary|required)\b|^[^.!?\n]{0,60}?\b(?:is|are) unnecessary\b"
+    r"|^[^.!?\n]{0,60}?\b(?:is|are|'s|was|were) (?:\w+ing|using|picking|showing) the wrong\b"
+    r"|^(?:you|u) (?:\w+ed|picked|read|took|ran|wrote|made|put|got) the wrong\b"
     r"|^[^.!?\n]{0,60}?\b(?:doesn'?t|does not|don'?t|do not) (?:look|seem|sound) (?:right|correct)\b"
     r"|^(?:it|this|that)?\s*(?:still|again)\s+(?:doesn'?t|does not|isn'?t|is not|fails|failing|"
     r"broken|not working|errors?)\b"
@@ -134,7 +143,10 @@ _QUESTION = re.compile(
     # "why" asks about the agent's work ("why did you …", "why is it doing this", "why does it
     # still …"), not about the world ("why do they all begin with t", "why is he here?")
     r"^(?:why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
-    r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\bstill\b|how come\b"
+    r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\b(?:still|again)\b"
+    r"|why (?:does|do|did) (?:it|this|that|you|u|they) keep\b"
+    r"|why (?:can'?t|won'?t|couldn'?t|cant|wont) (?:you|u|we|it|this|that)\b|why\b[^?\n]{0,40}\band not\b|how come\b"
+    r"|shouldn'?t (?:it|this|that|they|we|you)\b|should (?:it|this|that|they) not\b"
     r"|did you (?:actually|really|even|just|not|forget|miss|check|test|verify|read|run|follow|skip|ignore)\b"
     # "can we not filter in the resolver?" proposes otherwise; "do we not currently call …?" asks
     r"|(?:can|could) (?:we|you|u) not\b|(?:do|did) (?:you|u) not\b|did we not\b|can'?t (?:we|you|u) just\b"
@@ -164,7 +176,10 @@ _FAILS = re.compile(
     r"didn'?t|is not|isn'?t|are not|aren'?t|do not|don'?t|won'?t|cannot|can'?t|never)\s+"
     r"(?:quite |really |actually |seem to |seems to |even )?(?:work|working|worked|load|loads|"
     r"loaded|show up|showing up|appear|appears|render|renders|compile|compiles|start|starts|"
-    r"change anything|do anything|help|fix (?:it|anything|the))\b"
+    r"change anything|do anything|help|fix (?:it|anything|the)|open|opens|run|runs|build|builds|install|"
+    r"installs|connect|connects|boot|boots|launch|launches|save|saves|sync|syncs|update|updates|respond|"
+    r"exist|exists|display|displays|print|prints|trigger|triggers|fire|fires|close|closes|scroll|detect|"
+    r"detects|pass|passes)\b"
     r"|^[^.!?\n]{0,80}?\bstill (?:broken|the same|happening|failing|not|no|can'?t|cannot|doesn'?t|"
     r"don'?t|isn'?t|won'?t|getting|seeing|same|slow|laggy|empty|blank|wrong|missing|there|stuck|"
     r"hangs|crashing|crashes|fails)\b")
@@ -187,6 +202,8 @@ _BROKEN_FIRST = re.compile(
     r"|^there(?: are| is|'s) (?:still )?[^.!?\n]{0,60}?\b(?:that|which) (?:still )?(?:haven'?t|hasn'?t|"
     r"have not|has not|aren'?t|isn'?t|weren'?t|wasn'?t|don'?t|doesn'?t|didn'?t|fail|break|error)\b"
     r"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{0,60}\bgo\b)"
+    r"|^(?:one|a|another|the only|1) (?:slight |small |minor |little |big |major |weird |strange )?(?:issue|problem|"
+    r"bug|glitch|hitch)\b|^(?:problem|issue|bug)\s*:"
     # a subject of a few words, then its failure: "the build fails now", "npm run dev crashes", "it
     # broke my config"; not a task ("add retries for failed uploads", "fix the failing test")
     r"|^(?!(?:add|handle|write|make|create|implement|fix|log|retry|catch|test|check|show|print|report|"
@@ -217,7 +234,7 @@ _BROKEN = re.compile(
     r"changed|created|installed|committed|pushed|deleted|shown|displayed|loaded|called|triggered|used|"
     r"added|copied|generated|done)\b"
     r"|\b(?:is|are|got|has been|have been|went)\s+(?:now\s+|all\s+)?(?:gone|missing|lost|disappeared|"
-    r"vanished)\b")
+    r"vanished)\b|\b(?:some\w*|smth|sth) (?:might|may|could|seems to) be missing\b")
 # An error pasted back under a few words of the person's ("now I get:", "after your change:",
 # "same:"): what the agent's work printed. Not a task about it ("explain this error:", "add
 # handling for this:"), and not a log alone (`pasted_log`, no words of the person's).
@@ -247,7 +264,8 @@ _TASK_VERB = re.compile(r"^(?:add|handle|support|document|implement|write|create
                         r"design|research|build|develop|tell me|show me|give me|let'?s)\b")
 # A word one of the reports holds: most turns hold none, and the scans cost more.
 _BROKEN_CUE = re.compile(r"error|fail|crash|exception|traceback|panic|n'?t\b|\bnot\b|gone|missing|lost|"
-                         r"disappear|vanish|seem|look|appear|happened|where did|broke|borked|busted|messed")
+                         r"disappear|vanish|seem|look|appear|happened|where did|broke|borked|busted|messed|"
+                         r"issue|problem|bug|glitch|hitch")
 
 
 def _broken(first: str) -> bool:
@@ -293,7 +311,7 @@ _PREFER = re.compile(
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
     r"|keep (?:it|them|answers|replies) (?:short|brief)|(?:continue\W+)?i (?:don'?t|do not) "
-    r"(?:want|need)|i (?:really )?(?:don'?t|do not) like)\b")
+    r"(?:want|need)|i (?:really )?(?:don'?t|do not) like|(?:i'?m |im )?not sure (?:i |we )?like)\b")
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
 _PREMISE = re.compile(
