@@ -46,6 +46,7 @@ from dreamtui.dream.match import (
     features_of,
     normalise,
     stem,
+    variants,
 )
 from dreamtui.model import Memory
 from dreamtui.vocabulary import clip, counted
@@ -165,6 +166,8 @@ _DISUSED_RE = re.compile(r"\s(?:is|are|was|were|must|should|can|will|need|needs)
                          r"(?:be\s+)?(?:used|needed|required|allowed|permitted|supported|wanted)\b", re.IGNORECASE)
 _REJECTING_LABELS = frozenset({"dont", "do not", "avoid", "never", "bad", "wrong", "incorrect", "not this",
                                "forbidden", "prohibited", "instead of", "anti pattern", "antipattern"})
+_REJECTING_FIRST = frozenset({"never", "dont", "donts", "avoid", "forbidden", "prohibited", "banned"})
+_REJECTING_LAST = frozenset({"avoid", "donts", "forbidden", "prohibited", "banned", "never"})
 _CLAUSE_RE = re.compile(r"[.;:!?,]\s+|\n")
 _API_KEY_RE = re.compile(r"\bapi[ -]keys?\b", re.IGNORECASE)
 _SPAN_RE = re.compile(r"`([^`\n]+)`")
@@ -189,6 +192,7 @@ class Rule:
     line: int  # 1-based, where the rule starts
     text: str
     heading: str = ""  # the one it sits under ("Package Manager"; "" before any): its subject too
+    lead: str = ""  # the line introducing the list it is an item of ("Before committing:"; "NEVER:")
 
     @property
     def citation(self) -> str:
@@ -321,12 +325,14 @@ def split_rules(text: str, path: str) -> list[Rule]:
     current: list[str] = []
     start = 0
     kind = ""
-    heading = ""
+    heading = lead = ""
 
     def flush() -> None:
-        nonlocal current, kind
+        nonlocal current, kind, lead
         if current:
             joined = " ".join(part.strip() for part in current)
+            if kind == "para":  # a paragraph ending in a colon introduces the list under it
+                lead = joined if joined.rstrip("*_ ").endswith(":") else ""
             # Each sentence of an item or paragraph is a rule ("Never use emojis in code. Use
             # plain markers instead." states two), and the whole too: "Do not use npm or yarn."
             # says what it means only after "This project uses pnpm as the package manager."
@@ -336,7 +342,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             for piece in pieces:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS:
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
-                                      heading))
+                                      heading, lead if kind == "item" else ""))
         current, kind = [], ""
 
     fenced = in_block = shell = False
@@ -380,7 +386,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
         if fenced or stripped.startswith(("#", "<!--")) or not stripped:
             flush()
             if not fenced and _HEADING_RE.match(stripped):
-                heading = stripped.lstrip("#").strip()
+                heading, lead = stripped.lstrip("#").strip(), ""
             continue
         if stripped.startswith(">"):  # a quoted note ("> **Important:** never …") says a rule too
             line = stripped = stripped.lstrip("> ").strip()
@@ -574,10 +580,10 @@ class KnownIndex:
     @classmethod
     def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
         """Rarity is counted over the rules and the batch together, as the dream compares them."""
-        features = [Features.of(_credential(_plain(rule.text), rule=True)) for rule in corpus.rules]
+        features = [Features.of(_credential(_plain(_stanced(rule)), rule=True)) for rule in corpus.rules]
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
-        headings = [_heading_stems(rule.heading) for rule in corpus.rules]
+        headings = [_heading_stems(rule.heading) | _heading_stems(rule.lead) for rule in corpus.rules]
         numbers = [_numbers(rule.text) for rule in corpus.rules]
         return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries, headings,
                    numbers, _choices(features))
@@ -685,6 +691,13 @@ class KnownIndex:
         if not verdict.conflicts:
             return verdict
         kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c))
+        # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
+        # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
+        # plain word falls is a guess (opposed()), the agreement is not.
+        strong = query.strong | self.index.features[rule].strong
+        plain = [c for c in kept if {c.a, c.b} == _POLARITY and c.slot not in strong]
+        if plain and len(plain) == len(kept) and len(self.agreed(query, rule)) > len(plain):
+            kept = ()
         text = self.index.items[rule].text
         if any({c.a, c.b} == _POLARITY for c in kept) and _ASIDE_RE.search(text):
             core = Features.of(_plain(_ASIDE_RE.sub(" ", text)))
@@ -759,9 +772,14 @@ class KnownIndex:
             plain.append(conflict)
         if not plain:
             return None
-        agreed = {s for s in (asked.done & docs.done) | (asked.rejected & docs.rejected)
-                  if s not in _GENERIC and s not in FRAME and s not in strong}
+        agreed = self.agreed(query, rule)
         return plain[0] if len(plain) > len(agreed) and agreed.isdisjoint(ACTIONS) else None
+
+    def agreed(self, query: Features, rule: int) -> frozenset[str]:
+        """The words both take the same stance on (both do, or both only reject)."""
+        asked, docs = query.facts, self.index.features[rule].facts
+        return frozenset(s for s in (asked.done & docs.done) | (asked.rejected & docs.rejected)
+                         if s not in _GENERIC and s not in FRAME)
 
     def agreed_pick(self, query: Features, rule: int) -> frozenset[str] | None:
         """The alternatives a memory rejects, when what it picks (its commands, the tools it
@@ -1045,7 +1063,10 @@ def _telling_swap(conflict: Conflict) -> bool:
     """Whether a difference states another fact: not match.py's one-word swap of two words that
     name no particular thing ("anything" vs "files"; one of them alone does not do: "never
     commit secrets under X" says more than "never commit files under X"), nor of two words
-    bounding where a rule holds ("allowed" vs "except")."""
+    bounding where a rule holds ("allowed" vs "except"), nor two spellings of one name."""
+    if conflict.slot == "name":  # "force-push" / "force-pushing", "hard-code" / "hard-coded"
+        a, b = conflict.a.split(), conflict.b.split()
+        return len(a) != len(b) or not all(variants(x, y) for x, y in zip(a, b, strict=True))
     if conflict.slot != "word":
         return True
     swapped = {stem(conflict.a), stem(conflict.b)}
@@ -1083,6 +1104,26 @@ def _list_items(text: str) -> tuple[frozenset[str], ...]:
     if len(items) < MIN_LIST_ITEMS:
         return ()
     return tuple(item for item in items if len(item) <= MAX_ITEM_WORDS)
+
+
+def _stanced(rule: Rule) -> str:
+    """A rule's text as it reads under its heading or lead: an item of "## Forbidden", "Commands
+    to Avoid" or "NEVER:" is rejected ("Never force-push to `main`")."""
+    if not (_rejecting_context(rule.heading) or _rejecting_context(rule.lead)) \
+            or normalise(rule.text).split()[:1] in (["never"], ["dont"], ["no"], ["avoid"], ["do"]):
+        return rule.text
+    return f"Never {rule.text[:1].lower()}{rule.text[1:]}"
+
+
+@lru_cache(maxsize=1024)
+def _rejecting_context(label: str) -> bool:
+    """A heading or a list's lead saying that what is under it is not to be done."""
+    words = normalise(label).split()
+    if not words:
+        return False
+    return (words[0] in _REJECTING_FIRST or words[:2] == ["do", "not"] or words[-1] in _REJECTING_LAST
+            or " ".join(words) in _REJECTING_LABELS or "not to do" in " ".join(words)
+            or any(mark in label for mark in "❌✗✘🚫⛔"))
 
 
 @lru_cache(maxsize=1024)
