@@ -216,3 +216,17 @@ def test_instruction_vocabulary_said_two_ways() -> None:
                  ("Keep answers brief.", "Keep responses brief."),
                  ("Never guess; ask the user.", "Never assume; ask the user.")):
         assert compare_texts(a, b).same_lesson, (a, b)
+
+
+def test_what_the_verb_acts_on_is_the_rule() -> None:
+    """"Create a branch for every fix" and "Write a test for every fix": kindred verbs, one
+    circumstance, two things made: two rules. The words a condition's verb acts on ("when
+    adding a command") are no object of the rule. A rewording naming its object among others
+    is still one rule."""
+    for a, b in (("Create a branch for every fix.", "Write a test for every fix."),
+                 ("Update the README when adding a command.", "Add tests when changing a command.")):
+        verdict = compare_texts(a, b)
+        assert not verdict.same_lesson, (a, b, verdict)
+        assert "object" in {c.slot for c in verdict.conflicts}, (a, b, verdict)
+    assert Features.of("Update the README when adding a command.").facts.objects == {"readm"}
+    assert compare_texts("Create a branch for every fix.", "Create a new topic branch for each fix.").same_lesson

@@ -288,6 +288,11 @@ disclos includ mock hardcod store stage bypass skip ignor disabl enabl leak reve
 FRAME = frozenset("includ add creat write run keep prefer make sure follow".split())
 # Verbs, instruction verbs and frame: what a rule does, not what it does it to.
 _VERBS = ACTIONS | FRAME | frozenset("use run make keep do".split())
+# Verbs whose words after them, heading a clause, are what the rule acts on ("Create a branch",
+# "Update the README"): the actions, the frame and the kindred verbs.
+_HEAD_VERBS = _VERBS | frozenset("""
+updat chang alter touch patch fix resolv repair verifi check confirm valid leak reveal load
+""".split())
 _TOOL_SLOT = {tool: slot for slot, tools in TOOL_SLOTS.items() for tool in tools}
 _SUBJECTS = SERVICES | {tool for slot, tools in TOOL_SLOTS.items() if slot not in SUBJECT_SLOTS for tool in tools}
 # Words after which the rest of a clause is rejected: "never pip", "instead of npm", "over pip".
@@ -564,6 +569,7 @@ class _Facts:
     stance: dict[str, int]  # content stem -> 1 done, 2 rejected, 3 both
     heads: dict[str, int]  # the same for the first content word of a clause or a rejection
     actions: frozenset[str]  # action verbs heading its clauses: what it is about (commit, read)
+    objects: frozenset[str]  # the words a verb heading a clause acts on ("create a branch")
     commands: frozenset[str]  # its code spans, lowercased: `bun run test`, `git add -A`
     used: frozenset[str]  # the code spans it only uses
     refused: frozenset[str]  # the code spans it only rejects ("no `uv pip`")
@@ -627,6 +633,7 @@ class _Facts:
             slots=slots,
             picks={k: frozenset(v) for k, v in said.picks.items()},
             stance=stance, heads=said.heads, actions=frozenset(said.actions),
+            objects=frozenset(said.objects),
             commands=commands,
             used=frozenset(c for c, bits in said.command_stance.items() if bits == 1),
             refused=frozenset(c for c, bits in said.command_stance.items() if bits == 2),
@@ -698,6 +705,7 @@ class _Said:
     stance: dict[str, int] = field(default_factory=dict)
     heads: dict[str, int] = field(default_factory=dict)
     actions: set[str] = field(default_factory=set)
+    objects: set[str] = field(default_factory=set)  # what the verbs heading its clauses act on
     poles: set[tuple[str, int]] = field(default_factory=set)
     command_stance: dict[str, int] = field(default_factory=dict)  # code span -> 1 used, 2 rejected, 3 both
     flags: set[str] = field(default_factory=set)  # flags it brings, as words
@@ -716,6 +724,8 @@ class _Said:
                     mine[key] = get(key, 0) | bits
         if other.actions:
             self.actions |= other.actions
+        if other.objects:
+            self.objects |= other.objects
         if other.poles:
             self.poles |= other.poles
 
@@ -851,6 +861,8 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
         and stem(words[0]) not in _VERBS and words[0] not in _RESTART
     phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
     whole = rejected  # rejecting from the clause's start
+    acting = False  # after a verb heading the clause, in the words it acts on
+    conditional = False  # after "when", "if", "unless": no verb there heads the rule
     since = 0  # content words since the clause began or a rejection did: 0 is its head
     # Locals: this loop runs for every word of every distinct sentence read.
     known, stance, heads = _WORDS, said.stance, said.heads
@@ -858,8 +870,11 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
         kind, s, tool = known.get(word) or _word(word)
         if kind & _CONDITION_K or (kind & _RESTART_K and position in restarts) \
                 or (phrase and kind & _PHRASE_END_K):
-            rejected = phrase = whole = False
+            rejected = phrase = whole = acting = False
+            conditional = bool(kind & _CONDITION_K)
             since = 0
+        elif acting and (kind & (_PHRASE_END_K | _REJECTS_K) or word in _ORDER_WORDS):
+            acting = False  # "for every fix", "before committing", "instead of npm": no object
         if spans and position in spans:
             started = spans[position]
             # A path or a name a statement mentions ("files under `web/api/` are generated")
@@ -880,6 +895,10 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
         if not kind & _CONTENT_K and (kind & _STOP_K or word not in code_words):
             continue
         bit = 2 if rejected else 1
+        if acting:
+            said.objects.add(s)
+        elif since == 0 and not conditional and s in _HEAD_VERBS:
+            acting = True
         if states and bit == 1 and (tool is None or tool[0] in SUBJECT_SLOTS):
             since += 1
             continue
@@ -1265,9 +1284,14 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     for pole in sorted(fa.orders.keys() & fb.orders.keys()) if fa.orders and fb.orders else ():
         if fa.orders[pole].isdisjoint(b.stems) and fb.orders[pole].isdisjoint(a.stems):
             yield Conflict(pole, "/".join(sorted(fa.orders[pole])), "/".join(sorted(fb.orders[pole])))
-    objects = _objects_apart(a, b)
-    if objects is not None:
-        yield Conflict("object", *objects)
+    # The things the verbs act on, each unmentioned by the other text: two rules sharing a verb
+    # or a circumstance ("Create a branch for every fix" / "Write a test for every fix").
+    if fa.objects and fb.objects and not _mentioned(fa.objects, b) and not _mentioned(fb.objects, a):
+        yield Conflict("object", "/".join(sorted(fa.objects)), "/".join(sorted(fb.objects)))
+    else:
+        objects = _objects_apart(a, b)
+        if objects is not None:
+            yield Conflict("object", *objects)
     name = _name_swap(a, b)
     if name is not None:
         yield Conflict(*name)
