@@ -366,3 +366,23 @@ def test_deliver_decision_heading_does_not_repeat_the_files_name() -> None:
     adr = parse_entry("---\nslug: adr\ntitle: \"ADR-7: one queue per tenant\"\n---\nOne queue per tenant.\n",
                       "topics/adr.md")
     assert "— One queue per tenant\n" in decision_section(adr, NOW, None)
+
+
+# --- lessons not written in English ------------------------------------------------------------
+
+
+def test_route_value_gate_keeps_a_lesson_it_cannot_read() -> None:
+    for title, content in (("不要修改生成的文件", "不要直接修改 gen 目录下的文件，请修改 proto 文件后重新生成。"),
+                           ("Migrationen zuerst", "Immer zuerst die Migrationen ausführen, sonst schlägt das "
+                            "Seed-Skript fehl.")):
+        assert no_lesson(memory("n1", title, content)) is None, content
+    # English trivia and status remarks are still discarded.
+    assert no_lesson(memory("n2", "Python version", "The scripts folder uses Python 3.12.")) is not None
+    assert no_lesson(memory("n3", "Tests passed", "All tests pass now.")) is not None
+
+
+def test_heuristic_slug_of_a_title_with_no_latin_letter_comes_from_its_guidance() -> None:
+    created = only(proposals(dream_input([memory("n4", "不要修改生成的文件", "不要直接修改 gen 目录下的文件，请修改 "
+                                                 "proto 文件后重新运行 `buf generate`。", tags=("codegen",))])),
+                   "create")
+    assert created.slug == "gen-proto-buf-generate"

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC
 
 from dreamtui.dream.guidance import IMPERATIVES, has_steps
+from dreamtui.dream.match import STOPWORDS
 from dreamtui.model import ENTRY_ROUTES, Entry, Memory, memory_session
 from dreamtui.vocabulary import Route
 
@@ -78,6 +79,11 @@ _CODE_RE = re.compile(r"`[^`\n]+`|```")
 # be short and still be the lesson ("test_checkout depends on the wall clock").
 _NAMED_RE = re.compile(r"\b[A-Za-z]\w*_\w+|\b[A-Za-z][\w-]*\.[A-Za-z]\w+|\w*/\w+|\b[a-z]+[A-Z]\w*"
                        r"|\b[A-Z][a-z]+[A-Z]\w*")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_PLAIN_WORD_RE = re.compile(r"[^\W\d_]+")
+# Function words of the languages agents' users most often write in besides English.
+_FOREIGN_WORDS = frozenset("""der die das und nicht ist ein eine mit für auf le la les des et est pas une
+dans pour avec el los las y es que del por con um uma não com para""".split())
 _SEEN_IN_RE = re.compile(r"^Seen \d+ times in (\d+) sessions\b", re.MULTILINE)
 SHORT_WORDS = 12  # below this, a remark with nothing to do and no code is not a lesson
 
@@ -120,6 +126,20 @@ def states_rule(text: str) -> bool:
     return bool(_RULE_RE.search(body) or (body != text and _RULE_RE.search(text)))
 
 
+def read_in_english(text: str) -> bool:
+    """Whether the value gate can read `text`: its words and phrases are English ones. A lesson
+    written in Chinese (no spaces, so one "word") or German ("Immer zuerst die Migrationen
+    ausführen") names no English action word, yet is a lesson: it goes to a person, not away."""
+    if _CJK_RE.search(text):
+        return False
+    words = [w.lower() for w in _PLAIN_WORD_RE.findall(text)]
+    if len(words) < 4 or any(w in STOPWORDS for w in words):
+        return True
+    # No English function word; "Build passes now" is still English, "Immer die Tests laufen
+    # lassen" is not: another language shows in its letters or its own function words.
+    return not (any(not w.isascii() for w in words) or any(w in _FOREIGN_WORDS for w in words))
+
+
 def no_lesson(memory: Memory) -> str | None:
     """Why `memory` carries no lesson (a reason a person understands), or None when it does."""
     text = " ".join(memory.content.split())
@@ -131,7 +151,7 @@ def no_lesson(memory: Memory) -> str | None:
     if _STATUS_RE.match(text) and not _ACTION_RE.search(text.split(" ", 2)[-1] if len(words) > 2 else ""):
         return "a status remark about one session's work, not a lesson for the next"
     if len(words) <= SHORT_WORDS and not _ACTION_RE.search(text) and not _NAMED_RE.search(text) \
-            and not states_rule(text):
+            and not states_rule(text) and read_in_english(f"{memory.title} {text}"):
         if _TRIVIA_TITLE_RE.match(memory.title) or len(words) <= 6:
             return "trivia the project's own files already show; nothing to do differently"
         return "a remark with nothing to do and no command, fact or fix to reuse"

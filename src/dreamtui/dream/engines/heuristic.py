@@ -366,8 +366,12 @@ class _Dream:
                 kept.append("\n".join(own))
         return kept
 
-    def _slug_and_path(self, title: str, kind: str, when: datetime) -> tuple[str, str]:
+    def _slug_and_path(self, title: str, kind: str, when: datetime, guidance: str = "") -> tuple[str, str]:
         base = slugify(title)
+        if not slugify(f"x {title}").removeprefix("x"):  # slugify gives a word for an empty one
+            # A title with no letter a slug can keep ("不要修改生成的文件") would make every such
+            # entry "memory", "memory-2"…: the names and commands its guidance holds name it.
+            base = slugify(guidance)
         number = self.next_suffix.get(base, 1)
         while True:
             slug = base if number == 1 else f"{base}-{number}"
@@ -389,7 +393,7 @@ class _Dream:
         text = f"{best.title}\n{best.content}"
         tags = new_entry_tags(members, best, probe, self.index, self.known_tags, text)
         title = clip(best.title, TITLE_CHARS)
-        slug, path = self._slug_and_path(title, kind, happened(members))
+        slug, path = self._slug_and_path(title, kind, happened(members), taught.guidance)
         body_parts = [taught.guidance, *taught.rest]
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
         body_parts += new_facts([m for m in members if m.id != best.id], known, values_only=True)
