@@ -608,8 +608,10 @@ class KnownIndex:
 
     def by_parts(self, query: Features) -> KnownMatch | None:
         """A memory of several statements ("Use X for all commit messages: `<type>: <summary>`";
-        "A. B.") restates the docs when each one restates a rule there; it contradicts them when
-        one does. Parts of fewer than MIN_RULE_WORDS content words ("**Style:**") say nothing."""
+        "A. B.") restates the docs when each one restates a rule there. (A part read alone is no
+        contradiction: "write a migration for every schema change" is about "change" only
+        beside "never change the database by hand".) Parts of fewer than MIN_RULE_WORDS content
+        words ("**Style:**") say nothing."""
         parts = [part for part in _outside_code(_PARTS_RE.split, query.body)
                  if len(_content_words(part)) >= MIN_RULE_WORDS]
         if len(parts) < 2:
@@ -617,10 +619,8 @@ class KnownIndex:
         first: KnownMatch | None = None
         for part in parts:
             found = self.check_text(Features.of(part))
-            if found is None or found.kind == "close":
+            if found is None or found.kind != "known":
                 return None
-            if found.kind == "contradicts":
-                return found
             first = first or found
         return first
 
