@@ -386,3 +386,12 @@ def test_heuristic_slug_of_a_title_with_no_latin_letter_comes_from_its_guidance(
                                                  "proto 文件后重新运行 `buf generate`。", tags=("codegen",))])),
                    "create")
     assert created.slug == "gen-proto-buf-generate"
+
+
+def test_guidance_of_a_command_that_fixed_it_is_to_run_it() -> None:
+    taught = lesson("E2E needs fresh data", "The e2e suite failed on stale fixtures; `make fixtures` before "
+                    "`pnpm e2e` fixed it. It took 3 minutes.")
+    assert taught.guidance == "Run `make fixtures` before `pnpm e2e`."
+    assert taught.rest == ["The e2e suite failed on stale fixtures."]
+    assert lesson("Lockfile", "`pnpm install --frozen-lockfile` fixed it.").guidance == \
+        "Run `pnpm install --frozen-lockfile`."

@@ -108,6 +108,10 @@ _STORY_RE = re.compile(r"\b(?:crashed|broke|returned|happened|took|went down|was
 _GERUND_FIX_RE = re.compile(
     r"^(?P<verb>[A-Z][a-z]+ing)\s+(?P<rest>.+?)\s+(?:made it (?:stable|work|pass)|fixed it|fixed this|"
     r"solved it|solved this|worked|helped|did the trick)(?P<end>[.!]?)$")
+# A fix told as a command that worked: "`make db-reset` before `go test` fixed it" (a gerund is
+# _GERUND_FIX_RE's: "Using X made it stable").
+_THING_FIX_RE = re.compile(r"(?P<thing>`[^`]+`[^;]*?)\s+(?:fixed it|fixed this|solved it|solved this|"
+                           r"made it (?:pass|work|stable)|did the trick)[.!]?")
 # How a fix told in the past turned out, after it: ", and it passed", " which fixed it".
 _OUTCOME_RE = re.compile(r",?\s+(?:and|which|so)\s+(?:(?:then\s+)?(?:it|that|this|everything|the (?:build|suite|"
                          r"job|tests?|check|ci|pipeline))\s+)?(?:passed|passes|worked|works|fixed it|fixed this|"
@@ -210,8 +214,21 @@ def as_rule(sentence: str) -> str:
         return f"{lead}{verb.capitalize() if not lead.strip() else verb}"
 
     rule = _FIRST_PERSON_RE.sub(base, sentence)
+    if rule == sentence and _THING_FIX_RE.search(sentence):
+        # "…; `make db-reset` before `go test` fixed it." → "…; run `make db-reset` before `go test`."
+        clauses = _clauses(sentence, _GUIDANCE_CLAUSE_RE)
+        fixed = [_thing_fix(c) for c in clauses]
+        if fixed != clauses:
+            return _sentence_case("; ".join(c.rstrip(" .") for c in fixed) + ".")
     # "we set X and it passed" said as the rule is "set X": how it went was that session's story.
     return _OUTCOME_RE.sub("", rule) if rule != sentence else rule
+
+
+def _thing_fix(clause: str) -> str:
+    """A clause "`<command>` … fixed it" said as the rule, "run `<command>` …"; any other clause
+    unchanged."""
+    found = _THING_FIX_RE.fullmatch(clause.strip())
+    return clause if found is None else f"{clause[: len(clause) - len(clause.lstrip())]}run {found['thing']}"
 
 
 # Words a snippet's title may end with that already say it is code: "the async client fixture",
