@@ -7,6 +7,19 @@ looks like a rule there but states a different fact (pnpm vs Yarn, 80 vs 88 char
 vs "always") is kept, and its proposals say which rule it contradicts: the person decides which
 one is right. This runs before any engine (runner.py), so every engine gets the same answer.
 
+How a memory is read against a rule (KnownIndex.check), with match.py's verdict on the pair:
+- a restatement says what one rule says, read with its heading or the line leading its list, with
+  the same stance on the same thing and no other value: most of what the memory says (by rarity,
+  kin words in part, `covered`) is in the rule. What needs no rule: its asides, examples, opening
+  bold label and reasons; the alternatives a pick rejects (`agreed_pick`); the person's word
+  ("unless told to"); generic and frame words. A command the rule never names is news;
+- a contradiction is the same thing with the opposite stance or another value: a command, code
+  or tool one side does and the other rejects, plain words opposed on more than they agree on,
+  "X is not used any more" against a rule doing X, or match.py's conflicts. No stance is read
+  from an aside, a command's arguments, a part of a dotted name, or what a negated clause is about
+  ("Merged migrations must not be edited" rejects editing, not migrations);
+- anything else is related at most: a partial restatement is noted ("close"), never discarded.
+
 Reading is bounded: at most MAX_FILES files of at most MAX_FILE_BYTES each, a DECISIONS.md
 search that skips dependency and hidden folders and stops after MAX_DIRS folders. A file that
 cannot be read is one line in `KnownCorpus.problems`, never an exception. Split files are cached
