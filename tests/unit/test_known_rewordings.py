@@ -16,6 +16,7 @@ from dreamtui.dream.known import KnownIndex, KnownMatch, read_corpus
 from tests.fixtures.known_corpus import (
     OWN_FIFTH,
     OWN_FOURTH,
+    OWN_HELD_OUT,
     OWN_SECOND,
     OWN_THIRD,
     REWORDED,
@@ -299,3 +300,9 @@ def test_own_fifth_set(tmp_path: Path) -> None:
     # samples" against "Code samples must be runnable; no `...` placeholders" (the samples
     # taken as rejected), one partial.
     assert recognised >= 9 and wrongly == 0, (recognised, known, wrongly, others)
+
+
+def test_own_held_out_set(tmp_path: Path) -> None:
+    # Only measured: nothing it holds that is not a restatement may be called known.
+    _, _, others, wrongly = _measure(tmp_path, OWN_HELD_OUT)
+    assert wrongly == 0, (wrongly, others)
