@@ -238,7 +238,8 @@ def test_flags_a_correction_answers_do_not_archive_the_entry() -> None:
     assert [p.op for p in found] == ["update"]
     entry = entry_of(found[0])
     assert entry.guidance.startswith("CI Postgres listens on 5433") and entry.flags == 0
-    assert found[0].details["answered_flags"] == 2 and set(found[0].evidence) == {"p1", "f0", "f1"}
+    # The two flags of the batch, and the one noted in the body ("> Flagged … 5432"), answered.
+    assert found[0].details["answered_flags"] == 3 and set(found[0].evidence) == {"p1", "f0", "f1"}
 
 
 def test_a_correction_of_a_node_version() -> None:

@@ -395,3 +395,22 @@ def test_guidance_of_a_command_that_fixed_it_is_to_run_it() -> None:
     assert taught.rest == ["The e2e suite failed on stale fixtures."]
     assert lesson("Lockfile", "`pnpm install --frozen-lockfile` fixed it.").guidance == \
         "Run `pnpm install --frozen-lockfile`."
+
+
+def test_policy_a_flag_noted_by_hand_that_a_correction_answered_corroborates_nothing_later() -> None:
+    noted = ("topics/cache-ports.md", entry_text(
+        "cache-ports", "Cache ports", "The cache listens on 11211 and the queue on 5672.\n\n"
+        '> Flagged 2026-11-21 by agent-c: "connection refused on 11211".', tags=("ops",), flags=1,
+        last_flagged="2026-11-21T08:00:00Z"))
+    moved = memory("m1", "The cache is on 11212", "The cache listens on 11212 now (compose maps it); 11211 is "
+                   "refused.", tags=("ops",))
+    update = only(proposals(dream_input([moved], snapshot_of(noted))), "update")
+    entry = entry_of(update)
+    assert entry.flags == 0 and "> Answered (corrected 2026-11-29): Flagged 2026-11-21 by agent-c" in entry.body
+    # A later single flag on another fact of the corrected entry, with a confirmation: a weaken,
+    # not an archive corroborated by the answered flag.
+    later = (noted[0], update.after or "")
+    flag = memory("f1", "flagged context", "The queue is not on 5672 any more; it maps 5673.", agent="agent-d",
+                  type=FEEDBACK_FLAGGED, quote="the queue on 5672", minutes=60)
+    ops = [p.op for p in proposals(dream_input([flag], snapshot_of(later))) if p.op != "context"]
+    assert ops == ["weaken"], ops

@@ -37,6 +37,7 @@ PINNED_MARK = "pinned-entry"
 # A caveat a later correction answered: no longer a Caveat (the bundle line and the flag count
 # leave it), still the words of what someone saw.
 ANSWERED_PREFIX = "> Answered ("
+FLAG_NOTE = "> Flagged "  # a flag a person (or an older tool) noted in the body by hand
 FINGERPRINT_PREFIX = "c-"
 SENTENCE_KNOWN = 90  # partial_ratio at which a reworded sentence counts as already said
 GUIDANCE_CHARS = 200  # a bundle line; longer first sentences are kept whole, never cut mid-word
@@ -310,8 +311,9 @@ class EntryDraft:
                 rationale: str, confidence: float, *, asks_human: bool = False) -> None:
         """Change the entry's facts in place: each (old, new) value replaced where the entry states
         it (whole words only, its title too), the memories cited as sources. Flags in the same dream are then
-        answered by the correction (see `flag`, `retire`), and so are earlier ones whose caveat
-        names a changed value: the caveat is relabelled answered and the flag count drops."""
+        answered by the correction (see `flag`, `retire`), and so are earlier ones whose caveat (or
+        hand-written "> Flagged …" note) names a changed value: it is relabelled answered and the
+        flag count drops, so it neither stays on the bundle line nor corroborates a later flag."""
         lines = self.body.split("\n")
         answered = 0
         for number, line in enumerate(lines):
@@ -320,6 +322,10 @@ class EntryDraft:
                 # leaves the bundle line and counts against the entry no more; its words stay.
                 line = line.replace(CAVEAT_PREFIX, ANSWERED_PREFIX, 1).replace(
                     "): ", f", corrected {now:%Y-%m-%d}): ", 1)
+                answered += 1
+            elif line.lstrip().startswith(FLAG_NOTE) and _names_any(line, changes):
+                # A flag noted by hand ("> Flagged 2026-11-21 by codex: …"), answered alike.
+                line = line.replace(FLAG_NOTE, f"{ANSWERED_PREFIX}corrected {now:%Y-%m-%d}): Flagged ", 1)
                 answered += 1
             elif line.lstrip().startswith(">"):
                 continue  # a quoted flag or caveat says what someone saw then: never rewritten
@@ -344,8 +350,7 @@ class EntryDraft:
             else:
                 self.meta.pop("flags", None)
             self.details["answered_flags"] = self.details.get("answered_flags", 0) + answered
-            rationale += (f"; answers {counted(answered, 'earlier flag')}: "
-                          f"{'its caveat leaves' if answered == 1 else 'their caveats leave'} AGENTS.md")
+            rationale += f"; answers {counted(answered, 'earlier flag')}"
         if asks_human:
             self.details["asks_human"] = True
             self.marks.add(PINNED_MARK)
