@@ -661,11 +661,12 @@ class KnownIndex:
             if permitted and verdict.conflicts and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
                 # "ask before deleting" reads as doing it, "don't delete unless asked" as not
                 verdict = Verdict(verdict.score, (), verdict.threshold)
-            alternatives = self.agreed_pick(query, i)
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
                 found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
-            elif verdict.same_lesson or self.same_number(verdict, said, i) \
-                    or (alternatives is not None and not verdict.conflicts):
+                continue
+            alike = verdict.same_lesson or self.same_number(verdict, said, i)
+            alternatives = self.agreed_pick(query, i) if alike or not verdict.conflicts else None
+            if alike or (alternatives is not None and not verdict.conflicts):
                 against = None if permitted else self.opposed(stance, i)
                 if against is not None:
                     opposite = Verdict(verdict.score, (against,), verdict.threshold)
@@ -803,6 +804,8 @@ class KnownIndex:
         does, or rejects a tool of a role it picks nothing for (`bun test` instead of jest is
         about the test runner, not about Bun)."""
         asked = query.facts
+        if not asked.used and not asked.picks:
+            return None
         picks = {s for span in asked.used for s in features_of(span).stems}
         picks |= {stem(tool) for slot, tools in asked.picks.items() if slot not in SUBJECT_SLOTS for tool in tools}
         if not picks:
