@@ -306,3 +306,9 @@ def test_own_held_out_set(tmp_path: Path) -> None:
     # Only measured: nothing it holds that is not a restatement may be called known.
     _, _, others, wrongly = _measure(tmp_path, OWN_HELD_OUT)
     assert wrongly == 0, (wrongly, others)
+
+
+def test_a_section_of_both_kinds_is_read_as_written(tmp_path: Path) -> None:
+    # "Do's and Don'ts" holds rules of both kinds: an item there is not rejected by the heading
+    docs = "## Do's and Don'ts\n\n- Use `just` to run tasks\n- Don't call `make` directly\n"
+    assert _kind(tmp_path, docs, "Run tasks with `just`.") == "known"

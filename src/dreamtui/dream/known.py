@@ -179,6 +179,7 @@ _DISUSED_RE = re.compile(r"\s(?:is|are|was|were|must|should|can|will|need|needs)
                          r"(?:be\s+)?(?:used|needed|required|allowed|permitted|supported|wanted)\b", re.IGNORECASE)
 _REJECTING_LABELS = frozenset({"dont", "do not", "avoid", "never", "bad", "wrong", "incorrect", "not this",
                                "forbidden", "prohibited", "instead of", "anti pattern", "antipattern"})
+_MIXED = frozenset({"dos", "always", "should", "prefer", "instead"})
 _REJECTING_FIRST = frozenset({"never", "dont", "donts", "avoid", "forbidden", "prohibited", "banned"})
 _REJECTING_LAST = frozenset({"avoid", "donts", "forbidden", "prohibited", "banned", "never"})
 _CLAUSE_RE = re.compile(r"[.;:!?,]\s+|\n")
@@ -1135,8 +1136,8 @@ def _stanced(rule: Rule) -> str:
 def _rejecting_context(label: str) -> bool:
     """A heading or a list's lead saying that what is under it is not to be done."""
     words = normalise(label).split()
-    if not words:
-        return False
+    if not words or not _MIXED.isdisjoint(words) or words[:2] == ["dont", "repeat"]:
+        return False  # "Do's and Don'ts", "Always / Never": both kinds under it; "Don't Repeat Yourself"
     return (words[0] in _REJECTING_FIRST or words[:2] == ["do", "not"] or words[-1] in _REJECTING_LAST
             or " ".join(words) in _REJECTING_LABELS or "not to do" in " ".join(words)
             or any(mark in label for mark in "❌✗✘🚫⛔"))
