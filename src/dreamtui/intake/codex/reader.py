@@ -27,9 +27,22 @@ from typing import Any
 
 from dreamtui.intake.lessons import strip_ansi
 
-# `{"timestamp":"…","type":"X","payload":{"type":"Y"` — read off the line's head so the records
-# skipped anyway (most of a rollout's bytes) are never decoded.
-_HEAD = re.compile(rb'^\{"timestamp":"[^"]*","type":"([a-z_]+)"(?:,"payload":\{"type":"([^"]+)")?')
+# `{"timestamp":"…","type":"X","payload":{"type":"Y"`, or the older layout's `{"type":"Y"` (an
+# item at the top level) — read off the line's head so the records skipped anyway (most of a
+# rollout's bytes) are never decoded.
+_HEAD = re.compile(rb'^\{(?:"timestamp":"([^"]*)",)?"type":"([a-z_]+)"(?:,"payload":\{"type":"([^"]+)")?')
+_STATE_LINE = b'{"record_type":"state"}'  # the older layout's, one a turn: nothing to decode
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+# A call's output that says at its start the command exited 0: `Exit code: 0` (or `Process
+# exited with code 0`) at the start of one of its first lines, which hold no escape but their
+# line breaks (so the raw bytes are the text); or the older `{"output": "…", "metadata":
+# {"exit_code": 0, …}}` as a string, its metadata the last thing on the line. A success's text
+# is never read (`_output_result`), so such a line, most of a rollout's bytes, is not decoded.
+_OUTPUT_START = re.compile(rb',"call_id":"([^"\\]+)","output":"')
+_EXIT_AT_START = re.compile(rb'(?:[^"\\\n]*\\n)*?(?:Exit code:|Process exited with code) (-?\d+)')
+_METADATA_TAIL = re.compile(rb',\\"metadata\\":\{\\"exit_code\\":(-?\d+),\\"duration_seconds\\":'
+                            rb'[\d.]+\}\}"\}\}?$')
+_EXIT_WINDOW = 200  # `_output_result` reads the exit line within the text's first 200 characters
 
 _RESPONSE_ITEMS = frozenset({"message", "function_call", "custom_tool_call", "local_shell_call",
                              "function_call_output", "custom_tool_call_output"})
@@ -63,6 +76,9 @@ _HARNESS = ("<environment_context>", "<user_instructions>", "# AGENTS.md instruc
             "<external_", "<skill>", "<model_switch>", "<personality_spec>", "<user_shell_command>",
             "Another language model started to solve this problem")
 _ASSISTANT = re.compile(rb'"role":"assistant"')
+# A message neither the person's nor the agent's (Codex's `developer` instructions): never read.
+_NO_ONES = re.compile(rb'"type":"message",(?:"id":(?:null|"[^"\\]*"),)?"role":"(?:developer|system)"')
+_USER = re.compile(rb'"type":"message",(?:"id":(?:null|"[^"\\]*"),)?"role":"user"')
 _CALL_ID = re.compile(rb'"call_id":"([^"]+)"')
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)", re.MULTILINE)
@@ -221,6 +237,28 @@ def _output_result(item: dict[str, Any], timestamp: str | None) -> Result | None
     return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, exit_code=exit_code)
 
 
+def _plain_success(line: bytes, start: int) -> str | None:
+    """The call id of an output item whose raw line shows a plain success (`_OUTPUT_START`), as
+    `_output_result` would read it decoded; None when the line must be decoded to tell."""
+    found = _OUTPUT_START.match(line, start)
+    if found is None:
+        return None
+    text = found.end()
+    if line.startswith(b"failed in sandbox", text):  # its exit code is in the sandbox's words
+        return None
+    if line.startswith(b'{\\"output\\":\\"', text):
+        if line.startswith(b"failed in sandbox", text + 14):
+            return None
+        tail = _METADATA_TAIL.search(line, len(line) - 120)
+        return found.group(1).decode() if tail is not None and int(tail.group(1)) == 0 else None
+    if line.startswith(b"{", text) or not line.rstrip().endswith((b'"}', b'"}}')):
+        return None  # an object as a string, or the text is not the record's last field
+    exit_line = _EXIT_AT_START.match(line, text)
+    if exit_line is None or exit_line.end() - text > _EXIT_WINDOW or int(exit_line.group(1)) != 0:
+        return None
+    return found.group(1).decode()
+
+
 def _patch_failed(text: str) -> bool:
     head = text[:300].lower()
     return ("verification failed" in head or head.startswith(("error", "failed", "invalid patch"))
@@ -311,12 +349,22 @@ class RolloutReader:
         for line in lines:
             self.stats.lines_read += 1
             self.stats.bytes_read += len(line)
-            if not line.strip():
+            if not line.strip() or line.rstrip() == _STATE_LINE:
                 continue
             head = _HEAD.match(line)
-            if head is not None and not self._wanted(head.group(1).decode(),
-                                                     (head.group(2) or b"").decode(), line):
-                continue
+            if head is not None:
+                kind, sub = head.group(2).decode(), (head.group(3) or b"").decode()
+                if head.group(1) is None and not sub and b'"payload":' not in line:
+                    kind, sub = "response_item", kind  # the older layout's item at the top level
+                if not self._wanted(kind, sub, line):
+                    continue
+                if sub in _OUTPUTS and kind == "response_item":
+                    success = _plain_success(line, head.end())
+                    if success is not None:
+                        stamp = head.group(1)
+                        yield Result(success, True, "", stamp.decode() if stamp else None,
+                                     exit_code=0)
+                        continue
             try:
                 record = json.loads(line)
             except ValueError:
@@ -337,8 +385,11 @@ class RolloutReader:
         if kind == "response_item":
             if sub in _QUIET_ITEMS:
                 return False
-            if sub == "message" and self._agent_events and _ASSISTANT.search(line, 0, 300):
-                return False
+            if sub == "message" and (
+                    _NO_ONES.search(line, 0, 300)
+                    or (self._agent_events and _ASSISTANT.search(line, 0, 300))
+                    or (self._typed_events and _USER.search(line, 0, 300))):
+                return False  # read from the events, or no one's words
             if sub in ("function_call_output", "custom_tool_call_output"):
                 call = _CALL_ID.search(line, 0, 400)
                 return call is None or call.group(1).decode() not in self._settled
