@@ -261,6 +261,10 @@ Before tagging a release:
 Do NOT:
 
 - publish from a laptop
+
+The following are not allowed in tests:
+
+- network calls to production
 """
 
 
@@ -269,6 +273,7 @@ Do NOT:
     "Don't edit anything under `vendor/`.",
     "Run `make changelog` before tagging a release.",
     "Never publish a release from your laptop.",
+    "Tests must never make network calls to production.",
 ])
 def test_a_list_reads_with_its_heading_and_lead(tmp_path: Path, memory: str) -> None:
     # a heading or a lead line saying what is under it is not to be done rejects each item;

@@ -1140,6 +1140,7 @@ def _rejecting_context(label: str) -> bool:
         return False  # "Do's and Don'ts", "Always / Never": both kinds under it; "Don't Repeat Yourself"
     return (words[0] in _REJECTING_FIRST or words[:2] == ["do", "not"] or words[-1] in _REJECTING_LAST
             or " ".join(words) in _REJECTING_LABELS or "not to do" in " ".join(words)
+            or _DISUSED_RE.search(f" {label}") is not None  # "The following are not allowed:"
             or any(mark in label for mark in "❌✗✘🚫⛔"))
 
 
