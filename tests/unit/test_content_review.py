@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dreamtui.deliver.decisions import decision_section
 from dreamtui.deliver.skills import skill_text
-from dreamtui.dream.guidance import lesson, split_story
+from dreamtui.dream.guidance import has_steps, lesson, split_story
 from dreamtui.dream.proposals import split_sentences
 from dreamtui.dream.routes import lesson_route, no_lesson
 from dreamtui.entry.codec import parse_entry
@@ -414,3 +414,23 @@ def test_policy_a_flag_noted_by_hand_that_a_correction_answered_corroborates_not
                   type=FEEDBACK_FLAGGED, quote="the queue on 5672", minutes=60)
     ops = [p.op for p in proposals(dream_input([flag], snapshot_of(later))) if p.op != "context"]
     assert ops == ["weaken"], ops
+
+
+def test_guidance_of_a_rule_introducing_its_examples_is_the_rule() -> None:
+    content = ("This repo uses **pnpm** as its package manager. Always use `pnpm` commands instead of `npm`:\n\n"
+               "- `pnpm install` (not `npm install`)\n- `pnpm build` (not `npm run build`)")
+    taught = lesson("pnpm", content)
+    assert taught.guidance == ("This repo uses **pnpm** as its package manager; always use `pnpm` commands "
+                               "instead of `npm`.")
+    assert taught.rest == ["- `pnpm install` (not `npm install`)\n- `pnpm build` (not `npm run build`)"]
+    assert not has_steps(content)
+    assert has_steps("Run these commands in order:\n- `make deps`\n- `make build`")
+
+
+def test_guidance_reads_past_a_lone_list_marker_and_keeps_a_table_whole() -> None:
+    assert lesson("Git", "- You may only run read-only git commands.").guidance == \
+        "You may only run read-only git commands."
+    table = "| Module | Owns |\n|---|---|\n| `billing/` | invoices |"
+    taught = lesson("Layout", f"{table}\n\nPut new billing code under `billing/`, never in `core/`.")
+    assert taught.guidance == "Put new billing code under `billing/`, never in `core/`."
+    assert taught.rest == [table]

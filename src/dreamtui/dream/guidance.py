@@ -62,6 +62,8 @@ _EFFORT_RE = re.compile(r"^(?:it\s+|this\s+|that\s+)?(?:took|spent|wasted|cost)\
 # Evidence of that occasion (the memory stays a source), never part of the entry.
 _OCCASION_RE = re.compile(r"^(?:The agent had (?:just )?(?:called|said)|The agent replied|Denied calls|"
                           r"Seen \d+ times? in)\b")
+# An intro that says its list is the thing to do: "Run these commands in order:".
+_POINTS_AT_LIST_RE = re.compile(r"\b(?:these|the following|following|steps|in order|below)\b", re.IGNORECASE)
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
 _ITEM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*+]|step \d+:?)\s+(?=\S)", re.IGNORECASE)
 _STEP_RE = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+\S", re.IGNORECASE)
@@ -133,6 +135,7 @@ _BASE_VERBS = {
     "exporting": "export", "configured": "configure", "configuring": "configure",
 }
 STORY_LIMIT = 0  # a best sentence scoring at most this tells a story, not a rule
+RULE_POINTS = 3  # a modal or an imperative: what a sentence that is a rule by itself scores at least
 SELF_CONTAINED = 12  # words of a rule sentence that also says when it applies
 JOINED_WORDS = 30  # at most, of a short rule and the sentence it leans on said as one
 LEANING_WORDS = 45  # at most, of a rule opening with a pronoun and the sentence naming what it is
@@ -290,8 +293,24 @@ def has_steps(content: str) -> bool:
     """Whether `content` holds steps to follow: a numbered list, or a list under an intro line
     ("Before a release:")."""
     paragraphs = _paragraphs(content)
-    return any(is_list(p) and (_ordered(p) or (k and paragraphs[k - 1].endswith(":")))
+    return any(is_list(p) and (_ordered(p) or _intro(paragraphs, k) is not None)
                for k, p in enumerate(paragraphs) if not is_code(p))
+
+
+def _intro(paragraphs: Sequence[str], k: int) -> int | None:
+    """The paragraph before the list `paragraphs[k]` when it introduces steps ("Before a
+    release:"), or None; an intro that is a rule itself ("Always use `yarn` instead of `npm`:")
+    leads as a rule, its list its examples."""
+    if not k or not paragraphs[k - 1].endswith(":"):
+        return None
+    last = split_sentences(paragraphs[k - 1])[-1][:-1]
+    return k - 1 if score(last) < RULE_POINTS or _POINTS_AT_LIST_RE.search(last) else None
+
+
+def _is_table(paragraph: str) -> bool:
+    """A markdown table: its rows are cells, not sentences."""
+    lines = [line for line in paragraph.split("\n") if line.strip()]
+    return len(lines) >= 2 and all(line.lstrip().startswith("|") for line in lines)
 
 
 def _ordered(paragraph: str) -> bool:
@@ -387,13 +406,14 @@ def lesson(title: str, content: str) -> Lesson:
     """The guidance of one memory and the rest of its content (see the module docstring)."""
     paragraphs = _paragraphs(content)
     lists = [k for k, p in enumerate(paragraphs) if not is_code(p) and is_list(p)]
-    prose = [(i, split_sentences(p)) for i, p in enumerate(paragraphs) if not is_code(p) and i not in lists]
+    prose = [(i, split_sentences(p)) for i, p in enumerate(paragraphs)
+             if not is_code(p) and i not in lists and not _is_table(p)]
     has_code = any(is_code(p) for p in paragraphs)
     ranked = [(rank(s), -i, -j, i, j, s) for i, sentences in prose for j, s in enumerate(sentences)]
     title_line = " ".join(title.split())
     if lists and not has_code:
         # Prose that states a rule leads ("Always deploy from main." above the steps); else the list.
-        heading = lists[0] - 1 if lists[0] and paragraphs[lists[0] - 1].endswith(":") else None
+        heading = _intro(paragraphs, lists[0])
         if not ranked or max(ranked)[0] <= STORY_LIMIT or (heading is not None and max(ranked)[3] == heading):
             return _list_lesson(title_line, paragraphs, lists[0], heading)
     if not ranked:
@@ -426,10 +446,15 @@ def lesson(title: str, content: str) -> Lesson:
     stories: tuple[str, ...] = ()
     if not has_code:
         guidance, stories = split_story(guidance)
+    # A list of one item is prose with a marker; a rule introducing its examples ends with ":".
+    guidance = _ITEM_RE.sub("", guidance, count=1)
+    if guidance.endswith(":") and points > STORY_LIMIT:
+        guidance = f"{guidance[:-1].rstrip()}."
     rest: list[str] = []
     for k, paragraph in enumerate(paragraphs):
         if k != i:
-            kept = paragraph if is_code(paragraph) or k in lists else _without_effort(split_sentences(paragraph))
+            kept = paragraph if is_code(paragraph) or k in lists or _is_table(paragraph) \
+                else _without_effort(split_sentences(paragraph))
             if kept:
                 rest.append(kept)
             continue
