@@ -119,17 +119,6 @@ _IMPERATIVE = re.compile(
 _WRONG = re.compile(
     r"(?:^|[.!?;]\s+)(?:that'?s|that is|this is|it'?s|it is)\s+(?:wrong|incorrect|not (?:right|"
     r"correct|what i (?:asked|wanted|meant|said)))\b"
-    # "not quite", "close, but …", "that doesn't look right", "something is not right", "that is not
-    # an option", "it is detecting the wrong city", "you edited the wrong file"
-    r"|^(?:not quite|not exactly|close,? but|almost,? but)\b"
-    r"|^(?:some\w*|smth|sth|it|this|that)(?:'s| is) (?:still )?(?:not right|off|not working right)\b"
-    r"|^(?:that'?s|that is|this is|it'?s|it is) not an? (?:option|solution)\b"
-    # what the agent made or kept that is not wanted: "documents are not needed"
-    r"|^(?!(?:if|when|unless|in case|whether)\b)[^.!?\n]{0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
-    r"necessary|required)\b|^[^.!?\n]{0,60}?\b(?:is|are) unnecessary\b"
-    r"|^[^.!?\n]{0,60}?\b(?:is|are|'s|was|were) (?:\w+ing|using|picking|showing) the wrong\b"
-    r"|^(?:you|u) (?:\w+ed|picked|read|took|ran|wrote|made|put|got) the wrong\b"
-    r"|^[^.!?\n]{0,60}?\b(?:doesn'?t|does not|don'?t|do not) (?:look|seem|sound) (?:right|correct)\b"
     r"|^(?:it|this|that)?\s*(?:still|again)\s+(?:doesn'?t|does not|isn'?t|is not|fails|failing|"
     r"broken|not working|errors?)\b"
     r"|^(?:it|this|that) (?:doesn'?t|does not|didn'?t|did not) work\b"
@@ -139,6 +128,21 @@ _WRONG = re.compile(
     # "… [WARNING] Intel Core Ultra processor not detected.\nis just wrong"
     r"|(?:^|\n)(?!(?:make sure|ensure|check|if|when)\b)[^.!?\n]{0,80}?\b(?:is|are|was|looks) (?:just |"
     r"simply |completely |totally |all )?(?:wrong|incorrect)\b")
+# The same verdict said first (matched at the start, not searched: `_WRONG`'s searches cost per
+# character): "not quite", "close, but …", "that doesn't look right", "something is not right",
+# "that is not an option", "it is detecting the wrong city", "you edited the wrong file", and
+# what the agent made or kept that is not wanted ("documents are not needed").
+_WRONG_FIRST = re.compile(
+    r"(?:not quite|not exactly|close,? but|almost,? but)\b"
+    r"|(?:some\w*|smth|sth|it|this|that)(?:'s| is) (?:still )?(?:not right|off|not working right)\b"
+    r"|(?:that'?s|that is|this is|it'?s|it is) not an? (?:option|solution)\b"
+    r"|(?!(?:if|when|unless|in case|whether)\b)[^.!?\n]{0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
+    r"necessary|required)\b|[^.!?\n]{0,60}?\b(?:is|are) unnecessary\b"
+    r"|[^.!?\n]{0,60}?\b(?:is|are|'s|was|were) (?:\w+ing|using|picking|showing) the wrong\b"
+    r"|(?:you|u) (?:\w+ed|picked|read|took|ran|wrote|made|put|got) the wrong\b"
+    r"|[^.!?\n]{0,60}?\b(?:doesn'?t|does not|don'?t|do not) (?:look|seem|sound) (?:right|correct)\b")
+_WRONG_CUES = ("quite", "exactly", "close", "almost", "right", "off", "option", "solution", "need",
+               "necessar", "required", "wrong")
 _QUESTION = re.compile(
     # "why" asks about the agent's work ("why did you …", "why is it doing this", "why does it
     # still …"), not about the world ("why do they all begin with t", "why is he here?")
@@ -286,8 +290,10 @@ _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作
 # Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
 _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b"
-                    r"|^[^\n]{0,200}?\bi (?:don'?t|do not|can'?t|cannot) see (?:how|why)\b"
                     r"|^[^.!?\n]{0,80}?\b(?:doesn'?t|does not|don'?t) make (?:any )?sense\b")
+# "I don't see how the modules will solve this" anywhere in the first line (searched only when
+# it says "see how" or "see why").
+_DONT_SEE = re.compile(r"\bi (?:don'?t|do not|can'?t|cannot) see (?:how|why)\b")
 _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
@@ -365,6 +371,8 @@ _FOREIGN_FAILS = re.compile(
     r"problème)|sigue sin funcionar|sigue (?:fallando|igual)|funktioniert (?:immer noch|noch immer) nicht|"
     r"geht (?:immer noch|noch immer) nicht|ancora non funziona|ainda não funciona")
 
+_FOREIGN_CUE = re.compile(r"\b(?:ca|ça|cela|no|es|das|sigue|immer|ancora|ainda|non|toujours|funktioniert|geht)\b")
+
 _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
                       r"不要再?问|别再?问|不需要询问|不用确认|无需确认")
@@ -395,7 +403,7 @@ _ACKNOWLEDGED = re.compile(
     r"(?:você tem|tem) razão|desculpe|おっしゃる通り|ご指摘|申し訳|すみません|失礼しました|"
     r"맞습니다|맞아요|죄송)",
     re.IGNORECASE)
-# Within the reply's first sentences, not only at its opening: "好问题。坦率说，目前确实有文档过多的
+# Within the reply's first sentences (read lower-cased), not only at its opening: "好问题。坦率说，目前确实有文档过多的
 # 问题", "Good question — you're right that the list is in both prompts".
 _CONCEDED_LATER = re.compile(
     r"\byou'?re (?:absolutely |completely |totally )?right\b|\bmy (?:mistake|bad)\b|"
@@ -403,8 +411,10 @@ _CONCEDED_LATER = re.compile(
     r"\bi was (?:wrong|mistaken)\b|\bi stand corrected\b|\bi should(?:'ve| have)\b|(?:^|[.!]\s+)should(?:'ve| "
     r"have)\b|erreur de ma part|j'ai eu tort|\bmy (?:earlier|previous|original) \w+ (?:was|is) "
     r"(?:wrong|incorrect|overkill|over-?engineered|off|mistaken|unnecessary)\b|"
-    r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)",
-    re.IGNORECASE)
+    r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)")
+# Words one of `_CONCEDED_LATER`'s concessions holds: a substring test is cheaper than its search.
+_CONCEDED_CUES = ("right", "catch", "my ", "missed", "forgot", "overlooked", "should", "wrong", "mistaken",
+                  "corrected", "erreur", "tort", "确实", "的确", "说得对", "有道理", "分析得")
 # Praise of the person's own idea first ("Excellent insight! You're absolutely right - two sync
 # modes are cleaner"): agreeing with a new plan, not conceding a mistake.
 _PRAISED = re.compile(r"^\W*(?:excellent|great|good|brilliant|interesting|nice|love|smart|clever) (?:the )?"
@@ -550,7 +560,7 @@ def correction_rule(text: str) -> str | None:
         return "dont"
     if _IMPERATIVE.match(head) or _FOREIGN_DIDNT.match(head):
         return "imperative"
-    if _WRONG.search(head):
+    if _WRONG.search(head) or (any(cue in head[:160] for cue in _WRONG_CUES) and _WRONG_FIRST.match(head)):
         return "wrong"
     first = head.split("\n", 1)[0]
     if (_QUESTION.match(first) or _FOREIGN_WHY.match(first)) and (
@@ -559,16 +569,20 @@ def correction_rule(text: str) -> str | None:
     if _INSTEAD.match(lowered) or _INSTEAD.match(head):
         return "instead"
     short_zh = len(head) <= _ZH_SHORT
-    if (len(first) <= 300 and (_FAILS.match(first) or _broken(first) or _FOREIGN_FAILS.search(first))) or \
-            (short_zh and _ZH_FAILS.search(first)):
+    # The Chinese and other-language rules only read a turn that has a letter outside ASCII or one
+    # of their words: most turns have neither, and the searches cost more than the test.
+    wide = not first.isascii()
+    if (len(first) <= 300 and (_FAILS.match(first) or _broken(first) or (
+            (wide or _FOREIGN_CUE.search(first) is not None) and _FOREIGN_FAILS.search(first)))) or \
+            (short_zh and wide and _ZH_FAILS.search(first)):
         return "fails"
     if _pasted_back(head):
         return "fails"
-    if _DOUBT.match(first):
+    if _DOUBT.match(first) or (("see how" in first or "see why" in first) and _DONT_SEE.search(first[:240])):
         return "doubt"
     if _HABIT.match(first):
         return "habit"
-    if _ZH.match(head) or (short_zh and _ZH_DOUBT.search(first)):
+    if _ZH.match(head) or (short_zh and wide and _ZH_DOUBT.search(first)):
         return "zh"
     if _PREFER.match(head):
         return "prefer"
@@ -650,7 +664,9 @@ def concedes(turn: str, reply: str) -> str | None:
         return None if only_asks(turn) else "acknowledged"
     head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
     first = head.split("\n", 1)[0]
-    if _CONCEDED_LATER.search(said[:150]) and not only_asks(turn) and not _PRAISED.match(said):
+    opening = said[:150].lower()
+    if any(cue in opening for cue in _CONCEDED_CUES) and _CONCEDED_LATER.search(opening) and \
+            not only_asks(turn) and not _PRAISED.match(said):
         return "acknowledged"
     if _DID_YOU.search(first[:120]) and ("?" in first or "？" in first) and \
             _ANSWERED_NO.match(said) and _ADMITS.search(said[:150]):
