@@ -337,6 +337,9 @@ def test_route_of_a_mined_lesson_met_in_two_sessions_is_the_bundle() -> None:
                       "2026-11-27T10:00:00Z).", type="failure", session="s1")
     assert lesson_route([mined("in 2 sessions")]) == "bundle"
     assert lesson_route([mined("in this session")]) == "memory"  # met thrice by one agent in one session
+    # The rationale counts the sessions the memory says it was met in, as the route does.
+    created = only(proposals(dream_input([mined("in 2 sessions")])), "create")
+    assert created.rationale.startswith("new topic: 1 memory from 1 agent, 2 sessions; recurs"), created.rationale
 
 
 def test_guidance_reads_past_markdown_headings_and_never_ends_inside_a_code_span() -> None:

@@ -207,9 +207,16 @@ def recurs(memories: Iterable[Memory], earlier: Iterable[str] = ()) -> bool:
     was met in: the miners gather a lesson met again into one memory, saying "Seen 3 times in 2
     sessions" (intake/lessons.py), which is a recurrence, not one sighting."""
     memories = list(memories)
-    if any(int(found[1]) >= 2 for m in memories if (found := _SEEN_IN_RE.search(m.content))):
+    if any(counted_sessions(m) >= 2 for m in memories):
         return True
     return len({*earlier, *map(sighting, memories)}) >= 2
+
+
+def counted_sessions(memory: Memory) -> int:
+    """The sessions a mined memory says it was met in ("Seen 3 times in 2 sessions"); 1 when it
+    says none (a memory is one session's)."""
+    found = _SEEN_IN_RE.search(memory.content)
+    return int(found[1]) if found else 1
 
 
 def seen_in(entry: Entry) -> list[str]:

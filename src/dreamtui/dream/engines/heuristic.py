@@ -67,7 +67,16 @@ from dreamtui.dream.proposals import (
     split_paragraphs,
     split_sentences,
 )
-from dreamtui.dream.routes import entry_route, lesson_route, no_lesson, recurs, route_meta, seen_in, why
+from dreamtui.dream.routes import (
+    counted_sessions,
+    entry_route,
+    lesson_route,
+    no_lesson,
+    recurs,
+    route_meta,
+    seen_in,
+    why,
+)
 from dreamtui.model import Entry, Memory, Proposal, memory_session
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
@@ -125,6 +134,8 @@ def entry_probe(first: Memory, tags: Sequence[str],
 def _spread(members: Sequence[Memory]) -> str:
     agents = len({m.agent_id for m in members})
     sessions = len({s for s in map(memory_session, members) if s})
+    # A mined memory met in several sessions counts them (routes.counted_sessions).
+    sessions = max(sessions, *(counted_sessions(m) for m in members)) if sessions else 0
     text = f"{counted(len(members), 'memory', 'memories')} from {counted(agents, 'agent')}"
     return f"{text}, {counted(sessions, 'session')}" if sessions else text
 
