@@ -167,6 +167,8 @@ def test_a_statement_is_not_a_do() -> None:
     assert not disclose.same_lesson
     # The tool a statement names is its pick.
     assert Features.of("The package manager here is pnpm.").facts.picks == {"JavaScript package manager": {"pnpm"}}
+    # "have to" makes a requirement of it.
+    assert Features.of("Tests have to pass before you merge.").facts.done >= {"test", "pass"}
 
 
 def test_loading_and_reading_a_secret_are_one_action() -> None:

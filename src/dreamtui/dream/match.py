@@ -804,6 +804,12 @@ _STATEMENT_VERBS = frozenset("is are was were will would has have had gets get b
 _MODALS = frozenset("must should need needs required requires always ensure".split())
 
 
+def _has_to(words: Sequence[str]) -> bool:
+    """"You have to run it", "tests have to pass": a requirement, though its verb is "have"."""
+    return any(word in ("has", "have", "had") and following == "to"
+               for word, following in zip(words, words[1:], strict=False))
+
+
 def _explains(clause: str) -> bool:
     words = _WORD_RE.findall(_CODE_RE.sub(" ", clause))
     return bool(words) and (words[0] in _STATEMENT_START or not _STATEMENT_VERBS.isdisjoint(words))
@@ -859,7 +865,7 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
     # An instruction starts with its verb ("Disclose that the PR was authored with Claude" is
     # one, whatever its "was").
     states = not _STATEMENT_VERBS.isdisjoint(words) and _MODALS.isdisjoint(words) \
-        and stem(words[0]) not in _VERBS and words[0] not in _RESTART
+        and stem(words[0]) not in _VERBS and words[0] not in _RESTART and not _has_to(words)
     phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
     whole = rejected  # rejecting from the clause's start
     acting = False  # after a verb heading the clause, in the words it acts on
