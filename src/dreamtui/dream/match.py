@@ -364,7 +364,6 @@ _KIN_GROUPS = (
     ("dependency", "library", "package"),
     ("verify", "check", "confirm", "validate"),
     ("fix", "resolve", "repair"),
-    ("main", "master", "trunk"),  # the default branch
     ("read", "load"),  # a file, the environment
     ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
     ("function", "method"),
