@@ -19,6 +19,7 @@ to a person reviewing it is written once, here:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -31,6 +32,7 @@ from typing import Any, AnyStr
 from dreamtui.errors import InputError
 from dreamtui.intake.corrections import correction_rule, just_continues, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
+from dreamtui.intake.fastsearch import searcher
 from dreamtui.intake.validate import prepare
 from dreamtui.model import Memory, NewMemory, frontmatter_int
 from dreamtui.store.stm import STMStore
@@ -267,6 +269,7 @@ _PASTE_CHARS = 200  # a line or two is typed, whatever it holds
 _OWN_LETTERS = 25  # a few words of the person's own ("I see a console error:") say what it shows
 
 
+@functools.lru_cache(maxsize=64)  # a turn is asked about several times in a row, a long one costly
 def own_words(text: str) -> str:
     """The person's own words in a turn, line by line, without what they pasted (`_MACHINE_LINE`,
     fenced blocks, a program's repeated "name! …" lines)."""
@@ -419,7 +422,7 @@ def _environment_line(evidence: str) -> str | None:
     """The line of an error that states the limit of the machine ("PermissionError: [Errno 13]
     Permission denied: 'C:\\…\\Temp\\tmp2u'"), not the first line of a test report."""
     for line in evidence.splitlines():
-        if _ENVIRONMENT.search(line):
+        if _find_environment(line):
             return one_line(line, 150)
     return None
 
@@ -1054,7 +1057,7 @@ def environment_subject(text: str) -> tuple[str, str] | None:
 
 
 def environment_fact(text: str) -> bool:
-    return _ENVIRONMENT.search(text) is not None or (
+    return _find_environment(text) is not None or (
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
 
 
@@ -1129,9 +1132,14 @@ _QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace|warn(?:ing)?)\b|^\W{0,2}(?
                         r" - (?:DEBUG|INFO|WARNING) - ", re.IGNORECASE)  # Python's logging format
 
 
+# These run over every failed call's output: searched only where a match could be (`fastsearch`).
+_find_environment, _find_slip, _find_timed_out, _find_test_failures, _find_work_tree = map(
+    searcher, (_ENVIRONMENT, _SLIP, _TIMED_OUT, _TEST_FAILURES, _WORK_TREE))
+
+
 def timed_out(text: str) -> bool:
     """Did the call fail because a time limit ran out (`_TIMED_OUT`)?"""
-    return _TIMED_OUT.search(text) is not None
+    return _find_timed_out(text) is not None
 
 
 def tool_guard(text: str) -> bool:
@@ -1147,9 +1155,9 @@ def routine_error(text: str) -> bool:
     the script it wrote, its quoting): no lesson on its own."""
     stripped = text.strip()
     if not stripped or _ROUTINE.match(stripped) is not None or \
-            _EXIT_ONLY.match(stripped) is not None or _SLIP.search(stripped) is not None or \
-            timed_out(stripped) or _TEST_FAILURES.search(stripped) is not None or \
-            _WORK_TREE.search(stripped) is not None:
+            _EXIT_ONLY.match(stripped) is not None or _find_slip(stripped) is not None or \
+            timed_out(stripped) or _find_test_failures(stripped) is not None or \
+            _find_work_tree(stripped) is not None:
         return True
     lines = list(map(str.strip, stripped.splitlines()))
     trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))

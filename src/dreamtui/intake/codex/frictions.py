@@ -47,6 +47,7 @@ from dreamtui.intake.corrections import (
     redirects,
     relayed,
 )
+from dreamtui.intake.fastsearch import screen, searcher
 from dreamtui.vocabulary import clip
 
 QUOTE_CHARS = 600
@@ -64,6 +65,8 @@ _CODEX_ENVIRONMENT = re.compile(
     r"network access to \S+ is blocked|sandbox denied|command failed inside sandbox|"
     r"execution denied|Could not resolve host|Temporary failure in name resolution",
     re.IGNORECASE)
+# Searched in every failed call's output: only where a match could be (`fastsearch`).
+_find_hook, _find_denied, _find_codex_environment = map(searcher, (_HOOK, _DENIED, _CODEX_ENVIRONMENT))
 _ABORTED = re.compile(r"^aborted by user\b", re.IGNORECASE)
 _FRAMING = re.compile(r"^(?:Exit code: -?\d+|Wall time: [\d.]+ \w+|Output:|Process exited with "
                       r"code -?\d+|Chunk ID: \S+|Original token count: \d+)\s*$")
@@ -109,13 +112,13 @@ def classify(result: Result) -> str | None:
         return None
     if _ABORTED.match(lowered):
         return "interruption"
-    if _HOOK.search(result.text):
+    if _find_hook(result.text):
         return "hook_block"
-    if _DENIED.search(result.text):
+    if _find_denied(result.text):
         return "denial"
     if lessons.tool_guard(result.text):
         return "tool_error"  # a patch's expected lines may hold any words ("unknown command")
-    if _CODEX_ENVIRONMENT.search(result.text) or lessons.environment_fact(result.text):
+    if _find_codex_environment(result.text) or lessons.environment_fact(result.text):
         return "environment"
     return "tool_error"
 
@@ -220,6 +223,7 @@ _INSTRUCTION = re.compile(
     r"(?:^|[.!?;,]\s*|\band\s+)((?:don'?t|do not|never|no need to|stop)\s+(?:bother\s+(?:with\s+)?)?"
     r"(?:run(?:ning)?|us(?:e|ing)|call(?:ing)?|invok(?:e|ing)|try(?:ing)?)\s+`?([\w.:/-]+)"
     r"(?:\s+([\w.:/-]+))?`?[^.!?\n]*)", re.IGNORECASE)
+_may_instruct = screen(_INSTRUCTION)  # read on every typed turn
 _ANY_SUBCOMMAND = frozenset({"commands", "command", "tasks", "anything", "it", "again", "at",
                              "as", "because", "since", "until", "yet", "for", "now"})
 
@@ -235,8 +239,11 @@ class Instruction:
 
 
 def instructions_in(text: str, session_id: str) -> list[Instruction]:
-    found = []
-    for match in _INSTRUCTION.finditer(_plain_quotes(text)):
+    found: list[Instruction] = []
+    text = _plain_quotes(text)
+    if not _may_instruct(text):
+        return found
+    for match in _INSTRUCTION.finditer(text):
         sub = (match.group(3) or "").lower()
         found.append(Instruction(match.group(2).lower(), "" if sub in _ANY_SUBCOMMAND else sub,
                                  match.group(1).strip(), session_id))
