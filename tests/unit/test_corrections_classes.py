@@ -47,6 +47,8 @@ from dreamtui.intake.lessons import ToolCall
     ("但是所有脚本都要保留", "zh"),
     ("用现有的模板，而不是新建一个", "zh"),
     ("改完以后为什么还会出现同样的报错", "zh"),
+    ("有问题，这些表格和脚本不是之前就已经有了吗？", "zh"),
+    ("发现一个问题，升级以后几秒内查询状态会出错", "zh"),
 ])
 def test_corrections_by_class(text: str, rule: str) -> None:
     assert correction_rule(text) == rule

@@ -329,7 +329,9 @@ _PREMISE = re.compile(
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
                       r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
-                 r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错|但是|不过|可是|算了|其实)")
+                 r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错|但是|不过|可是|算了|其实|"
+                 # a problem found, said first: "有问题，这些表格不是之前就有了吗？", "发现一个问题，…"
+                 r"有(?:个|一个)?问题|(?:我)?发现(?:了)?(?:一个|个)?问题|出问题了)")
 # Taking back or turning what the agent just did, said first: "Actually remove the command list
 # from the prompt", "wait, keep the old name", "but I still want to use the _for_response
 # functions", "no, but actually we could merge it into main", and in other languages ("non mais
