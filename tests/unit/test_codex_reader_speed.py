@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -175,3 +176,27 @@ def test_the_persons_message_items_after_their_events_are_not_decoded(
     counted = _Decodes(monkeypatch)
     assert _read(lines) == expected
     assert len(counted.lines) == 4  # the meta, the first turn's item and its event, the second event
+
+
+def test_a_rollout_without_a_cwd_is_counted_each_import_but_its_head_read_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dreamtui.intake.codex import importer
+    from dreamtui.scaffold import init_workspace
+
+    sessions = tmp_path / "sessions" / "2026" / "08" / "03"
+    sessions.mkdir(parents=True)
+    headless = _line({"timestamp": "2026-08-03T10:00:00.000Z", "type": "session_meta",
+                      "payload": {"id": "019f-nocwd", "cli_version": "0.146.0"}})
+    (sessions / "rollout-2026-08-03T10-00-00-019f-nocwd.jsonl").write_bytes(headless)
+    (sessions / "rollout-2026-08-03T11-00-00-019f-app.jsonl").write_bytes(
+        b"".join([_meta(), _call("c1", "ls"), _output("c1", "Exit code: 0\nOutput:\na.py")]))
+    workspace = init_workspace(tmp_path / "ws", git=False)
+    heads: list[str] = []
+    real = importer._first_cwd
+    monkeypatch.setattr(importer, "_first_cwd", lambda path: heads.append(path.name) or real(path))
+    options = importer.CodexOptions(sessions_dir=tmp_path / "sessions", project="/code/app",
+                                    include_live=True)
+    first, again = (importer.import_rollouts(workspace, options) for _ in range(2))
+    assert (first.no_cwd, first.read, again.no_cwd, again.read) == (1, 1, 1, 0)
+    assert sorted(heads) == ["rollout-2026-08-03T10-00-00-019f-nocwd.jsonl",
+                             "rollout-2026-08-03T11-00-00-019f-app.jsonl"]

@@ -964,6 +964,7 @@ def is_windows_path(text: str) -> bool:
     return _WINDOWS.match(text) is not None
 
 
+@functools.lru_cache(maxsize=1024)  # asked for every log of every import: few distinct cwds
 def path_inside(cwd: str, project: str) -> bool:
     """Is a log's `cwd` the project folder or inside it? By path components, so `/code/app`
     never takes `/code/app2`; a Windows path (`C:\\Users\\…`, as the agents write it there)

@@ -92,7 +92,8 @@ def default_project(workspace: Workspace) -> str:
 def find_rollouts(sessions_dir: Path) -> list[Path]:
     """Every `rollout-*.jsonl` under the sessions folder (YYYY/MM/DD, or flat), in name order."""
     try:
-        return sorted(sessions_dir.rglob("rollout-*.jsonl"))
+        # By parts, as paths compare, without comparing Path objects (costly in a large folder).
+        return sorted(sessions_dir.rglob("rollout-*.jsonl"), key=lambda path: path.parts)
     except OSError as exc:
         raise InputError(f"--sessions-dir {sessions_dir}: cannot list it: {exc.strerror}") from None
 
@@ -260,6 +261,9 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             continue
         if not isinstance(cwd, str):
             report.no_cwd += 1
+            if not same:  # remembered, so its head is not read again until it changes
+                updated[str(path)] = FileState(0, stat.st_size, stat.st_mtime_ns, 0, None,
+                                               {"cwd": None, "read": False})
             continue
         if not path_inside(cwd, options.project):
             report.other_project += 1
