@@ -34,6 +34,8 @@ def test_a_kindred_word_swapped_is_no_changed_fact() -> None:
     assert compare_texts("Write tests for new features.", "Write tests for new behavior.").same_lesson
     swapped = compare_texts("Write tests for new features.", "Write tests for new migrations.")
     assert not swapped.same_lesson
+    # A kin rewords its own word only: "unit tests" / "e2e specs" still swap unit for e2e.
+    assert not compare_texts("Run the unit tests before pushing.", "Run the e2e specs before pushing.").same_lesson
     # Two names of one kind are values, not kin: which branch a PR is based on is a fact.
     assert not compare_texts("Base every pull request on main.", "Base every pull request on master.").same_lesson
 

@@ -1448,7 +1448,12 @@ def _one_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     old, new = changed[0]
     if not old or not new or len(old) > 2 or len(new) > 2:
         return None
-    if any(variants(x, y) for x in old for y in new):
+    if any(_spelled_alike(x, y) for x in old for y in new):
+        return None
+    # A kin across is a rewording of its word, but only of that word: "unit tests" / "e2e
+    # specs" still swap unit for e2e.
+    if all(any(kindred(stem(x), stem(y)) for y in new) for x in old) \
+            or all(any(kindred(stem(x), stem(y)) for x in old) for y in new):
         return None
     return " ".join(old), " ".join(new)
 
@@ -1456,7 +1461,12 @@ def _one_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
 def variants(a: str, b: str) -> bool:
     """Inflections or spellings of one word, or kindred words: seed/seeding, colour/color,
     create/write."""
-    return stem(a) == stem(b) or kindred(stem(a), stem(b)) or a.startswith(b) or b.startswith(a) \
+    return _spelled_alike(a, b) or kindred(stem(a), stem(b))
+
+
+def _spelled_alike(a: str, b: str) -> bool:
+    """Inflections or spellings of one word."""
+    return stem(a) == stem(b) or a.startswith(b) or b.startswith(a) \
         or (len(a) > 4 and len(b) > 4 and a[:4] == b[:4]) or fuzz.ratio(a, b) >= 80
 
 
