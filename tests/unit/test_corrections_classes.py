@@ -319,3 +319,28 @@ def test_more_shapes_of_the_same_classes(text: str, rule: str) -> None:
 ])
 def test_questions_and_conditions_near_those_shapes_are_not_corrections(text: str) -> None:
     assert correction_rule(text) is None
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("I never asked for a new config file", "imperative"),
+    ("i didn't say to delete the fixtures", "imperative"),
+    ("who asked you to bump the version?", "imperative"),
+    ("leave the README alone", "imperative"),
+    ("keep the original names", "imperative"),
+    ("that's not how the cache works", "wrong"),
+    ("that is not true, the port is 5433", "wrong"),
+    ("this is overkill, one function is enough", "prefer"),
+    ("keep it simple", "prefer"),
+    ("use pnpm not npm", "instead"),
+])
+def test_what_was_not_asked_for_and_simpler_ways(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "keep going",
+    "use the staging database for this",
+    "leave a comment on the PR when done",
+])
+def test_plain_requests_near_those_shapes_are_not_corrections(text: str) -> None:
+    assert correction_rule(text) is None

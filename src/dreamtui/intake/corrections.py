@@ -109,6 +109,11 @@ _IMPERATIVE = re.compile(
     r"|(?:go back|switch back|change (?:it|that|them) back|set (?:it|that|them) back|put (?:it|that|them|"
     r"this) back|bring (?:it|that|them) back|restore the (?:old|original|previous))\b"
     r"|(?:like |as )?i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
+    # what the person never asked for, and leaving their things as they were
+    r"|i (?:never|didn'?t|did not) (?:say|said|ask|asked|tell|told|want|wanted|mean|meant)\b|who asked (?:you|u)\b"
+    r"|leave (?:it|that|them|this|those|the \w+) (?:alone|as (?:it|they) (?:was|were|is|are))\b"
+    r"|keep (?:it|that|them) (?:as (?:it|they) (?:was|were)|the way (?:it|they) (?:was|were))\b"
+    r"|keep the (?:old|original|previous|existing)\b"
     r"|what (?:are|r) (?:you|u) doing\b"
     r"|you (?:just|only) (?!need|have|can|must|should)\w+"
     r"|(?:you|u) (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
@@ -118,7 +123,7 @@ _IMPERATIVE = re.compile(
     r"won'?t))\b)")
 _WRONG = re.compile(
     r"(?:^|[.!?;]\s+)(?:that'?s|that is|this is|it'?s|it is)\s+(?:wrong|incorrect|not (?:right|"
-    r"correct|what i (?:asked|wanted|meant|said)))\b"
+    r"correct|true|how\b|what i (?:asked|wanted|meant|said)))\b"
     r"|^(?:it|this|that)?\s*(?:still|again)\s+(?:doesn'?t|does not|isn'?t|is not|fails|failing|"
     r"broken|not working|errors?)\b"
     r"|^(?:it|this|that) (?:doesn'?t|does not|didn'?t|did not) work\b"
@@ -316,7 +321,9 @@ _PREFER = re.compile(
     r"|(?:be |much |way |a (?:bit|lot) )?(?:more concise|less verbose|shorter|briefer|less wordy)"
     r"|(?:that'?s |it'?s |this is )?too (?:long|verbose|wordy|much text)|just (?:tell|give|show|"
     r"answer) me|(?:please )?(?:reply|answer|respond|write|talk) (?:in|using) (?:english|chinese)"
-    r"|keep (?:it|them|answers|replies) (?:short|brief)|(?:continue\W+)?i (?:don'?t|do not) "
+    r"|keep (?:it|them|answers|replies) (?:short|brief)|keep it simple|(?:make it|much|way) simpler|"
+    r"(?:this is |that'?s |it'?s |you'?re )?(?:too complicated|too complex|overkill|over-?engineered|"
+    r"over-?complicat\w+)|(?:continue\W+)?i (?:don'?t|do not) "
     r"(?:want|need)|i (?:really )?(?:don'?t|do not) like|(?:i'?m |im )?not sure (?:i |we )?like)\b")
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
@@ -327,6 +334,7 @@ _PREMISE = re.compile(
     r"built|hosted|deployed|mounted|served|run|running) (?:in|as|on|by|via|through|from|with|"
     r"under|inside|at)\b[^?\n]{0,80}$")
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
+                      r"|^(?:please\s+)?use [\w.@/-]+(?: [\w.@/-]+)?,? (?:not|rather than|instead of) [\w.@/-]+"
                       r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
                  r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错|但是|不过|可是|算了|其实|"
