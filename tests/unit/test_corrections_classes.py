@@ -341,6 +341,7 @@ def test_what_was_not_asked_for_and_simpler_ways(text: str, rule: str) -> None:
     "keep going",
     "use the staging database for this",
     "leave a comment on the PR when done",
+    "go back through the git history and find the old GPU settings",  # a task, not a reversal
 ])
 def test_plain_requests_near_those_shapes_are_not_corrections(text: str) -> None:
     assert correction_rule(text) is None

@@ -106,7 +106,7 @@ _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|h
 _IMPERATIVE = re.compile(
     r"^(?:wrong\b|(?:revert|undo|roll back)\b"
     # putting back what the agent changed: "go back to the old layout", "put it back"
-    r"|(?:go back|switch back|change (?:it|that|them) back|set (?:it|that|them) back|put (?:it|that|them|"
+    r"|(?:go back to|switch back|change (?:it|that|them) back|set (?:it|that|them) back|put (?:it|that|them|"
     r"this) back|bring (?:it|that|them) back|restore the (?:old|original|previous))\b"
     r"|(?:like |as )?i (?:said|told you|meant|already (?:said|told))\b|i asked (?:you )?(?:to|for|not)\b"
     # what the person never asked for, and leaving their things as they were
