@@ -28,6 +28,14 @@ def test_kindred_actions_state_one_rule() -> None:
         assert verdict.same_lesson, (a, b, verdict)
 
 
+def test_shipping_is_not_leaking() -> None:
+    """Uploading and publishing are ways of shipping, not of exposing: two destinations are
+    two rules."""
+    verdict = compare_texts("Upload build artifacts to S3.", "Publish build artifacts to npm.")
+    assert not verdict.same_lesson
+    assert "action" in {c.slot for c in verdict.conflicts}
+
+
 def test_a_kindred_word_swapped_is_no_changed_fact() -> None:
     """"new features" / "new behavior": a word swapped for its kin is a rewording, while a word
     swapped for an unrelated one still is a changed fact."""
@@ -230,7 +238,11 @@ def test_what_the_verb_acts_on_is_the_rule() -> None:
     adding a command") are no object of the rule. A rewording naming its object among others
     is still one rule."""
     for a, b in (("Create a branch for every fix.", "Write a test for every fix."),
-                 ("Update the README when adding a command.", "Add tests when changing a command.")):
+                 ("Update the README when adding a command.", "Add tests when changing a command."),
+                 # an adverb says how, a qualifier which: neither is the object
+                 ("Resolve merge conflicts locally.", "Fix failing tests locally."),
+                 ("Create a new migration instead of editing an old one.",
+                  "Create a new branch instead of reusing an old one.")):
         verdict = compare_texts(a, b)
         assert not verdict.same_lesson, (a, b, verdict)
         assert "object" in {c.slot for c in verdict.conflicts}, (a, b, verdict)

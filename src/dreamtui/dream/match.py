@@ -303,7 +303,7 @@ _NOT_CORE = _REJECT | _EMPHASIS | STOPWORDS
 # These reject only the phrase after them ("pnpm instead of npm for packages": npm, not packages).
 # "without" is not among them: "without it the suite fails" explains a consequence.
 _REJECT_PHRASE = frozenset({"instead", "rather", "over", "except"})
-_PHRASE_END = frozenset("for in to on with when as at by from because so".split())
+_PHRASE_END = frozenset("for in to on onto with when as at by from because so".split())
 # A condition or a contrast ends a rejection: "avoid X unless asked", "never X, but Y".
 _CONDITION = frozenset("unless if when but because otherwise until so then".split())
 # After a comma these words start a new, positive instruction: "never npm, use pnpm".
@@ -355,8 +355,8 @@ _STEM_SLOT = {stem(tool): slot for tool, slot in _TOOL_SLOT.items() if slot not 
 # words of instruction files, not tuned on any set's rules; a word may be in several families.
 _KIN_GROUPS = (
     ("commit", "push"),  # to a branch
-    ("leak", "expose", "reveal", "disclose", "commit", "push", "upload", "publish", "hardcode",
-     "include", "embed", "share"),  # putting something where others see it
+    ("leak", "expose", "reveal", "disclose", "commit", "push", "hardcode", "include", "embed"),
+    # putting something where others see it (uploading and publishing are ways of shipping)
     ("write", "create", "add", "author"),  # making something new (tests, docs, a file)
     ("edit", "modify", "change", "alter", "touch", "update", "diff", "patch"),  # of what exists
     ("minimal", "small", "short", "focused", "targeted", "surgical", "narrow"),  # a change's size
@@ -803,6 +803,16 @@ _STATEMENT_VERBS = frozenset("is are was were will would has have had gets get b
 _MODALS = frozenset("must should need needs required requires always ensure".split())
 
 
+def _adverb(word: str) -> bool:
+    return len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+
+
+_NOT_ADVERBS = frozenset("apply reply supply assembly family anomaly".split())
+_QUALIFIERS = frozenset("""
+new old existing extra separate single own proper relevant corresponding additional same other one ones
+""".split())
+
+
 def _has_to(words: Sequence[str]) -> bool:
     """"You have to run it", "tests have to pass": a requirement, though its verb is "have"."""
     return any(word in ("has", "have", "had") and following == "to"
@@ -902,7 +912,9 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
             continue
         bit = 2 if rejected else 1
         if acting:
-            said.objects.add(s)
+            # "locally", "directly": how, not what; "a new branch": which, not what
+            if not _adverb(word) and word not in _QUALIFIERS:
+                said.objects.add(s)
         elif since == 0 and not conditional and s in _HEAD_VERBS:
             acting = True
         if states and bit == 1 and (tool is None or tool[0] in SUBJECT_SLOTS):
