@@ -269,3 +269,10 @@ def test_decide_prints_the_kept_reinforce_and_the_bundles_new_number(tmp_path: P
     assert result.exit_code == 0, result.output
     assert f"[3] {alone.id} new reinforce" in result.stdout  # where the bundle was
     assert "[4] context p-bundle-" in result.stdout
+
+
+def test_review_show_prints_a_discard_reason_once(tmp_path: Path) -> None:
+    s, _ = basic(tmp_path)
+    shown = run(s.ws, "review", "show", DREAM_ID).stdout
+    assert shown.count("duplicate of an entry") == 1
+    assert "  why: duplicate of an entry" in shown

@@ -184,7 +184,8 @@ def _show_proposal(number: int, proposal: Proposal, memories: dict[str, Memory])
     if proposal.safety:
         click.echo(click.style(f"  ⚠ safety: {', '.join(proposal.safety)}", fg="yellow", bold=True))
     for key in ("asks_human", "archive_path", "superseded_by", "left_out", "reason"):
-        if proposal.details.get(key):
+        # A discard's reason is its rationale, already printed as "why:"; shown only if it differs.
+        if proposal.details.get(key) and proposal.details[key] != proposal.rationale:
             click.echo(f"  {key}: {proposal.details[key]}")
     if proposal.route is not None:
         engine_route = proposal.details.get("engine_route", proposal.route)
