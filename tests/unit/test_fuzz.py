@@ -13,7 +13,7 @@ import json
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -26,7 +26,7 @@ from dreamtui.intake.claude_code.discovery import LogFile
 from dreamtui.intake.claude_code.memories import build_memories
 from dreamtui.intake.claude_code.parser import read_log
 from dreamtui.intake.claude_code.rules import classify_tool_error, clean_user_text
-from dreamtui.intake.corrections import correction_rule
+from dreamtui.intake.corrections import TurnRule, correction_rule
 from dreamtui.intake.lessons import KIND_TYPES
 from dreamtui.model import Changeset, Entry, NewMemory
 from dreamtui.review import bundle
@@ -317,7 +317,7 @@ def test_friction_rules_on_arbitrary_text(tried: Callable[[str], None]) -> None:
         kind, reason = classify_tool_error(text)
         assert kind in KIND_TYPES and (reason is None or isinstance(reason, str))
         rule = correction_rule(text)
-        assert rule in (None, "no", "dont", "imperative", "wrong", "instead")
+        assert rule is None or rule in get_args(TurnRule)
         clean_user_text(text)
 
     run()

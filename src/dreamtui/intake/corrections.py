@@ -91,6 +91,7 @@ concedes nothing (`only_asks`).
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
 # Openers, and what Claude Code puts before the words: "[Image #4] still does not work?".
@@ -555,7 +556,13 @@ def game_move(text: str, said: str | None) -> bool:
     return len(text.split()) <= 2 and said is not None and 0 < len(said.split()) <= 2
 
 
-def correction_rule(text: str) -> str | None:
+# The names correction_rule gives (stored as a correction's `rule`): mypy checks every return
+# against this list, so a new rule is named here or it does not type-check.
+TurnRule = Literal["reverse", "no", "dont", "imperative", "wrong", "question", "instead", "fails",
+                   "doubt", "habit", "zh", "prefer", "frustrated", "premise", "process"]
+
+
+def correction_rule(text: str) -> TurnRule | None:
     """The correction rule a typed turn's opening matches, or None (module docstring)."""
     low, lowered, head = _read(text)
     if _disowned(text, low, head):
