@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -269,6 +270,12 @@ _PASTE_CHARS = 200  # a line or two is typed, whatever it holds
 _OWN_LETTERS = 25  # a few words of the person's own ("I see a console error:") say what it shows
 
 
+def _letters(text: str) -> int:
+    """How many letters the text holds, counted up to `_OWN_LETTERS`: the rules ask only whether
+    there are that many, and a pasted log holds tens of thousands."""
+    return sum(1 for _ in itertools.islice(_LETTERS.finditer(text), _OWN_LETTERS))
+
+
 @functools.lru_cache(maxsize=64)  # a turn is asked about several times in a row, a long one costly
 def own_words(text: str) -> str:
     """The person's own words in a turn, line by line, without what they pasted (`_MACHINE_LINE`,
@@ -309,7 +316,7 @@ def quoted_turn(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     own = own_words(text)
-    if not own or len(_LETTERS.findall(own)) < _OWN_LETTERS or len(own) > limit // 2:
+    if not own or _letters(own) < _OWN_LETTERS or len(own) > limit // 2:
         return clip(text, limit)
     return clip(f"{own}\n```\n{text}", limit)
 
@@ -321,7 +328,8 @@ def mostly_pasted(text: str) -> bool:
     if len(text) < _PASTE_CHARS:
         return False
     own = own_words(text)
-    return len(_LETTERS.findall(own)) + 2 * len(_WIDE.findall(own)) < _OWN_LETTERS
+    letters = _letters(own)
+    return letters < _OWN_LETTERS and letters + 2 * len(_WIDE.findall(own)) < _OWN_LETTERS
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
@@ -352,7 +360,7 @@ def lesson_title(friction: Friction, limit: int) -> str:
         # A report that quotes a log leads with the person's words about it, not the log's.
         said = own_words(friction.evidence) if "```" in friction.evidence or mostly_pasted(
             friction.evidence) else friction.evidence
-        said = said if len(_LETTERS.findall(said)) >= _OWN_LETTERS else friction.evidence
+        said = said if _letters(said) >= _OWN_LETTERS else friction.evidence
         title = correction_lesson(said, doing, friction.said) or _sentence(spoken(said), limit)
     elif kind == "plan_rejection":
         title = f"{reason} (plan rejected)" if reason else "Ask before carrying out a plan: the person rejected it"

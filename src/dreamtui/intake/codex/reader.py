@@ -251,7 +251,7 @@ def _plain_success(line: bytes, start: int) -> str | None:
             return None
         tail = _METADATA_TAIL.search(line, len(line) - 120)
         return found.group(1).decode() if tail is not None and int(tail.group(1)) == 0 else None
-    if line.startswith(b"{", text) or not line.rstrip().endswith((b'"}', b'"}}')):
+    if line.startswith(b"{", text) or not line[-64:].rstrip().endswith((b'"}', b'"}}')):
         return None  # an object as a string, or the text is not the record's last field
     exit_line = _EXIT_AT_START.match(line, text)
     if exit_line is None or exit_line.end() - text > _EXIT_WINDOW or int(exit_line.group(1)) != 0:
@@ -349,7 +349,8 @@ class RolloutReader:
         for line in lines:
             self.stats.lines_read += 1
             self.stats.bytes_read += len(line)
-            if not line.strip() or line.rstrip() == _STATE_LINE:
+            # Without copying the line (`strip` would): many are megabytes.
+            if not line or line.isspace() or (len(line) < 32 and line.rstrip() == _STATE_LINE):
                 continue
             head = _HEAD.match(line)
             if head is not None:
