@@ -33,6 +33,17 @@ def test_a_new_slug_is_the_first_words_of_its_title(title: str, slug: str) -> No
     assert len(slugify(title)) <= NEW_SLUG_LEN
 
 
+@pytest.mark.parametrize(("title", "slug"), [
+    ("Local docker compose Postgres is on port 5432", "local-docker-compose-postgres-port-5432"),
+    ("The staging deploy is run by hand from the ops box", "the-staging-deploy-is-run-hand-ops-box"),
+    ("Redis for the e-mail queue is on 6380 in CI", "redis-for-the-e-mail-queue-is-on-6380-ci"),
+])
+def test_a_long_title_sheds_function_words_before_its_meaning(title: str, slug: str) -> None:
+    # Cut at 40 characters, each of these lost its last words: the port, "box", "ci".
+    assert slugify(title) == slug
+    assert len(slug) <= NEW_SLUG_LEN
+
+
 # -- proposal numbers, the review's JSON ---------------------------------------------------------
 
 

@@ -77,7 +77,11 @@ _ASCII_FOLD = str.maketrans(
 def slugify(text: str, max_len: int = NEW_SLUG_LEN) -> str:
     """Turn a title into a valid slug (ASCII-folded, lowercase, hyphenated); never empty.
 
-    A longer title is cut at a word boundary, dropping the function words it would end on.
+    A longer title first sheds its function words, the last first, when that alone makes it
+    fit: every word that carries the meaning stays ("local-docker-compose-postgres-port-5432",
+    not "local-docker-compose-postgres-is-on-port", which lost the port). Otherwise it is cut at
+    a word boundary, dropping the function words it would end on. A slug is an id: this only
+    names new entries, an existing entry keeps the slug its file has.
     """
     if max_len < 1:
         raise ValueError(f"max_len must be at least 1, got {max_len}")
@@ -85,6 +89,8 @@ def slugify(text: str, max_len: int = NEW_SLUG_LEN) -> str:
     folded = unicodedata.normalize("NFKD", text.translate(_ASCII_FOLD))
     ascii_text = folded.encode("ascii", "ignore").decode("ascii").lower()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    if len(slug) > limit:
+        slug = _without_function_words(slug, limit)
     if len(slug) > limit:
         cut = slug[:limit]
         # Cut at a word boundary when there is one, so the slug does not end mid-word.
@@ -95,6 +101,20 @@ def slugify(text: str, max_len: int = NEW_SLUG_LEN) -> str:
             words.pop()
         slug = "-".join(words)
     return slug or "memory"[:limit]
+
+
+def _without_function_words(slug: str, limit: int) -> str:
+    """`slug` without its function words, the last first, once that fits `limit`; unchanged if
+    dropping all of them would not (the first words of the title are then a better name)."""
+    words = slug.split("-")
+    fillers = [n for n, word in enumerate(words) if word in _DANGLING]
+    kept = [word for word in words if word not in _DANGLING]
+    if not kept or len("-".join(kept)) > limit:
+        return slug
+    # Dropping the last `count` fillers, fewest first; dropping them all fits (checked above).
+    shorter = ("-".join(word for n, word in enumerate(words) if n not in fillers[-count:])
+               for count in range(1, len(fillers) + 1))
+    return next(candidate for candidate in shorter if len(candidate) <= limit)
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
