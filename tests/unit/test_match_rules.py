@@ -247,4 +247,8 @@ def test_what_the_verb_acts_on_is_the_rule() -> None:
         assert not verdict.same_lesson, (a, b, verdict)
         assert "object" in {c.slot for c in verdict.conflicts}, (a, b, verdict)
     assert Features.of("Update the README when adding a command.").facts.objects == {"readm"}
+    # "without" is a preposition, no content two rules share.
+    assert "without" not in Features.of("Never change the public API without a deprecation.").stems
+    assert not compare_texts("Never change the public API without a deprecation.",
+                             "Never change the database schema without a migration.").same_lesson
     assert compare_texts("Create a branch for every fix.", "Create a new topic branch for each fix.").same_lesson

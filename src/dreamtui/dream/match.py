@@ -69,7 +69,7 @@ a an and are as at be been being but by can could did do does doing for from had
 he her here hers him his how i if in into is it its itself just me more most my of on once only or
 other our ours out over own same she should so some such than that the their theirs them then
 there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours also via per use used using uses
+while who whom why will with without would you your yours also via per use used using uses
 """.split())
 
 # "without" is left out: "without it the suite fails" explains a consequence, it does not
@@ -303,7 +303,7 @@ _NOT_CORE = _REJECT | _EMPHASIS | STOPWORDS
 # These reject only the phrase after them ("pnpm instead of npm for packages": npm, not packages).
 # "without" is not among them: "without it the suite fails" explains a consequence.
 _REJECT_PHRASE = frozenset({"instead", "rather", "over", "except"})
-_PHRASE_END = frozenset("for in to on onto with when as at by from because so".split())
+_PHRASE_END = frozenset("for in to on onto with without when as at by from because so".split())
 # A condition or a contrast ends a rejection: "avoid X unless asked", "never X, but Y".
 _CONDITION = frozenset("unless if when but because otherwise until so then".split())
 # After a comma these words start a new, positive instruction: "never npm, use pnpm".
