@@ -15,7 +15,7 @@ from pathlib import Path
 from dreamtui.deliver.connect import relative_if_sensible, with_project_root
 from dreamtui.errors import InputError, WorkspaceError
 from dreamtui.intake.validate import from_json
-from dreamtui.review.bundle import render_bundle
+from dreamtui.review.bundle import read_bundle, render_bundle
 from dreamtui.store.files import atomic_write_text
 from dreamtui.store.ltm import LTMStore
 from dreamtui.store.stm import STMStore
@@ -78,7 +78,8 @@ def regenerate_generated_files(workspace: Workspace) -> None:
     store.write_index(snapshot)
     workspace.context_root.mkdir(parents=True, exist_ok=True)
     bundle = render_bundle(snapshot.live(), byte_budget=workspace.config.context.byte_budget,
-                           include=workspace.config.context.include)
+                           include=workspace.config.context.include,
+                           previous=read_bundle(workspace.agents_md))
     atomic_write_text(workspace.agents_md, bundle.text)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import random
 from datetime import UTC, datetime
 from typing import Any
@@ -206,3 +207,53 @@ def test_weakened_entry_carries_its_caveat_until_reconfirmed() -> None:
     same_instant = make("node", body, flags=1, last_flagged=datetime(2026, 12, 1, tzinfo=UTC),
                         last_confirmed=datetime(2026, 12, 1, tzinfo=UTC), confirmations=4)
     assert "⚠ flagged 2026-12-01 by cursor" in lines_of(render_bundle([same_instant]).text)[0]
+
+
+# -- regenerated over the current file: its order stays (a diff shows what changed) ----------
+
+
+def _sample() -> list[Entry]:
+    return [
+        make("ci-1", tags=["ci"], confirmations=3),
+        make("ci-2", tags=["ci"], confirmations=1),
+        make("db-1", tags=["database"], confirmations=2),
+        make("db-2", tags=["database"], confirmations=0),
+        make("loose", confirmations=0),
+    ]
+
+
+def _changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+    body = [line for line in diff if not line.startswith(("---", "+++", "@@"))]
+    return [line[1:] for line in body if line.startswith("+")], [line[1:] for line in body if line.startswith("-")]
+
+
+def test_a_reinforcement_moves_no_line_or_section() -> None:
+    current = render_bundle(_sample()).text
+    reinforced = [make(e.slug, tags=e.tags, confirmations=9) if e.slug in {"db-2", "loose"} else e
+                  for e in _sample()]
+    # Fresh, "General" and db-2 would now lead; over the current file nothing moves.
+    assert render_bundle(reinforced).text != current
+    assert render_bundle(reinforced, previous=current).text == current
+
+
+def test_a_new_entry_adds_only_its_line_and_a_new_section_only_its_heading() -> None:
+    current = render_bundle(_sample()).text
+    grown = [*_sample(), make("db-3", tags=["database"], confirmations=9),
+             make("fe-1", tags=["frontend"], confirmations=5)]
+    after = render_bundle(grown, previous=current).text
+    added, removed = _changed_lines(current, after)
+    assert removed == []
+    assert sorted(line for line in added if line) == [
+        "## frontend", "- Guidance for db-3. [mem: db-3]", "- Guidance for fe-1. [mem: fe-1]"]
+    # Each goes right after what ranks just above it: db-3 leads its section (no line moves),
+    # frontend follows database, which db-3 now makes the best section (ci still leads the file).
+    assert lines_of(after)[2] == "- Guidance for db-3. [mem: db-3]"
+    headings = [line for line in after.splitlines() if line.startswith("## ")]
+    assert headings == ["## ci", "## database", "## frontend", "## General"]
+
+
+def test_an_entry_that_leaves_takes_only_its_line() -> None:
+    current = render_bundle(_sample()).text
+    after = render_bundle([e for e in _sample() if e.slug != "ci-1"], previous=current).text
+    assert _changed_lines(current, after) == ([], ["- Guidance for ci-1. [mem: ci-1]"])

@@ -8,11 +8,14 @@ first tag, headed as INDEX.md heads it (`topic_group`: the tag as written); an e
 (one a person wrote without, since a dream tags what it creates) goes under "General", not
 INDEX.md's "untagged", which is Dreamer's format and no heading for an agent. Entries are
 ranked pinned first, then by confirmations, then by recency (the later of updated_at and
-last_confirmed), slug last. Sections appear in the order of their best-ranked
+last_confirmed), slug last. In a fresh file sections appear in the order of their best-ranked
 entry, so the strongest guidance sits at the top of the file, where an agent that reads only
-part of it still sees it. The byte budget takes entries in rank order and stops at the first
-that does not fit: the bundle is always the N best entries, and every entry after the cut is
-reported in `left_out`.
+part of it still sees it. Regenerated over the current file, sections and lines already there keep
+its order, and a new one goes right after the one that ranks just above it (first when none
+does): a reinforcement moves nothing, and the diff a person reviews is what changed, not a
+reshuffle. The byte budget takes entries in rank order and stops at the first that does not
+fit: the bundle is always the N best entries, and every entry after the cut is reported in
+`left_out`.
 
 Which entries it carries (`included`, `context.include`): those whose route (`Entry.route`,
 frontmatter `route:`, absent counting as `bundle`) is listed — by default only `bundle`, the
@@ -159,10 +162,40 @@ def _header(title: str) -> str:
     return f"# {_one_line(title)}\n\n{INSTRUCTION}\n"
 
 
+def _layout(text: str) -> dict[str, list[str]]:
+    """The sections of a rendered bundle, in order, each with the slugs of its lines in order."""
+    sections: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("## "):
+            slugs = sections.setdefault(line[3:].strip(), [])
+        elif line.startswith("- ") and sections:
+            markers = find_markers(line)
+            if markers:
+                slugs.append(markers[-1])
+    return sections
+
+
+def _keep_order(ranked: list[str], previous: list[str]) -> list[str]:
+    """`ranked` in the order of `previous` for what it already held; each new item right after
+    the item ranked just above it (first when it ranks first), so no old item moves."""
+    wanted = set(ranked)
+    order = list(dict.fromkeys(item for item in previous if item in wanted))
+    if len(order) == len(ranked):
+        return order
+    placed = set(order)
+    for n, item in enumerate(ranked):
+        if item not in placed:
+            order.insert(order.index(ranked[n - 1]) + 1 if n else 0, item)
+            placed.add(item)
+    return order
+
+
 def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_BUDGET,
-                  title: str = DEFAULT_TITLE, include: Collection[str] = DEFAULT_INCLUDE) -> Bundle:
+                  title: str = DEFAULT_TITLE, include: Collection[str] = DEFAULT_INCLUDE,
+                  previous: str = "") -> Bundle:
     """AGENTS.md for the live entries among `entries` that it carries (`carried`), within
-    `byte_budget` UTF-8 bytes."""
+    `byte_budget` UTF-8 bytes, keeping the order of sections and lines of `previous` (the file it
+    replaces, module docstring)."""
     ranked = sorted((e for e in entries if not e.archived and carried(e, include)), key=_rank)
     header = _header(title)
     size = len(header.encode("utf-8"))
@@ -181,9 +214,14 @@ def render_bundle(entries: Iterable[Entry], *, byte_budget: int = DEFAULT_BYTE_B
             continue
         size += cost
         sections.setdefault(name, []).append((entry.slug, line))
+    layout = _layout(previous)
+    ordered = []
+    for name in _keep_order(list(sections), list(layout)):
+        lines = dict(sections[name])
+        ordered.append((name, [(slug, lines[slug]) for slug in _keep_order(list(lines), layout.get(name, []))]))
     text = header + "".join(f"\n## {name}\n\n" + "".join(line for _, line in lines)
-                            for name, lines in sections.items())
-    included = [slug for lines in sections.values() for slug, _ in lines]
+                            for name, lines in ordered)
+    included = [slug for _, lines in ordered for slug, _ in lines]
     return Bundle(text=text, included=included, left_out=left_out, bytes=len(text.encode("utf-8")))
 
 

@@ -439,7 +439,7 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
     plan.bundle_followed = context is not None and context.decision is None and decision == "accept"
     if decision == "accept":
         bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget,
-                               include=workspace.config.context.include)
+                               include=workspace.config.context.include, previous=current)
         plan.bundle_left_out = list(bundle.left_out)
         if context is not None and bundle.text != context.after:
             plan.warnings.append("the bundle written differs from the reviewed context proposal "
@@ -460,7 +460,7 @@ def _plan_bundle(plan: Plan, context: Proposal | None, state: _State, auto: bool
                               if d.problem is not None]
         if changes_entries and render_bundle(
                 live, byte_budget=workspace.config.context.byte_budget,
-                include=workspace.config.context.include).text != current:
+                include=workspace.config.context.include, previous=current).text != current:
             plan.bundle_stale = _stale_reason(context)
             plan.warnings.append(plan.bundle_stale)
     dangling = dangling_markers(final, {e.slug for e in live})
@@ -678,7 +678,7 @@ def context_proposal(changeset: Changeset, snapshot: LTMSnapshot, workspace: Wor
     before = read_bundle(workspace.agents_md) if bundle_now is None else bundle_now
     bundle = render_bundle([e for e in state.entries.values() if not e.archived],
                            byte_budget=workspace.config.context.byte_budget,
-                           include=workspace.config.context.include)
+                           include=workspace.config.context.include, previous=before)
     deliveries = plan_deliveries(workspace, bundle.text, append=True)
     if bundle.text == before and not any(d.after is not None for d in deliveries):
         return None
@@ -740,11 +740,11 @@ def refresh_context(changeset: Changeset, snapshot: LTMSnapshot, workspace: Work
 
 def plan_bundle(snapshot: LTMSnapshot, workspace: Workspace, now: datetime) -> Plan:
     """AGENTS.md as the live entries give it; `bundle` is None when the file already says that."""
+    current = read_bundle(workspace.agents_md)
     bundle = render_bundle([e for e in snapshot.entries.values() if not e.archived],
                            byte_budget=workspace.config.context.byte_budget,
-                           include=workspace.config.context.include)
+                           include=workspace.config.context.include, previous=current)
     plan = Plan(bundle_left_out=list(bundle.left_out), entries_after=dict(snapshot.entries))
-    current = read_bundle(workspace.agents_md)
     if bundle.text != current:
         plan.bundle = bundle.text
         added, removed = diff_stat(current, bundle.text)
@@ -817,10 +817,11 @@ def plan_human_change(snapshot: LTMSnapshot, workspace: Workspace, path: str, ne
     plan.log_lines.append(log_line(now, label or op, path, reason, None))
     _drop_archived_related(plan, state, None)
     live = [e for e in state.entries.values() if not e.archived]
+    current = read_bundle(workspace.agents_md)
     bundle = render_bundle(live, byte_budget=workspace.config.context.byte_budget,
-                           include=workspace.config.context.include)
+                           include=workspace.config.context.include, previous=current)
     plan.bundle_left_out = list(bundle.left_out)
-    if bundle.text != read_bundle(workspace.agents_md):
+    if bundle.text != current:
         plan.bundle = bundle.text
     _deliver_directly(plan, state, bundle.text)
     index = render_index(state.entries.values(), state.snapshot.listed.values())
