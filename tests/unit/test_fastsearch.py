@@ -10,7 +10,7 @@ import pytest
 
 from dreamtui.intake import corrections, lessons
 from dreamtui.intake.codex import frictions
-from dreamtui.intake.fastsearch import _runs, screen, searcher
+from dreamtui.intake.fastsearch import _runs, _split, matcher, screen
 
 _RULES = [value for module in (lessons, frictions, corrections) for value in vars(module).values()
           if isinstance(value, re.Pattern) and isinstance(value.pattern, str)]
@@ -50,24 +50,28 @@ def test_the_rules_find_the_same_matches_searched_fast(pattern: re.Pattern[str])
     texts = [text for run in runs for text in _variants(rng, run)]
     # Texts that do match, built from the pattern's own phrases with the rest of a line.
     texts += [f"{text} denied by the sandbox: /code/app" for text in texts[:20]]
-    search, could = searcher(pattern), screen(pattern)
+    matches, could = matcher(pattern), screen(pattern)
     for text in texts:
-        expected = pattern.search(text)
-        found = search(text)
-        assert (found.span() if found else None) == (expected.span() if expected else None), text
-        assert could(text) or expected is None, text
+        expected = pattern.search(text) is not None
+        assert matches(text) is expected, text
+        assert could(text) or not expected, text
+
+
+def test_the_alternatives_are_split_as_re_reads_them() -> None:
+    assert _split(re.compile(r"a[|(]b|c\|d|(?:e|f)g|[]|]h")) == ["a[|(]b", r"c\|d", "(?:e|f)g", "[]|]h"]
+    assert _split(re.compile(r"(?:e|f)g")) is None  # one alternative: nothing to split
 
 
 def test_a_text_without_any_run_never_reaches_the_pattern() -> None:
     calls: list[str] = []
 
     class Spy:
-        pattern, flags = r"command not found|No module named", re.IGNORECASE
+        pattern, flags = r"(?:bash|zsh): command not found", re.IGNORECASE
 
         def search(self, text: str) -> None:
             calls.append(text)
 
-    search = searcher(Spy())  # type: ignore[arg-type]
-    search("ls: src: listing done")
-    search("BASH: NPX: COMMAND NOT FOUND")
+    matches = matcher(Spy())  # type: ignore[arg-type]
+    matches("ls: src: listing done")
+    matches("BASH: NPX: COMMAND NOT FOUND")
     assert calls == ["BASH: NPX: COMMAND NOT FOUND"]

@@ -5,8 +5,9 @@ case-insensitive), run over every failed command's output and every typed turn. 
 tries each alternative at each position of the text: such a pattern reads a few MB/s, while a
 substring test (`in`) reads GB/s. Every match of an alternative holds that alternative's longest
 run of plain characters (in "permission denied: \\S", "permission denied: "); a text holding
-none of the runs can hold no match, so `searcher` tests the runs first and runs the pattern only
-when one is there. The rule is still written once, as its pattern; the runs are read from it.
+none of the runs can hold no match, so `screen` tests the runs first, and `matcher` runs only the
+alternatives whose runs are there, each on its own (one alternative with a plain start is searched
+fast). The rule is still written once, as its pattern; the runs are read from it.
 """
 
 from __future__ import annotations
@@ -23,9 +24,6 @@ from typing import Any
 # (U+0130 and U+0131 'i', U+017F 's', U+212A 'k'): a text holding one is searched the slow way.
 _FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _SHORTEST_RUN = 3  # a shorter run is in most texts: testing it first saves nothing
-
-Search = Callable[[str], "re.Match[str] | None"]
-
 
 def _needs(items: list[Any], folded: bool) -> list[str] | None:
     """Runs of characters at least one of which every match of the sequence `items` holds:
@@ -92,9 +90,54 @@ def screen(pattern: re.Pattern[str]) -> Callable[[str], bool]:
     return could_fold
 
 
-def searcher(pattern: re.Pattern[str]) -> Search:
-    """`pattern.search`, the same matches, skipping the texts that hold none of its runs."""
-    if _runs(pattern) is None:
-        return pattern.search
-    could, search = screen(pattern), pattern.search
-    return lambda text: search(text) if could(text) else None
+def _split(pattern: re.Pattern[str]) -> list[str] | None:
+    """The pattern's top-level alternatives as text; None when they cannot be told apart safely
+    (the split is checked against `re`'s own reading of the pattern)."""
+    parts, depth, start, at, source = [], 0, 0, 0, pattern.pattern
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 1
+        elif char == "[":  # a class: `]` first in it, or escaped, does not close it
+            at += 2 if source.startswith(("[]", "[^]"), at) else 1
+            at += source.startswith("^]", at)
+            while at < len(source) and source[at] != "]":
+                at += 2 if source[at] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(source[start:at])
+            start = at + 1
+        at += 1
+    parts.append(source[start:])
+    items = list(_sre_parse.parse(source, pattern.flags))
+    branches = len(items[0][1][1]) if len(items) == 1 and items[0][0] is _sre.BRANCH else 1
+    return parts if len(parts) == branches and len(parts) > 1 else None
+
+
+def matcher(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    """`pattern.search(text) is not None`, trying only the alternatives whose runs the text
+    holds, each on its own: one alternative is searched fast, thirty tried at every position
+    are not."""
+    parts = _split(pattern)
+    try:
+        alternatives = [] if parts is None else [
+            (_runs(compiled), compiled) for compiled in (re.compile(part, pattern.flags)
+                                                         for part in parts)]
+    except re.error:  # an alternative that does not stand alone (a reference to another's group)
+        alternatives = []
+    if not alternatives or any(runs is None for runs, _ in alternatives):
+        could = screen(pattern)
+        return lambda text: could(text) and pattern.search(text) is not None
+    folded = bool(pattern.flags & re.IGNORECASE)
+
+    def matches(text: str) -> bool:
+        if folded and _FOLDS_TO_ASCII.search(text) is not None:
+            return pattern.search(text) is not None
+        seen = text.lower() if folded else text
+        return any(compiled.search(text) is not None for runs, compiled in alternatives
+                   if runs is not None and any(run in seen for run in runs))
+
+    return matches

@@ -33,7 +33,7 @@ from typing import Any, AnyStr
 from dreamtui.errors import InputError
 from dreamtui.intake.corrections import correction_rule, just_continues, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
-from dreamtui.intake.fastsearch import searcher
+from dreamtui.intake.fastsearch import matcher
 from dreamtui.intake.validate import prepare
 from dreamtui.model import Memory, NewMemory, frontmatter_int
 from dreamtui.store.stm import STMStore
@@ -1066,7 +1066,7 @@ def environment_subject(text: str) -> tuple[str, str] | None:
 
 
 def environment_fact(text: str) -> bool:
-    return _find_environment(text) is not None or (
+    return _find_environment(text) or (
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
 
 
@@ -1143,12 +1143,12 @@ _QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace|warn(?:ing)?)\b|^\W{0,2}(?
 
 # These run over every failed call's output: searched only where a match could be (`fastsearch`).
 _find_environment, _find_slip, _find_timed_out, _find_test_failures, _find_work_tree = map(
-    searcher, (_ENVIRONMENT, _SLIP, _TIMED_OUT, _TEST_FAILURES, _WORK_TREE))
+    matcher, (_ENVIRONMENT, _SLIP, _TIMED_OUT, _TEST_FAILURES, _WORK_TREE))
 
 
 def timed_out(text: str) -> bool:
     """Did the call fail because a time limit ran out (`_TIMED_OUT`)?"""
-    return _find_timed_out(text) is not None
+    return _find_timed_out(text)
 
 
 def tool_guard(text: str) -> bool:
@@ -1164,9 +1164,8 @@ def routine_error(text: str) -> bool:
     the script it wrote, its quoting): no lesson on its own."""
     stripped = text.strip()
     if not stripped or _ROUTINE.match(stripped) is not None or \
-            _EXIT_ONLY.match(stripped) is not None or _find_slip(stripped) is not None or \
-            timed_out(stripped) or _find_test_failures(stripped) is not None or \
-            _find_work_tree(stripped) is not None:
+            _EXIT_ONLY.match(stripped) is not None or _find_slip(stripped) or \
+            timed_out(stripped) or _find_test_failures(stripped) or _find_work_tree(stripped):
         return True
     lines = list(map(str.strip, stripped.splitlines()))
     trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))

@@ -47,7 +47,7 @@ from dreamtui.intake.corrections import (
     redirects,
     relayed,
 )
-from dreamtui.intake.fastsearch import screen, searcher
+from dreamtui.intake.fastsearch import matcher, screen
 from dreamtui.vocabulary import clip
 
 QUOTE_CHARS = 600
@@ -66,7 +66,7 @@ _CODEX_ENVIRONMENT = re.compile(
     r"execution denied|Could not resolve host|Temporary failure in name resolution",
     re.IGNORECASE)
 # Searched in every failed call's output: only where a match could be (`fastsearch`).
-_find_hook, _find_denied, _find_codex_environment = map(searcher, (_HOOK, _DENIED, _CODEX_ENVIRONMENT))
+_find_hook, _find_denied, _find_codex_environment = map(matcher, (_HOOK, _DENIED, _CODEX_ENVIRONMENT))
 _ABORTED = re.compile(r"^aborted by user\b", re.IGNORECASE)
 _FRAMING = re.compile(r"^(?:Exit code: -?\d+|Wall time: [\d.]+ \w+|Output:|Process exited with "
                       r"code -?\d+|Chunk ID: \S+|Original token count: \d+)\s*$")
