@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from dreamtui.dream.match import STOPWORDS, normalise, stem
 from dreamtui.dream.proposals import is_code, split_paragraphs, split_sentences
 from dreamtui.model import Memory
+from dreamtui.review.bundle import without_secrets
 
 # First words of an instruction ("Run …", "Never …"): the sentence tells the reader what to do.
 IMPERATIVES = frozenset("""
@@ -403,7 +404,13 @@ def _joined(first: int, second: int, sentences: Sequence[str]) -> str:
 
 
 def lesson(title: str, content: str) -> Lesson:
-    """The guidance of one memory and the rest of its content (see the module docstring)."""
+    """The guidance of one memory and the rest of its content (see the module docstring); the
+    guidance carries no redaction marker (`without_secrets`), the memory keeps it."""
+    taught = _lesson(title, content)
+    return replace(taught, guidance=without_secrets(taught.guidance))
+
+
+def _lesson(title: str, content: str) -> Lesson:
     paragraphs = _paragraphs(content)
     lists = [k for k, p in enumerate(paragraphs) if not is_code(p) and is_list(p)]
     prose = [(i, split_sentences(p)) for i, p in enumerate(paragraphs)

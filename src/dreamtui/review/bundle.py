@@ -30,6 +30,11 @@ when to use it and where its code is, since nothing is below it in AGENTS.md.
 A line is the lesson, not the day it was learnt: a clause or sentence of the first paragraph that
 opens with a date or a clock time ("…within 2 seconds; on 2026-11-14 the handler sent …") is the
 story, and stays in the entry, as long as something else is left to say.
+
+A line carries no secret's redaction marker (`[REDACTED:stripe-key]`, which means nothing to an
+agent): the variable a secret was assigned to says where it lives ("STRIPE_KEY=[…]" →
+"STRIPE_KEY"), a marker read in passing goes, a clause whose point was the secret goes; the entry's
+evidence keeps the marker.
 """
 
 from __future__ import annotations
@@ -61,6 +66,17 @@ _STORY_OPEN_RE = re.compile(
 # Where a line splits into clauses and sentences: "; " and ". "/"! " before a capital or a digit.
 _CLAUSE_END_RE = re.compile(r";\s+|[.!]\s+(?=[A-Z0-9])")
 
+# A secret the redaction replaced ("[REDACTED:stripe-key]"; safety/secrets.py writes them).
+REDACTION_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+_WRAPPED_REDACTION_RE = re.compile(r"[(\"'`]*\[REDACTED:([a-z0-9-]+)\][)\"'`]*")
+# The variable a secret is assigned to says where it lives: "STRIPE_KEY=[REDACTED:…]" → "STRIPE_KEY".
+_HELD_IN_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]*)\s*[=:]\s*([\"']?)\[REDACTED:[a-z0-9-]+\]\2")
+# A marker with what wraps it, and the word before it (see `_in_passing`).
+_REDACTED_AT_RE = re.compile(r"(\S*?)(\s*)[(\"'`]*\[REDACTED:([a-z0-9-]+)\][)\"'`]*(?=[\s,.;:!?)]|$)")
+# After these the secret was the clause's point ("the key is …", "use …", "with …", "= …").
+_SECRET_IS_THE_POINT = frozenset("""
+is are was were be as of to by for with use uses using set pass export like the a an
+""".split())
 MARKER_RE = re.compile(rf"\[mem: ({SLUG_PATTERN})\]")
 # Looser than MARKER_RE on purpose: "[MEM:x]" or "[ mem : x ]" would fool a reader, if not a regex.
 _MARKER_LIKE_RE = re.compile(r"\[(\s*mem\s*:[^\]\n]*)\]", re.IGNORECASE)
@@ -119,6 +135,32 @@ def _clauses(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _in_passing(found: re.Match[str]) -> str:
+    """A marker after a noun, read in passing ("the Stripe test key [REDACTED:…] for local runs"
+    reads whole without it), goes; after a word that makes the secret the point, it stays."""
+    before = found.group(1)
+    if not before or before.endswith(("=", ":")) or before.lower() in _SECRET_IS_THE_POINT:
+        return found.group(0)
+    return before
+
+
+def without_secrets(text: str) -> str:
+    """`text` with no `[REDACTED:<kind>]` marker (module docstring): where a variable holds the
+    secret the variable says where it lives; a marker read in passing goes; a clause whose point
+    was the secret goes; when the secret is all it says, the marker becomes what kind it was."""
+    text = _HELD_IN_RE.sub(r"\1", text)
+    if not REDACTION_RE.search(text):
+        return text
+    clauses = _clauses(_REDACTED_AT_RE.sub(_in_passing, text))
+    kept = [(clauses[n - 1][1] if n else "", c) for n, (c, _) in enumerate(clauses)
+            if not REDACTION_RE.search(c)]
+    if not kept:  # the secret is all it says: name what it is, not the marker
+        return _WRAPPED_REDACTION_RE.sub(lambda found: f"the {found.group(1)} (not kept in memory)", text)
+    line = "".join(sep + c if n else c for n, (sep, c) in enumerate(kept)).strip()
+    line = line[:1].upper() + line[1:]
+    return line if line.endswith((".", "!", "?")) else f"{line.rstrip(',;: ')}."
+
+
 def lesson_of(text: str) -> str:
     """`text` without the clauses that tell when it happened (module docstring); unchanged when
     they are all it says."""
@@ -136,7 +178,7 @@ def lesson_of(text: str) -> str:
 def guidance_line(entry: Entry) -> str:
     """The bundle line for one entry: its first paragraph (or title) without its story, its open
     caveat, its marker."""
-    guidance = lesson_of(_one_line(entry.guidance or entry.title))
+    guidance = without_secrets(lesson_of(_one_line(entry.guidance or entry.title)))
     if points_below(guidance):
         # "…, use the snippet below." has nothing below it here: say when to use it, and where
         # the code is (a skill is delivered under its slug; otherwise the entry holds it).
