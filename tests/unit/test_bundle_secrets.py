@@ -52,3 +52,15 @@ def test_a_dream_writes_no_marker_into_guidance_or_agents_md(tmp_path: Path) -> 
     assert context is not None and create.after is not None and context.after is not None
     assert "[REDACTED" not in create.after and "[REDACTED" not in context.after
     assert "STRIPE_WEBHOOK_SECRET in backend/.env" in context.after
+
+
+def test_a_secret_in_the_title_leaves_no_trace_in_the_slug(tmp_path: Path) -> None:
+    workspace = init_workspace(tmp_path / "ws", git=False)
+    with STMStore.for_workspace(workspace) as store:
+        store.submit(NewMemory(type="observation",
+                               title="Stripe test key sk_test_4eC39HqLyjWDarjtT1zdp7dc works for local checkout",
+                               content="Local checkout tests run against Stripe test mode.", agent_id="a1"))
+    changeset = dream(workspace)
+    assert changeset is not None
+    create = next(p for p in changeset.proposals if p.op == "create")
+    assert create.slug == "stripe-test-key-works-for-local-checkout"

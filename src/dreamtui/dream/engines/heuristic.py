@@ -78,6 +78,7 @@ from dreamtui.dream.routes import (
     why,
 )
 from dreamtui.model import Entry, Memory, Proposal, memory_session
+from dreamtui.review.bundle import REDACTION_RE
 from dreamtui.safety.paths import slugify
 from dreamtui.store.ltm import entry_path
 from dreamtui.vocabulary import Route, clip, counted
@@ -378,6 +379,8 @@ class _Dream:
         return kept
 
     def _slug_and_path(self, title: str, kind: str, when: datetime, guidance: str = "") -> tuple[str, str]:
+        # A slug is in every AGENTS.md line: no "redacted-stripe-key" from a secret in the title.
+        title = REDACTION_RE.sub(" ", title)
         base = slugify(title)
         if not slugify(f"x {title}").removeprefix("x"):  # slugify gives a word for an empty one
             # A title with no letter a slug can keep ("不要修改生成的文件") would make every such
