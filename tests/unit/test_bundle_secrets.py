@@ -30,6 +30,11 @@ CONTENT = ("Set STRIPE_WEBHOOK_SECRET=whsec_4eC39HqLyjWDarjtT1zdp7dc in backend/
     # the clause was the secret: it goes, the rest stays
     (f"The Stripe test key is {KEY}; run `make stripe-listen` before the webhook tests.",
      "Run `make stripe-listen` before the webhook tests."),
+    # ... and what named it stands for the "it" that followed
+    (f"The Stripe test key is {KEY}; checkout tests need it in .env.",
+     "Checkout tests need the Stripe test key in .env."),
+    ('Our staging token was "[REDACTED:github-token]". Put it in ~/.netrc for git pulls.',
+     "Put our staging token in ~/.netrc for git pulls."),
     # nothing else to say: what kind of secret it was, never the marker
     (f"Use {KEY} for local runs.", "Use the stripe-key (not kept in memory) for local runs."),
     ("No secret here; nothing changes.", "No secret here; nothing changes."),

@@ -68,6 +68,9 @@ _CLAUSE_END_RE = re.compile(r";\s+|[.!]\s+(?=[A-Z0-9])")
 
 # A secret the redaction replaced ("[REDACTED:stripe-key]"; safety/secrets.py writes them).
 REDACTION_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+_NAMED_SECRET_RE = re.compile(r"^(.+?)\s+(?:is|are|was|were)\s+[(\"'`]*\[REDACTED:[a-z0-9-]+\][)\"'`]*\W*$")
+_PRONOUN_RE = re.compile(r"\b(?:it|them)\b")
+_DETERMINERS = frozenset("the a an our my your its their this that these those".split())
 _WRAPPED_REDACTION_RE = re.compile(r"[(\"'`]*\[REDACTED:([a-z0-9-]+)\][)\"'`]*")
 # The variable a secret is assigned to says where it lives: "STRIPE_KEY=[REDACTED:…]" → "STRIPE_KEY".
 _HELD_IN_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]*)\s*[=:]\s*([\"']?)\[REDACTED:[a-z0-9-]+\]\2")
@@ -152,8 +155,19 @@ def without_secrets(text: str) -> str:
     if not REDACTION_RE.search(text):
         return text
     clauses = _clauses(_REDACTED_AT_RE.sub(_in_passing, text))
-    kept = [(clauses[n - 1][1] if n else "", c) for n, (c, _) in enumerate(clauses)
-            if not REDACTION_RE.search(c)]
+    kept: list[tuple[str, str]] = []
+    subject = None  # of a dropped "the Stripe test key is [REDACTED:…]", for the "it" after it
+    for n, (clause, _) in enumerate(clauses):
+        if REDACTION_RE.search(clause):
+            named = _NAMED_SECRET_RE.match(clause)
+            subject = named.group(1) if named else subject
+            continue
+        if subject is not None:
+            first, _, others = subject.partition(" ")
+            named_as = f"{first.lower()} {others}" if first.lower() in _DETERMINERS and others else subject
+            clause, found = _PRONOUN_RE.subn(named_as, clause, count=1)
+            subject = None if found else subject
+        kept.append((clauses[n - 1][1] if n else "", clause))
     if not kept:  # the secret is all it says: name what it is, not the marker
         return _WRAPPED_REDACTION_RE.sub(lambda found: f"the {found.group(1)} (not kept in memory)", text)
     line = "".join(sep + c if n else c for n, (sep, c) in enumerate(kept)).strip()
