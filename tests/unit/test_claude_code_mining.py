@@ -90,7 +90,7 @@ class _Log:
 
     def calls(self, name: str, **data: Any) -> str:
         record = self._base("assistant")
-        tool_id = f"toolu_{self.session[:4]}{self.count:04d}"
+        tool_id = f"toolu_{self.session.replace('-', '')}{self.count:04d}"  # unique, as real ids are
         record["message"] = {"id": f"msg_{self.count}", "role": "assistant", "content": [
             {"type": "tool_use", "id": tool_id, "name": name, "input": data}]}
         self.records.append(record)
@@ -533,6 +533,104 @@ def test_a_resumed_session_stores_no_record_twice(workspace: Workspace, projects
     assert (again.inserted, again.replayed) == (2, 1)
     uuids = [u for m in again.memories for u in m.metadata["record_uuids"]]
     assert len(uuids) == len(set(uuids))
+
+
+def _chained(log: _Log) -> _Log:
+    """Each record's parent is the record before it, as Claude Code writes a conversation."""
+    for before, record in zip([None, *log.records], log.records, strict=False):
+        record["parentUuid"] = before["uuid"] if before else None
+    return log
+
+
+def _recorded_again(original: _Log, into: _Log, at: str) -> _Log:
+    """A resume (Claude Code 2.0) recording the history again into `into`, its own file or
+    another: fresh uuids, the resume's time on every record, the agent's message ids and the
+    tool_use ids kept, and an IDE tag split from its turn into a record of its own; the copy
+    starts a chain of its own (its first record has no parent)."""
+    start = len(into.records)
+    for record in list(original.records):
+        into.count += 1
+        copy = {**record, "uuid": f"{into.session[:8]}-again-{into.count:04d}", "timestamp": at,
+                "sessionId": into.session}
+        content = copy.get("message", {}).get("content")
+        if copy["type"] == "user" and isinstance(content, list) and len(content) == 2 and \
+                all(b.get("type") == "text" for b in content):
+            tag = {**copy, "uuid": copy["uuid"] + "-ide", "message": {"role": "user",
+                                                                      "content": [content[0]]}}
+            into.records.append(tag)
+            copy["message"] = {"role": "user", "content": [content[1]]}
+        into.records.append(copy)
+    _chained(into).records[start]["parentUuid"] = None
+    return into
+
+
+def _conversation(session: str) -> _Log:
+    log = _Log(session)
+    log.typed("speed up the budget sync")
+    log.says("I'll add a /sync endpoint that returns every table.")
+    log.result(log.calls("Edit", file_path="app/sync.rb"), "The file app/sync.rb has been updated.")
+    log.says("Done: the new /sync endpoint returns every table in one call.")
+    log.raw({**log._base("user"), "message": {"role": "user", "content": [
+        {"type": "text", "text": "<ide_selection>The user selected the lines 25 to 26 from "
+                                 "app/sync.rb:\nget_budgets_for_response\n</ide_selection>"},
+        {"type": "text", "text": "No, keep using the existing get_*_for_response functions, "
+                                 "not a new endpoint"}]}})
+    log.says("Understood, I will reuse get_budgets_for_response.")
+    log.refused(log.calls("Edit", file_path="app/models/budget.rb")).marker()
+    log.typed("don't touch the models, only the controller")
+    log.result(log.calls("Bash", command="bin/rails test test/sync_test.rb"),
+               "Exit code 1\nerror: relation budgets_sync does not exist", True)
+    return _chained(log)
+
+
+def _lessons(memories: list[NewMemory]) -> list[tuple[str, int]]:
+    return sorted((m.metadata["kind"], m.metadata["occurrences"]) for m in memories)
+
+
+def test_a_resume_recording_events_again_in_its_file_stores_each_once(workspace: Workspace,
+                                                                      projects: Path) -> None:
+    """The same correction, refusal and failed call recorded again under new uuids (and the
+    IDE tag of the turn in a record of its own) are the same events: one memory each, counted
+    once, and one failure is no call that "failed twice"."""
+    log = _conversation("a7a7a7a7-0000-4000-8000-000000000001")
+    _recorded_again(log, log, "2026-11-02T11:30:00.000Z")
+    log.typed("now add a test for the controller")
+    memories = _mined(workspace, projects, log)
+    assert _lessons(memories) == [("correction", 1), ("rejection", 1)]
+    [refusal] = [m for m in memories if m.metadata["kind"] == "rejection"]
+    assert refusal.metadata["reason"] == "don't touch the models, only the controller"
+    assert all("-again-" not in u for m in memories for u in m.metadata["record_uuids"])
+
+
+def test_a_resume_recording_events_again_in_another_file_stores_each_once(
+        workspace: Workspace, projects: Path) -> None:
+    first = _conversation("a8a8a8a8-0000-4000-8000-000000000001")
+    first.write(projects / SLUG / f"{first.session}.jsonl")
+    os.utime(projects / SLUG / f"{first.session}.jsonl", (time.time() - 7200,) * 2)
+    second = _recorded_again(first, _Log("a8a8a8a8-0000-4000-8000-000000000002"),
+                             "2026-11-03T09:00:00.000Z")
+    second.says("Resuming.").typed("now add a test for the controller")
+    path = second.write(projects / SLUG / f"{second.session}.jsonl")
+    os.utime(path, (time.time() - 3600,) * 2)  # newer than the first
+    report = import_logs(workspace, ImportOptions(projects_dir=projects, project=PROJECT))
+    assert _lessons(report.memories) == [("correction", 1), ("rejection", 1)]
+    assert {m.metadata["session_id"] for m in report.memories} == {first.session}
+    assert report.replayed == 3  # the correction, the refusal, the failed call
+
+
+def test_an_appended_resume_recording_events_again_stores_nothing_new(workspace: Workspace,
+                                                                      projects: Path) -> None:
+    """Incremental: the copy appended after an import is known from the log's import state."""
+    log = _conversation("a9a9a9a9-0000-4000-8000-000000000001")
+    path = log.write(projects / SLUG / f"{log.session}.jsonl")
+    assert _import(workspace, projects).inserted == 2
+    replay = _recorded_again(log, _Log(log.session, start=500), "2026-11-02T11:30:00.000Z")
+    replay.records[0]["parentUuid"] = log.records[-1]["uuid"]
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in replay.records))
+    report = _import(workspace, projects)
+    # the copies are known as such where they are read (the log's state keeps its events)
+    assert (report.read, report.frictions, report.inserted, report.recounted) == (1, 0, 0, 0)
 
 
 def test_the_project_check_applies_to_logs_an_earlier_import_read(workspace: Workspace,

@@ -57,6 +57,9 @@ class Origin:
     cwd: str | None
     log: str
     sidechain: bool  # a sidechain or subagent thread, not the person's own
+    # What the event is, whatever record holds it (`tool:<tool_use_id>`, `turn:<digest>`): a
+    # resumed session copies records under new uuids, and the importer stores an event once.
+    events: tuple[str, ...] = ()
 
 
 class Agent(Protocol):
@@ -76,7 +79,8 @@ def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evi
         kind=kind, scope=where.scope, session_id=where.session_id,
         record_uuids=[where.record_uuid] if where.record_uuid else [], timestamp=where.timestamp,
         calls=calls, said=agent.said_text(), evidence=clip(strip_ansi(evidence).strip(), QUOTE_CHARS),
-        reason=reason, cwd=where.cwd, sidechain=where.sidechain, log=where.log)
+        reason=reason, cwd=where.cwd, sidechain=where.sidechain, log=where.log,
+        extra={"events": list(where.events)} if where.events else {})
 
 
 _NUMBERS = re.compile(r"\d+")
@@ -208,6 +212,8 @@ class Detector:
         # Parallel calls stopped at once: one event, the strongest kind names it.
         waiting.calls.extend(c for c in friction.calls if c not in waiting.calls)
         waiting.record_uuids.extend(u for u in friction.record_uuids if u not in waiting.record_uuids)
+        if friction.extra.get("events"):
+            waiting.extra.setdefault("events", []).extend(friction.extra["events"])
         if _STOPS.index(friction.kind) < _STOPS.index(waiting.kind):
             waiting.kind = friction.kind
 
@@ -255,6 +261,17 @@ class Detector:
                 self.frictions.append(friction)
             else:
                 thread.candidate = friction  # the agent's reply decides
+        return True
+
+    def replayed(self, sidechain: bool, text: str) -> bool:
+        """A user text recorded again (a resumed session's copy of its history): the person
+        typed nothing now, so it is no reason for a waiting stop and no correction. True when it
+        is a turn, as `person_typed` says (an interrupt marker is none)."""
+        text = rules.clean_user_text(text)
+        if not text or rules.is_interruption(text):
+            return False
+        self._threads[sidechain].candidate = None
+        self._settle(sidechain)
         return True
 
     def queued(self, where: Origin, agent: Agent, text: str) -> bool:

@@ -12,7 +12,11 @@ for.
 Across logs: a resumed session replays earlier records (same record uuids) into a new file, so a
 friction whose record was already imported — from another file, in this import or an earlier one
 (the uuids each log yielded are kept in its state) — is not stored again; logs are read oldest
-first, so the original keeps it. A tool error kept only as a candidate (`frictions` module
+first, so the original keeps it. A resume may also record the events again under new uuids, into
+the same file or another: an event is also known by what it is (`frictions.Origin.events`: a
+failed call by its tool_use_id, a typed turn by its words and the message they answer), and one
+met before — in another log, or earlier in this one, now or in an earlier import (kept with the
+uuids) — is not stored again either. A tool error kept only as a candidate (`frictions` module
 docstring) becomes a memory when the same error occurs in two or more sessions: of this import,
 or of this one and an earlier one (each log's state keeps the signatures of its one-off errors).
 `--since` is the time of each event, not of the file: a log untouched since then is not opened,
@@ -56,7 +60,7 @@ class ImportReport:
     live: int = 0
     too_old: int = 0
     other_project: int = 0
-    replayed: int = 0  # frictions of records already imported from another log (resumed sessions)
+    replayed: int = 0  # frictions of records or events imported already (resumed sessions)
     before_since: int = 0  # frictions of events before --since
     single_errors: int = 0  # tool errors seen once, with nothing that makes them a lesson
     stats: ReadStats = field(default_factory=ReadStats)
@@ -85,6 +89,7 @@ _ACROSS_LOGS = ("friction_uuids", "error_signatures")
 
 
 def _uuids_of(context: dict[str, Any]) -> list[str]:
+    """The record uuids and event identities (`frictions.Origin.events`) a log's frictions had."""
     uuids = context.get("friction_uuids")
     return [u for u in uuids if isinstance(u, str)] if isinstance(uuids, list) else []
 
@@ -234,11 +239,15 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         if start is not state:
             reread.add(str(log.path))
         here = str(log.path)
+        met = set(yielded)  # the events this log yielded, to know a copy later in it
         for friction in outcome.frictions:
-            if owners.get(friction.record_uuid or "", here) != here:
+            events = friction.extra.pop("events", [])
+            if owners.get(friction.record_uuid or "", here) != here or \
+                    any(e in met or owners.get(e, here) != here for e in events):
                 report.replayed += 1
                 continue
-            yielded.extend(friction.record_uuids)
+            met.update(events)
+            yielded.extend([*friction.record_uuids, *events])
             if _after(friction, options.since):
                 frictions.append(friction)
             else:

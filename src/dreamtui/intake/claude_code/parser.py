@@ -22,6 +22,12 @@ next import (`LogRead.context`): the recent tool calls (a result still names its
 thread's agent context (did it act, its last call and words), the session id, `cwd`,
 `permissionMode` and `entrypoint`.
 
+Copies. A resumed session may record its history again, into its own file or a new one, under
+new record uuids (and often with the resume's time on every record): a failed call is known by
+its tool_use_id and a typed turn by its words and the agent's message it answers (`_turn_ids`),
+so a copy met later in the log is no new event (the events met are carried in the context too),
+and each friction names its events for the importer to know copies across logs.
+
 Speed. Most lines are successful tool results, progress records and plain assistant text;
 byte-level pre-checks (`"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide
 which lines need `json.loads`, each passing over a line at most once: a line's bytes, not its
@@ -92,6 +98,7 @@ _KEPT_HOOKS = 64  # tool calls a PreToolUse hook ran for, remembered until their
 _PLAN_CHARS = 2000  # how much of a plan a rejected plan's memory may quote
 _READ_BUFFER = 1 << 20
 _TARGET_CHARS = 100  # a tool call's target (command, path, url, …) as a lesson quotes it
+_KEPT_EVENTS = 4096  # events of a log remembered across its imports, to know their replays
 
 
 def _result_text(content: Any) -> str:
@@ -148,11 +155,22 @@ class _Thread:
     last_tool: ToolCall | None = None
     said: bytes | str | None = None  # a raw assistant line until a friction needs its text
     said_in: str | None = None  # the message id of `said`, known once decoded
+    last_message: bytes | str | None = None  # the agent's last record (raw) or its message id
 
     def said_text(self) -> str | None:
         if isinstance(self.said, bytes):
             self.said, self.said_in = _assistant_words(self.said)
         return self.said
+
+    def answered(self) -> str | None:
+        """The message id of the agent's last record: what a turn typed now answers."""
+        if isinstance(self.last_message, bytes):
+            try:
+                message = _loads(self.last_message)[0]["message"]
+            except (ValueError, RecursionError, TypeError, KeyError):
+                message = None
+            self.last_message = _text(message.get("id")) if isinstance(message, dict) else None
+        return self.last_message
 
     def calls(self, call: ToolCall, message_id: str) -> None:
         """The agent calls a tool; words from an earlier message no longer explain it."""
@@ -164,12 +182,14 @@ class _Thread:
             self.said = None
 
     def reset(self) -> None:
+        """The person typed: the agent starts anew (the message they answered stays the last)."""
         self.acted, self.last_tool, self.said, self.said_in = False, None, None, None
 
     def to_json(self) -> dict[str, Any]:
         said = self.said_text()
         return {"acted": self.acted, "last_tool": self.last_tool.to_json() if self.last_tool else None,
-                "said": clip(said, QUOTE_CHARS) if said else None, "said_in": self.said_in}
+                "said": clip(said, QUOTE_CHARS) if said else None, "said_in": self.said_in,
+                "answered": self.answered()}
 
     @classmethod
     def from_json(cls, data: Any) -> _Thread:
@@ -178,7 +198,8 @@ class _Thread:
         tool = data.get("last_tool")
         return cls(acted=bool(data.get("acted")), last_tool=ToolCall.from_json(tool),
                    said=data.get("said") if isinstance(data.get("said"), str) else None,
-                   said_in=data.get("said_in") if isinstance(data.get("said_in"), str) else None)
+                   said_in=data.get("said_in") if isinstance(data.get("said_in"), str) else None,
+                   last_message=_text(data.get("answered")))
 
 
 def _assistant_words(raw: bytes) -> tuple[str | None, str | None]:
@@ -269,6 +290,11 @@ class _LogParser:
         # A person typed a slash command in this session: an IDE runs it through the Agent SDK,
         # and its turns are theirs, not a program's.
         self.person: bool = context.get("person") is True
+        # The events met in this log (failed calls by tool_use_id, typed turns by `_turn_ids`):
+        # a resumed session records them again under new uuids, and the copy is no new event.
+        seen = context.get("seen")
+        self.seen: dict[str, None] = dict.fromkeys(
+            e for e in seen if isinstance(e, str)) if isinstance(seen, list) else {}
 
     def context(self) -> dict[str, Any]:
         kept = list(self.tools.items())[-_KEPT_TOOLS:]
@@ -276,7 +302,8 @@ class _LogParser:
                 "hooked": dict(list(self.hooked.items())[-_KEPT_HOOKS:]),
                 "streams": {"main": self.main.to_json(), "side": self.side.to_json()},
                 "session_id": self.session_id, "cwd": self.cwd, "mode": self.mode,
-                "entrypoint": self.entrypoint, "person": self.person}
+                "entrypoint": self.entrypoint, "person": self.person,
+                "seen": list(self.seen)[-_KEPT_EVENTS:]}
 
     def feed(self, raw: bytes) -> None:
         head = _B_HEAD_TYPE.search(raw, 0, _HEAD_BYTES)
@@ -331,6 +358,7 @@ class _LogParser:
         self.detector.agent_acted(sidechain)
         thread = self.side if sidechain else self.main
         thread.acted = True
+        thread.last_message = raw
         if _has(raw, _B_TEXT_BLOCK):
             thread.said = raw
             if self.detector.awaits_reply(sidechain):
@@ -382,10 +410,19 @@ class _LogParser:
         """Is the record in the sidechain thread? A subagent's transcript is all sidechain."""
         return record.get("isSidechain") is True or self.log.subagent
 
-    def _origin(self, record: dict[str, Any], sidechain: bool) -> Origin:
+    def _origin(self, record: dict[str, Any], sidechain: bool, events: tuple[str, ...] = ()) -> Origin:
         return Origin(scope=self.log.scope, session_id=self.session_id,
                       record_uuid=_text(record.get("uuid")), timestamp=_text(record.get("timestamp")),
-                      cwd=self.cwd, log=self.log_name, sidechain=sidechain)
+                      cwd=self.cwd, log=self.log_name, sidechain=sidechain, events=events)
+
+    def _replayed(self, events: tuple[str, ...]) -> bool:
+        """Was this event met before in the log (a resumed session's copy)? Else it is now."""
+        if any(e in self.seen for e in events):
+            return True
+        self.seen.update(dict.fromkeys(events))
+        if len(self.seen) > 2 * _KEPT_EVENTS:
+            self.seen = dict.fromkeys(list(self.seen)[-_KEPT_EVENTS:])
+        return False
 
     def _assistant(self, record: dict[str, Any], message: dict[str, Any]) -> None:
         sidechain = self._sidechain(record)
@@ -393,6 +430,7 @@ class _LogParser:
         thread = self.side if sidechain else self.main
         thread.acted = True
         message_id = str(message.get("id"))
+        thread.last_message = _text(message.get("id"))
         content = message.get("content")
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
@@ -413,6 +451,8 @@ class _LogParser:
     def _user(self, record: dict[str, Any], content: Any) -> None:
         sidechain = self._sidechain(record)
         thread = self.side if sidechain else self.main
+        if record.get("parentUuid", "") is None:
+            thread.last_message = None  # a chain starts (a resume's copy, too): it answers nothing
         if isinstance(content, str):
             self._typed(record, sidechain, thread, content)
             return
@@ -426,6 +466,9 @@ class _LogParser:
             if block.get("is_error") is not True:
                 self.detector.tool_succeeded(sidechain, call)
                 continue
+            events = (f"tool:{tool_id}",) if isinstance(block.get("tool_use_id"), str) else ()
+            if self._replayed(events):
+                continue  # the same failed call recorded again: it was met, with what followed it
             outcome = record.get("toolUseResult")
             raw = _result_text(block.get("content"))
             signals = rules.Signals(
@@ -433,7 +476,8 @@ class _LogParser:
                 user_rejected=isinstance(outcome, str) and outcome.startswith("User rejected"),
                 denial_kind=_text(record.get("toolDenialKind")), mode=self.mode,
                 hooked=self.hooked.pop(tool_id, None), tagged="<tool_use_error>" in raw[:40])
-            self.detector.tool_failed(self._origin(record, sidechain), thread, call, raw, signals)
+            self.detector.tool_failed(self._origin(record, sidechain, events), thread, call, raw,
+                                      signals)
         texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
         if texts and not results:
             self._typed(record, sidechain, thread, "\n".join(texts))
@@ -441,9 +485,15 @@ class _LogParser:
     def _typed(self, record: dict[str, Any], sidechain: bool, thread: _Thread, text: str) -> None:
         if record.get("isMeta") is True or record.get("isCompactSummary") is True:
             return  # Claude Code's own words in the person's place
+        events = _turn_ids(text, thread)
+        if self._replayed(events):
+            if self.detector.replayed(sidechain, text):  # typed before: not said now
+                thread.reset()
+            return
         self.person = self.person or rules.is_slash_command(text)
         human = self.person or not rules.is_sdk(self.entrypoint)
-        if self.detector.person_typed(self._origin(record, sidechain), thread, text, human=human):
+        if self.detector.person_typed(self._origin(record, sidechain, events), thread, text,
+                                      human=human):
             thread.reset()
 
     def _attachment(self, record: dict[str, Any]) -> None:
@@ -466,6 +516,23 @@ class _LogParser:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _turn_ids(text: str, thread: _Thread) -> tuple[str, ...]:
+    """What a typed turn is, whichever record holds it: its words with the message of the
+    agent's they answer, none in a chain's first records (a resume's copy starts a chain of its
+    own, with the IDE's tags of the first turn in a record of their own). A resume copies the
+    turn with a new uuid, and often with the resume's time on every record, but keeps the
+    agent's message ids; so not the time, which two Escs of such a copy share. Not `promptId`:
+    every record of a prompt carries it, the interrupt marker and tool results as the turn."""
+    words = rules.turn_words(text)
+    if not words:
+        return ()
+    return ("turn:" + _digest(thread.answered(), words),)
+
+
+def _digest(*parts: str | None) -> str:
+    return hashlib.sha1(repr(parts).encode("utf-8", "replace")).hexdigest()[:20]
 
 
 def _attached_text(attachment: dict[str, Any], keys: tuple[str, ...]) -> str | None:

@@ -145,6 +145,12 @@ def clean_user_text(text: str) -> str:
     return _words_first(text)
 
 
+def turn_words(text: str) -> str:
+    """The words of a typed turn as every copy of it holds them: a resumed session's replay
+    splits the IDE's tags into records of their own and drops reminders, so neither counts."""
+    return " ".join(_IDE_TAG.sub("", _REMINDER.sub("", text)).split())
+
+
 def _ide_selection(tag: str, body: str) -> str | None:
     """The lines an `<ide_selection>` quotes, said as where the person was looking."""
     selected = _IDE_SELECTED.match(body.strip()) if tag == "ide_selection" else None
