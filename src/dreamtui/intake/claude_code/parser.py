@@ -85,6 +85,8 @@ _B_MODE = b'ermissionMode"'  # permissionMode (user records) and the permission-
 # Code writes it before `message`/`data`); a line where it is not is read the slow way.
 _B_HEAD_TYPE = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]{1,40})"')
 _HEAD_BYTES = 1024
+# An assistant record's message id, among the first keys of its message (after `model`).
+_B_MESSAGE_ID = re.compile(rb'"message"\s*:\s*\{[^{}]{0,400}?"id"\s*:\s*"([^"\\]{1,200})"')
 # Claude Code 1.0 writes an assistant record's type after its message, whose own type comes first:
 # `"message":{"id":…,"type":"message","role":"assistant",…}`.
 _B_ROLE_ASSISTANT = (b',"role":"assistant"', b', "role": "assistant"')
@@ -165,11 +167,16 @@ class _Thread:
     def answered(self) -> str | None:
         """The message id of the agent's last record: what a turn typed now answers."""
         if isinstance(self.last_message, bytes):
-            try:
-                message = _loads(self.last_message)[0]["message"]
-            except (ValueError, RecursionError, TypeError, KeyError):
-                message = None
-            self.last_message = _text(message.get("id")) if isinstance(message, dict) else None
+            raw = self.last_message
+            found = _B_MESSAGE_ID.search(raw, 0, _HEAD_BYTES)
+            if found:  # the line need not be decoded (its thinking may be long)
+                self.last_message = found.group(1).decode("utf-8", "replace")
+            else:
+                try:
+                    message = _loads(raw)[0]["message"]
+                except (ValueError, RecursionError, TypeError, KeyError):
+                    message = None
+                self.last_message = _text(message.get("id")) if isinstance(message, dict) else None
         return self.last_message
 
     def calls(self, call: ToolCall, message_id: str) -> None:
