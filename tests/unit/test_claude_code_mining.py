@@ -618,6 +618,24 @@ def test_a_resume_recording_events_again_in_another_file_stores_each_once(
     assert report.replayed == 3  # the correction, the refusal, the failed call
 
 
+def test_a_resume_in_another_file_imported_later_stores_nothing_again(workspace: Workspace,
+                                                                     projects: Path) -> None:
+    """Across imports: the events an earlier import stored are kept in its logs' state."""
+    first = _conversation("a6a6a6a6-0000-4000-8000-000000000001")
+    first.write(projects / SLUG / f"{first.session}.jsonl")
+    assert _import(workspace, projects).inserted == 2
+    second = _recorded_again(first, _Log("a6a6a6a6-0000-4000-8000-000000000002"),
+                             "2026-11-03T09:00:00.000Z")
+    second.says("Resuming.")
+    second.refused(second.calls("Bash", command="rm -rf media/")).marker()
+    second.typed("media/ is user uploads, keep it")
+    second.write(projects / SLUG / f"{second.session}.jsonl")
+    report = _import(workspace, projects)
+    assert (report.inserted, report.recounted, report.replayed) == (1, 0, 3)
+    [memory] = report.memories
+    assert memory.metadata["reason"] == "media/ is user uploads, keep it"
+
+
 def test_an_appended_resume_recording_events_again_stores_nothing_new(workspace: Workspace,
                                                                       projects: Path) -> None:
     """Incremental: the copy appended after an import is known from the log's import state."""
