@@ -1342,14 +1342,21 @@ def _objects_apart(a: Features, b: Features) -> tuple[str, str] | None:
     their objects alone are not alike enough to be one lesson: the frame does not make them one
     rule ("Never include X in commits" / "Never include Y in code")."""
     # The frame is shared in one word or in two kindred ones ("Add a changelog entry" /
-    # "Create a branch").
-    if FRAME.isdisjoint(a.stems & b.stems) \
-            and not any(x in FRAME and y in FRAME for x, y in bridges(a.kin, b.kin)):
+    # "Create a branch"). Asked of every pair compared: the family loop only where each side
+    # has a kindred frame word, which few texts have.
+    if (FRAME & a.stems).isdisjoint(b.stems) \
+            and not (a.kin and b.kin and not FRAME.isdisjoint(a.kin_stems) and not FRAME.isdisjoint(b.kin_stems)
+                     and any(x in FRAME and y in FRAME for x, y in bridges(a.kin, b.kin))):
         return None
     # A frame word inside a command or a name is an object: the "make" of `make deploy`.
     objects_a, objects_b = a.stems - (FRAME - a.strong), b.stems - (FRAME - b.strong)
+    # Objects are stems of their text: a text with no kindred word and nothing quoted (its kin
+    # are of all its stems but the quoted) has no kin among them, and most have none.
+    kin_a = _NO_KIN if not a.kin and not a.quoted else None
+    kin_b = _NO_KIN if not b.kin and not b.quoted else None
     # A text that is all frame ("Run it") says nothing its frame does not: nothing to set apart.
-    if not objects_a or not objects_b or _alone_overlap(objects_a, a.strong, objects_b, b.strong) >= RAW_CUT:
+    if not objects_a or not objects_b \
+            or _alone_overlap(objects_a, a.strong, objects_b, b.strong, kin_a, kin_b) >= RAW_CUT:
         return None
     return "/".join(sorted(objects_a - objects_b)), "/".join(sorted(objects_b - objects_a))
 
