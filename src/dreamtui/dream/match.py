@@ -1228,17 +1228,17 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
                            "/".join(sorted(values_a)), "/".join(sorted(values_b)))
     # Only two different picks conflict: a text may mention a tool it does not endorse ("black
     # formats differently") while the other rejects it.
-    for slot in _sorted_common(fa.picks, fb.picks):
-        if fa.picks[slot].isdisjoint(fb.picks[slot]):
-            yield Conflict(slot, "/".join(sorted(fa.picks[slot])), "/".join(sorted(fb.picks[slot])))
-    # Each picking a tool for another role (uv for Python packages, yarn for JavaScript's): two
-    # rules, however alike "package manager" reads on both.
     if fa.picks and fb.picks:
+        for slot in sorted(fa.picks.keys() & fb.picks.keys()):
+            if fa.picks[slot].isdisjoint(fb.picks[slot]):
+                yield Conflict(slot, "/".join(sorted(fa.picks[slot])), "/".join(sorted(fb.picks[slot])))
+        # Each picking a tool for another role (uv for Python packages, yarn for JavaScript's):
+        # two rules, however alike "package manager" reads on both.
         roles_a, roles_b = fa.picks.keys() - SUBJECT_SLOTS, fb.picks.keys() - SUBJECT_SLOTS
         if roles_a and roles_b and roles_a.isdisjoint(roles_b):
             yield Conflict("picks", "/".join(sorted(roles_a)), "/".join(sorted(roles_b)))
     axes = fa.axes, fb.axes
-    for axis in _sorted_common(axes[0], axes[1]):
+    for axis in sorted(axes[0].keys() & axes[1].keys()) if axes[0] and axes[1] else ():
         if axes[0][axis].isdisjoint(axes[1][axis]):
             low, high = axis.split("/")
             yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
@@ -1361,12 +1361,6 @@ def _objects_apart(a: Features, b: Features) -> tuple[str, str] | None:
     return "/".join(sorted(objects_a - objects_b)), "/".join(sorted(objects_b - objects_a))
 
 
-def _sorted_common(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
-    if not a or not b:
-        return []
-    return sorted(a.keys() & b.keys())
-
-
 def _may_swap(a: Features, b: Features) -> bool:
     """Cheap necessary condition for single_swap: at most two content words differ each way."""
     fa, fb = a.facts, b.facts
@@ -1418,9 +1412,10 @@ def _span_swap(a: Features, b: Features, only_a: Sequence[str], only_b: Sequence
 def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
     """A flag, file or name only one side gives, where the other gives a different one of the
     same kind: `-x` vs `-q`, requirements.txt vs requirements-dev.txt."""
-    flags_a, flags_b = a.facts.flags - b.facts.flags, b.facts.flags - a.facts.flags
-    if flags_a and flags_b:
-        return "flag", "/".join(sorted(flags_a)), "/".join(sorted(flags_b))
+    if a.facts.flags and b.facts.flags:  # most texts give none
+        flags_a, flags_b = a.facts.flags - b.facts.flags, b.facts.flags - a.facts.flags
+        if flags_a and flags_b:
+            return "flag", "/".join(sorted(flags_a)), "/".join(sorted(flags_b))
     if not a.facts.long_names or not b.facts.long_names:
         return None
     only_a = [n for n, spaced in a.facts.long_names if spaced not in b.facts.padded]
