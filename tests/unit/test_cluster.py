@@ -17,6 +17,7 @@ from dreamtui.dream.cluster import (
     normalise,
     numbers,
 )
+from dreamtui.dream.match import Features, Weights, raw_overlap
 from dreamtui.model import Memory
 from tests.factories import entry_text, memory, snapshot_of
 
@@ -159,3 +160,19 @@ def test_rules_sharing_only_their_frame_stay_apart() -> None:
     assert cluster_of["a1"] == cluster_of["a2"]
     assert cluster_of["k1"] == cluster_of["k2"]
     assert cluster_of["a1"] != cluster_of["k1"]
+
+
+
+def test_kindred_words_link_no_memories_but_rewordings_still_merge() -> None:
+    """A batch's links ignore kindred words (commit/push, leak/commit): links chain, and bridged
+    they joined every rule naming a commit into one lesson. A rule reworded with a kindred verb
+    still merges (compare reads the kin when the cluster's members are weighed)."""
+    a = Features.of("Run the tests before committing.")
+    b = Features.of("Follow the Conventional Commits spec when pushing.")
+    weights = Weights([a, b])
+    assert raw_overlap(a, b, weights, kin=False) < raw_overlap(a, b, weights)
+    for x, y in (("Never push directly to the release branch.",
+                  "Do not commit straight onto the release branch."),
+                 ("Never leak API tokens.", "Do not commit API tokens."),
+                 ("Write tests for every new endpoint.", "Add tests for each new endpoint.")):
+        assert merged(memory("x", x, x), memory("y", y, y, agent="agent-b")), (x, y)

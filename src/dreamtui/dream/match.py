@@ -1095,13 +1095,15 @@ class Verdict:
         return f"different (score {self.score:.0f})"
 
 
-def raw_overlap(a: Features, b: Features, weights: Weights) -> float:
+def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True) -> float:
     """Weighted overlap of the stems: the mean of Dice and overlap-over-the-smaller, so a short
-    rewording inside a longer one scores high, and two long texts need much in common."""
+    rewording inside a longer one scores high, and two long texts need much in common. With
+    `kin=False` kindred words count only where they are the same word (clustering: see
+    cluster._cluster)."""
     shared = a.stems & b.stems
     # A bridge needs a kindred word on each side that the other does not say itself: two
     # subset tests in C spare most pairs (which share their kindred words) the family loop.
-    bridged = bridges(a.kin, b.kin) if a.kin and b.kin and not a.kin_stems <= b.kin_stems \
+    bridged = bridges(a.kin, b.kin) if kin and a.kin and b.kin and not a.kin_stems <= b.kin_stems \
         and not b.kin_stems <= a.kin_stems else ()
     if not shared and not bridged:
         return 0.0
