@@ -50,3 +50,13 @@ def test_env_assignments_lose_their_secret(text: str, secret: str, kind: str) ->
 ])
 def test_env_look_alikes_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    # a log or a title cut the value off before its closing quote: the rest of the line is the value
+    ('BLOCKED: WEBHOOK_API_KEY="k1Lm9Qz8Rt7Yx6Wv5Us4Tp3.Vn2Bo1Cq0Dr…', "k1Lm9Qz8Rt7Yx6Wv5Us4Tp3"),
+    ("export DB_PASSWORD='Zq7Wx2Er9Ty", "Zq7Wx2Er9Ty"),
+    ('{"service_token": "Hk3Jd8Lw2Qp9Xz', "Hk3Jd8Lw2Qp9Xz"),
+])
+def test_a_quoted_secret_cut_before_its_closing_quote_is_still_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text).text

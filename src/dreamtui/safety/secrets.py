@@ -208,7 +208,7 @@ _ASSIGNMENT_RE = re.compile(
     + r"""|pass|pwd)
     (?![A-Za-z0-9])
     (?P<kq>["']?)\]?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?!:))[ \t]*   # `]`: env['DB_PASSWORD'] = …
-    (?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'`,;&})\]]+)
+    (?P<value>"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s"'`,;&})\]]+)   # a quote cut off ("…") runs to the line's end
     """,
     re.X | re.I,
 )
@@ -289,7 +289,7 @@ _ENV_PASSWORD_RE = re.compile(
 )
 _ENV_KEY_RE = re.compile(
     r"(?<![\w$.-])(?P<word>(?!PUBLIC_|NEXT_PUBLIC_)[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET))="
-    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"'`;&|$/~][^\s"'`;&|]*)"""
+    r"""(?P<value>"[^"\n]*"?|'[^'\n]*'?|[^\s"'`;&|$/~][^\s"'`;&|]*)"""  # an unclosed quote: to the line's end
 )
 # `PGPASSWORD= psql`: an empty shell assignment, not `psql` as the password.
 _EMPTY_ENV_RE = re.compile(r"(?<![\w$.-])[A-Z][A-Z0-9_]*=(?=[ \t])")
