@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 
 from dreamtui.deliver.decisions import HEADER as DECISIONS_HEADER
@@ -109,7 +109,7 @@ HEADING_SHARE = 0.5
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file anywhere everywhere yourself operation command
-repository repo codebase prefer
+repository repo codebase prefer ai assistant
 """.split())
 # Headings that name no subject ("## Conventions", "## Guidelines", "# Claude Code Instructions"):
 # their words cover nothing a rule under them leaves out ("conventional" is not "Conventions").
@@ -123,12 +123,14 @@ basics tip tips principle principles agent agents claude code guide guidance ref
 # covered however each says it.
 _PERMISSION_RE = re.compile(
     r"\b(?:ask(?:ing)?\s+(?:\w+\s+){0,2}?(?:before|first)|unless\s+(?:\w+\s+){0,3}?(?:asks?|asked|requests?"
-    r"|requested|tells?|told|instructs?|instructed|directs?|directed)|without\s+(?:\w+\s+)?(?:asking|permission|approval)"
+    r"|requested|tells?|told|instructs?|instructed|directs?|directed|approves?|approved)"
+    r"|without\s+(?:\w+\s+){0,2}?(?:asking|permission|approval|consent)"
     r"|only\s+(?:\w+\s+){0,4}?(?:when|if)\s+(?:\w+\s+){0,2}?(?:asks?|asked|requests?|requested|tells?|told|instructed)|(?:confirm|permission|approval)\s+(?:\w+\s+){0,2}?before)\b",
     re.IGNORECASE)
 _PERMISSION = frozenset(stem(w) for w in """
 ask asked asking before first unless explicitly without permission approval confirm only when
-request requested told instructed directed
+request requested told instructed directed approve approves approved consent specifically
+user developer human maintainer
 """.split())
 # A number said in both (80 characters, port 5432) is as telling as a rare word; one the rule
 # does not say counts against the restatement. "1,500" is one number.
@@ -147,9 +149,50 @@ MAX_ITEM_WORDS = 3
 _INDEFINITE = _GENERIC | frozenset(stem(w) for w in """
 anything everything something nothing all any stuff thing
 """.split())
+# Verbs that put a thing where it goes ("Add imports at the top of the file", "Keep imports at
+# the top"): one swapped for another states no other fact, the place does.
+_PLACING = frozenset(stem(w) for w in "keep put place add locate position".split())
+# Words joining a rule's clauses that match.py's stop words leave out: none of them is a noun's.
+_LINKING = frozenset("unless except whenever always never ever instead otherwise".split())
+# Verbs a rule uses besides match.py's actions and frame: none of them narrows a noun.
+_VERBS_KNOWN = frozenset(stem(w) for w in """
+use do make keep avoid ensure must should need always never prefer allow update change edit fix
+check verify""".split())
 # Words that bound where a rule holds: "only allowed in `main.go`" is "none except in `main.go`";
 # one swapped for another states no other fact.
 _RESTRICTING = frozenset(stem(w) for w in "only allowed permitted except unless outside".split())
+# Where a memory says its rule holds: "in code, display names, or documentation", "for all commit
+# messages", "on any modified Rust files". A rule saying no place holds everywhere, so it says
+# the memory's (a rule saying one shares a word with it: "in commit messages" / "in git commits,
+# PRs, or any code"). Only a phrase naming places a project has counts: "in Japanese" and "in
+# the imperative mood" name what, not where.
+_SCOPE_RE = re.compile(
+    r"\b(?:in|across|throughout|within|inside|(?:for|on|to)(?=\s+(?:all|any|every|each)\b))\s+"
+    r"((?:(?!\b(?:if|when|unless|so|because|before|after|then|to|instead|rather)\b)[^.;:!?()\n])+)",
+    re.IGNORECASE)
+_PLACES = frozenset(stem(w) for w in """
+code codebase file doc documentation comment commit message pr pull request description readme ui
+output log test branch repository project module function class component name string text
+response answer conversation chat anywhere everywhere source script notebook page changelog
+""".split())
+_SCOPE_QUANTIFIERS = frozenset("all any every each the your our its their".split())
+SCOPE_SHARE = 0.75  # of a scope word's weight, when the rule says no other place
+# Verbs of making or doing anything ("when generating commits", "when writing code"): a condition
+# saying only them and a place says where the rule holds, not when.
+_MAKING = FRAME | frozenset(stem(w) for w in """
+generate produce author make do use work edit change update""".split())
+# What a rule says it holds under: "if …", "when …" (to the clause's end).
+_CONDITION_RE = re.compile(r"\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
+# A step a memory says something comes before ("run the tests before committing"): "never commit
+# if the tests fail" says the same.
+_BEFORE_RE = re.compile(r"\b(?:before|prior\s+to)\s+([^.;:!?,]+)", re.IGNORECASE)
+# Words naming the kind of thing a name is ("the Conventional Commits spec", "… format", "…
+# style"): "Use Conventional Commits format" says what "Follow the Conventional Commits spec" does.
+_KIND = frozenset(stem(w) for w in "format spec style standard syntax".split())
+# A plain word just before a word the rule says, where the rule puts no word of its own
+# ("inline comments" against "Do not add comments"), narrows what the rule says: covered for
+# this share of its weight. Where the rule has its own ("double quotes"), it is another value.
+MODIFIER_SHARE = 0.75
 # A memory's later steps: "…, then commit it", "…; push the tag".
 _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 # What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
@@ -160,11 +203,14 @@ _ASIDE_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|\s[-–—]+\s.*|—.*|\s--
 # it was copied from, as a heading does: what the rule must cover is what follows it.
 _LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?:[^*\n:]{1,30}:\*\*|[^*\n:]{1,30}\*\*\s*:)", re.MULTILINE)
 MAX_LABEL_WORDS = 3
+# ... and in parentheses: "(e.g., `feat: …`, `fix: …`)" names no command the rule must name.
+_PAREN_EXAMPLES = r"\s*\((?:e\.g\.|eg\b|for\s+example|for\s+instance|such\s+as)(?:`[^`\n]*`|[^()`\n])*\)"
+_PAREN_EXAMPLES_RE = re.compile(_PAREN_EXAMPLES, re.IGNORECASE)
 # Examples a memory gives of what it means ("legacy modules like `os.path` or `glob`", "such as
 # A, B and C") name no rule of their own: the rule need not list them. Only a list or a code span
 # is read so ("looks like the old API" is no example).
 _EXAMPLES_RE = re.compile(r",?\s+\b(?:such\s+as|like|e\.g\.,?|for\s+(?:example|instance),?|including)\s+"
-                          r"(?:`[^`\n]*`|[^.;:!?()`\n])+", re.IGNORECASE)
+                          r"(?:`[^`\n]*`|[^.;:!?()`\n])+|" + _PAREN_EXAMPLES, re.IGNORECASE)
 _INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|over)\s+([^.;:!?()\n]+)", re.IGNORECASE)
 _DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
 _HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
@@ -647,13 +693,18 @@ class KnownIndex:
         stance = Features.of(plain) if plain != query.text else query
         bare = _core_text(plain)
         core = Features.of(bare) if bare != query.text else query
-        main = core.stems | query.strong
-        said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text))
+        # (the commands of its examples in parentheses are examples too: "(e.g., `feat: …`)")
+        unexampled = _PAREN_EXAMPLES_RE.sub(" ", query.text) if "(" in query.text else query.text
+        main = core.stems | (Features.of(unexampled).strong if unexampled != query.text else query.strong)
+        said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text), _scope(core.text),
+                     tuple(normalise(core.text).split()))
         found: list[tuple[int, int, float, int, int, KnownMatch]] = []
         for i in self.candidates(query, said.numbers):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             if main != query.stems and not verdict.same_lesson and not verdict.correction:
                 verdict = self.without_asides(query, core, i) or verdict
+            if (said.scope or said.words) and not verdict.same_lesson and not verdict.correction:
+                verdict = self.narrowed(query, core, said, i) or verdict
             rule = self.index.items[i]
             shared = len(said.numbers & self.numbers[i])
             verdict = self.telling(query, i, verdict)
@@ -679,7 +730,11 @@ class KnownIndex:
                 # Each giving a number the other does not is another value, wherever match.py's
                 # slots put them ("port 9190" and a name's "190" against "port 8190").
                 other_number = not said.numbers <= self.numbers[i] and not self.numbers[i] <= said.numbers
-                if coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number:
+                # A rule holding only under a condition the memory does not say is another rule.
+                condition = _condition(rule.text)
+                unconditioned = bool(condition) and condition.isdisjoint(query.stems)
+                if coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number \
+                        and not unconditioned:
                     found.append((1, shared, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
                     found.append((0, shared, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
@@ -705,7 +760,8 @@ class KnownIndex:
         rejects npm, not running)."""
         if not verdict.conflicts:
             return verdict
-        kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c))
+        kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c)
+                     and not self.gated_step(query, rule, c))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -722,6 +778,17 @@ class KnownIndex:
             if rejected.isdisjoint(query.stems) and not any({c.a, c.b} == _POLARITY for c in bare.conflicts):
                 return bare
         return verdict if len(kept) == len(verdict.conflicts) else Verdict(verdict.score, kept, verdict.threshold)
+
+    def gated_step(self, query: Features, rule: int, conflict: Conflict) -> bool:
+        """Whether a do-vs-do-not difference is on a step the memory puts after a condition
+        ("Ensure all tests pass before committing") and the rule rejects under that condition
+        ("NEVER commit changes if tests do not pass"): one gate, said both ways."""
+        if {conflict.a, conflict.b} != _POLARITY or conflict.slot not in _before_step(query.text):
+            return False
+        text = self.index.items[rule].text
+        condition = _condition(text)
+        return conflict.slot in self.index.features[rule].facts.rejected and bool(condition) \
+            and not condition.isdisjoint(query.stems)
 
     def unstated(self, query: Features, rule: int, conflict: Conflict) -> bool:
         """Whether a do-vs-do-not difference is on a word the doing side takes no stance on: one
@@ -780,7 +847,7 @@ class KnownIndex:
             if s in _GENERIC or s in FRAME or s in _PERMISSION or s not in unnamed:
                 continue
             conflict = Conflict(s, "do" if s in asked.done else "do not", "do" if s in docs.done else "do not")
-            if self.unstated(query, rule, conflict):
+            if self.unstated(query, rule, conflict) or self.gated_step(query, rule, conflict):
                 continue
             if s in strong:
                 return conflict
@@ -788,6 +855,8 @@ class KnownIndex:
         if not plain:
             return None
         agreed = self.agreed(query, rule)
+        if _itemised(features.text) or _itemised(query.text):
+            return plain[0]
         return plain[0] if len(plain) > len(agreed) and agreed.isdisjoint(ACTIONS) else None
 
     def agreed(self, query: Features, rule: int) -> frozenset[str]:
@@ -853,6 +922,33 @@ class KnownIndex:
             return KnownMatch("contradicts", self.index.items[i], Verdict(score, (differs,), self.threshold))
         return None
 
+    def narrowing(self, said: _Said, rule: int) -> tuple[frozenset[str], frozenset[str]]:
+        """The memory's places the rule says too (it says none, or one of them) and its words
+        narrowing a noun the rule says (_modifiers): what covered() counts in part."""
+        features = self.index.features[rule]
+        ruled = _scope(features.text)
+        scope = said.scope if not ruled or not ruled.isdisjoint(said.scope) else frozenset()
+        says = features.stems
+        return scope, _modifiers(said.words, features.facts.words, says) if said.words else frozenset()
+
+    def narrowed(self, query: Features, core: Features, said: _Said, rule: int) -> Verdict | None:
+        """The verdict on what `query` says without its places and narrowing words, when that is
+        the rule's lesson and nothing the memory says states a fact differently: "Avoid inline
+        comments in code" says what "Do not add comments" does, for one kind and one place."""
+        scope, narrowing = self.narrowing(said, rule)
+        if not scope and not narrowing:
+            return None
+        text = core.text
+        if scope:
+            text = _SCOPE_RE.sub(lambda found: " " if _scope(found.group(0)) else found.group(0), text)
+        if narrowing:
+            text = " ".join(word for word in text.split() if stem(normalise(word)) not in narrowing)
+        if text == core.text:
+            return None
+        features = self.index.features[rule]
+        verdict = compare(Features.of(text), features, self.index.weights, threshold=self.threshold)
+        return verdict if verdict.same_lesson and not conflicting(query, features) else None
+
     def without_asides(self, query: Features, core: Features, rule: int) -> Verdict | None:
         """The verdict on what `query` says outside its asides, when that is the rule's lesson
         and nothing in the asides states a fact differently: a list of examples the rule does
@@ -908,11 +1004,16 @@ class KnownIndex:
         # do not say its action.
         families = _kin(features.text).keys() if query.kin and features.kin else frozenset()
         kin = {mine for mine in words if mine in KIN and not KIN[mine].isdisjoint(families)} if families else set()
-        for s in words:
+        # Where the memory says it holds, when the rule says no other place (_SCOPE_RE), and
+        # the words narrowing what the rule says (_modifiers), are said in part.
+        scope, narrowing = self.narrowing(said, rule)
+        for s in words - (_KIND - says):
             weight = weights.of(query, s)
             total += weight
             shared += weight if s in says else KIN_SHARE * weight if s in kin \
-                else HEADING_SHARE * weight if s in heading else 0.0
+                else SCOPE_SHARE * weight if s in scope \
+                else HEADING_SHARE * weight if s in heading \
+                else MODIFIER_SHARE * weight if s in narrowing else 0.0
         # A number weighs as much as the memory's average word: no document frequency tells
         # how rare "80" is (unseen, it would weigh as the rarest word there is).
         number_weight = total / len(words) if words else 1.0
@@ -961,6 +1062,8 @@ class _Said:
     # its first word's stem, "" when the memory says nothing needs it.
     gated: str = ""
     items: tuple[frozenset[str], ...] = ()  # a list's short items, each one thing
+    scope: frozenset[str] = frozenset()  # the stems of where it says it holds (_scope)
+    words: tuple[str, ...] = ()  # its normalised words outside its asides, in order (_modifiers)
 
 
 def _kin(text: str) -> dict[int, frozenset[str]]:
@@ -1087,7 +1190,7 @@ def _telling_swap(conflict: Conflict) -> bool:
     if conflict.slot != "word":
         return True
     swapped = {stem(conflict.a), stem(conflict.b)}
-    return not swapped <= _INDEFINITE and not swapped <= _RESTRICTING
+    return not swapped <= _INDEFINITE and not swapped <= _RESTRICTING and not swapped <= _PLACING
 
 
 def _gated(text: str) -> str:
@@ -1104,6 +1207,76 @@ def _gated(text: str) -> str:
         if stems:
             return min(stems)
     return ""
+
+
+@lru_cache(maxsize=4096)
+def _condition(text: str) -> frozenset[str]:
+    """The stems of what a rule says it holds under ("NEVER commit changes if tests do not pass",
+    "When generating commits, …"), but for the person's word ("when asked") and generic words:
+    a memory leaving the condition out ("Do not commit") states another rule."""
+    found: set[str] = set()
+    for phrase in _CONDITION_RE.findall(_without_asides(text)):
+        found |= Features.of(phrase).stems
+    return frozenset(found - _PERMISSION - _GENERIC - _MAKING)
+
+
+@lru_cache(maxsize=4096)
+def _before_step(text: str) -> frozenset[str]:
+    """The stems of the step a memory says something comes before ("… before committing
+    changes"): what it gates, not what it does."""
+    return frozenset().union(*(Features.of(phrase).stems for phrase in _BEFORE_RE.findall(text)))
+
+
+@lru_cache(maxsize=4096)
+def _itemised(text: str) -> bool:
+    """A line listing short things without a verb ("Double quotes, 2 spaces indentation,
+    semicolons"): each item is a rule of its own, which agreeing on another does not outweigh."""
+    items = [normalise(item).split() for item in _LIST_SPLIT_RE.split(text.strip().rstrip("."))]
+    return len(items) >= 2 and all(0 < len(item) <= 4 for item in items) \
+        and not any(stem(w) in _VERBS_KNOWN or stem(w) in ACTIONS for item in items for w in item)
+
+
+@lru_cache(maxsize=4096)
+def _scope(text: str) -> frozenset[str]:
+    """The stems of the places `text` says it holds in (_SCOPE_RE): a phrase whose last item or
+    most of whose items end in a place a project has ("display names", "Go and Rust files")."""
+    if not _SCOPE_RE.search(text):
+        return frozenset()
+    found: set[str] = set()
+    for phrase in _SCOPE_RE.findall(_without_asides(text)):
+        items = [normalise(item).split() for item in _LIST_SPLIT_RE.split(phrase)]
+        items = [[w for w in item if w not in _SCOPE_QUANTIFIERS] for item in items]
+        items = [item for item in items if item]
+        # ("in all Go and Makefile files": the items before the last may be its modifiers)
+        if items and (stem(items[-1][-1]) in _PLACES
+                      or 2 * sum(stem(item[-1]) in _PLACES for item in items) > len(items)):
+            found |= Features.of(phrase).stems
+    return frozenset(found)
+
+
+def _modifiers(words: Sequence[str], rule_words: Sequence[str], says: frozenset[str]) -> frozenset[str]:
+    """The stems of the memory's plain `words` just before a word the rule says (`says`), where
+    the rule has no plain word of its own before it: "inline" of "inline comments" against "Do not
+    add comments", not "single" of "single quotes" against "double quotes"."""
+    found: set[str] = set()
+    for before, word in pairwise(words):
+        head, modifier = stem(word), stem(before)
+        if head not in says or modifier in says or not _plain_word(before):
+            continue
+        # ... each time the rule says it as a noun of its own: after a verb or a stop word and
+        # before none ("commit messages" says "commit" as a modifier itself)
+        at = [k for k, w in enumerate(rule_words) if stem(w) == head]
+        if at and all(k and not _plain_word(rule_words[k - 1])
+                      and (k + 1 == len(rule_words) or not _plain_word(rule_words[k + 1])) for k in at):
+            found.add(modifier)
+    return frozenset(found)
+
+
+def _plain_word(word: str) -> bool:
+    """A content word that is no verb, negation or stop word (what may narrow a noun)."""
+    return (word not in STOPWORDS and word not in NEGATIONS and word not in _LINKING
+            and not word.isdigit() and len(word) > 2
+            and stem(word) not in ACTIONS and stem(word) not in FRAME and stem(word) not in _VERBS_KNOWN)
 
 
 def _numbers(text: str) -> frozenset[str]:

@@ -1,0 +1,65 @@
+"""Short and long forms of a project's rule (dream/known.py): where it holds, what narrows it, the
+condition it holds under, the person's word, a gate said both ways, a list of short rules.
+
+Each case is a shape instruction files take, in dreamtui's own words; each restatement has a
+look-alike beside it that must not be called known (the opposite stance, another value, a
+condition left out).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_known_rewordings import _kind
+
+
+@pytest.mark.parametrize("docs, memory", [
+    # a rule saying no place holds everywhere: the memory's places narrow it
+    ("## Style\n\n- Do not use ASCII art banners unless explicitly requested.\n",
+     "No ASCII art banners in code, log messages, or documentation."),
+    ("## Layout\n\n- Tabs for indentation, LF line endings, a final newline\n",
+     "Use tabs for indentation in all Go and Makefile files."),
+    # ... and a rule naming a place shares it with the memory's
+    ("## Git\n\n- Never put ticket numbers in commit messages.\n",
+     "NEVER put ticket numbers in git commits, pull requests, or any code."),
+    # a word narrowing what the rule says ("docstring" comments are comments)
+    ("## Style\n\n- Do not write comments unless I ask for them.\n",
+     "Avoid docstring comments in the code!!"),
+    # the kind of thing a name is: "format", "spec", "style"
+    ("## Releases\n\n- When tagging releases, follow the Semantic Versioning spec.\n",
+     "Use Semantic Versioning format for all release tags (e.g., `v1.2.0`, `v2.0.0-rc.1`)."),
+    # the person's word, said as approval
+    ("## Git\n\n- Do not rebase shared branches unless explicitly asked.\n",
+     "**Safety:** the AI must NEVER rebase shared branches without explicit user approval."),
+    # a gate said both ways: "never X if not Y" and "Y before X"
+    ("## Workflow\n\n- NEVER deploy the site if the smoke checks do not pass.\n",
+     "Make sure the smoke checks pass before deploying."),
+    # one verb putting a thing where it goes for another
+    ("## Python\n\n- Keep fixtures in the conftest of each package.\n",
+     "Put fixtures in the conftest of each package."),
+])
+def test_a_short_or_long_form_of_a_rule_is_known(tmp_path: Path, docs: str, memory: str) -> None:
+    assert _kind(tmp_path, docs, memory) == "known"
+
+
+@pytest.mark.parametrize("docs, memory", [
+    # the condition the rule holds under, left out: another rule
+    ("## Workflow\n\n- NEVER deploy the site if the smoke checks do not pass.\n",
+     "Do not deploy the site - leave that for the release manager"),
+    # a place that is a value, not where the rule holds
+    ("## Language\n\n- Write all responses in Spanish.\n",
+     "Write all responses in Portuguese."),
+    # a rule's own word before the noun is its value: "double" is not "single"
+    ("## Style\n\n- Double quotes, tabs, trailing commas\n",
+     "Single quotes, no trailing commas"),
+    # the opposite stance, however short
+    ("## Style\n\n- Do not use ASCII art banners unless explicitly requested.\n",
+     "Always use ASCII art banners in code and documentation."),
+    # a name's kind word does not make another name the same: "Conventional" is no "convention"
+    ("## Conventions\n\n- Commit messages use the imperative mood.\n",
+     "Use Conventional Commits for all commit messages."),
+])
+def test_a_look_alike_of_a_short_or_long_form_is_not_known(tmp_path: Path, docs: str, memory: str) -> None:
+    assert _kind(tmp_path, docs, memory) != "known"
