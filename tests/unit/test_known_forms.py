@@ -14,6 +14,11 @@ import pytest
 
 from tests.unit.test_known_rewordings import _kind
 
+STORY = ("## Agents\n\n- Context: A maintainer has finished a release, tagged it, and is about to publish"
+         " the notes.\n  user: \"I have tagged `v2.1`. Can you draft the notes?\"\n  assistant: \"Sure. I will"
+         " read the pushes and changes since the last tag and draft the notes for you.\"\n"
+         "- **Permission:** never push changes without explicit approval.\n")
+
 
 @pytest.mark.parametrize("docs, memory", [
     # a rule saying no place holds everywhere: the memory's places narrow it
@@ -39,6 +44,9 @@ from tests.unit.test_known_rewordings import _kind
     # one verb putting a thing where it goes for another
     ("## Python\n\n- Keep fixtures in the conftest of each package.\n",
      "Put fixtures in the conftest of each package."),
+    # "when needed" is a hedge, not a condition the memory must say
+    ("## Design\n\n- Avoid global state; pass a context object when needed.\n",
+     "Avoid global state."),
 ])
 def test_a_short_or_long_form_of_a_rule_is_known(tmp_path: Path, docs: str, memory: str) -> None:
     assert _kind(tmp_path, docs, memory) == "known"
@@ -60,6 +68,9 @@ def test_a_short_or_long_form_of_a_rule_is_known(tmp_path: Path, docs: str, memo
     # a name's kind word does not make another name the same: "Conventional" is no "convention"
     ("## Conventions\n\n- Commit messages use the imperative mood.\n",
      "Use Conventional Commits for all commit messages."),
+    # a story's sentences name the memory's words in passing: it says to do none of them
+    (STORY, "ALWAYS push after you finish making changes."),
+    (STORY, "Always push once you finish the release."),
 ])
 def test_a_look_alike_of_a_short_or_long_form_is_not_known(tmp_path: Path, docs: str, memory: str) -> None:
     assert _kind(tmp_path, docs, memory) != "known"

@@ -57,6 +57,7 @@ from dreamtui.dream.match import (
     compare,
     conflicting,
     features_of,
+    kindred,
     normalise,
     stem,
     variants,
@@ -181,6 +182,12 @@ SCOPE_SHARE = 0.75  # of a scope word's weight, when the rule says no other plac
 # saying only them and a place says where the rule holds, not when.
 _MAKING = FRAME | frozenset(stem(w) for w in """
 generate produce author make do use work edit change update""".split())
+_BEING = frozenset("be is are was were been being get gets got".split())
+LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long beside it (undone)
+# "when needed", "if applicable": a hedge, not a condition a restatement must say.
+_HEDGES = frozenset(stem(w) for w in """
+need needed necessary applicable possible appropriate relevant required useful sensible practical
+available feasible unsure unclear""".split())
 # What a rule says it holds under: "if …", "when …" (to the clause's end).
 _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
 # A step a memory says something comes before ("run the tests before committing"): "never commit
@@ -734,7 +741,8 @@ class KnownIndex:
                 condition = _condition(rule.text)
                 unconditioned = bool(condition) and condition.isdisjoint(query.stems)
                 if coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number \
-                        and not unconditioned:
+                        and not unconditioned and not self.spread(query, main, i) \
+                        and not self.undone(stance, i):
                     found.append((1, shared, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
                     found.append((0, shared, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
@@ -921,6 +929,36 @@ class KnownIndex:
             differs = Conflict(slot, "/".join(sorted(tools)), "/".join(sorted(documented[0])))
             return KnownMatch("contradicts", self.index.items[i], Verdict(score, (differs,), self.threshold))
         return None
+
+    def spread(self, query: Features, main: frozenset[str], rule: int) -> bool:
+        """Whether a rule of several sentences says the memory's rarest word and its actions
+        only in different ones: "ALWAYS commit after you finish making changes" is not in a
+        story of a developer who "has finished a feature" and an agent that "will analyze the
+        commits". (A whole item is a rule for what its sentences say together: "Do not use npm
+        or yarn." after "This project uses pnpm.")"""
+        sentences = _sentence_stems(self.index.items[rule].text)
+        said = self.index.features[rule].stems
+        shared = main & said
+        if len(sentences) < 2 or not shared:
+            return False
+        weights = self.index.weights
+        needed = {max(sorted(shared), key=lambda s: weights.of(query, s))} | (query.facts.actions & said)
+        return not any(needed <= sentence for sentence in sentences)
+
+    def undone(self, query: Features, rule: int) -> bool:
+        """Whether the memory's action (match.py's: commit, push, read, …; not the frame's add or
+        create, nor a step it puts something before) is one a much longer rule does not do, nor
+        says done, nor a kin of one of its actions: "after identifying changes that require
+        committing" names committing, it does not say to commit. (A long text names many
+        actions in passing; a short rule saying the memory's words says its action.)"""
+        wanted = query.facts.actions - FRAME - _before_step(query.text)
+        features = self.index.features[rule]
+        if not wanted or len(features.stems) < LONG_RULE_SHARE * len(query.stems):
+            return False
+        facts = features.facts
+        acted = facts.actions | facts.objects | _passives(self.index.features[rule].text)
+        return any(action not in acted and not any(kindred(action, other) for other in acted)
+                   for action in wanted)
 
     def narrowing(self, said: _Said, rule: int) -> tuple[frozenset[str], frozenset[str]]:
         """The memory's places the rule says too (it says none, or one of them) and its words
@@ -1210,6 +1248,18 @@ def _gated(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def _passives(text: str) -> frozenset[str]:
+    """The stems of what `text` says is done to something ("must not be committed")."""
+    words = normalise(text).split()
+    return frozenset(stem(word) for before, word in pairwise(words) if before in _BEING)
+
+
+@lru_cache(maxsize=4096)
+def _sentence_stems(text: str) -> tuple[frozenset[str], ...]:
+    return tuple(Features.of(sentence).stems for sentence in _sentences(text))
+
+
+@lru_cache(maxsize=4096)
 def _condition(text: str) -> frozenset[str]:
     """The stems of what a rule says it holds under ("NEVER commit changes if tests do not pass",
     "When generating commits, …"), but for the person's word ("when asked") and generic words:
@@ -1217,7 +1267,7 @@ def _condition(text: str) -> frozenset[str]:
     found: set[str] = set()
     for phrase in _CONDITION_RE.findall(_without_asides(text)):
         found |= Features.of(phrase).stems
-    return frozenset(found - _PERMISSION - _GENERIC - _MAKING)
+    return frozenset(found - _PERMISSION - _GENERIC - _MAKING - _HEDGES)
 
 
 @lru_cache(maxsize=4096)
