@@ -931,15 +931,17 @@ class KnownIndex:
         return None
 
     def spread(self, query: Features, main: frozenset[str], rule: int) -> bool:
-        """Whether a rule of several sentences says the memory's rarest word and its actions
+        """Whether a long rule of several sentences says the memory's rarest word and its actions
         only in different ones: "ALWAYS commit after you finish making changes" is not in a
         story of a developer who "has finished a feature" and an agent that "will analyze the
         commits". (A whole item is a rule for what its sentences say together: "Do not use npm
         or yarn." after "This project uses pnpm.")"""
-        sentences = _sentence_stems(self.index.items[rule].text)
         said = self.index.features[rule].stems
         shared = main & said
-        if len(sentences) < 2 or not shared:
+        if not shared or len(said) < LONG_RULE_SHARE * len(query.stems):
+            return False
+        sentences = _sentence_stems(self.index.items[rule].text)
+        if len(sentences) < 2:
             return False
         weights = self.index.weights
         needed = {max(sorted(shared), key=lambda s: weights.of(query, s))} | (query.facts.actions & said)
