@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_known_rewordings import _kind
+from tests.unit.test_known_rewordings import _check, _kind
 
 STORY = ("## Agents\n\n- Context: A maintainer has finished a release, tagged it, and is about to publish"
          " the notes.\n  user: \"I have tagged `v2.1`. Can you draft the notes?\"\n  assistant: \"Sure. I will"
@@ -74,3 +74,35 @@ def test_a_short_or_long_form_of_a_rule_is_known(tmp_path: Path, docs: str, memo
 ])
 def test_a_look_alike_of_a_short_or_long_form_is_not_known(tmp_path: Path, docs: str, memory: str) -> None:
     assert _kind(tmp_path, docs, memory) != "known"
+
+
+JAPANESE = ("# CLAUDE.md\n\n## 言語設定\n\n- ユーザーへの応答は日本語で行う\n\n"
+            "## 開発ルール\n\n- テストを書いてから実装する\n")
+KOREAN = "# AGENTS.md\n\n## 규칙\n\n- 모든 답변은 한국어로 작성합니다.\n"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # the language the agent answers in, said in the docs' own language and in English
+    (JAPANESE, "Always reply to the user in Japanese.", "known"),
+    (JAPANESE, "Use Japanese when chatting with the developer.", "known"),
+    (KOREAN, "Answer in Korean.", "known"),
+    # another language is a contradiction, whichever language the docs are in
+    (JAPANESE, "Respond in English whatever language the question is asked in.", "contradicts"),
+    # a language for code or docs is not the language of replies
+    (JAPANESE, "Write code comments in English.", ""),
+    # a memory saying more than the language is read as usual
+    (JAPANESE, "Reply in Japanese, run the linters before every push and keep commits small.", ""),
+])
+def test_the_language_of_replies_is_read_across_languages(tmp_path: Path, docs: str, memory: str,
+                                                          kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind
+
+
+def test_a_restated_language_of_replies_cites_its_line(tmp_path: Path) -> None:
+    found = _check(tmp_path, JAPANESE, "Provide every answer in Japanese.")
+    assert found is not None and found.rule.citation == "CLAUDE.md:5"
+    assert found.rationale() == "already in the project's docs, CLAUDE.md:5: ユーザーへの応答は日本語で行う"
+
+
+def test_docs_naming_no_language_leave_a_language_memory_to_the_usual_reading(tmp_path: Path) -> None:
+    assert _kind(tmp_path, "## Git\n\n- Never force-push to `main`.\n", "Reply in Japanese.") == ""

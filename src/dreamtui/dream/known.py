@@ -80,6 +80,10 @@ _BLOCK_END_RE = re.compile(r"<!--\s*dreamtui:end\b")
 MARK_CONTRADICTS = "contradicts-project-docs"  # a person decides which is right
 RULE_CHARS = 400  # a rule's text as cited in a rationale and given to a model
 MIN_RULE_WORDS = 2  # content words: "## Setup" or "Be concise." alone are no rule to match
+# Japanese, Chinese and Korean write a sentence without spaces: a line of this many of their
+# characters is a rule (read for the language it says to answer in, _reply_language).
+MIN_CJK_CHARS = 4
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 # match.Verdict's scale: a restatement needs this much in common and no fact stated differently ...
 KNOWN_SIMILARITY = DEFAULT_SIMILARITY
@@ -182,6 +186,28 @@ SCOPE_SHARE = 0.75  # of a scope word's weight, when the rule says no other plac
 # saying only them and a place says where the rule holds, not when.
 _MAKING = FRAME | frozenset(stem(w) for w in """
 generate produce author make do use work edit change update""".split())
+# Which language the agent answers in is a rule instruction files state most in their own
+# language: a language's name in English and in itself, and the words for the agent's replies
+# in the languages whose files share no word with English ones. A rule saying one language is
+# matched across languages; any other rule in another language is not (that needs translation).
+_LANGUAGES = {
+    "english": ("english", "英語", "영어", "英语", "英文"),
+    "japanese": ("japanese", "日本語", "일본어", "日语", "日文"),
+    "korean": ("korean", "한국어", "韓国語", "韩语", "韓語"),
+    "chinese": ("chinese", "mandarin", "中文", "中国語", "中國語", "汉语", "漢語", "중국어"),
+    "german": ("german", "deutsch"), "french": ("french", "français", "francais"),
+    "spanish": ("spanish", "español", "espanol"), "portuguese": ("portuguese", "português", "portugues"),
+    "italian": ("italian", "italiano"), "russian": ("russian", "русск"), "dutch": ("dutch", "nederlands"),
+    "polish": ("polish", "polsk"), "turkish": ("turkish", "türkçe"), "vietnamese": ("vietnamese", "tiếng việt"),
+    "ukrainian": ("ukrainian", "українськ"),
+}
+MAX_LANGUAGE_STEMS = 6  # a memory saying more than which language to answer in is read as usual
+_LANGUAGE_NAMES = {name: english for english, names in _LANGUAGES.items() for name in names}
+_REPLY_WORDS = ("応答", "回答", "返答", "返信", "会話", "対話", "返事", "응답", "답변", "대화", "回复", "回覆",
+                "答复", "對話", "对话", "回應", "回应", "antwort", "réponse", "respuesta", "resposta",
+                "risposta", "ответ")
+_REPLY_RE = re.compile(r"\b(?:respond\w*|responses?|repl(?:y|ies|ying)|answer\w*|communicat\w*|conversations?"
+                       r"|chat\w*|talk\w*|speak\w*)\b")
 _BEING = frozenset("be is are was were been being get gets got".split())
 LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long beside it (undone)
 # "when needed", "if applicable": a hedge, not a condition a restatement must say.
@@ -407,7 +433,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             if len(pieces) > 1:
                 pieces.append(joined)
             for piece in pieces:
-                if len(_content_words(piece)) >= MIN_RULE_WORDS:
+                if len(_content_words(piece)) >= MIN_RULE_WORDS or len(_CJK_RE.findall(piece)) >= MIN_CJK_CHARS:
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
                                       heading, lead if kind == "item" else ""))
         current, kind = [], ""
@@ -638,6 +664,9 @@ class KnownIndex:
     # number -> the rules giving it: a rule the memory gives a number of is a candidate however
     # common its words are (among many look-alike rules, "port 8085" tells which one is meant).
     by_number: dict[str, list[int]] = field(default_factory=dict)
+    # (rule, language) for the rules saying which language the agent answers in; read on the
+    # first memory saying one (most batches have none)
+    languages: list[tuple[int, str]] | None = None
 
     def __post_init__(self) -> None:
         for i, found in enumerate(self.numbers):
@@ -669,9 +698,31 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
+        language = _reply_language(query.text) if len(query.stems) <= MAX_LANGUAGE_STEMS else ""
+        if language:
+            said = self.reply_language(language)
+            if said is not None:
+                return said
         found = self.check_text(query)
         # Only a partial restatement may be several whole ones (and most memories are neither).
         return (self.by_parts(query) or found) if found is not None and found.kind == "close" else found
+
+    def reply_language(self, language: str) -> KnownMatch | None:
+        """The docs' rule on the language the agent answers in, against the memory's: the same is
+        a restatement in whatever language each is written ("ユーザーへの応答は日本語で行う" and
+        "Provide all responses in Japanese"), another a contradiction. None when no rule says
+        one."""
+        if self.languages is None:
+            self.languages = [(i, found) for i, rule in enumerate(self.rules)
+                              if (found := _reply_language(rule.text))]
+        if not self.languages:
+            return None
+        same = next((i for i, found in self.languages if found == language), None)
+        if same is not None:
+            return KnownMatch("known", self.rules[same], Verdict(100.0, (), self.threshold))
+        i, found = self.languages[0]
+        differs = Conflict("language of replies", language, found)
+        return KnownMatch("contradicts", self.rules[i], Verdict(100.0, (differs,), self.threshold))
 
     def by_parts(self, query: Features) -> KnownMatch | None:
         """A memory of several statements ("Use X for all commit messages: `<type>: <summary>`";
@@ -1246,6 +1297,22 @@ def _gated(text: str) -> str:
         stems = Features.of(word).stems - _GENERIC - _PERMISSION  # synonyms folded, as the rule's
         if stems:
             return min(stems)
+    return ""
+
+
+@lru_cache(maxsize=4096)
+def _reply_language(text: str) -> str:
+    """The language `text` says the agent answers in ("Respond in Japanese", "ユーザーへの応答は
+    日本語で行う"), in English; "" when it says none. One sentence must name both the language
+    and the replies; "comments in English" is about code, not replies."""
+    lowered = text.lower()
+    if not any(name in lowered for name in _LANGUAGE_NAMES):
+        return ""
+    for sentence in re.split(r"[.!?。！？\n]+", lowered):
+        names = {english for name, english in _LANGUAGE_NAMES.items() if name in sentence}
+        if len(names) == 1 and (any(word in sentence for word in _REPLY_WORDS)
+                                or _REPLY_RE.search(sentence)):
+            return names.pop()
     return ""
 
 
