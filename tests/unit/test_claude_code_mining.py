@@ -232,7 +232,8 @@ def test_windows_logs_are_found_whichever_case_the_drive_letter_was_typed(
     project = "C:\\Users\\me\\shop"
     for n, (folder, cwd) in enumerate([("C--Users-me-shop", "C:\\Users\\me\\shop"),
                                        ("c--Users-me-shop", "c:\\Users\\me\\shop\\web")]):
-        log = _Log(f"b{n}b{n}b{n}b{n}-0000-4000-8000-000000000001", cwd=cwd)
+        # two sessions, typed at different times (the same words at the same time are one turn)
+        log = _Log(f"b{n}b{n}b{n}b{n}-0000-4000-8000-000000000001", cwd=cwd, start=50 * n)
         log.typed("Deploy")
         log.refused(log.calls("Bash", command="git push --force"))
         log.typed("never force push")

@@ -116,6 +116,9 @@ _IMPERATIVE = re.compile(
     r"|keep (?:it|that|them) (?:as (?:it|they) (?:was|were)|the way (?:it|they) (?:was|were))\b"
     r"|keep the (?:old|original|previous|existing)\b"
     r"|what (?:are|r) (?:you|u) doing\b"
+    # doing it over: "redo this page as the brand book says", "refais totalement cette page"
+    r"|(?:redo|re-do) (?:it|this|that|the|them|all|everything|your)\b|start (?:it )?over\b"
+    r"|(?:refai[st]|recommence|refaites|recommencez|remets|remettez|annule|annulez)\b"
     r"|you (?:just|only) (?!need|have|can|must|should)\w+"
     r"|(?:you|u) (?:forgot|missed|didn'?t|did not|haven'?t|have not|broke|removed|deleted|changed)\b"
     r"|not that\b|that'?s not (?:it|right|what)\b|that is not (?:it|right|what)\b"
@@ -300,6 +303,12 @@ _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the
 # "I don't see how the modules will solve this" anywhere in the first line (searched only when
 # it says "see how" or "see why").
 _DONT_SEE = re.compile(r"\bi (?:don'?t|do not|can'?t|cannot) see (?:how|why)\b")
+# Not following the agent's reasoning or unsure of its wording: "I don't understand why there are
+# rounding errors", "je ne comprends pas pourquoi …", "je ne suis pas sûr de la formulation".
+_DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|how)\b|"
+                          r"je ne (?:comprends|vois) pas (?:pourquoi|comment|le rapport|ce que|l'int[eé]r[eê]t)|"
+                          r"je ne suis pas (?:s[uû]r|convaincu|certain)(?: de| que| d'|$)|"
+                          r"no entiendo (?:por qu[eé]|c[oó]mo)|ich verstehe nicht,? (?:warum|wie))")
 _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
@@ -334,6 +343,14 @@ _PREMISE = re.compile(
     r"configured|defined|declared|stored|kept|located|managed|handled|created|written|generated|"
     r"built|hosted|deployed|mounted|served|run|running) (?:in|as|on|by|via|through|from|with|"
     r"under|inside|at)\b[^?\n]{0,80}$")
+# Choosing otherwise, in other words, within a short first line: "il s'agit plutôt d'un problème
+# de charge", "il faudrait associer les preuves à une exécution et non à un cas de test", "… rather
+# than the cache", "… au lieu de …". Not a first line that sets out a task ("add X instead of Y").
+_RATHER = re.compile(r"\bplut[oô]t (?:que|qu'|un|une|de|d'|à|a|le|la|les|des|du|par|sur|dans|en)\b|"
+                     r"\bet non (?:pas )?(?:à|a|au|aux|le|la|les|un|une|de|du|des|par|sur|dans|en|pas)\b|"
+                     r"\bau lieu (?:de|d')|\brather than\b|\bnot (?:the|a|an) \w+ but\b|\ben lugar de\b|"
+                     r"\b(?:an)?statt\b|\binvece di\b")
+_RATHER_CUES = ("plut", "et non", "au lieu", "rather", " but ", "lugar", "statt", "invece")
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
                       r"|^(?:please\s+)?use [\w.@/-]+(?: [\w.@/-]+)?,? (?:not|rather than|instead of) [\w.@/-]+"
                       r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
@@ -341,6 +358,25 @@ _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为�
                  r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错|但是|不过|可是|算了|其实|"
                  # a problem found, said first: "有问题，这些表格不是之前就有了吗？", "发现一个问题，…"
                  r"有(?:个|一个)?问题|(?:我)?发现(?:了)?(?:一个|个)?问题|出问题了)")
+# Korean and Japanese objections said first ("아니요, …", "왜 이렇게 했어?", "違います", "なんで…"),
+# and a failure anywhere in a short turn ("… 안 돼요", "오류가 나요", "まだエラーが出る").
+_KO_JA = re.compile(r"^(?:아니(?:요|야|라|에요)?(?:[\s,.!]|$)|왜 (?:이렇게|그렇게|저렇게|했|한|안|또|아직)|그게 아니|"
+                    r"틀렸|잘못 |다시 (?:해|하)|되돌려|원래대로|違(?:う|います)|そうじゃな|いや[、,\s]|"
+                    r"なんで|なぜ|どうして|やり直|元に戻)")
+_KO_JA_FAILS = re.compile(r"안 ?(?:돼|되|됨|됩니다|나와|나오|보여|보이|떠|열려|열리)|오류|에러|작동하지 ?않|"
+                          r"동작하지 ?않|실패|버그|문제가|이상해|이상하|두 ?번씩|エラー|動かない|動きません|"
+                          r"できない|できません|表示されない|失敗|おかしい|直って(?:い)?ない")
+# What a person says having tried the agent's work ("I tested it and …", "테스트를 해보니, …",
+# "j'ai testé et …", "我试了一下，…"): a report of what it does, kept unless it pleased them.
+_TRIED = re.compile(r"^(?:i (?:just )?(?:tested|tried|ran|checked|ran) (?:it|this|that|the \w+|your \w+)"
+                    r"(?: out| again)?\W+(?:and|but)\b|"
+                    r"j'ai (?:test[eé]|essay[eé]|lanc[eé])\b[^.!?\n]{0,40}?\W(?:et|mais)\b|"
+                    r"en (?:testant|essayant)\b|"
+                    r"[^.!?\n]{0,20}?(?:해\s?보니|해\s?봤는데|돌려\s?보니|실행해\s?보니|써\s?보니)|"
+                    r"我(?:试|测试|运行|跑)了(?:一下|下)?|試し(?:たら|てみたら)|実行したら)")
+_TRIED_PLEASED = re.compile(r"\b(?:works|worked|working|great|perfect|nice|good|fine)\b|fonctionne bien|marche bien|"
+                            r"잘 ?(?:돼|되|됨|작동|동작)|正常|没问题|うまく|問題な")
+
 # Taking back or turning what the agent just did, said first: "Actually remove the command list
 # from the prompt", "wait, keep the old name", "but I still want to use the _for_response
 # functions", "no, but actually we could merge it into main", and in other languages ("non mais
@@ -357,7 +393,7 @@ _REVERSE = re.compile(
     r"(?:it|them|that|this)|instead|rather|not\b|no\b)"
     r"|^(?:(?:no+|nope|non|nein)\W+)?(?:but|mais|pero|aber)\b[\s,]+(?!(?:how|what|where|when|which|"
     r"who|can|could|will|would|is|are|do|does|also|and|first|then|now|next|before|after|thanks|"
-    r"thank|ok|okay|otherwise)\b)")
+    r"thank|ok|okay|otherwise|o[uù]|pourquoi|comment|quand|qui|quoi|est-ce|d'o[uù])\b)")
 
 # The same shapes in French, Spanish, German, Italian and Portuguese: what the agent did not do
 # ("tu n'as pas mentionné …", "olvidaste …", "du hast … vergessen"), why it did something
@@ -371,18 +407,36 @@ _FOREIGN_DIDNT = re.compile(
     r"te falt[óo]|no hiciste|eso (?:no es|está mal)|está mal|du hast (?:\w+ ){0,3}(?:nicht|vergessen)|"
     r"sie haben (?:\w+ ){0,3}(?:nicht|vergessen)|das ist (?:falsch|nicht richtig)|hai dimenticato|non hai|"
     r"você esqueceu|você não)\b")
-_FOREIGN_WHY = re.compile(r"^(?:pourquoi (?:tu as|as-tu|vous avez|avez-vous|t'as)|¿?por qu[ée] (?:hiciste|has|"
-                          r"lo hiciste)|warum hast du|perch[ée] hai)\b")
+_FOREIGN_WHY = re.compile(r"^(?:(?:mais |et )?pourquoi (?:est-ce que )?"
+                          r"(?:tu as|as-tu|vous avez|avez-vous|t'as|tu|vous)|"
+                          # where the agent got it, whether it is sure, whether it really means it
+                          r"(?:mais |et )?o[uù] (?:est[- ]ce que )?(?:tu as|vous avez|t'as|as-tu|avez-vous) "
+                          r"(?:trouv\w*|vu|lu|pris)|d'o[uù] (?:tu|vous|[cç]a) (?:sors|sortez|vient|tiens|tenez)|"
+                          r"(?:es-tu|tu es|t'es|êtes-vous|vous êtes) s[uû]rs?|est[- ]ce que (?:tu|vous) (?:\w+ ){0,3}?"
+                          r"(?:vraiment|réellement)|(?:tu|vous) (?:as |avez )?(?:vraiment|réellement)|"
+                          r"¿?por qu[ée] (?:hiciste|has|lo hiciste)|¿?(?:est[aá]s seguro|de d[oó]nde sacaste)|"
+                          r"warum hast du|bist du sicher|woher hast du|perch[ée] hai|sei sicuro)\b")
 _FOREIGN_FAILS = re.compile(
-    # said first: "ça ne marche pas", "no funciona", "funktioniert nicht"
+    # said first: "ça ne marche pas", "no funciona", "funktioniert nicht", "il y a une erreur",
+    # "le problème persiste", "j'ai toujours la même erreur", "rien ne s'affiche"
     r"^(?:(?:mais|pero|aber|non|no|nein)\W+)?(?:(?:ça|cela|ca|[cç]a) (?:ne )?(?:marche|fonctionne) (?:pas|plus)|"
-    r"(?:ya )?no funciona|(?:es |das )?funktioniert nicht|(?:es |das )?geht nicht|non funziona|não funciona)\b"
+    r"(?:ya )?no funciona|(?:es |das )?funktioniert nicht|(?:es |das )?geht nicht|non funziona|não funciona|"
+    r"il y a (?:encore |toujours |toujours pas |un |une |des |plusieurs |deux |quelques )*(?:erreurs?|probl[eè]mes?|"
+    r"bugs?|soucis?|bogues?)|(?:le |ce |un )?probl[eè]me (?:persiste|est toujours|dans|avec|sur|de)|"
+    r"j'ai (?:encore |toujours |un |une |la même |le même |des |plusieurs )*(?:erreurs?|probl[eè]mes?|bugs?|soucis?)|"
+    r"rien ne (?:marche|fonctionne|s'affiche|se passe|change)|hay (?:un |una |varios |otro )?(?:error|problema)|"
+    r"es gibt (?:einen |ein |noch )?(?:fehler|problem))\b"
     # or still failing, anywhere in the first line: "après ton changement ça ne marche toujours pas"
     r"|\b(?:ça|cela|ca) (?:ne )?(?:marche|fonctionne) toujours pas\b|toujours (?:la même erreur|le même "
     r"problème)|sigue sin funcionar|sigue (?:fallando|igual)|funktioniert (?:immer noch|noch immer) nicht|"
-    r"geht (?:immer noch|noch immer) nicht|ancora non funziona|ainda não funciona")
+    r"geht (?:immer noch|noch immer) nicht|ancora non funziona|ainda não funciona"
+    # what the agent made is not at all what was asked: "Cela n'est pas du tout adapté au …"
+    r"|\bn'est (?:toujours )?pas (?:du tout|vraiment|encore) (?:adapt|align|coh[eé]rent|correct|bon|juste|ce que|"
+    r"conforme|respect|logique|clair|lisible|optimal)|\bne (?:\w+ ){1,2}pas du tout\b"
+    r"|\bne s'affiche (?:pas|plus|toujours pas)\b|\bcharge (?:mais )?(?:à l')?infini")
 
-_FOREIGN_CUE = re.compile(r"\b(?:ca|ça|cela|no|es|das|sigue|immer|ancora|ainda|non|toujours|funktioniert|geht)\b")
+_FOREIGN_CUE = re.compile(r"\b(?:ca|ça|cela|no|es|das|sigue|immer|ancora|ainda|non|toujours|funktioniert|geht|"
+                          r"il|le|ce|un|j'ai|rien|hay|gibt|n'est|ne|charge)\b")
 
 _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
@@ -422,10 +476,13 @@ _CONCEDED_LATER = re.compile(
     r"\bi was (?:wrong|mistaken)\b|\bi stand corrected\b|\bi should(?:'ve| have)\b|(?:^|[.!]\s+)should(?:'ve| "
     r"have)\b|erreur de ma part|j'ai eu tort|\bmy (?:earlier|previous|original) \w+ (?:was|is) "
     r"(?:wrong|incorrect|overkill|over-?engineered|off|mistaken|unnecessary)\b|"
-    r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)")
+    r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)|"
+    # "Du brand book … Mais vous avez raison de le questionner", "je l'ai retiré à tort"
+    r"\b(?:vous avez|tu as) (?:\w+ )?raison\b|\bà tort\b|\btienes (?:toda la )?raz[oó]n\b|\bdu hast recht\b")
 # Words one of `_CONCEDED_LATER`'s concessions holds: a substring test is cheaper than its search.
 _CONCEDED_CUES = ("right", "catch", "my ", "missed", "forgot", "overlooked", "should", "wrong", "mistaken",
-                  "corrected", "erreur", "tort", "确实", "的确", "说得对", "有道理", "分析得")
+                  "corrected", "erreur", "tort", "raison", "razón", "razon", "recht", "确实", "的确", "说得对",
+                  "有道理", "分析得")
 # Praise of the person's own idea first ("Excellent insight! You're absolutely right - two sync
 # modes are cleaner"): agreeing with a new plan, not conceding a mistake.
 _PRAISED = re.compile(r"^\W*(?:excellent|great|good|brilliant|interesting|nice|love|smart|clever) (?:the )?"
@@ -512,6 +569,28 @@ _RELAYED = re.compile(r"^\s*(?:[A-Za-z][\w -]{1,30} (?:says|said|wrote|replied)\
 _OWN_MISTAKE = re.compile(r"^(?:sorry|oops|whoops)\b[^?\n]{0,80}?\b(?:(?:it|that) was (?:the |a )?wrong|"
                           r"i (?:\w+ )?(?:the |a )?wrong|my (?:mistake|bad|fault))\b"
                           r"|^(?:my bad|my mistake|my fault|oops|whoops)\b|^(?:抱歉|不好意思)[^？?]{0,40}我")
+# The person saying the stop was a slip of their own ("I didn't mean to interrupt you, continue",
+# "oops, go on", "je voulais dire oui", "pressed Esc by accident", "不小心按错了"): nothing to learn,
+# and no rule of the call it stopped.
+_ACCIDENTAL = re.compile(
+    r"^(?:(?:sorry|oops|whoops|my bad|pardon|désolée?|perd[oó]n|sorry about that)\W+)?(?:"
+    r"i (?:did ?n'?t|did not|never) (?:mean|want|intend) to (?:interrupt|stop|reject|cancel|press|hit|click|"
+    r"deny|decline|refuse|say no|escape|esc)|i (?:accidentally|mistakenly)\b|(?:i )?(?:pressed|hit|clicked|tapped) "
+    r"(?:esc|escape|the wrong|no|cancel|reject)\w*|(?:accident(?:ally)?|by accident|by mistake|misclick\w*|"
+    r"mis-click\w*|fat[- ]finger\w*|wrong (?:button|key))\b"
+    r"|i meant (?:to say )?(?:yes|to (?:accept|approve|allow|say yes))\b"
+    r"|(?:continue|go on|go ahead|carry on|proceed|keep going)\W*$"
+    r"|je (?:voulais|voulait) dire (?:oui|ok|d'accord)|je (?:ne )?voulais pas (?:t'|vous |l')?(?:interrompre|"
+    r"arr[eê]ter|refuser|annuler)|(?:par erreur|sans faire expr[eè]s|pas fait expr[eè]s|mauvais bouton)\b"
+    r"|(?:vas-y|continue[sz]?|poursui[st])\W*$|sin querer|por error|quer[ií]a decir (?:que )?s[ií]|"
+    r"(?:aus )?versehen|versehentlich|ich meinte ja|不小心|按错|误触|点错|手滑|間違えて|誤って|실수로|잘못 눌)")
+
+
+def accidental(text: str) -> bool:
+    """Did the person say the stop was their own slip (`_ACCIDENTAL`)? The agent was right to go on."""
+    return _ACCIDENTAL.match(_plain(text).lower().strip()[:200]) is not None
+
+
 # The person saying they now understand ("ah i see, thats not a general update status"): the
 # agent's explanation stands.
 _UNDERSTOOD = re.compile(r"^(?:(?:ah+|oh+|ok(?:ay)?)\W+)?i see(?:[,.!]|\s*$| now\b| so\b)"
@@ -559,7 +638,7 @@ def game_move(text: str, said: str | None) -> bool:
 # The names correction_rule gives (stored as a correction's `rule`): mypy checks every return
 # against this list, so a new rule is named here or it does not type-check.
 TurnRule = Literal["reverse", "no", "dont", "imperative", "wrong", "question", "instead", "fails",
-                   "doubt", "habit", "zh", "prefer", "frustrated", "premise", "process"]
+                   "doubt", "habit", "zh", "cjk", "prefer", "frustrated", "premise", "process"]
 
 
 def correction_rule(text: str) -> TurnRule | None:
@@ -593,14 +672,17 @@ def correction_rule(text: str) -> TurnRule | None:
             (wide or _FOREIGN_CUE.search(first) is not None) and _FOREIGN_FAILS.search(first)))) or \
             (short_zh and wide and _ZH_FAILS.search(first)):
         return "fails"
-    if _pasted_back(head):
+    if _pasted_back(head) or (_TRIED.match(head) and not _TRIED_PLEASED.search(first[:200])):
         return "fails"
-    if _DOUBT.match(first) or (("see how" in first or "see why" in first) and _DONT_SEE.search(first[:240])):
+    if _DOUBT.match(first) or _DOUBT_OTHER.match(first) or (
+            ("see how" in first or "see why" in first) and _DONT_SEE.search(first[:240])):
         return "doubt"
     if _HABIT.match(first):
         return "habit"
     if _ZH.match(head) or (short_zh and wide and _ZH_DOUBT.search(first)):
         return "zh"
+    if wide and (_KO_JA.match(head) or (short_zh and _KO_JA_FAILS.search(first))):
+        return "cjk"
     if _PREFER.match(head):
         return "prefer"
     if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first):
@@ -609,7 +691,88 @@ def correction_rule(text: str) -> TurnRule | None:
         return "premise"
     if _PROCESS.search(lowered):
         return "process"
+    if len(first) <= 300 and not _TASK_VERB.match(first) and (
+            any(cue in first for cue in _RATHER_CUES)) and _RATHER.search(first):
+        return "instead"
     return None
+
+
+# The agent reporting its work done or working ("The app is fully functional", "✅", "TICKET 03 —
+# Terminé", "Clean compile. Here's a summary", "La migration a été appliquée avec succès", "Voici ce
+# qui a changé", "已修复", "완료했습니다"), in its last words.
+_DONE_CLAIM = re.compile(
+    r"✅|✔|\b(?:done|fixed|complete[d]?|finished|resolved|implemented|deployed|working|works|functional|"
+    r"succeeded|successfully|passes|passing|ready|all set|should now|now (?:works|shows|loads|handles|uses|"
+    r"returns|renders)|here'?s (?:a |the )?summary|here'?s what (?:changed|i did|was done)|changes made|"
+    r"i(?:'ve| have) (?:updated|changed|added|fixed|removed|implemented|created|rewritten|rewrote|replaced))\b"
+    r"|termin[ée]|corrig[ée]|r[ée]solu|fonctionne|fonctionnel|avec succ[eè]s|r[ée]ussi|pr[eê]te?s?\b|"
+    r"voici ce qui a chang|ce qui a chang[ée]|mis à jour|impl[ée]ment[ée]|d[ée]ploy[ée]|listo|funciona|"
+    r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했",
+    re.IGNORECASE)
+_DONE_CHARS = 1500  # the report's head and tail hold the claim; a long one's middle is its detail
+# The person's first words reporting a problem with it: "Problème dans le nœud …", "Le problème
+# persiste", "la page charge mais infiniment", "Error in sub-node …", "my images aren't loading",
+# "still getting …", "테스트해보니 … 두 번씩 …", "还是报错".
+_PROBLEM = re.compile(
+    # a problem named first ("Problem executing workflow", "Error in sub-node …", "Bug critique …")
+    r"^(?:problems?|issues?|errors?|bugs?|exceptions?|failures?|probl[eè]mes?|erreurs?)\b"
+    # one the person meets ("I got …", "there is a bug", "still getting errors", "a new crash")
+    r"|\b(?:there(?:'s| is| are)|i (?:get|got|see|saw|have|had|found|hit|am getting|'m getting)|getting|seeing|"
+    r"still|same|another|new|big|huge|major|critical)\s+(?:(?:an?|the|some|this|that|one|two|few|several|"
+    r"multiple|more|other)\s+)?(?:\w+\s+)?(?:errors?|bugs?|problems?|issues?|exceptions?|crash(?:es)?)\b"
+    # what the work does wrong
+    r"|\b(?:broken|not working|(?:does|do|is|are)(?:n'?t| not) (?:working|work|load(?:ing)?|show(?:ing)?|save|saving|"
+    r"update|updating|open(?:ing)?|start(?:ing)?|run(?:ning)?|appear(?:ing)?|display(?:ing)?|respond(?:ing)?|change)|"
+    r"failed|fails|failing|crash(?:es|ed|ing)|stuck|hangs|froze|infinitely|nothing (?:happens|changed|shows)|"
+    r"(?:is|are) (?:still )?(?:empty|blank|missing|gone|null|undefined))\b"
+    # French, Spanish, German
+    r"|probl[eè]mes?\b|erreurs?\b|bogue|persiste\b|ne (?:\w+ )?(?:marche|fonctionne|charge|s'affiche|s'ouvre) "
+    r"(?:pas|plus)|pas du tout|infiniment|à l'infini|cass[ée]e?s?\b|bloqu[ée]e?s?\b|incoh[eé]ren|\bproblema\b|"
+    r"\bfehler\b|funktioniert nicht"
+    # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
+    r"|报错|错误|失败|不行|不对|没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题|出问题|问题(?:还在|依旧|仍然)|"
+    r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하",
+    re.IGNORECASE)
+_SENTENCE_END_AT = re.compile(r"[.!?。！？\n]")
+_PROBLEM_WITHIN = 160  # characters: a report says so at once; a new task may mention errors later
+# A task said first ("add error handling", "can you add a retry when it fails", "fix the typo in
+# the README"): a new request that names a failure to handle, not one the agent's work has.
+_ASKS_TASK = re.compile(r"^(?:(?:can|could|would) you (?:please )?|please |let'?s |now |next,? |ok(?:ay)?,? "
+                        r"(?:now |next )?|back to |then )?(?:add|handle|implement|create|write|make|build|support|"
+                        r"document|explain|log|catch|test|show me|tell me|design|research|update|edit|change|remove|"
+                        r"delete|rename|move|refactor|configure|set up|install|run|deploy|commit|push|demo|try|"
+                        r"the open|ajoute|cr[ée]e|impl[ée]mente|écris|explique|modifie|mets à jour|"
+                        r"peux-tu (?:ajouter|cr[ée]er|expliquer)|演示|帮我|请)", re.IGNORECASE)
+
+
+def reports_after_done(text: str, said: str | None) -> bool:
+    """A failure report right after the agent said its work was done or working: the person's
+    first words name a problem (`_PROBLEM`, any language), not as a condition or a new task, and
+    not as a question that only asks ("what does the error mean?"). No cue word needed: the
+    agent's claim is what the report contradicts."""
+    if not said or pasted_log(text):
+        return False  # a log pasted back without a word: what it shows is not the person's report
+    head = _OPENER.sub("", _plain(spoken(text)).strip()[:400])
+    first = head[:_PROBLEM_WITHIN]
+    found = _PROBLEM.search(first)
+    if found is None or _ASKS_TASK.match(first) or _UNLESS_BEFORE.search(first, 0, found.start()) or \
+            only_asks(head) or _HEADING.match(first):
+        return False
+    end = _SENTENCE_END_AT.search(head, found.end())
+    if end is not None and end.group() in "?？":
+        return False  # "Why is that an issue?", "…解决我们的问题吗？": a question about it
+    if _PLEASED_FIRST.match(first.lower()):
+        return False  # "Great, it works. One issue left: …" praises first; judged on its own
+    claim = said if len(said) <= 2 * _DONE_CHARS else f"{said[:_DONE_CHARS]}\n{said[-_DONE_CHARS:]}"
+    return _DONE_CLAIM.search(claim) is not None
+
+
+# Condition and wish words before a problem word ("if there is an error", "make sure no errors",
+# "quand il y a une erreur", "如果报错"): not a report.
+_UNLESS_BEFORE = re.compile(r"\b(?:if|when|whenever|unless|in case|make sure|ensure|so that|avoid|prevent|"
+                            r"handle|without|si|quand|lorsque|au cas o[uù]|pour [eé]viter|sans|cuando|wenn|falls)\b"
+                            r"|如果|假如|避免|防止|만약|경우|場合", re.IGNORECASE)
+_PLEASED_FIRST = re.compile(r"^(?:great|perfect|nice|awesome|excellent|good|super|parfait|génial|très bien|top)\b")
 
 
 # The agent recommended one way; the person opens by choosing another ("I'd lean towards
@@ -644,6 +807,11 @@ _NEW_REQUEST = re.compile(r"^(?:(?:design|research|create|implement|build|develo
                           r"tell me|show me|give me|let'?s|now|next)\b|给我|帮我|请(?:你)?(?:帮|给|写|生成)|"
                           r"(?:写|生成|实现|创建)一个|(?:解释|介绍)一下)")
 _BARE_URL = re.compile(r"^\s*https?://\S+\s*$", re.IGNORECASE)
+# Operating the session, not the work: "attends change le model passe sur opus 4.6", "switch to
+# sonnet", "/model", "use plan mode": the stop was to change how the agent runs.
+_SESSION_SWITCH = re.compile(r"\b(?:opus|sonnet|haiku|gpt-?\d[\w.]*|plan mode|mode plan)\b", re.IGNORECASE)
+_SWITCH_VERB = re.compile(r"\b(?:switch|change|use|passe|passer|utilise|bascule|cambia|wechsle|切换|换成|换到)",
+                          re.IGNORECASE)
 # "RESEARCH: OpenAI Swarm protocols", a task heading; an error id or the IDE's file list pasted.
 _HEADING = re.compile(r"^[A-Z]{4,}:|^error id:|^# files mentioned by the user", re.IGNORECASE)
 
@@ -651,9 +819,11 @@ _HEADING = re.compile(r"^[A-Z]{4,}:|^error id:|^# files mentioned by the user", 
 def redirects(text: str) -> bool:
     """Does the turn typed right after an Esc redirect or correct what the agent was doing? A
     retry, a plain question, an added feature or a new request does not: no lesson in the stop."""
+    first = _plain(text).strip().split("\n", 1)[0]
+    if len(first) <= 120 and _SESSION_SWITCH.search(first) and _SWITCH_VERB.search(first):
+        return False  # a model or mode switched: how the agent runs, not what it did
     if correction_rule(text) is not None:
         return True
-    first = _plain(text).strip().split("\n", 1)[0]
     if disowned(text) or pasted_log(text):
         return False  # not the person's lesson; a build log they pasted says what they saw
     if _HEADING.match(first) or first.strip().isdigit() or _BARE_URL.match(first):

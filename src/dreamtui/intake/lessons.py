@@ -59,8 +59,15 @@ _ANSI = re.compile(r"(?:\x1b|\u241b)(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07
 _SPACES = re.compile(r"\s+")
 
 
+# Other control characters a terminal or a paste leaves (a Ctrl-Z "\x1a" after the words): never
+# read, and a memory is text. Tabs and line breaks stay.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
+
+
 def strip_ansi(text: str) -> str:
-    return _ANSI.sub("", text) if ("\x1b" in text or "\u241b" in text) else text
+    """Without terminal escapes and control characters."""
+    text = _ANSI.sub("", text) if ("\x1b" in text or "\u241b" in text) else text
+    return _CONTROL.sub("", text) if not text.isprintable() else text
 
 
 def clip(text: str, limit: int) -> str:
@@ -167,8 +174,10 @@ _SAME_FRICTION: dict[str, tuple[str, ...]] = {
 _DIGITS = re.compile(r"\d+")
 # Claude Code's denial of a whole tool ("Permission to use WebSearch has been denied."), as opposed
 # to a rule naming one command ("Permission to use Bash with command rm -rf / has been denied."):
-# a fact of the environment, the same for every query, URL or command the agent tried.
-_TOOL_DENIED = re.compile(r"Permission to use (\S+) has been denied\.")
+# a fact of the environment, the same for every query, URL or command the agent tried. So is a
+# subagent's "don't ask" mode denying a tool: the file or query it was called on is no rule.
+_TOOL_DENIED = re.compile(r"Permission to use (\S+) has been denied(?:\.| because Claude Code is running in "
+                          r"don'?t ask mode\b)")
 
 
 def _tool_denied(friction: Friction) -> str | None:
@@ -457,10 +466,13 @@ def _instructed(fact: str, reason: str) -> str | None:
     return f"{reason} ({fact})" if correction_rule(reason) is not None else None
 
 
-_SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+)\s*(?:&&|;|\n|$)"
-                   r"|[A-Z_][A-Z0-9_]*=\S*\s+"
-                   # what runs the command, not the command: `timeout 60s nix run …`, `time make`
-                   r"|(?:g?timeout|time|nice)\s+(?:-[kns]\s*[^\s-]\S*\s+|-\S+\s+)*(?:\d[\d.]*[smhd]?\s+)?))+")
+# Steps that prepare a command rather than being it: a comment, `cd`, `export`, `sleep`, and a
+# virtualenv or profile sourced (`. .venv/bin/activate && alembic upgrade head` fails in alembic).
+_SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+|(?:source|\.)\s+\S+)\s*"
+                    r"(?:&&|;|\n|$)"
+                    r"|[A-Z_][A-Z0-9_]*=\S*\s+"
+                    # what runs the command, not the command: `timeout 60s nix run …`, `time make`
+                    r"|(?:g?timeout|time|nice)\s+(?:-[kns]\s*[^\s-]\S*\s+|-\S+\s+)*(?:\d[\d.]*[smhd]?\s+)?))+")
 _OPTION_WITH_VALUE = re.compile(r"^-[A-Za-z]$")
 
 

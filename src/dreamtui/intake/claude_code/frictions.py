@@ -35,6 +35,7 @@ Order matters four times:
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -73,6 +74,17 @@ class Agent(Protocol):
         ...
 
 
+def _typed_event(where: Origin, text: str) -> str | None:
+    """A typed turn known by its time and words: a copy of a session into another file may give
+    every record and message a fresh id yet keep the time each turn was typed (one log of read 4
+    was found in six files so), and a turn typed twice at the same millisecond is the same turn."""
+    if not where.timestamp:
+        return None
+    words = rules.turn_words(text)
+    digest = hashlib.sha1(f"{where.timestamp}\0{words}".encode("utf-8", "replace")).hexdigest()[:20]
+    return f"typed@{digest}" if words else None
+
+
 def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evidence: str,
               reason: str | None = None) -> Friction:
     return Friction(
@@ -109,6 +121,7 @@ class _Error:
 @dataclass
 class _Thread:
     stop: Friction | None = None  # a stop waiting for the person's reason
+    prompt: str | None = None  # the person's last typed turn: the work a stop cut short
     candidate: Friction | None = None  # a typed turn waiting for the agent's reply
     open_errors: list[_Error] = field(default_factory=list)  # since the last success
 
@@ -124,6 +137,24 @@ def _banner(errors: list[_Error]) -> frozenset[str]:
                 seen.setdefault(line, set()).add(error.call)
     common = frozenset(line for line, calls in seen.items() if len(calls) >= 3)
     return common if len(common) >= 2 else frozenset()
+
+
+_TOKENS = re.compile(r"\w+")
+_SENT_AGAIN = 0.6  # share of the words two turns have in common that makes one the other again
+
+
+def _sent_again(turn: str, before: str) -> bool:
+    """Is the turn typed after a stop the request the stop cut short, sent again? Its first
+    eight words repeat the earlier turn's, or most of its words were in it (a word changed, a
+    typo fixed). One that adds words of its own ("fix the parser" → "fix the parser, but do not
+    touch the public API") says something new, and is judged on it."""
+    now, then = _TOKENS.findall(turn.lower()[:2000]), _TOKENS.findall(before.lower()[:2000])
+    if len(then) < 3 or len(now) < 3:
+        return False  # "ok" → "ok, but seed the staging db": a word or two is no request repeated
+    if len(now) >= 8 and now[:8] == then[:8] and corrections.correction_rule(turn) is None:
+        return True
+    words = set(now)
+    return len(words & set(then)) >= _SENT_AGAIN * len(words)
 
 
 class Detector:
@@ -202,7 +233,7 @@ class Detector:
     def _stopped(self, friction: Friction) -> None:
         thread = self._threads[friction.sidechain]
         if friction.reason is not None:
-            if not corrections.disowned(friction.reason):
+            if not corrections.disowned(friction.reason) and not corrections.accidental(friction.reason):
                 self.frictions.append(friction)  # the reason came with the result
             return
         waiting = thread.stop
@@ -237,20 +268,29 @@ class Detector:
             self._settle(where.sidechain)
             return True
         thread.candidate = None
+        prompt, thread.prompt = thread.prompt, text
         if thread.stop is not None:
-            self._give_reason(thread, text)
+            typed = _typed_event(where, text)
+            if typed:  # the stop is known by its reason too (a copy with fresh ids: `_typed_event`)
+                thread.stop.extra.setdefault("events", []).append(typed)
+            self._give_reason(thread, text, prompt)
             return True
         self._comment_errors(thread, text)
         if agent.acted and not corrections.pasted_log(text) and not corrections.relayed(text) \
                 and not corrections.game_move(text, agent.said_text()):
             friction = _friction("correction", where, agent,
                                  [agent.last_tool] if agent.last_tool else [], text)
+            typed = _typed_event(where, text)
+            if typed:
+                friction.extra.setdefault("events", []).append(typed)
             said = agent.said_text()
             rule = corrections.answer_rule(text, said)
             if rule is None and corrections.overrides(text, said):
                 rule = "override"
             elif rule == "question" and corrections.wonders(text):
                 rule = None  # "why did we need the months field?": a question, unless conceded
+            if rule is None and not lessons.mostly_pasted(text) and corrections.reports_after_done(text, said):
+                rule = "after_done"  # "Problème dans le nœud …" right after "✅ Terminé"
             if rule is not None and corrections.contentless(text):
                 if corrections.insult(text):
                     return True  # "ur stupid": frustration, and no lesson in it
@@ -291,12 +331,16 @@ class Detector:
             calls = [agent.last_tool] if agent.last_tool else []
             self.frictions.append(_friction("hook_block", where, agent, calls, text))
 
-    def _give_reason(self, thread: _Thread, text: str) -> None:
+    def _give_reason(self, thread: _Thread, text: str, prompt: str | None) -> None:
         stop = thread.stop
         assert stop is not None
         reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
         stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
         thread.stop = None
+        if corrections.accidental(reason):
+            return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
+        if stop.kind == "interruption" and prompt is not None and _sent_again(reason, prompt):
+            return  # the same request sent again (amended, or through a slash command): no lesson
         # "Retry", a question, one more feature, a new request: not a lesson. Stopping a plan
         # about to be carried out is itself a redirect: what the person types next replaces it.
         stopped_plan = any(c.name == "ExitPlanMode" for c in stop.calls)

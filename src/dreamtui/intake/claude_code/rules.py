@@ -25,7 +25,10 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | (no prompt is shown in that mode: the call was stopped, not refused).     |
 | hook_block     | an error naming a hook that blocked the call ("PreToolUse:Bash hook        |
 |                | error", "Blocked by hook"), or an error of a call a PreToolUse hook ran   |
-|                | for that is not the tool's own error shape (the hook's stderr).          |
+|                | for that is not the tool's own error shape (the hook's stderr), or an    |
+|                | untagged error that opens with a guard's verdict in capitals ("BLOCKED:  |
+|                | Test files protected…", "DENIED -", "🚫"): a hook's message, never words |
+|                | the person typed at a prompt, even on a file edit.                       |
 | denial         | "Permission to use <Tool> … has been denied", "Permission for this action |
 |                | was denied…" (a permission rule or the auto-mode classifier), or another  |
 |                | `toolDenialKind`.                                                          |
@@ -77,7 +80,10 @@ _SELECTED = "On selected text:"
 _SELECTION = re.compile(r"On selected text:\s*\n((?:>[^\n]*(?:\n|\Z))+)(?:[\s?!.]*\n)?\s*(\S.*)?\Z",
                         re.DOTALL)  # the whole text of turns Claude Code sends itself
 _NOT_HUMAN_ANYWHERE = re.compile(r"^\s*(?:<[a-z-]+>\s*)?(?:Stop|SubagentStop|UserPromptSubmit|"
-                                 r"PreToolUse|PostToolUse|Notification)(?::\S+)? hook")
+                                 r"PreToolUse|PostToolUse|Notification)(?::\S+)? hook"
+                                 # Claude Code's status line pasted or relayed: "Ran 1 stop hook\n⎿ …"
+                                 r"|^\s*Ran \d+ (?:stop|subagentstop|pretooluse|posttooluse|sessionstart|"
+                                 r"userpromptsubmit|notification)?\s*hooks?\b", re.IGNORECASE)
 _ESC_DENIALS = frozenset({"interrupted", "cancelled", "canceled", "interrupt"})
 _PERSON_DENIALS = frozenset({"user-rejected", "user_rejected", "rejected", "user", "user-denied"})
 _NO_PROMPT_MODES = frozenset({"bypassPermissions"})
@@ -114,6 +120,12 @@ _FILE_OWN_ERROR = re.compile(r"^(?:Error: )?(?:File (?:has|does|is|content)|No c
                              r"InputValidationError|E[A-Z]{2,}\b|[A-Za-z]*Error\b|"
                              r"User (?:cancelled|canceled|refused|declined)|The user declined|"
                              r"Tool permission request failed)")
+
+# A guard's verdict said first, in capitals or as a stop sign ("BLOCKED: Test files protected
+# during implementation.", "[DENIED] rm -rf", "⛔ …"): what a PreToolUse hook prints when it
+# exits 2. People type their reasons in their own words; Claude Code's own errors are tagged.
+_GUARD_VERDICT = re.compile(r"^\W{0,3}(?:BLOCKED|DENIED|FORBIDDEN|REFUSED|NOT ALLOWED|PROHIBITED|"
+                            r"PROTECTED)\b(?!-)|^(?:🚫|⛔|🛑)")
 
 
 @dataclass(frozen=True)
@@ -241,7 +253,8 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
         return "hook_block", None
     if _DENIED.search(text) or denial is not None:
         return "denial", None
-    if signals.hooked and not signals.tagged and not _OWN_ERROR.match(text):
+    if not signals.tagged and (_GUARD_VERDICT.match(text) or (
+            signals.hooked and not _OWN_ERROR.match(text))):
         return "hook_block", None
     if signals.tool in _FILE_TOOLS and not signals.tagged and not _FILE_OWN_ERROR.match(text):
         return "rejection", _words_first(text) or None  # 2.0.x: the words typed at the prompt

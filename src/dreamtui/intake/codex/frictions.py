@@ -15,9 +15,10 @@
 | tool_error  | any other failed command or patch, kept only when the agent never got past it |
 |             | (no later success of the same command) and it failed twice or the person      |
 |             | spoke right after it — a test run the agent then fixed is routine.            |
-| correction  | a typed turn right after the agent acted that contradicts it, or one the      |
-|             | agent's next reply acknowledges as its mistake (`intake.corrections`, shared  |
-|             | with the Claude Code importer); and the person's stop (`turn_aborted`,        |
+| correction  | a typed turn right after the agent acted that contradicts it, reports a       |
+|             | problem right after the agent said its work was done, or one the agent's next |
+|             | reply concedes as its mistake (`intake.corrections`, shared with the Claude   |
+|             | Code importer); and the person's stop (`turn_aborted`,        |
 |             | "aborted by user") followed by a turn that redirects the agent ("Wait, hold   |
 |             | on. I see a console error…"): one per turn, however many calls were running,  |
 |             | marked `interrupted`. A stop followed by nothing, by a turn that redirects    |
@@ -40,12 +41,14 @@ from dreamtui.intake import lessons
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Event, Meta, Result, UserTurn
 from dreamtui.intake.corrections import (
     ANSWERABLE,
-    acknowledges_mistake,
+    accidental,
+    concedes,
     correction_rule,
     game_move,
     pasted_log,
     redirects,
     relayed,
+    reports_after_done,
 )
 from dreamtui.intake.fastsearch import matcher, screen
 from dreamtui.vocabulary import clip
@@ -387,6 +390,8 @@ class Detector:
             self._amended(turn)
             return
         for friction in self._waiting:
+            if friction.kind == "rejection" and accidental(turn.text):
+                continue  # "oops, go on": the person's slip at the prompt, no rule
             if friction.kind == "rejection":
                 self.frictions.append(replace(friction, reason=reason))
             elif _redirects_after_stop(turn.text):
@@ -411,7 +416,9 @@ class Detector:
         answered_a_stop = answered_a_stop or commented  # the turn is that friction's reason
         said = self._said
         self._prompt, self._prompt_correction = turn, None
-        if not answered_a_stop and self._acted and _corrects(turn.text, said):
+        if not answered_a_stop and self._acted and (
+                _corrects(turn.text, said) or (not lessons.mostly_pasted(turn.text)
+                                               and reports_after_done(turn.text, said))):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
                                                  turn.timestamp, event=turn.event))
@@ -455,7 +462,7 @@ class Detector:
         self._acted = False
 
     def _agent(self, text: str) -> None:
-        if not self._answered and self._turn is not None and acknowledges_mistake(text):
+        if not self._answered and self._turn is not None and concedes(self._turn[0].text, text):
             turn, call = self._turn
             self.frictions.append(self._friction("correction", call, turn.text, turn.timestamp,
                                                  event=turn.event))

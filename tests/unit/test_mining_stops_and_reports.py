@@ -1,0 +1,280 @@
+"""Classes of mining mistakes seen in held-out public logs, each with the shapes that must stay as
+they were: a guard's message is a hook block, a slip at the prompt or a request sent again after
+an Esc is no lesson, a failure report right after the agent said it was done is a correction in
+any language, a copy of a session with fresh ids stores nothing twice, a subagent's "don't ask"
+denials are one fact about the tool.
+
+Every log and turn here is written for the test, reproducing the shapes of real ones (the
+projects, files and words are made up)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dreamtui.intake.claude_code.rules import Signals, classify_tool_error
+from dreamtui.intake.codex.importer import read_rollout
+from dreamtui.intake.corrections import accidental, correction_rule, redirects, reports_after_done
+from dreamtui.intake.lessons import Friction, ToolCall, lesson_title, strip_ansi
+from dreamtui.workspace.layout import Workspace
+from tests.unit.test_claude_code_mining import SLUG, _import, _kinds, _Log, _mined, projects, workspace
+from tests.unit.test_codex_import import Rollout
+
+__all__ = ["projects", "workspace"]  # the fixtures, used by name
+
+GUARD = "BLOCKED: Test files are protected while implementing. Change the source instead."
+
+
+# -- a guard's message -------------------------------------------------------------------------
+
+
+def test_a_guards_verdict_on_a_file_edit_is_a_hook_block_not_the_persons_words(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("c1c1c1c1-0000-4000-8000-000000000001")
+    log.typed("Make the failing totals test pass")
+    write = log.calls("Write", file_path="/home/u/shop/tests/test_totals.py", content="x")
+    log.result(write, GUARD, True)  # untagged, toolUseResult "Error: BLOCKED: …", no progress record
+    log.says("The write guard blocks test files. I will change the source instead.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "hook_block"
+    assert "BLOCKED: Test files are protected" in memory.title
+    assert "rejected" not in memory.content and "the person" not in memory.content
+
+
+@pytest.mark.parametrize("text", [GUARD, "[DENIED] rm -rf is not allowed in this repo", "⛔ writes outside src/"])
+def test_guard_verdicts_are_hook_blocks(text: str) -> None:
+    assert classify_tool_error(text, Signals(tool="Write"))[0] == "hook_block"
+    assert classify_tool_error(text, Signals(tool="Bash"))[0] == "hook_block"
+
+
+def test_words_typed_at_an_old_prompt_stay_a_rejection_and_a_tagged_error_stays_the_tools() -> None:
+    # Claude Code 2.0.x wrote the reason typed at the prompt as an untagged edit error
+    assert classify_tool_error("Blocked ports are fine, keep 8080", Signals(tool="Edit")) == \
+        ("rejection", "Blocked ports are fine, keep 8080")
+    assert classify_tool_error("BLOCKED: x", Signals(tool="Bash", tagged=True))[0] == "tool_error"
+
+
+# -- slips at the prompt, and requests sent again ------------------------------------------------
+
+
+@pytest.mark.parametrize("reason", [
+    "I didn't mean to interrupt you, continue",
+    "oops, go on",
+    "sorry, pressed escape by accident",
+    "je voulais dire oui",
+    "je ne voulais pas t'interrompre, continue",
+    "不小心按错了，继续",
+    "continue",
+])
+def test_a_stop_the_person_calls_their_own_slip_is_no_lesson(
+        workspace: Workspace, projects: Path, reason: str) -> None:
+    log = _Log("c2c2c2c2-0000-4000-8000-000000000001")
+    log.typed("Clean up the build folder")
+    log.refused(log.calls("Bash", command="rm -rf build/")).marker()
+    log.typed(reason)
+    log.says("Continuing.")
+    assert accidental(reason)
+    assert _mined(workspace, projects, log) == []
+
+
+@pytest.mark.parametrize("reason", [
+    "no, keep build/ — the deploy script reads it",
+    "you deleted my notes by mistake last time, leave build/ alone",
+    "continue, but never rm -rf without asking",
+])
+def test_a_real_reason_is_still_a_rejection(workspace: Workspace, projects: Path, reason: str) -> None:
+    log = _Log("c3c3c3c3-0000-4000-8000-000000000001")
+    log.typed("Clean up the build folder")
+    log.refused(log.calls("Bash", command="rm -rf build/")).marker()
+    log.typed(reason)
+    assert not accidental(reason)
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["kind"] == "rejection" and memory.metadata["reason"] == reason
+
+
+def _stopped_then(then: str, before: str = "Add a CSV export to the orders page with the date range filter") -> _Log:
+    log = _Log("c4c4c4c4-0000-4000-8000-000000000001")
+    log.typed(before)
+    read = log.calls("Read", file_path="/home/u/shop/orders.py")
+    log.result(read, "1\tdef orders(): ...")
+    log.calls("Bash", command="grep -rn export src/")
+    log.marker("[Request interrupted by user]")
+    log.typed(then)
+    log.says("Working on it.")
+    return log
+
+
+@pytest.mark.parametrize("then", [
+    "Add a CSV export to the orders page with the date range filter",  # sent again as it was
+    "Add a CSV export to the order page with the date-range filter",  # a typo fixed
+    "attends, passe sur opus 4.6",  # the model switched
+    "wait, switch to sonnet",
+])
+def test_an_esc_followed_by_the_same_request_or_a_model_switch_is_no_lesson(
+        workspace: Workspace, projects: Path, then: str) -> None:
+    assert _mined(workspace, projects, _stopped_then(then)) == []
+
+
+def test_an_esc_followed_by_a_redirect_is_still_one(workspace: Workspace, projects: Path) -> None:
+    then = "Do not grep the whole tree, the exporters are all in src/export/"
+    [memory] = _mined(workspace, projects, _stopped_then(then))
+    assert memory.metadata["kind"] == "interruption" and memory.metadata["reason"] == then
+    assert redirects("change the user model to store the email")  # "model" of the code, no switch
+
+
+# -- failure reports after the agent said it was done -------------------------------------------
+
+
+def _done_then(then: str, done: str = "✅ Done. The settings page now loads the profile and saves it.") -> _Log:
+    log = _Log("c5c5c5c5-0000-4000-8000-000000000001")
+    log.typed("Add a settings page")
+    edit = log.calls("Edit", file_path="/home/u/shop/settings.tsx", old_string="a", new_string="b")
+    log.result(edit, "The file has been updated successfully.")
+    log.says(done)
+    log.typed(then)
+    log.says("Let me look at the profile hook.")
+    return log
+
+
+@pytest.mark.parametrize("then", [
+    "Problème dans le nœud 'Checkout' : la méthode save n'est pas définie.",
+    "Le problème persiste, la page reste blanche.",
+    "la page settings charge mais infiniment",
+    "Error in the profile form: the save button does nothing",
+    "I click save and I got an error from the API",
+    "테스트를 해보니 저장이 가끔 두 번씩 됩니다. 확인해 봐.",
+])
+def test_a_problem_reported_right_after_done_is_a_correction(
+        workspace: Workspace, projects: Path, then: str) -> None:
+    [memory] = _mined(workspace, projects, _done_then(then))
+    assert memory.metadata["kind"] == "correction"
+    assert then[:30] in memory.content
+    assert "settings.tsx" in memory.content  # what the agent had just done
+
+
+@pytest.mark.parametrize("then", [
+    "Add error handling for the case where the profile API fails",  # a new task naming a failure
+    "Why is that an issue?",  # a question
+    "Great, it works. Now the billing page.",  # pleased
+    "If there is an error, show a toast",  # a condition
+    "Back to the open issues in the tracker",
+])
+def test_a_new_task_a_question_or_praise_after_done_is_not(
+        workspace: Workspace, projects: Path, then: str) -> None:
+    assert _mined(workspace, projects, _done_then(then)) == []
+
+
+def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:
+    assert not reports_after_done("the profile save fails on Safari", "I read settings.tsx; which browser?")
+    assert reports_after_done("the profile save fails on Safari", "Fixed: the save now works.")
+
+
+# -- other languages and shapes without a cue word ----------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("Il y a une erreur. Cela n'est pas du tout adapté à la charte.", "fails"),
+    ("Est-ce que tu peux revoir la page ? Elle n'est pas du tout alignée avec la charte.", "fails"),
+    ("refais totalement cette page comme dans la charte", "imperative"),
+    ("Mais où est-ce que tu as trouvé qu'il fallait un halo orange ?", "question"),
+    ("est ce que tu attends vraiment des questions de ma part à cette étape ?", "question"),
+    ("Il s'agit plutôt d'un problème de charge", "instead"),
+    ("il faudrait lier les preuves à une exécution et non à un cas de test", "instead"),
+    ("je ne suis pas sûr de la formulation, lourd oui mais pas incohérent", "doubt"),
+    ("I don't understand why there are rounding errors, these are pasted values", "doubt"),
+    ("I tested it and the draw still happens twice sometimes", "fails"),
+    ("아니요, 그 파일은 수정하지 마세요", "cjk"),
+    ("버튼을 눌러도 안 돼요", "cjk"),
+    ("違います、設定ファイルはそこではありません", "cjk"),
+])
+def test_corrections_without_english_cue_words(text: str, rule: str) -> None:
+    assert correction_rule(text) == rule
+
+
+@pytest.mark.parametrize("text", [
+    "peux-tu ajouter un bouton pour exporter ?",
+    "c'est plutôt bien, merci",
+    "I tested it and it works great",
+    "테스트를 해보니 잘 돼요",
+    "ajoute une page de paramètres",
+])
+def test_plain_requests_and_praise_in_other_languages_are_not(text: str) -> None:
+    assert correction_rule(text) is None
+
+
+# -- identity, denials, titles -----------------------------------------------------------------
+
+
+def test_a_session_copied_with_fresh_ids_stores_its_correction_once(
+        workspace: Workspace, projects: Path) -> None:
+    logs = []
+    for n in range(3):  # the same turns at the same times, every uuid and message id new
+        log = _Log(f"c7c7c7c{n}-0000-4000-8000-000000000001")
+        log.typed("Fix the totals")
+        edit = log.calls("Edit", file_path="/home/u/shop/totals.py", old_string="a", new_string="b")
+        log.result(edit, "The file has been updated successfully.")
+        log.says("Fixed. The totals now add up.")
+        log.typed("still wrong, the tax is counted twice")
+        parent = None
+        for record in log.records:  # one chain, as a real copy is
+            record["uuid"], record["parentUuid"] = f"{n}-{record['uuid']}", parent
+            parent = record["uuid"]
+            if "id" in record["message"]:
+                record["message"]["id"] = f"{n}-{record['message']['id']}"
+        logs.append(log)
+    memories = _mined(workspace, projects, *logs)
+    assert _kinds(memories) == ["correction"]
+
+
+def test_a_subagents_dont_ask_denials_are_one_fact_about_the_tool(
+        workspace: Workspace, projects: Path) -> None:
+    session = "c8c8c8c8-0000-4000-8000-000000000001"
+    log = _Log(session, sidechain=True)
+    log.typed("Find the deploy settings")
+    for path in ("/home/u/.claude/settings.json", "/home/u/shop/.mcp.json"):
+        read = log.calls("Read", file_path=path)
+        log.result(read, "Permission to use Read has been denied because Claude Code is running in don't "
+                         "ask mode. IMPORTANT: You *may* attempt to accomplish this action using other tools.",
+                   True)
+    log.write(projects / SLUG / session / "subagents" / "agent-a1.jsonl")
+    [memory] = _import(workspace, projects, dry_run=True).memories
+    assert memory.title == "`Read` is denied to subagents here"
+    assert "settings.json" in memory.content and ".mcp.json" in memory.content  # the calls, as evidence
+
+
+def test_a_failure_after_a_sourced_virtualenv_is_the_commands_not_the_activates() -> None:
+    friction = Friction(kind="tool_error", scope="s", session_id="s", record_uuids=[], timestamp=None,
+                        calls=[ToolCall("Bash", ". .venv/bin/activate && alembic upgrade head", None)],
+                        said=None, evidence="Traceback (most recent call last):\nValidationError: 2 errors",
+                        reason=None, cwd=None, sidechain=False, log="l")
+    assert lesson_title(friction, 120).startswith("`alembic upgrade` fails here")
+
+
+def test_control_characters_leave_the_text() -> None:
+    assert strip_ansi("continue\x1a\tnow\n\x1b[31mred\x1b[0m") == "continue\tnow\nred"
+
+
+# -- Codex: the same classes ---------------------------------------------------------------------
+
+
+def test_codex_a_failure_report_after_done_and_a_later_concession_are_corrections(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Make the draw run every 5 seconds")
+               .shell("pnpm test", "ok", 0)
+               .says("Done: the draw now runs every 5 seconds and the tests pass.")
+               .typed("테스트를 해보니, 가끔 두 번씩 뽑히는 일이 있다. 타이밍을 살펴봐.")
+               .says("Let me check the timer.")
+               .shell("cat src/timer.ts", "setInterval(draw, 5000)", 0)
+               .says("The interval is set twice on reload.")
+               .typed("Je ne vois pas le lien avec la page d'accueil")
+               .says("Bonne remarque. Effectivement, tu as raison : la page d'accueil n'y est pour rien."))
+    frictions = read_rollout(rollout.write(tmp_path))[0]
+    assert [f.kind for f in frictions] == ["correction", "correction"]
+    assert frictions[0].evidence.startswith("테스트를 해보니")
+
+
+def test_codex_a_declined_command_the_person_calls_a_slip_is_no_lesson(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Clean the build")
+               .shell("rm -rf build", "exec command rejected by user", declined=True)
+               .typed("oops, I meant yes, go on"))
+    assert read_rollout(rollout.write(tmp_path))[0] == []
