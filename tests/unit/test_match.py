@@ -288,7 +288,11 @@ def test_a_shared_frame_does_not_make_two_rules_one() -> None:
         verdict = compare_texts(a, b)
         assert not verdict.same_lesson, (a, b, verdict)
         assert not verdict.correction, (a, b, verdict)
-        assert [c.slot for c in verdict.conflicts] == ["object"], (a, b, verdict)
+    # Alike enough to be read for facts (the first pair shares only its frame and a scope, "in
+    # generated code", which weighs little: test_match_circumstances.py), the frame sets them apart.
+    verdict = compare_texts("Make sure to run the linter before committing",
+                            "Make sure to run the migrations before deploying")
+    assert [c.slot for c in verdict.conflicts] == ["object"], verdict
     assert compare_texts("Never include credentials in commit messages",
                          "Do not put secrets in commits").same_lesson
     # A frame word inside a command is part of the object: the "make" of `make deploy-staging`

@@ -17,7 +17,10 @@ A rule is read as what it does, to what, with which polarity, whatever the wordi
 words (commit/push, leak/commit, write/add, edit/change: `KIN`) are bridged rather than counted
 apart, and two actions of one family are one action; what a text names only inside quotes (an
 example) or only as rejected alternatives beside its pick ("uv (not pip, poetry)") weighs half;
-a statement of how things are ("files in src/gen are generated") is no "do". Two texts are two
+a statement of how things are ("files in src/gen are generated") is no "do". The stock clauses
+of when, where and for whom a rule applies ("unless explicitly asked", "before committing", "in
+all Python files", "AI must") and its examples ("(e.g. `feat: ...`)") are circumstances: they
+weigh little, and a clause two rules share is no evidence they are one. Two texts are two
 rules when their actions, objects, values or choices differ: two prohibitions sharing only
 their verb ("never force push" / "never push to main"), picks for different roles (uv for
 Python, yarn for JavaScript), two command lines for one program.
@@ -480,6 +483,116 @@ def _quoted_only(text: str, stems: frozenset[str]) -> frozenset[str]:
     return stems - said
 
 
+# --- circumstances: when and where a rule applies, not what it says ---------------------------
+# Instruction files attach a few stock clauses to many different rules: a permission ("unless
+# explicitly asked", "without user approval", "if the user asks"), a step of the workflow
+# ("before committing", "after you finish making changes") and a scope ("in all Python files",
+# "for every PR", "in code or documentation"). Two rules sharing only such a clause are two
+# rules ("Do not use emojis unless explicitly requested" / "Never push unless the user asks"),
+# and links chain: one clause shared pairwise joins every rule carrying it. A rewording of one
+# rule keeps its content and may drop or change the clause. So a stem a text says only inside
+# such a clause weighs CIRCUMSTANCE_WEIGHT, and shared it counts at the lower of the two weights:
+# one rule naming "code" shares no content with another's "in code or documentation", "Use
+# Conventional Commits" none with "Run the tests before committing". One exception: a rule
+# whose instruction is to ask ("Ask before destructive operations", "Confirm first") says as
+# the rule what another says as its condition ("Avoid destructive commands unless asked"):
+# there the permission word is shared at the higher weight.
+_PERMISSION_WORDS = r"(?:ask|request|tell|told|instruct|approv|permi|consent|confirm|prompt|authori[sz]|allow)\w*"
+_PERMISSION_RE = re.compile(
+    rf"\b(?:unless|until|without|if|when|whenever|except|once)\b[^.,;:!?()\n]{{0,50}}?\b{_PERMISSION_WORDS}")
+# In a permission clause, only its own words are the stock part ("unless the user explicitly
+# asks to commit": not "commit").
+_PERMISSION_VOCABULARY = re.compile(
+    rf"^(?:{_PERMISSION_WORDS}|users?|humans?|developers?|maintainers?|operators?|explicit\w*|specific\w*"
+    r"|express\w*|clear\w*|direct\w*|first|prior|written|verbal)$")
+# "Ask before ...", "Always confirm first", "Get explicit approval before ...": asking is the rule.
+_ASK_RULE_RE = re.compile(
+    r"(?:^|[.;:!?\n*]\s*)(?:always\s+|please\s+|first\s+)?(?:(?:ask|confirm|check)\b|(?:get|obtain|wait for|seek)"
+    rf"\s+(?:\w+\s+){{0,2}}?{_PERMISSION_WORDS})(?:[^.;:!?\n]{{0,40}}?\b(?:before|first)\b)")
+_STEP_RE = re.compile(
+    r"\b(?:before|after|until|when|while|whenever|once|prior to)\s+"
+    r"(?:(?:you|we|they|the|a|an|any|your|each|every|all|are|is|have|has|been)\s+){0,2}"
+    r"(?:commit|push|merg|submit|finish|complet|open|releas|deploy|ship|wrap|mak|done)\w*"
+    r"(?:\s+(?:(?:the|a|an|any|your|making|of)\s+){0,2}(?:changes?|code|prs?|pull requests?|work|tasks?"
+    r"|commits?|edits?|modifications?|progress))?\b")
+_SCOPE_NOUN = (r"(?:files?|code|codebases?|repos?|repositor(?:y|ies)|projects?|modules?|prs?|pull requests?"
+               r"|commits?|changes?|responses?|replies|messages?|outputs?|docs?|documentation|components?"
+               r"|functions?|class(?:es)?|methods?|tests?|scripts?|text|director(?:y|ies)|folders?"
+               r"|packages?|notebooks?|pages?|endpoints?|services?)")
+_SCOPE_RE = re.compile(
+    r"\b(?:in|for|across|to|within|throughout|on|inside)\s+"
+    rf"(?:(?!(?:in|for|to|on|with|by|from|at|as|and|or|but|unless|if|when)\b)[\w./-]+,?\s+){{0,4}}?{_SCOPE_NOUN}"
+    rf"(?:\s+{_SCOPE_NOUN})*\b(?:,?\s+(?:and|or)\s+(?:[\w-]+\s+){{0,2}}?{_SCOPE_NOUN}\b)*")
+# The agent named as who the rule is for ("AI must never ...", "Agents should ..."): instruction
+# files address it in the third person as often as not, and "you" is a stop word.
+_ACTOR_RE = re.compile(
+    r"(?:^|[.;:!?\n*]\s*)(?:the\s+)?(?:ai|agents?|assistants?|llms?|models?|claude|copilot|codex)"
+    r"(?:\s+(?:agents?|assistants?|models?|tools?))?\s+(?:must|should|shall|will|may|can|cannot|never|always"
+    r"|needs?|has to|have to|is|are)\b")
+# Examples a rule gives ("(e.g. `feat: ...`, `fix: ...`)", "(for example ...)"): illustrations,
+# which two rules on one subject share (commit message examples) whatever each says of it.
+_EXAMPLE_RE = re.compile(r"\((?:e\.?g\.?|for example|for instance|such as|like)[,:]?\s[^()\n]*\)")
+_CIRCUMSTANCE_CUE_RE = re.compile(r"\b(?:unless|until|without|if|when|whenever|except|once|before|after"
+                                  r"|while|prior|in|for|across|to|within|throughout|on|inside|e\.?g"
+                                  r"|example|instance|such|like|ai|agents?|assistants?|llms?|models?"
+                                  r"|claude|copilot|codex)\b")
+CIRCUMSTANCE_WEIGHT = 0.25
+
+
+def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
+                   ) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(the stems of `stems` the text says only inside a stock clause or an example, those in
+    an example, the permission words of an instruction to ask). A clause's never holds a stem
+    of the text's code (a path or a command in a scope is the rule's own: "tests go in
+    `tests/unit`"); a name in a scope is a circumstance like its other words ("in all Python
+    files")."""
+    lowered = _APOSTROPHES_RE.sub("", _CODE_RE.sub(" ` ", text.lower()))
+    if _CIRCUMSTANCE_CUE_RE.search(lowered) is None:
+        return _NO_WORDS, _NO_WORDS, _NO_WORDS
+    spans: list[tuple[int, int]] = []
+    for found in _PERMISSION_RE.finditer(lowered):
+        # The stock part of a permission clause is its cue ("unless") and its own words only
+        # ("unless the user explicitly asks to commit": not "commit").
+        for number, word in enumerate(_WORD_RE.finditer(lowered, found.start(), found.end())):
+            if number == 0 or _PERMISSION_VOCABULARY.match(word.group()):
+                spans.append(word.span())
+    for pattern in (_STEP_RE, _SCOPE_RE, _ACTOR_RE):
+        spans.extend(found.span() for found in pattern.finditer(lowered))
+    plain = _APOSTROPHES_RE.sub("", text.lower()) if "(" in text else ""
+    examples = [found.span() for found in _EXAMPLE_RE.finditer(plain)] if plain else []
+    asks = {stem(word) for found in _ASK_RULE_RE.finditer(lowered)
+            for word in _WORD_RE.findall(found.group()) if _PERMISSION_VOCABULARY.match(word)}
+    if not spans and not examples:
+        return _NO_WORDS, _NO_WORDS, frozenset(asks & stems)
+    marked, said = _inside(lowered, spans)
+    clauses = (marked & stems) - said - code
+    illustrations = _NO_WORDS
+    if examples:
+        # An example's code is an example too: the text is read with its code spans.
+        marked, said = _inside(plain, examples)
+        illustrations = frozenset((marked & stems) - said - clauses)
+    return frozenset(clauses) | illustrations, illustrations, frozenset(asks & stems)
+
+
+def _inside(text: str, spans: list[tuple[int, int]]) -> tuple[set[str], set[str]]:
+    """(the stems inside the spans of `text`, the stems outside them)."""
+    outside: list[str] = []
+    marked: set[str] = set()
+    position = 0
+    for start, end in sorted(spans):
+        if start > position:
+            outside.append(text[position:start])
+        marked |= _stems_in(text[start:end])
+        position = max(position, end)
+    outside.append(text[position:])
+    return marked, _stems_in(" ".join(outside))
+
+
+def _stems_in(text: str) -> set[str]:
+    known = _TOKENS
+    return {(known.get(token) or _token(token))[1] for token in _TOKEN_RE.findall(text)}
+
+
 class Features:
     """What `compare` looks at, for one text. The stems (all an index and the rarity weights
     need) are read at once; the rest on first use, since most texts of a big LTM are never
@@ -537,6 +650,27 @@ class Features:
         alike ones)."""
         words = self._code.union(*self.names)
         return frozenset(stem(w) for w in words if stem(w) in self.stems) | self._tools
+
+    @cached_property
+    def _settings(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        return _circumstances(self.text, self.stems, frozenset(stem(w) for w in self._code))
+
+    @property
+    def circumstances(self) -> frozenset[str]:
+        """The stems the text says only in a stock clause of when, where or for whom it
+        applies, or in an example it gives."""
+        return self._settings[0]
+
+    @property
+    def examples(self) -> frozenset[str]:
+        """Those of the circumstances said in an example ("(e.g. `feat: ...`)")."""
+        return self._settings[1]
+
+    @property
+    def asks(self) -> frozenset[str]:
+        """The permission words of an instruction to ask ("Ask before deleting", "Get approval
+        first"): the rule another text states as its condition ("unless asked")."""
+        return self._settings[2]
 
     @cached_property
     def alternatives(self) -> frozenset[str]:
@@ -1047,6 +1181,8 @@ class Weights:
             weights[s] *= ALTERNATIVE_WEIGHT
         for s in features.quoted:
             weights[s] *= QUOTED_WEIGHT
+        for s in features.circumstances:
+            weights[s] *= CIRCUMSTANCE_WEIGHT
         found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
         return found
 
@@ -1095,6 +1231,17 @@ class Verdict:
         return f"different (score {self.score:.0f})"
 
 
+def _lower_shared(a: Features, b: Features) -> frozenset[str]:
+    """The stems two texts share at the lower of their weights: each one's circumstances, but
+    a permission word one states as its condition and the other as its rule (Features.asks),
+    and an example (one text's example may be what the other says: '"Add feature", not
+    "Added feature"' restates "imperative subjects (e.g. "Add feature")")."""
+    if not a.circumstances and not b.circumstances:
+        return _NO_WORDS
+    asked = (a.circumstances & b.asks) | (b.circumstances & a.asks) if a.asks or b.asks else _NO_WORDS
+    return ((a.circumstances - a.examples) | (b.circumstances - b.examples)) - asked
+
+
 def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True) -> float:
     """Weighted overlap of the stems: the mean of Dice and overlap-over-the-smaller, so a short
     rewording inside a longer one scores high, and two long texts need much in common. With
@@ -1114,9 +1261,11 @@ def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True)
     found = vectors.get(id(b))
     _, vb, wb = found if found is not None and found[0] is b else weights._vector(b)
     ws = 0.0
+    # A circumstance on either side counts as shared at its lower weight (see _circumstances).
+    lower = _lower_shared(a, b) if a.circumstances or b.circumstances else _NO_WORDS
     for s in shared:
         x, y = va[s], vb[s]
-        ws += x if x > y else y
+        ws += (x if x < y else y) if s in lower else (x if x > y else y)
     alternatives = a.alternatives | b.alternatives if a.alternatives or b.alternatives else _NO_WORDS
     for s in shared & alternatives if alternatives else ():
         # An alternative both texts reject is a fact they share: at its full weight on each side.
@@ -1146,20 +1295,23 @@ def pair_overlap(a: Features, b: Features) -> float:
     """raw_overlap(a, b, Weights((a, b))) without building the weights: callers compare one
     entry body with many sentences."""
     return _alone_overlap(a.stems, a.strong, b.stems, b.strong, a.kin, b.kin,
-                          (a.quoted, a.alternatives), (b.quoted, b.alternatives))
+                          (a.quoted, a.alternatives, a.circumstances, _lower_shared(a, b)),
+                          (b.quoted, b.alternatives, b.circumstances, _NO_WORDS))
 
 
-_NO_REDUCED: tuple[AbstractSet[str], AbstractSet[str]] = (frozenset(), frozenset())
+_Reduced = tuple[AbstractSet[str], AbstractSet[str], AbstractSet[str], AbstractSet[str]]
+_NO_REDUCED: _Reduced = (frozenset(), frozenset(), frozenset(), frozenset())
 
 
 def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
                    stems_b: AbstractSet[str], strong_b: AbstractSet[str],
                    kin_a: Mapping[int, AbstractSet[str]] | None = None,
                    kin_b: Mapping[int, AbstractSet[str]] | None = None,
-                   reduced_a: tuple[AbstractSet[str], AbstractSet[str]] = _NO_REDUCED,
-                   reduced_b: tuple[AbstractSet[str], AbstractSet[str]] = _NO_REDUCED) -> float:
+                   reduced_a: _Reduced = _NO_REDUCED, reduced_b: _Reduced = _NO_REDUCED) -> float:
     """`kin_a`, `kin_b`: kin_of the stems, when the caller has them; `reduced_a`, `reduced_b`:
-    each text's quoted stems and alternatives (Features.quoted, Features.alternatives)."""
+    each text's quoted stems, alternatives and circumstances (Features.quoted,
+    Features.alternatives, Features.circumstances), and the stems shared at the lower weight
+    (_lower_shared: in either tuple)."""
     shared = stems_a & stems_b
     bridged = bridges(kin_of(stems_a) if kin_a is None else kin_a, kin_of(stems_b) if kin_b is None else kin_b)
     if not shared and not bridged:
@@ -1181,24 +1333,26 @@ def _alone_overlap(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
 def _alone_weighted(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
                     stems_b: AbstractSet[str], strong_b: AbstractSet[str], shared: AbstractSet[str],
                     bridged: Sequence[tuple[str, str]],
-                    reduced_a: tuple[AbstractSet[str], AbstractSet[str]],
-                    reduced_b: tuple[AbstractSet[str], AbstractSet[str]]) -> float:
-    """_alone_overlap stem by stem, as raw_overlap weighs: for texts with kin, quoted words or
-    alternatives (few)."""
+                    reduced_a: _Reduced, reduced_b: _Reduced) -> float:
+    """_alone_overlap stem by stem, as raw_overlap weighs: for texts with kin, quoted words,
+    alternatives or circumstances."""
     once, twice = _ALONE_IDF
 
-    def weight(s: str, strong: AbstractSet[str], reduced: tuple[AbstractSet[str], AbstractSet[str]]) -> float:
-        quoted, alternatives = reduced
+    def weight(s: str, strong: AbstractSet[str], reduced: _Reduced) -> float:
+        quoted, alternatives, circumstances, _ = reduced
         found = (twice if s in shared else once) * (STRONG_WEIGHT if s in strong else 1.0)
         if s in quoted:
             found *= QUOTED_WEIGHT
+        if s in circumstances:
+            found *= CIRCUMSTANCE_WEIGHT
         if s in alternatives and s not in shared:  # an alternative both reject weighs in full
             found *= ALTERNATIVE_WEIGHT
         return found
 
     va = {s: weight(s, strong_a, reduced_a) for s in stems_a}
     vb = {s: weight(s, strong_b, reduced_b) for s in stems_b}
-    ws = sum(max(va[s], vb[s]) for s in shared)
+    lower = reduced_a[3] | reduced_b[3]
+    ws = sum(min(va[s], vb[s]) if s in lower else max(va[s], vb[s]) for s in shared)
     ws += sum(KIN_SHARE * (va[x] + vb[y]) / 2 for x, y in bridged)
     return _mix(ws, sum(va.values()), sum(vb.values()))
 
