@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from dreamtui.dream.known import read_corpus
+from tests.unit.test_known import project
 from tests.unit.test_known_rewordings import _check, _kind
 
 STORY = ("## Agents\n\n- Context: A maintainer has finished a release, tagged it, and is about to publish"
@@ -106,3 +108,30 @@ def test_a_restated_language_of_replies_cites_its_line(tmp_path: Path) -> None:
 
 def test_docs_naming_no_language_leave_a_language_memory_to_the_usual_reading(tmp_path: Path) -> None:
     assert _kind(tmp_path, "## Git\n\n- Never force-push to `main`.\n", "Reply in Japanese.") == ""
+
+
+SEVERAL = ("## Rules\n\n- Use uv for environments; run `uv run ruff check` before pushing; never commit `.envrc`.\n"
+           "- Prefer dataclasses over dicts, avoid module-level singletons, and keep modules under 400 lines.\n"
+           "- When writing migrations, name them after the table they change.\n")
+
+
+@pytest.mark.parametrize("memory, kind, line", [
+    # one instruction of a line stating several, restated: known, citing the line
+    ("Keep each module under 400 lines.", "known", 4),
+    ("Avoid module-level singletons.", "known", 4),
+    ("Never commit .envrc.", "known", 3),
+    # ... with another value: a contradiction of that line
+    ("Keep modules under 250 lines.", "contradicts", 4),
+    # a clause opening with a condition stays with its instruction: no part "When writing migrations"
+    ("Write migrations by hand.", "", 0),
+])
+def test_one_instruction_of_a_line_stating_several(tmp_path: Path, memory: str, kind: str, line: int) -> None:
+    found = _check(tmp_path, SEVERAL, memory)
+    assert ("" if found is None else found.kind) == kind
+    if found is not None:
+        assert found.rule.citation == f"CLAUDE.md:{line}"
+
+
+def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> None:
+    corpus = read_corpus(project(tmp_path, {"CLAUDE.md": SEVERAL}))
+    assert corpus.summary() == "project docs: 3 rules from 1 file"

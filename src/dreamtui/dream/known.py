@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import islice, pairwise
 from pathlib import Path
@@ -272,6 +272,14 @@ _HEADING_RE = re.compile(r"#{1,6}\s")
 # Fence languages whose lines are commands (none given: most often a command too).
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "terminal",
                           "powershell", "pwsh", "ps1", "cmd", "bat"})
+# Where a sentence's instructions part: a semicolon, or a comma or "and" before an imperative.
+_SEMICOLON_RE = re.compile(r";\s+")
+_INSTRUCTION_RE = re.compile(
+    r",\s+(?:and\s+)?(?=(?:always|never|avoid|prefer|use|keep|run|do|dont|don't|make|write|add|ensure|follow"
+    r"|update|sort|put|check|mark|commit|push|test|document|pin|leave|let|only)\b)"
+    r"|\s+and\s+(?=(?:always|never|avoid|prefer|keep|run|make|ensure|update|add|write|commit|push|document)\b)",
+    re.IGNORECASE)
+_OPENING_CONDITION = [[w] for w in "if when whenever before after once while unless for in on to where".split()]
 _TABLE_RULE_RE = re.compile(r"\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?\s*)?")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
 
@@ -286,6 +294,9 @@ class Rule:
     text: str
     heading: str = ""  # the one it sits under ("Package Manager"; "" before any): its subject too
     lead: str = ""  # the line introducing the list it is an item of ("Before committing:"; "NEVER:")
+    # One instruction of a sentence stating several (_instructions): read alone, it restates;
+    # its stance is no contradiction ("never rely on X" after "pass Y instead").
+    part: bool = False
 
     @property
     def citation(self) -> str:
@@ -499,6 +510,26 @@ def split_rules(text: str, path: str) -> list[Rule]:
     return rules
 
 
+def _parts(rules: Sequence[Rule]) -> list[Rule]:
+    """Each instruction of a rule stating several ("Use pnpm; never commit `.env` files", "avoid
+    global state, and keep functions short"), as a rule of its own on the same line: a memory
+    restating one is read against it alone, and cites the line. (Not counted among the docs'
+    rules: they are the same lines.)"""
+    return [replace(rule, text=part, part=True) for rule in rules if len(_sentences(rule.text)) == 1
+            for part in _instructions(rule.text) if len(_content_words(part)) >= MIN_RULE_WORDS]
+
+
+def _instructions(sentence: str) -> list[str]:
+    """The instructions of a sentence stating several (split at a semicolon, or at a comma or
+    "and" before an instruction's first word: "Prefer X, avoid Y, and keep Z"), [] for one."""
+    # ("When generating commits, use …": a clause opening with a condition is the rule's)
+    parts = [part.strip(" ,;") for piece in _outside_code(_SEMICOLON_RE.split, sentence)
+             for part in (_outside_code(_INSTRUCTION_RE.split, piece)
+                          if normalise(piece).split()[:1] not in _OPENING_CONDITION else [piece])]
+    parts = [part for part in parts if part]
+    return parts if len(parts) > 1 else []
+
+
 def _commented_command(line: str, comment: str) -> str:
     """A shell block's command with the comment saying what it is for (on the line above, or
     after it: `pnpm test  # the unit tests`), as one rule: "Install dependencies: `pnpm install`".
@@ -676,12 +707,13 @@ class KnownIndex:
     @classmethod
     def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
         """Rarity is counted over the rules and the batch together, as the dream compares them."""
-        features = [Features.of(_credential(_plain(_stanced(rule)), rule=True)) for rule in corpus.rules]
+        rules = [*corpus.rules, *_parts(corpus.rules)]
+        features = [Features.of(_credential(_plain(_stanced(rule)), rule=True)) for rule in rules]
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
-        headings = [_heading_stems(rule.heading) | _heading_stems(rule.lead) for rule in corpus.rules]
-        numbers = [_numbers(rule.text) for rule in corpus.rules]
-        return cls(corpus, MatchIndex.build(list(corpus.rules), features, weights), queries, headings,
+        headings = [_heading_stems(rule.heading) | _heading_stems(rule.lead) for rule in rules]
+        numbers = [_numbers(rule.text) for rule in rules]
+        return cls(corpus, MatchIndex.build(rules, features, weights), queries, headings,
                    numbers, _choices(features))
 
     @property
@@ -691,7 +723,8 @@ class KnownIndex:
     def related(self, text: str, limit: int = 8) -> list[Rule]:
         """The rules sharing the most rare words with `text` (for a model's prompt)."""
         query = Features.of(_plain(text))
-        return [self.index.items[i] for i in self.index.candidates(query)[:limit]]
+        found = (self.index.items[i] for i in self.index.candidates(query, limit=2 * limit))
+        return [rule for rule in found if not rule.part][:limit]
 
     def check(self, memory: Memory) -> KnownMatch | None:
         """Whether `memory` restates a rule, contradicts one, or neither (None)."""
@@ -772,15 +805,17 @@ class KnownIndex:
                 # "ask before deleting" reads as doing it, "don't delete unless asked" as not
                 verdict = Verdict(verdict.score, (), verdict.threshold)
             if verdict.correction and verdict.score >= CONTRADICTS_SIMILARITY:
-                found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
+                if not rule.part or not all({c.a, c.b} in (_POLARITY, _USE) for c in verdict.conflicts):
+                    found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
                 continue
             alike = verdict.same_lesson or self.same_number(verdict, said, i)
             alternatives = self.agreed_pick(query, i) if alike or not verdict.conflicts else None
             if alike or (alternatives is not None and not verdict.conflicts):
                 against = None if permitted else self.opposed(stance, i)
                 if against is not None:
-                    opposite = Verdict(verdict.score, (against,), verdict.threshold)
-                    found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
+                    if not rule.part:
+                        opposite = Verdict(verdict.score, (against,), verdict.threshold)
+                        found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
                     continue
                 # The verdict is symmetric; "already documented" is not: a short rule inside a
                 # longer memory ("uses pnpm" in "use `pnpm dlx` instead of `npx`") leaves news.
