@@ -15,7 +15,14 @@ import pytest
 
 from dreamtui.intake.claude_code.rules import Signals, classify_tool_error
 from dreamtui.intake.codex.importer import read_rollout
-from dreamtui.intake.corrections import accidental, correction_rule, redirects, reports_after_done
+from dreamtui.intake.corrections import (
+    accidental,
+    answer_rule,
+    correction_rule,
+    redirects,
+    reports_after_done,
+    sent_again,
+)
 from dreamtui.intake.lessons import Friction, ToolCall, lesson_title, strip_ansi
 from dreamtui.workspace.layout import Workspace
 from tests.unit.test_claude_code_mining import SLUG, _import, _kinds, _Log, _mined, projects, workspace
@@ -116,6 +123,21 @@ def test_an_esc_followed_by_the_same_request_or_a_model_switch_is_no_lesson(
     assert _mined(workspace, projects, _stopped_then(then)) == []
 
 
+def test_a_request_after_an_esc_in_french_redirects_nothing() -> None:
+    assert not redirects("Peux-tu activer la fonctionnalité Agent Teams ? Voici la doc.")
+    assert redirects("non, n'utilise pas l'ancienne API, elle est supprimée")
+
+
+def test_a_slash_commands_template_around_the_same_request_is_it_sent_again() -> None:
+    before = 'specify "a FastAPI backend and a React front end for the voice assistant"'
+    template = ("\n## User Input\n\n```text\na FastAPI backend and a React front end for the voice "
+                "assistant\n```\n\nYou **MUST** consider the user input before proceeding.\n\n## Outline\n"
+                "Given that feature description, do this: generate a short name for the branch.")
+    assert sent_again(template, before)
+    assert not sent_again("fix the parser, but do not touch the public API", "fix the parser")
+    assert not sent_again("Do not grep the whole tree, look in src/export", "Add a CSV export to the orders page")
+
+
 def test_an_esc_followed_by_a_redirect_is_still_one(workspace: Workspace, projects: Path) -> None:
     then = "Do not grep the whole tree, the exporters are all in src/export/"
     [memory] = _mined(workspace, projects, _stopped_then(then))
@@ -163,6 +185,19 @@ def test_a_problem_reported_right_after_done_is_a_correction(
 def test_a_new_task_a_question_or_praise_after_done_is_not(
         workspace: Workspace, projects: Path, then: str) -> None:
     assert _mined(workspace, projects, _done_then(then)) == []
+
+
+def test_a_problem_talked_about_is_no_problem_met() -> None:
+    done = "Analyse rapide : je corrige le point « reporting lourd », puis je valide les éléments."
+    assert not reports_after_done("Je n'ai pas d'avis sur la priorité des problèmes.", done)
+    assert reports_after_done("Il y a encore un problème sur la page d'accueil.", done)
+
+
+def test_a_no_choosing_among_the_agents_options_answers_it() -> None:
+    said = ('All 6 are 616x616. Quick clarification on "462x462 + 10%" — do you mean:\n\n'
+            "**(a)** Scale it to 462x462 on a 508x508 canvas\n**(b)** Keep 462x462 with the image inside")
+    assert answer_rule("no padding. the size on the page is 462x462, increase it by 10%", said) is None
+    assert answer_rule("no padding. the size on the page is 462x462", "I resized all 6 images.") == "no"
 
 
 def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:
@@ -271,6 +306,16 @@ def test_codex_a_failure_report_after_done_and_a_later_concession_are_correction
     frictions = read_rollout(rollout.write(tmp_path))[0]
     assert [f.kind for f in frictions] == ["correction", "correction"]
     assert frictions[0].evidence.startswith("테스트를 해보니")
+
+
+def test_codex_a_stop_then_the_same_request_through_a_template_is_no_lesson(tmp_path: Path) -> None:
+    rollout = (Rollout().typed('specify "a FastAPI backend and a React front end for the voice assistant"')
+               .shell("ls", "README.md", 0)
+               .abort()
+               .typed("## User Input\n\n```text\na FastAPI backend and a React front end for the voice "
+                      "assistant\n```\n\nYou **MUST** consider the user input before proceeding.\n\n"
+                      "## Outline\nGiven that feature description, generate a short name for the branch."))
+    assert read_rollout(rollout.write(tmp_path))[0] == []
 
 
 def test_codex_a_declined_command_the_person_calls_a_slip_is_no_lesson(tmp_path: Path) -> None:

@@ -542,6 +542,15 @@ def answer_rule(text: str, said: str | None) -> str | None:
     return after if after not in ANSWERABLE and _PERSISTS.search(rest) else None
 
 
+# The agent offering choices ("do you mean: **(a)** … **(b)** …", "Option 1 … Option 2"): a question
+# however its sentences end.
+_ASKS_CHOICE = re.compile(r"\?|\b(?:do you mean|would you (?:like|prefer)|which (?:one|option|do you)|should i|"
+                          r"do you want|tu veux|vous voulez|pr[eé]f[eè]res-tu)\b|[:：]\s*$",
+                          re.IGNORECASE | re.MULTILINE)
+_CHOICE = re.compile(r"(?m)(?:^|\s)(?:\*\*)?\(?(?:[a-dA-D]|[1-4])\)(?:\*\*)?\s"
+                     r"|^\s*(?:\*\*)?(?:option|choice) [1-4a-d]\b", re.IGNORECASE)
+
+
 def asked(said: str | None) -> bool:
     """Did the agent's last words ask the person something? A question among its last two
     sentences ("Has this ever worked for the team? Might be worth asking a colleague."), an
@@ -552,7 +561,11 @@ def asked(said: str | None) -> bool:
     # aside after a question is not a sentence of its own
     said = _ASIDE.sub("", said.strip())
     tail = [m.group().strip() for m in _SENTENCES.finditer(said[-400:]) if m.group().strip()]
-    return any(sentence.endswith(("?", "\uff1f")) for sentence in tail[-2:])
+    if any(sentence.endswith(("?", "\uff1f")) for sentence in tail[-2:]):
+        return True
+    # "Quick clarification — do you mean:\n**(a)** … **(b)** …": choices offered after the ask
+    end = said[-800:]
+    return _ASKS_CHOICE.search(end) is not None and len(_CHOICE.findall(end)) >= 2
 
 
 def _plain(text: str) -> str:
@@ -584,6 +597,29 @@ _ACCIDENTAL = re.compile(
     r"arr[eê]ter|refuser|annuler)|(?:par erreur|sans faire expr[eè]s|pas fait expr[eè]s|mauvais bouton)\b"
     r"|(?:vas-y|continue[sz]?|poursui[st])\W*$|sin querer|por error|quer[ií]a decir (?:que )?s[ií]|"
     r"(?:aus )?versehen|versehentlich|ich meinte ja|不小心|按错|误触|点错|手滑|間違えて|誤って|실수로|잘못 눌)")
+
+
+_TOKENS = re.compile(r"\w+")
+_SENT_AGAIN = 0.6  # share of a turn's words the earlier one had that makes it that one again
+_WRAPPED = 0.8  # share of the earlier turn's words a template sending it again holds
+
+
+def sent_again(turn: str, before: str) -> bool:
+    """Is the turn typed after a stop the request the stop cut short, sent again? Its first
+    eight words repeat the earlier turn's (and no correction rule reads its opening), most of its
+    words were in it (a word changed, a typo fixed), or it holds nearly all of the earlier
+    turn's words after other text (a slash command's template around the same request). One
+    that adds words of its own after the request ("fix the parser" → "fix the parser, but do not
+    touch the public API") says something new, and is judged on it."""
+    now, then = _TOKENS.findall(turn.lower()[:4000]), _TOKENS.findall(before.lower()[:2000])
+    if len(then) < 3 or len(now) < 3:
+        return False  # "ok" → "ok, but seed the staging db": a word or two is no request repeated
+    if len(now) >= 8 and now[:8] == then[:8] and correction_rule(turn) is None:
+        return True
+    words, earlier = set(now), set(then)
+    if len(words & earlier) >= _SENT_AGAIN * len(words):
+        return True
+    return now[:3] != then[:3] and len(words & earlier) >= _WRAPPED * len(earlier)
 
 
 def accidental(text: str) -> bool:
@@ -726,7 +762,12 @@ _PROBLEM = re.compile(
     r"failed|fails|failing|crash(?:es|ed|ing)|stuck|hangs|froze|infinitely|nothing (?:happens|changed|shows)|"
     r"(?:is|are) (?:still )?(?:empty|blank|missing|gone|null|undefined))\b"
     # French, Spanish, German
-    r"|probl[eè]mes?\b|erreurs?\b|bogue|persiste\b|ne (?:\w+ )?(?:marche|fonctionne|charge|s'affiche|s'ouvre) "
+    # (a problem met, not one talked about: "la priorité des problèmes" is a topic)
+    r"|\b(?:il y a|j'ai|on a|encore|toujours|gros|grosse|vrai|m[eê]me|nouveau|nouvelle|autre|plusieurs)\s+"
+    r"(?:(?:un|une|des|le|la|les|encore|toujours|plusieurs|deux|gros|grosse|vrai|petit|petite|m[eê]me|nouveau|"
+    r"nouvelle|autre)\s+)*(?:probl[eè]mes?|erreurs?|bugs?|soucis?|bogues?)\b"
+    r"|\bprobl[eè]me (?:persiste|est toujours|dans|avec|sur|au niveau)\b|\bpersiste\b"
+    r"|\bne (?:\w+ )?(?:marche|fonctionne|charge|s'affiche|s'ouvre) "
     r"(?:pas|plus)|pas du tout|infiniment|à l'infini|cass[ée]e?s?\b|bloqu[ée]e?s?\b|incoh[eé]ren|\bproblema\b|"
     r"\bfehler\b|funktioniert nicht"
     # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
@@ -797,7 +838,9 @@ def overrides(text: str, said: str | None) -> bool:
 # read as one always redirects.
 _RETRY = re.compile(r"^(?:retry|try again|again|resume|continue|go on|go ahead|proceed|keep going)\b")
 _PLAIN_QUESTION = re.compile(r"^(?:is|are|was|were|what|how|can|could|will|would|where|when|which|"
-                             r"who|does|do you|shall|should i)\b")
+                             r"who|does|do you|shall|should i|peux-tu|pouvez-vous|pourrais-tu|pourriez-vous|"
+                             r"tu peux|est-ce que|qu'est-ce|comment|quel(?:le)?s?|puedes|podr[ií]as|kannst du|"
+                             r"k[öo]nntest du)\b")
 _CHALLENGE = re.compile(r"^(?:do|does|did|have|has) (?:we|you|it|this|that) (?:not|never)\b"
                         r"|^(?:don'?t|doesn'?t|didn'?t|haven'?t|isn'?t|aren'?t) (?:we|you|it)\b")
 _ADDITION = re.compile(r"^(?:also|and also|plus|additionally|one more thing|do both|do them all)\b"

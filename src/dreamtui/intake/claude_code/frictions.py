@@ -139,24 +139,6 @@ def _banner(errors: list[_Error]) -> frozenset[str]:
     return common if len(common) >= 2 else frozenset()
 
 
-_TOKENS = re.compile(r"\w+")
-_SENT_AGAIN = 0.6  # share of the words two turns have in common that makes one the other again
-
-
-def _sent_again(turn: str, before: str) -> bool:
-    """Is the turn typed after a stop the request the stop cut short, sent again? Its first
-    eight words repeat the earlier turn's, or most of its words were in it (a word changed, a
-    typo fixed). One that adds words of its own ("fix the parser" → "fix the parser, but do not
-    touch the public API") says something new, and is judged on it."""
-    now, then = _TOKENS.findall(turn.lower()[:2000]), _TOKENS.findall(before.lower()[:2000])
-    if len(then) < 3 or len(now) < 3:
-        return False  # "ok" → "ok, but seed the staging db": a word or two is no request repeated
-    if len(now) >= 8 and now[:8] == then[:8] and corrections.correction_rule(turn) is None:
-        return True
-    words = set(now)
-    return len(words & set(then)) >= _SENT_AGAIN * len(words)
-
-
 class Detector:
     """Classifies one log's events, in order, into frictions (module docstring)."""
 
@@ -339,7 +321,7 @@ class Detector:
         thread.stop = None
         if corrections.accidental(reason):
             return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
-        if stop.kind == "interruption" and prompt is not None and _sent_again(reason, prompt):
+        if stop.kind == "interruption" and prompt is not None and corrections.sent_again(reason, prompt):
             return  # the same request sent again (amended, or through a slash command): no lesson
         # "Retry", a question, one more feature, a new request: not a lesson. Stopping a plan
         # about to be carried out is itself a redirect: what the person types next replaces it.

@@ -49,6 +49,7 @@ from dreamtui.intake.corrections import (
     redirects,
     relayed,
     reports_after_done,
+    sent_again,
 )
 from dreamtui.intake.fastsearch import matcher, screen
 from dreamtui.vocabulary import clip
@@ -394,7 +395,8 @@ class Detector:
                 continue  # "oops, go on": the person's slip at the prompt, no rule
             if friction.kind == "rejection":
                 self.frictions.append(replace(friction, reason=reason))
-            elif _redirects_after_stop(turn.text):
+            elif _redirects_after_stop(turn.text) and not (
+                    self._prompt is not None and sent_again(turn.text, self._prompt.text)):
                 # The stop and what the person typed after it are one correction, in their words.
                 self.frictions.append(replace(
                     friction, kind="correction", evidence=lessons.quoted_turn(turn.text, QUOTE_CHARS),
