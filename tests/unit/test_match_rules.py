@@ -252,3 +252,40 @@ def test_what_the_verb_acts_on_is_the_rule() -> None:
     assert not compare_texts("Never change the public API without a deprecation.",
                              "Never change the database schema without a migration.").same_lesson
     assert compare_texts("Create a branch for every fix.", "Create a new topic branch for each fix.").same_lesson
+
+
+def test_a_quoted_word_takes_no_stance() -> None:
+    """A line rejected by quoting it ('no lines like "Generated with [Jenkins]"') names the tool
+    in the quotes (where a bracket would otherwise open an aside the rejection does not reach);
+    it does not use it, so a rule rejecting the tool is no opposite."""
+    quoted, plain, weights = _in_batch('Never add lines like "Generated with [Jenkins]" to release notes.',
+                                       "Avoid Jenkins lines in release notes.")
+    assert "jenkin" in quoted.quoted
+    assert not compare(quoted, plain, weights).conflicts
+
+
+def test_a_flag_value_is_the_command_s_not_a_do() -> None:
+    """`-D warnings` denies warnings: a rule saying "no warnings" agrees with it."""
+    flag, prose, weights = _in_batch("Before pushing, run `golangci-lint run --fail-on warnings`.",
+                                     "Run `golangci-lint` and make sure there are no warnings.")
+    assert "warn" not in {c.slot for c in compare(flag, prose, weights).conflicts}
+
+
+def test_allowed_only_when_asked_is_forbidden_without_asking() -> None:
+    """"Deploy only when the user asks" and "never deploy without explicit approval" state one
+    permission, not opposite stances on deploying."""
+    only, never, weights = _in_batch("Deploy only when the user asks.",
+                                     "Never deploy without explicit approval from the user.")
+    assert not compare(only, never, weights).conflicts
+    # Without the condition on both sides, doing and not doing stay opposite.
+    always, forbids, weights = _in_batch("Deploy to staging after every merge.", "Never deploy to staging.")
+    assert compare(always, forbids, weights).conflicts
+
+
+def test_a_generic_word_for_what_a_rule_covers_is_no_changed_fact() -> None:
+    """"tests for new code" / "tests for new functionality": no value changed, one lesson."""
+    code, functionality, weights = _in_batch("Write unit tests for new code.",
+                                             "Write unit tests for new functionality.")
+    assert compare(code, functionality, weights).same_lesson
+    unit, e2e, weights = _in_batch("Write unit tests for new endpoints.", "Write e2e tests for new endpoints.")
+    assert not compare(unit, e2e, weights).same_lesson

@@ -525,6 +525,11 @@ _SCOPE_RE = re.compile(
     rf"(?:\s+{_SCOPE_NOUN})*\b(?:,?\s+(?:and|or)\s+(?:[\w-]+\s+){{0,2}}?{_SCOPE_NOUN}\b)*")
 # The agent named as who the rule is for ("AI must never ...", "Agents should ..."): instruction
 # files address it in the third person as often as not, and "you" is a stop word.
+# Generic words for what a rule covers: the code, the changes, the work.
+_GENERIC = frozenset("""
+code codebase file files change changes project projects repo repository work functionality
+stuff thing things everything anything
+""".split())
 _ACTOR_RE = re.compile(
     r"(?:^|[.;:!?\n*]\s*)(?:the\s+)?(?:ai|agents?|assistants?|llms?|models?|claude|copilot|codex)"
     r"(?:\s+(?:agents?|assistants?|models?|tools?))?\s+(?:must|should|shall|will|may|can|cannot|never|always"
@@ -1420,7 +1425,16 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
     # X"): a rejection's scope is a guess ("floats produce rounding errors" does not endorse
     # floats, "never use float" rejects them).
-    opposed = (fa.done & fb.rejected) | (fa.rejected & fb.done) if fa.rejected or fb.rejected else ()
+    opposed: AbstractSet[str] = (fa.done & fb.rejected) | (fa.rejected & fb.done) \
+        if fa.rejected or fb.rejected else _NO_WORDS
+    if opposed:
+        # A word only quoted (named, as in "lines like "Generated with Claude"") or only an
+        # argument of a command line ("`clippy -- -D warnings`": the command denies warnings)
+        # is neither done nor rejected; "X only when asked" and "no X without asking" are one
+        # permission, not opposite stances on X.
+        opposed = opposed - a.quoted - b.quoted - _arguments(a) - _arguments(b)
+        if opposed and _only_when(a, b):
+            opposed = _NO_WORDS
     strong = a.strong | b.strong if opposed else frozenset()
     for s in sorted(opposed):
         doer = fa if fa.stance[s] == 1 else fb
@@ -1475,6 +1489,34 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
     if swap is not None and not _other_alternative(swap, fa, fb):
         yield Conflict("word", *swap)
+
+
+def _arguments(features: Features) -> frozenset[str]:
+    """The stems a text says only as a flag's value in a command line (the "warnings" of
+    `cargo clippy -- -D warnings`), never in its prose."""
+    if "`" not in features.text or "-" not in features.text:
+        return _NO_WORDS
+    values: set[str] = set()
+    for span in _CODE_RE.findall(features.text.lower()):
+        tokens = span.split()
+        values.update(stem(word) for flag, value in zip(tokens, tokens[1:], strict=False)
+                      if flag.startswith("-") and flag.strip("-") and not value.startswith("-")
+                      for word in _WORD_RE.findall(value))
+    if not values:
+        return _NO_WORDS
+    return frozenset(values - _stems_in(_APOSTROPHES_RE.sub("", _CODE_RE.sub(" ", features.text.lower()))))
+
+
+_ONLY_WHEN_RE = re.compile(r"\bonly\s+(?:when|if|after|once|with|on)\b")
+
+
+def _only_when(a: Features, b: Features) -> bool:
+    """One text allows an action only on a condition ("Push only when the user asks"), the
+    other forbids it without one ("Never push without explicit instructions")."""
+    def conditional(features: Features) -> bool:
+        return _PERMISSION_RE.search(features.text.lower()) is not None
+    return (_ONLY_WHEN_RE.search(a.text.lower()) is not None and conditional(b)) \
+        or (_ONLY_WHEN_RE.search(b.text.lower()) is not None and conditional(a))
 
 
 def _other_alternative(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
@@ -1617,6 +1659,10 @@ def _one_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
         return None
     old, new = changed[0]
     if not old or not new or len(old) > 2 or len(new) > 2:
+        return None
+    # A generic word for what a rule covers ("tests for new code" / "for new functionality")
+    # names no value a rewording could change.
+    if _GENERIC.issuperset(old) or _GENERIC.issuperset(new):
         return None
     if any(_spelled_alike(x, y) for x in old for y in new):
         return None
