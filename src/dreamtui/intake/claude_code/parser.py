@@ -29,7 +29,7 @@ so a copy met later in the log is no new event (the events met are carried in th
 and each friction names its events for the importer to know copies across logs.
 
 Speed. Most lines are successful tool results, progress records and plain assistant text;
-byte-level pre-checks (`"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide
+byte-level pre-checks (`"type":"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide
 which lines need `json.loads`, each passing over a line at most once: a line's bytes, not its
 records, are the cost (tool results of megabytes). The lines that are decoded go through
 pydantic's JSON parser (pydantic_core, a fifth of the read's CPU time less than `json.loads`),
@@ -59,6 +59,9 @@ from dreamtui.intake.lessons import QUOTE_CHARS, Friction, ToolCall, clip, one_l
 # Substring tests, not regexes: they run on every byte of the corpus. Each comes in Claude Code's
 # compact spelling and in the `": "` spelling of other JSON writers.
 _B_TOOL_USE = b'"tool_use"'
+# A tool_use block's own type, not the `"stop_reason":"tool_use"` that every record of a message
+# ending in a tool call carries (its text and thinking records too).
+_B_TYPE_KEYS = (b'"type":', b'"type": ')
 _B_TOOL_RESULT = b'"tool_result"'
 
 
@@ -223,6 +226,16 @@ def _has(raw: bytes, spellings: tuple[bytes, bytes]) -> bool:
     return spellings[0] in raw or spellings[1] in raw
 
 
+def _calls_tool(raw: bytes) -> bool:
+    """Does the line hold a tool_use block (`"type":"tool_use"`, in either spelling)? One pass."""
+    at = raw.find(_B_TOOL_USE)
+    while at >= 0:
+        if raw.endswith(_B_TYPE_KEYS, 0, at):
+            return True
+        at = raw.find(_B_TOOL_USE, at + len(_B_TOOL_USE))
+    return False
+
+
 def _flag(raw: bytes, key: bytes) -> bool:
     """Is the JSON key `key` true anywhere in the line? (One pass, for both spellings.)"""
     at = raw.find(key)
@@ -244,7 +257,9 @@ def _in_sidechain(raw: bytes) -> bool:
 def _loads(raw: bytes) -> tuple[Any, bool]:
     """(record, was the UTF-8 valid); invalid bytes become U+FFFD rather than losing the line."""
     try:
-        return from_json(raw), True
+        # Values are not cached: nearly all are read once (ids, times, texts), and caching them
+        # costs a tenth of the parse.
+        return from_json(raw, cache_strings="keys"), True
     except ValueError:
         pass  # what it refuses (a lone surrogate, invalid UTF-8, deep nesting): the stdlib decides
     try:
@@ -324,7 +339,7 @@ class _LogParser:
         if kind in _NO_EVENT_TYPES:
             return
         if kind == b"assistant":
-            if _B_TOOL_USE in raw:
+            if _calls_tool(raw):
                 self._parse(raw)
             else:
                 self._agent_spoke(raw)
