@@ -135,3 +135,30 @@ def test_one_instruction_of_a_line_stating_several(tmp_path: Path, memory: str, 
 def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> None:
     corpus = read_corpus(project(tmp_path, {"CLAUDE.md": SEVERAL}))
     assert corpus.summary() == "project docs: 3 rules from 1 file"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # a tool both name says its role
+    ("## Tooling\n\n- Always use `bun` instead of `npm` or `pnpm`\n",
+     "**Use bun** - Always use `bun` instead of `npm` for package management commands.", "known"),
+    # a bold lead and a dash: the rule is what follows the dash, not the label
+    ("## Work\n\n- When a test fails, fix the test rather than the code it checks.\n",
+     "**Just fix it** - Don't ask unnecessary questions, investigate and solve the problem", ""),
+    # the action a rule takes on a thing is not the thing's own action: pushing commits is not committing
+    ("## Data\n\n- Never upload logs unless the user explicitly asks to upload.\n",
+     "**Rule:** the AI must NEVER log changes without explicit user approval.", ""),
+    ("## Git\n\n- Never push commits unless the user explicitly asks to push.\n",
+     "**Rule:** the AI must NEVER commit changes without explicit user approval.", ""),
+    # a command picked is not a rule's plain word
+    ("## TypeScript\n\n- **Avoid `any`** — use `unknown` with type guards when the type is truly unknown\n",
+     "**Types**: Use `type` not `interface`", ""),
+    # a language's variant is another value
+    ("## Writing\n\n- Use American English spelling in all responses to the user.\n",
+     "Always respond in British English.", "contradicts"),
+    # what a name is said of is no place where a rule holds
+    ("## CLI\n\n- Use long explicit flags over abbreviated ones.\n",
+     "Avoid abbreviations in variable names.", ""),
+])
+def test_what_a_short_form_must_still_say(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
+    found = _kind(tmp_path, docs, memory)
+    assert found == kind if kind else found != "known"

@@ -177,10 +177,11 @@ _SCOPE_RE = re.compile(
     re.IGNORECASE)
 _PLACES = frozenset(stem(w) for w in """
 code codebase file doc documentation comment commit message pr pull request description readme ui
-output log test branch repository project module function class component name string text
+output log test branch repository project module function class component
 response answer conversation chat anywhere everywhere source script notebook page changelog
 """.split())
 _SCOPE_QUANTIFIERS = frozenset("all any every each the your our its their".split())
+_DETERMINERS = _SCOPE_QUANTIFIERS | frozenset("a an this that these those".split())
 SCOPE_SHARE = 0.75  # of a scope word's weight, when the rule says no other place
 # Verbs of making or doing anything ("when generating commits", "when writing code"): a condition
 # saying only them and a place says where the rule holds, not when.
@@ -201,6 +202,7 @@ _LANGUAGES = {
     "polish": ("polish", "polsk"), "turkish": ("turkish", "türkçe"), "vietnamese": ("vietnamese", "tiếng việt"),
     "ukrainian": ("ukrainian", "українськ"),
 }
+_VARIANTS = "british|american|uk|us|canadian|australian|simplified|traditional|brazilian|european|swiss"
 MAX_LANGUAGE_STEMS = 6  # a memory saying more than which language to answer in is read as usual
 _LANGUAGE_NAMES = {name: english for english, names in _LANGUAGES.items() for name in names}
 _REPLY_WORDS = ("応答", "回答", "返答", "返信", "会話", "対話", "返事", "응답", "답변", "대화", "回复", "回覆",
@@ -236,6 +238,10 @@ _ASIDE_RE = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|\s[-–—]+\s.*|—.*|\s--
 # it was copied from, as a heading does: what the rule must cover is what follows it.
 _LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?:[^*\n:]{1,30}:\*\*|[^*\n:]{1,30}\*\*\s*:)", re.MULTILINE)
 MAX_LABEL_WORDS = 3
+# "**Just fix them** - don't ask, diagnose and solve it": a bold lead and a dash are a label and
+# the rule it names (not an aside, which a dash opens elsewhere): what a rule must cover is the
+# rule, as after a "**Label:**".
+_BOLD_DASH_RE = re.compile(r"^(\s*(?:[-*+]\s+)?\*\*[^*\n]{1,60}\*\*)\s+[-–—]+\s+")
 # ... and in parentheses: "(e.g., `feat: …`, `fix: …`)" names no command the rule must name.
 _PAREN_EXAMPLES = r"\s*\((?:e\.g\.|eg\b|for\s+example|for\s+instance|such\s+as)(?:`[^`\n]*`|[^()`\n])*\)"
 _PAREN_EXAMPLES_RE = re.compile(_PAREN_EXAMPLES, re.IGNORECASE)
@@ -828,7 +834,7 @@ class KnownIndex:
                 unconditioned = bool(condition) and condition.isdisjoint(query.stems)
                 if coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number \
                         and not unconditioned and not self.spread(query, main, i) \
-                        and not self.undone(stance, i):
+                        and not self.undone(stance, i) and not self.acted_on(stance, i):
                     found.append((1, shared, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
                     found.append((0, shared, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
@@ -977,6 +983,12 @@ class KnownIndex:
         docs = self.index.features[rule]
         if not picks <= docs.stems | self.headings[rule] or not picks.isdisjoint(docs.facts.rejected):
             return None
+        # A command picked is the rule's when the rule names it as code or a tool, not as a plain
+        # word, if the rule picks commands of its own: `type` (the TypeScript keyword) is not the
+        # "type" of "use `unknown` with type guards"; `pathlib` is "Prefer pathlib over os.path".
+        spans = {s for span in asked.used for s in features_of(span).stems}
+        if docs.facts.used and not spans <= docs.strong | self.headings[rule]:
+            return None
         # What it picks instead of: the tools and commands it rejects, and the words of an
         # "instead of …" ("instead of older libraries"), not a rejection of its own ("no errors").
         commands = set().union(*(features_of(span).stems for span in asked.refused))
@@ -1048,6 +1060,23 @@ class KnownIndex:
         return any(action not in acted and not any(kindred(action, other) for other in acted)
                    for action in wanted)
 
+    def acted_on(self, query: Features, rule: int) -> bool:
+        """Whether the memory's action is what the rule acts on with another action: "never
+        commit changes" does not restate "never push commits" (a rule making its object, "create
+        commits", says to commit)."""
+        wanted = query.facts.actions - FRAME - _before_step(query.text)
+        if not wanted:
+            return False
+        words = [word for word in self.index.features[rule].facts.words if word not in _DETERMINERS]
+        mine = [word for word in query.facts.words if word not in _DETERMINERS]
+        for action in wanted - _after_action(tuple(mine)):
+            # each time the rule says it, right after another action ("push commits", "push the commits")
+            at = [k for k, word in enumerate(words) if stem(word) == action]
+            if at and all(k and stem(words[k - 1]) in ACTIONS and stem(words[k - 1]) not in FRAME
+                          and stem(words[k - 1]) != action for k in at):
+                return True
+        return False
+
     def narrowing(self, said: _Said, rule: int) -> tuple[frozenset[str], frozenset[str]]:
         """The memory's places the rule says too (it says none, or one of them) and its words
         narrowing a noun the rule says (_modifiers): what covered() counts in part."""
@@ -1117,10 +1146,17 @@ class KnownIndex:
         # A command or name the memory uses whose head the rule never names is news, whatever
         # words it shares: `errors.Is` is not the rule's "wrap errors". (One it rejects is an
         # alternative, above.)
+        # Nor is one the rule says only as a plain word while it names commands of its own:
+        # `type` is not the "type" of "use `unknown` with type guards".
         for command in query.facts.commands - query.facts.refused:
             head = command.split()[0] if command.split() else ""
-            if head and not _names(features.text.lower(), head):
+            if head and (not _names(features.text.lower(), head)
+                         or (features.facts.used and not features_of(head).stems <= features.strong)):
                 says = says - features_of(command).stems
+        # A tool both name says its role: "use `pnpm` for package management" is "use `pnpm`".
+        for slot, tools in query.facts.picks.items():
+            if slot not in SUBJECT_SLOTS and not {stem(tool) for tool in tools}.isdisjoint(features.stems):
+                says = says | _role_stems(slot)
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
         # A word of the memory whose kin the rule says (match.py's families: commit/push,
@@ -1205,7 +1241,7 @@ def _core_text(text: str) -> str:
     """What a memory (without its examples) says that a rule must cover: without its asides, its
     opening label and the reasons it gives too."""
     if "**" in text:
-        text = _LABEL_RE.sub(_unlabelled, text)
+        text = _LABEL_RE.sub(_unlabelled, _BOLD_DASH_RE.sub(" ", text))
     return _REASON_RE.sub(" ", _without_asides(text))
 
 
@@ -1347,8 +1383,24 @@ def _reply_language(text: str) -> str:
         names = {english for name, english in _LANGUAGE_NAMES.items() if name in sentence}
         if len(names) == 1 and (any(word in sentence for word in _REPLY_WORDS)
                                 or _REPLY_RE.search(sentence)):
-            return names.pop()
+            name = names.pop()
+            # "British English", "Simplified Chinese": a variant is another value
+            variant = re.search(rf"\b({_VARIANTS})\s+{name}\b", sentence)
+            return f"{variant.group(1)} {name}" if variant else name
     return ""
+
+
+def _after_action(words: tuple[str, ...]) -> frozenset[str]:
+    """The stems `words` says right after an action ("rebase shared branches": "shared" is
+    what is rebased, not an action of its own)."""
+    return frozenset(stem(word) for before, word in pairwise(words)
+                     if stem(before) in ACTIONS and stem(before) not in FRAME and stem(before) != stem(word))
+
+
+@lru_cache(maxsize=64)
+def _role_stems(slot: str) -> frozenset[str]:
+    """The stems of a tool role's name and of what it does ("package manager": packag, manag)."""
+    return Features.of(slot).stems
 
 
 @lru_cache(maxsize=4096)
