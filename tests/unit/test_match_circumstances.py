@@ -114,3 +114,15 @@ def test_examples_weigh_little_but_may_be_what_the_other_rule_says() -> None:
     same, score = _verdict('Commit subjects in the present tense (e.g. "fix crash").',
                            'Present tense for commit subjects: "fix crash", not "fixed crash".')
     assert same, score
+
+
+def test_a_rule_of_one_word_and_its_circumstances_finds_its_rewording() -> None:
+    """Clustering compares a memory with those sharing two of its rarest words; a rule saying
+    one thing beside its circumstances shares only that one with a rewording."""
+    texts = [("Semicolons", "Never use semicolons unless explicitly requested."),
+             ("No semicolons", "No semicolons in code or documentation."),
+             *((f"other {n}", text) for n, text in enumerate(_OTHERS))]
+    memories = [memory(f"m{n}", title, content, agent=f"agent-{n}", minutes=n)
+                for n, (title, content) in enumerate(texts)]
+    clusters = cluster_memories(memories, THRESHOLD)
+    assert [sorted(m.id for m in c.members) for c in clusters if len(c.members) > 1] == [["m0", "m1"]]

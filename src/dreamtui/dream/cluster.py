@@ -260,13 +260,15 @@ class TokenIndex:
         return [j for j, n in best if n >= needed]
 
 
-def candidate_pairs(token_lists: Sequence[Sequence[str]],
-                    limit: int = MAX_CANDIDATES) -> list[tuple[int, int]]:
-    """Pairs (i < j) where one is among the other's `limit` best-sharing documents."""
+def candidate_pairs(token_lists: Sequence[Sequence[str]], limit: int = MAX_CANDIDATES, *,
+                    needed: Sequence[int] | None = None) -> list[tuple[int, int]]:
+    """Pairs (i < j) where one is among the other's `limit` best-sharing documents; `needed`:
+    for each document, how many of its rarest tokens a candidate shares (MIN_SHARED_TOKENS)."""
     index = TokenIndex(token_lists)
     pairs: set[tuple[int, int]] = set()
     for i, tokens in enumerate(token_lists):
-        pairs.update((min(i, j), max(i, j)) for j in index.candidates(tokens, limit=limit + 1)
+        least = MIN_SHARED_TOKENS if needed is None else needed[i]
+        pairs.update((min(i, j), max(i, j)) for j in index.candidates(tokens, needed=least, limit=limit + 1)
                      if j != i)
     return sorted(pairs)
 
@@ -318,7 +320,10 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
     # which dropped merge precision on a fresh held-out set of real lines from 0.596 to 0.438.
     # They still count where two texts are weighed alone: the known corpus, a live entry's probe.
     links: list[tuple[float, int, int, float]] = []
-    for i, j in candidate_pairs([sorted(f.stems) for f in features], CLUSTER_CANDIDATES):
+    # A rule saying one thing besides its circumstances (match.py: "No emojis in code or
+    # documentation") has one word a rewording must share ("Do not use emojis unless asked").
+    needed = [1 if len(f.stems - f.circumstances) <= 1 else MIN_SHARED_TOKENS for f in features]
+    for i, j in candidate_pairs([sorted(f.stems) for f in features], CLUSTER_CANDIDATES, needed=needed):
         raw = raw_overlap(features[i], features[j], weights, kin=False)
         score = calibrated(raw)
         if score >= threshold:
