@@ -257,3 +257,26 @@ def test_a_dream_never_takes_over_another_dreams_record(workspace: Workspace) ->
     assert second is not None and second.id == first.id.rsplit("-", 1)[0] + "-cd34"
     assert ChangesetStore(workspace.dreams_dir).path_for(first.id).read_bytes() == before
     assert second.lease_id != first.lease_id
+
+
+def test_the_cycle_collector_waits_for_the_whole_dream(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claim, LTM scan, engine and finish all build objects that live until the dream ends: the
+    collector is paused from the claim to the saved changeset, and running again afterwards."""
+    import gc
+
+    seen: dict[str, bool] = {}
+
+    def watching(name: str, method):  # type: ignore[no-untyped-def]
+        def wrapped(*args, **kwargs):  # type: ignore[no-untyped-def]
+            seen[name] = gc.isenabled()
+            return method(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(STMStore, "claim", watching("claim", STMStore.claim))
+    monkeypatch.setattr(LTMStore, "scan", watching("scan", LTMStore.scan))
+    monkeypatch.setattr(ChangesetStore, "save", watching("save", ChangesetStore.save))
+    submit(workspace, PORT, DB_RESET)
+    assert gc.isenabled()
+    assert dream(workspace, now=NOW) is not None
+    assert seen == {"claim": False, "scan": False, "save": False}
+    assert gc.isenabled()

@@ -236,10 +236,24 @@ def insert_after_guidance(body: str, paragraph: str) -> str:
     return f"{body[:end]}\n\n{paragraph}{body[end:]}"
 
 
+@lru_cache(maxsize=1 << 12)  # an entry's correction tries each value on every line of its body
+def _value_re(value: str) -> re.Pattern[str]:
+    """`value` as a whole word: not inside a longer word or number ("80" is not in "8080")."""
+    return re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w])")
+
+
 def _names_any(line: str, changes: Sequence[tuple[str, str]]) -> bool:
     """Whether `line` names the old or the new value of one of `changes` (whole words)."""
-    return any(re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", line)
+    return any(value in line and _value_re(value).search(line)
                for change in changes for value in change)
+
+
+def _replace_values(text: str, changes: Sequence[tuple[str, str]]) -> str:
+    """Each old value of `changes` replaced by its new one, where `text` states it whole."""
+    for old, new in changes:
+        if old in text:  # the search below cannot match otherwise
+            text = _value_re(old).sub(new, text)
+    return text
 
 
 def append_paragraphs(body: str, paragraphs: Sequence[str]) -> str:
@@ -330,14 +344,12 @@ class EntryDraft:
             elif line.lstrip().startswith(">"):
                 continue  # a quoted flag or caveat says what someone saw then: never rewritten
             else:
-                for old, new in changes:
-                    line = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, line)
+                line = _replace_values(line, changes)
             lines[number] = line
         self.new_text.extend(new for _old, new in changes)
         self.body = "\n".join(lines)
-        title = str(self.meta.get("title") or "")
-        for old, new in changes:  # "The API listens on 8080" over a body saying 9090 misleads
-            title = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, title)
+        # "The API listens on 8080" over a body saying 9090 misleads.
+        title = _replace_values(str(self.meta.get("title") or ""), changes)
         if title != str(self.meta.get("title") or ""):
             self.meta["title"] = title
         self.add_sources(memories)

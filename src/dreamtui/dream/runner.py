@@ -256,16 +256,13 @@ class _Run:
                                  known=self.index, contradictions=dict(self.contradictions))
         engine_started = time.monotonic()
         events = self.engine.run(dream_input, self.cancel)
-        # The engine's drafts, features and proposals all live until it ends: the cycle
-        # collector rescanning them is wasted work (as in clustering, which pauses it too).
-        with collector_paused():
-            try:
-                async for event in events:
-                    self.handle(event)
-                    if self.cancel.cancelled:
-                        break
-            finally:
-                await events.aclose()
+        try:
+            async for event in events:
+                self.handle(event)
+                if self.cancel.cancelled:
+                    break
+        finally:
+            await events.aclose()
         if self.cancel.cancelled:
             raise _Cancelled()
         if not self.done:
@@ -363,7 +360,11 @@ async def dream_async(workspace: Workspace, *, engine: str | None = None, cancel
     token = cancel or CancelToken()
     # Whoever calls — cron, the workbench, a script — one process at a time dreams, commits or
     # recovers (the headless runner already holds the lock; it is re-entrant for its thread).
-    with WorkspaceLock(workspace, "dream").acquire(), STMStore.for_workspace(workspace) as stm:
+    # The batch, the LTM snapshot, the engine's drafts and features and the proposals all live
+    # until the dream ends: the cycle collector rescanning them again and again is wasted work
+    # (a twentieth of a 10,000-memory dream), and reference counting still frees the rest.
+    with (collector_paused(), WorkspaceLock(workspace, "dream").acquire(),
+          STMStore.for_workspace(workspace) as stm):
         # No other dream runs now, so claims no open dream owns go back before this one claims.
         settled = settle(workspace)
         workspace.ensure_state_dirs()  # before the claim: only the record's own write follows it

@@ -495,14 +495,27 @@ def _source_layout(original: Entry) -> tuple[list[_Block], list[str]] | None:
     if len(blocks) != len(original.meta):
         return None  # duplicate keys or a split we misread: do not guess
     for block, (key, value) in zip(blocks, original.meta.items(), strict=False):
-        try:
-            parsed = yaml.load("".join(block.leading + block.lines), Loader=_Loader)
-        except yaml.YAMLError:
-            return None  # e.g. an alias to an anchor in another block
-        if not isinstance(parsed, dict) or list(parsed) != [key] or not _same(parsed[key], value):
+        parsed = _block_meta("".join(block.leading + block.lines))
+        if parsed is None or list(parsed) != [key] or not _same(parsed[key], value):
             return None
         block.key = key
     return blocks, tail
+
+
+def _block_meta(source: str) -> dict[str, Any] | None:
+    """One block's source read as YAML reads it, or None when it is not a mapping or not YAML.
+
+    Each rewritten entry's every block is read again here: a one-line `key: value` block takes
+    the frontmatter fast path (which agrees with the parser exactly), the rest the parser.
+    """
+    items = _cached_frontmatter(source)
+    if items is not None:
+        return _fresh_meta(items)
+    try:
+        parsed = yaml.load(source, Loader=_Loader)
+    except yaml.YAMLError:
+        return None  # e.g. an alias to an anchor in another block
+    return parsed if isinstance(parsed, dict) else None
 
 
 def _newline(text: str) -> str:
@@ -516,11 +529,8 @@ def _rewrite_line(block: _Block, key: Any, old: Any, new: Any, newline: str) -> 
     if len(block.lines) == 1:
         line = block.lines[0].rstrip("\r\n")
         for match in _INLINE_COMMENT_RE.finditer(line):
-            try:
-                before = yaml.load(line[:match.start()], Loader=_Loader)
-            except yaml.YAMLError:
-                continue
-            if isinstance(before, dict) and list(before) == [key] and _same(before[key], old):
+            before = _block_meta(line[:match.start()])
+            if before is not None and list(before) == [key] and _same(before[key], old):
                 column = match.end() - 1
                 pad = max(1, column - len(head))
                 return [head + " " * pad + line[column:] + newline]
