@@ -56,7 +56,7 @@ _REAL_LOADS = json.loads
 
 
 class _Decodes:
-    """Counts the lines the reader hands to `json.loads`."""
+    """Counts the lines the reader hands to its decoder (`intake.decode.loads`)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.lines: list[bytes] = []
@@ -67,7 +67,7 @@ class _Decodes:
                 self.lines.append(text)
             return real(text, *args, **kwargs)
 
-        monkeypatch.setattr(reader_module.json, "loads", counting)
+        monkeypatch.setattr(reader_module.decode, "loads", counting)
 
 
 def _decoded_all(lines: list[bytes]) -> list[Event]:

@@ -32,8 +32,8 @@ Speed. Most lines are successful tool results, progress records and plain assist
 byte-level pre-checks (`"type":"tool_use"`, `"is_error":true`, `"tool_result"`, the record type) decide
 which lines need `json.loads`, each passing over a line at most once: a line's bytes, not its
 records, are the cost (tool results of megabytes). The lines that are decoded go through
-pydantic's JSON parser (pydantic_core, a fifth of the read's CPU time less than `json.loads`),
-and through the stdlib for what it refuses, so a record reads the same. Assistant text is
+`intake.decode` (pydantic's JSON parser, a fifth of the read's CPU time less than `json.loads`,
+and the stdlib for what it refuses, so a record reads the same). Assistant text is
 decoded only when a friction quotes it or a typed turn waits for the agent's reply; a successful
 result is looked at only while an error waits to be got past.
 """
@@ -46,9 +46,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_core import from_json
-
 from dreamtui.errors import InputError
+from dreamtui.intake import decode
 from dreamtui.intake.claude_code import rules
 from dreamtui.intake.claude_code.discovery import LogFile
 from dreamtui.intake.claude_code.frictions import Detector, Origin
@@ -257,13 +256,7 @@ def _in_sidechain(raw: bytes) -> bool:
 def _loads(raw: bytes) -> tuple[Any, bool]:
     """(record, was the UTF-8 valid); invalid bytes become U+FFFD rather than losing the line."""
     try:
-        # Values are not cached: nearly all are read once (ids, times, texts), and caching them
-        # costs a tenth of the parse.
-        return from_json(raw, cache_strings="keys"), True
-    except ValueError:
-        pass  # what it refuses (a lone surrogate, invalid UTF-8, deep nesting): the stdlib decides
-    try:
-        return json.loads(raw), True
+        return decode.loads(raw), True
     except UnicodeDecodeError:
         return json.loads(raw.decode("utf-8", "replace")), False
 

@@ -19,7 +19,7 @@ them as its lesson, and a pending failure stored before them is given them
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from dreamtui.workspace.layout import Workspace
 SOURCE = "codex"
 AGENT_ID = "codex"
 _FIRST_LINE_LIMIT = 16 * 1024 * 1024  # a session_meta line carries the base instructions
+_READ_BUFFER = 1 << 20
 
 @dataclass(frozen=True)
 class CodexOptions:
@@ -113,11 +114,6 @@ def _first_cwd(path: Path) -> str | None:
         return head_cwd(iter(lambda: handle.readline(_FIRST_LINE_LIMIT), b""))
 
 
-def _lines(path: Path) -> Iterator[bytes]:
-    with open(path, "rb") as handle:
-        yield from handle
-
-
 def read_rollout(path: Path) -> tuple[list[Friction], ReadStats, str | None]:
     """The rollout's frictions, what reading it counted, and the Codex version that wrote it."""
     frictions, stats, version, _ = read_rollout_with_instructions(path)
@@ -128,8 +124,11 @@ def read_rollout_with_instructions(
         path: Path) -> tuple[list[Friction], ReadStats, str | None, list[Instruction]]:
     """`read_rollout`, and the person's instructions about commands (`Detector.instructions`)."""
     reader, detector = RolloutReader(), Detector()
-    for event in reader.events(_lines(path)):
-        detector.feed(event)
+    # A large buffer: a rollout's lines of a megabyte (a command's whole output) would be read in
+    # the default buffer's 8 KB pieces.
+    with open(path, "rb", buffering=_READ_BUFFER) as handle:
+        for event in reader.events(handle):
+            detector.feed(event)
     return detector.finish(), reader.stats, detector.version, detector.instructions
 
 

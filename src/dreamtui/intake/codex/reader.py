@@ -18,13 +18,13 @@ first are one turn, the second are not the person's.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dreamtui.intake import decode
 from dreamtui.intake.lessons import strip_ansi
 
 # `{"timestamp":"…","type":"X","payload":{"type":"Y"`, or the older layout's `{"type":"Y"` (an
@@ -184,7 +184,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
+            parsed = decode.loads(raw)
         except ValueError:
             return {}
         return parsed if isinstance(parsed, dict) else {}
@@ -310,7 +310,7 @@ def head_cwd(lines: Iterator[bytes]) -> str | None:
     records = []
     for line in lines:
         try:
-            record = json.loads(line)
+            record = decode.loads(line)
         except ValueError:
             return None
         if not isinstance(record, dict):
@@ -367,7 +367,7 @@ class RolloutReader:
                                      exit_code=0)
                         continue
             try:
-                record = json.loads(line)
+                record = decode.loads(line)
             except ValueError:
                 self.stats.malformed += 1
                 continue
