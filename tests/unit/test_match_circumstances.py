@@ -126,3 +126,14 @@ def test_a_rule_of_one_word_and_its_circumstances_finds_its_rewording() -> None:
                 for n, (title, content) in enumerate(texts)]
     clusters = cluster_memories(memories, THRESHOLD)
     assert [sorted(m.id for m in c.members) for c in clusters if len(c.members) > 1] == [["m0", "m1"]]
+
+
+def test_a_bold_label_heading_a_rule_weighs_like_an_example() -> None:
+    """"**Keep imports on top** - ...": the label is the rule in brief, in words a rewording
+    rarely repeats; bold words running on into the sentence are the rule itself."""
+    labelled = Features.of("**Module layout** - Place every import at the top of the module, never inside functions.")
+    assert labelled.examples == {"layout"}
+    assert Features.of("**No tabs** in YAML files.").examples == frozenset()
+    same, score = _verdict("**Fail loudly, never silently** - Do not swallow exceptions in handlers.",
+                           "Never swallow exceptions; log and re-raise them.")
+    assert same, score

@@ -537,6 +537,11 @@ _ACTOR_RE = re.compile(
 # Examples a rule gives ("(e.g. `feat: ...`, `fix: ...`)", "(for example ...)"): illustrations,
 # which two rules on one subject share (commit message examples) whatever each says of it.
 _EXAMPLE_RE = re.compile(r"\((?:e\.?g\.?|for example|for instance|such as|like)[,:]?\s[^()\n]*\)")
+# A bold label heading a rule ("**Test Reporting:** ...", "**Fix the root cause** - ..."): the
+# rule in brief or its topic, in words a rewording rarely repeats. Like an example, it weighs
+# little and keeps its higher weight shared. Bold words running on into the sentence ("**No
+# emojis** in code") are the rule itself.
+_LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*\n]{1,60}?(?:\*\*\s*(?::|[-–—]\s)|:\*\*)", re.M)
 _CIRCUMSTANCE_CUE_RE = re.compile(r"\b(?:unless|until|without|if|when|whenever|except|once|before|after"
                                   r"|while|prior|in|for|across|to|within|throughout|on|inside|e\.?g"
                                   r"|example|instance|such|like|ai|agents?|assistants?|llms?|models?"
@@ -552,7 +557,7 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
     `tests/unit`"); a name in a scope is a circumstance like its other words ("in all Python
     files")."""
     lowered = _APOSTROPHES_RE.sub("", _CODE_RE.sub(" ` ", text.lower()))
-    if _CIRCUMSTANCE_CUE_RE.search(lowered) is None:
+    if _CIRCUMSTANCE_CUE_RE.search(lowered) is None and "**" not in text:
         return _NO_WORDS, _NO_WORDS, _NO_WORDS
     spans: list[tuple[int, int]] = []
     for found in _PERMISSION_RE.finditer(lowered):
@@ -563,8 +568,9 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
                 spans.append(word.span())
     for pattern in (_STEP_RE, _SCOPE_RE, _ACTOR_RE):
         spans.extend(found.span() for found in pattern.finditer(lowered))
-    plain = _APOSTROPHES_RE.sub("", text.lower()) if "(" in text else ""
-    examples = [found.span() for found in _EXAMPLE_RE.finditer(plain)] if plain else []
+    plain = _APOSTROPHES_RE.sub("", text.lower()) if "(" in text or "**" in text else ""
+    examples = [found.span() for pattern in (_EXAMPLE_RE, _LABEL_RE) for found in pattern.finditer(plain)] \
+        if plain else []
     asks = {stem(word) for found in _ASK_RULE_RE.finditer(lowered)
             for word in _WORD_RE.findall(found.group()) if _PERMISSION_VOCABULARY.match(word)}
     if not spans and not examples:
@@ -594,8 +600,10 @@ def _inside(text: str, spans: list[tuple[int, int]]) -> tuple[set[str], set[str]
 
 
 def _stems_in(text: str) -> set[str]:
+    """The stems of `text`'s tokens, read as Features reads them (a flag as one word)."""
     known = _TOKENS
-    return {(known.get(token) or _token(token))[1] for token in _TOKEN_RE.findall(text)}
+    return {(known.get(token) or _token(token))[1]
+            for token in ("".join(_WORD_RE.findall(raw)) if raw[0] == "-" else raw for raw in _TOKEN_RE.findall(text))}
 
 
 class Features:
@@ -668,7 +676,8 @@ class Features:
 
     @property
     def examples(self) -> frozenset[str]:
-        """Those of the circumstances said in an example ("(e.g. `feat: ...`)")."""
+        """Those of the circumstances said in an example ("(e.g. `feat: ...`)") or a bold
+        label ("**Test Reporting:**")."""
         return self._settings[1]
 
     @property
