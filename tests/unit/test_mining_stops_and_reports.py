@@ -198,6 +198,9 @@ def test_a_no_choosing_among_the_agents_options_answers_it() -> None:
             "**(a)** Scale it to 462x462 on a 508x508 canvas\n**(b)** Keep 462x462 with the image inside")
     assert answer_rule("no padding. the size on the page is 462x462, increase it by 10%", said) is None
     assert answer_rule("no padding. the size on the page is 462x462", "I resized all 6 images.") == "no"
+    asking = "J'ai utilisé le terme parce qu'il était dans le plan. Voulez-vous que je le change ?"
+    assert answer_rule("Non, il y a une erreur, la référence était ce site-là", asking) == "fails"
+    assert answer_rule("nope it never worked", "Has this ever worked for the team?") is None
 
 
 def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:

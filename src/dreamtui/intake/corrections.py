@@ -416,7 +416,7 @@ _FOREIGN_WHY = re.compile(r"^(?:(?:mais |et )?pourquoi (?:est-ce que )?"
                           r"(?:vraiment|réellement)|(?:tu|vous) (?:as |avez )?(?:vraiment|réellement)|"
                           r"¿?por qu[ée] (?:hiciste|has|lo hiciste)|¿?(?:est[aá]s seguro|de d[oó]nde sacaste)|"
                           r"warum hast du|bist du sicher|woher hast du|perch[ée] hai|sei sicuro)\b")
-_FOREIGN_FAILS = re.compile(
+_FOREIGN_FAILS_FIRST = re.compile(
     # said first: "ça ne marche pas", "no funciona", "funktioniert nicht", "il y a une erreur",
     # "le problème persiste", "j'ai toujours la même erreur", "rien ne s'affiche"
     r"^(?:(?:mais|pero|aber|non|no|nein)\W+)?(?:(?:ça|cela|ca|[cç]a) (?:ne )?(?:marche|fonctionne) (?:pas|plus)|"
@@ -425,18 +425,19 @@ _FOREIGN_FAILS = re.compile(
     r"bugs?|soucis?|bogues?)|(?:le |ce |un )?probl[eè]me (?:persiste|est toujours|dans|avec|sur|de)|"
     r"j'ai (?:encore |toujours |un |une |la même |le même |des |plusieurs )*(?:erreurs?|probl[eè]mes?|bugs?|soucis?)|"
     r"rien ne (?:marche|fonctionne|s'affiche|se passe|change)|hay (?:un |una |varios |otro )?(?:error|problema)|"
-    r"es gibt (?:einen |ein |noch )?(?:fehler|problem))\b"
-    # or still failing, anywhere in the first line: "après ton changement ça ne marche toujours pas"
-    r"|\b(?:ça|cela|ca) (?:ne )?(?:marche|fonctionne) toujours pas\b|toujours (?:la même erreur|le même "
+    r"es gibt (?:einen |ein |noch )?(?:fehler|problem))\b")
+# Or still failing, anywhere in the first line: "après ton changement ça ne marche toujours pas";
+# or not at all what was asked: "Cela n'est pas du tout adapté au …".
+_FOREIGN_FAILS_ANYWHERE = re.compile(
+    r"\b(?:ça|cela|ca) (?:ne )?(?:marche|fonctionne) toujours pas\b|toujours (?:la même erreur|le même "
     r"problème)|sigue sin funcionar|sigue (?:fallando|igual)|funktioniert (?:immer noch|noch immer) nicht|"
     r"geht (?:immer noch|noch immer) nicht|ancora non funziona|ainda não funciona"
-    # what the agent made is not at all what was asked: "Cela n'est pas du tout adapté au …"
     r"|\bn'est (?:toujours )?pas (?:du tout|vraiment|encore) (?:adapt|align|coh[eé]rent|correct|bon|juste|ce que|"
     r"conforme|respect|logique|clair|lisible|optimal)|\bne (?:\w+ ){1,2}pas du tout\b"
     r"|\bne s'affiche (?:pas|plus|toujours pas)\b|\bcharge (?:mais )?(?:à l')?infini")
 
-_FOREIGN_CUE = re.compile(r"\b(?:ca|ça|cela|no|es|das|sigue|immer|ancora|ainda|non|toujours|funktioniert|geht|"
-                          r"il|le|ce|un|j'ai|rien|hay|gibt|n'est|ne|charge)\b")
+# Words every alternative of `_FOREIGN_FAILS_ANYWHERE` holds: a substring test before its search.
+_ANYWHERE_CUES = ("toujours", "sigue", "immer", "ancora", "ainda", "pas du tout", "n'est", "s'affiche", "infini")
 
 _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
@@ -525,6 +526,10 @@ _PERSISTS = re.compile(r"\b(?:still|again|same|anymore)\b|还是|仍然|依然|�
 _NO_FIRST = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:{_SEP})+")
 
 
+_MISTAKE_MET = re.compile(r"(?:there(?:'s| is| are)|il y a|hay|es gibt)\b[^.!?\n]{0,30}?\b(?:errors?|bugs?|"
+                          r"mistakes?|problems?|issues?|erreurs?|probl[eè]mes?|problemas?|fehler)\b")
+
+
 def answer_rule(text: str, said: str | None) -> str | None:
     """`correction_rule`, but a "no" or "don't" answering the agent's own question is an answer,
     unless the words after the "no" say its work still fails ("no.. its still slow, think again"
@@ -538,8 +543,8 @@ def answer_rule(text: str, said: str | None) -> str | None:
         return None
     after = correction_rule(rest)
     # "nope it never worked" answers "Has this ever worked for the team?"; "no, still slow" says
-    # the agent's fix did not take
-    return after if after not in ANSWERABLE and _PERSISTS.search(rest) else None
+    # the agent's fix did not take, and "non, il y a une erreur, …" that its work holds a mistake
+    return after if after not in ANSWERABLE and (_PERSISTS.search(rest) or _MISTAKE_MET.match(rest)) else None
 
 
 # The agent offering choices ("do you mean: **(a)** … **(b)** …", "Option 1 … Option 2"): a question
@@ -705,7 +710,8 @@ def correction_rule(text: str) -> TurnRule | None:
     # of their words: most turns have neither, and the searches cost more than the test.
     wide = not first.isascii()
     if (len(first) <= 300 and (_FAILS.match(first) or _broken(first) or (
-            (wide or _FOREIGN_CUE.search(first) is not None) and _FOREIGN_FAILS.search(first)))) or \
+            _FOREIGN_FAILS_FIRST.match(first) or (
+            any(cue in first for cue in _ANYWHERE_CUES) and _FOREIGN_FAILS_ANYWHERE.search(first))))) or \
             (short_zh and wide and _ZH_FAILS.search(first)):
         return "fails"
     if _pasted_back(head) or (_TRIED.match(head) and not _TRIED_PLEASED.search(first[:200])):
@@ -733,22 +739,24 @@ def correction_rule(text: str) -> TurnRule | None:
     return None
 
 
-# The agent reporting its work done or working ("The app is fully functional", "✅", "TICKET 03 —
+# The agent reporting its work done or working ("The app is fully functional", "✅" (`_DONE_MARKS`), "TICKET 03 —
 # Terminé", "Clean compile. Here's a summary", "La migration a été appliquée avec succès", "Voici ce
 # qui a changé", "已修复", "완료했습니다"), in its last words.
 _DONE_CLAIM = re.compile(
-    r"✅|✔|\b(?:done|fixed|complete[d]?|finished|resolved|implemented|deployed|working|works|functional|"
+    r"\b(?:done|fixed|complete[d]?|finished|resolved|implemented|deployed|working|works|functional|"
     r"succeeded|successfully|passes|passing|ready|all set|should now|now (?:works|shows|loads|handles|uses|"
     r"returns|renders)|here'?s (?:a |the )?summary|here'?s what (?:changed|i did|was done)|changes made|"
     r"i(?:'ve| have) (?:updated|changed|added|fixed|removed|implemented|created|rewritten|rewrote|replaced))\b"
     r"|termin[ée]|corrig[ée]|r[ée]solu|fonctionne|fonctionnel|avec succ[eè]s|r[ée]ussi|pr[eê]te?s?\b|"
     r"voici ce qui a chang|ce qui a chang[ée]|mis à jour|impl[ée]ment[ée]|d[ée]ploy[ée]|listo|funciona|"
-    r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했",
-    re.IGNORECASE)
-_DONE_CHARS = 1500  # the report's head and tail hold the claim; a long one's middle is its detail
+    r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했")
+_DONE_MARKS = ("✅", "✔")
+# The report's head and tail say it is done ("Done. …", "… All tests pass."); its middle is the
+# detail, and a report of pages is not searched whole. Read lower-cased.
+_DONE_HEAD, _DONE_TAIL = 500, 300
 # The person's first words reporting a problem with it: "Problème dans le nœud …", "Le problème
 # persiste", "la page charge mais infiniment", "Error in sub-node …", "my images aren't loading",
-# "still getting …", "테스트해보니 … 두 번씩 …", "还是报错".
+# "still getting …", "테스트해보니 … 두 번씩 …", "还是报错". Read lower-cased.
 _PROBLEM = re.compile(
     # a problem named first ("Problem executing workflow", "Error in sub-node …", "Bug critique …")
     r"^(?:problems?|issues?|errors?|bugs?|exceptions?|failures?|probl[eè]mes?|erreurs?)\b"
@@ -772,8 +780,12 @@ _PROBLEM = re.compile(
     r"\bfehler\b|funktioniert nicht"
     # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
     r"|报错|错误|失败|不行|不对|没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题|出问题|问题(?:还在|依旧|仍然)|"
-    r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하",
-    re.IGNORECASE)
+    r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하")
+# Words every English or French alternative of `_PROBLEM` holds (other scripts are searched).
+_PROBLEM_CUES = ("problem", "issue", "error", "bug", "exception", "fail", "broken", "not ", "n't", "crash",
+                 "stuck", "hang", "froze", "infinit", "nothing", "empty", "blank", "missing", "gone", "null",
+                 "undefined", "probl", "erreur", "bogue", "persist", "marche", "fonctionne", "charge", "affiche",
+                 "ouvre", "pas du tout", "cass", "bloqu", "incoh", "fehler", "funktioniert", "soucis")
 _SENTENCE_END_AT = re.compile(r"[.!?。！？\n]")
 _PROBLEM_WITHIN = 160  # characters: a report says so at once; a new task may mention errors later
 # A task said first ("add error handling", "can you add a retry when it fails", "fix the typo in
@@ -793,10 +805,13 @@ def reports_after_done(text: str, said: str | None) -> bool:
     agent's claim is what the report contradicts."""
     if not said or pasted_log(text):
         return False  # a log pasted back without a word: what it shows is not the person's report
-    head = _OPENER.sub("", _plain(spoken(text)).strip()[:400])
+    head = _OPENER.sub("", _plain(spoken(text[:1000])).strip()[:400])  # a pasted log's tail is not read
     first = head[:_PROBLEM_WITHIN]
-    found = _PROBLEM.search(first)
-    if found is None or _ASKS_TASK.match(first) or _UNLESS_BEFORE.search(first, 0, found.start()) or \
+    lowered = first.lower()
+    if first.isascii() and not any(cue in lowered for cue in _PROBLEM_CUES):
+        return False  # most turns name no problem: a substring test before the search
+    found = _PROBLEM.search(lowered)
+    if found is None or _ASKS_TASK.match(first) or _UNLESS_BEFORE.search(lowered, 0, found.start()) or \
             only_asks(head) or _HEADING.match(first):
         return False
     end = _SENTENCE_END_AT.search(head, found.end())
@@ -804,8 +819,8 @@ def reports_after_done(text: str, said: str | None) -> bool:
         return False  # "Why is that an issue?", "…解决我们的问题吗？": a question about it
     if _PLEASED_FIRST.match(first.lower()):
         return False  # "Great, it works. One issue left: …" praises first; judged on its own
-    claim = said if len(said) <= 2 * _DONE_CHARS else f"{said[:_DONE_CHARS]}\n{said[-_DONE_CHARS:]}"
-    return _DONE_CLAIM.search(claim) is not None
+    claim = said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}"
+    return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim.lower()) is not None
 
 
 # Condition and wish words before a problem word ("if there is an error", "make sure no errors",

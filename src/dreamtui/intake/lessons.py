@@ -67,7 +67,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
 def strip_ansi(text: str) -> str:
     """Without terminal escapes and control characters."""
     text = _ANSI.sub("", text) if ("\x1b" in text or "\u241b" in text) else text
-    return _CONTROL.sub("", text) if not text.isprintable() else text
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
 
 
 def clip(text: str, limit: int) -> str:

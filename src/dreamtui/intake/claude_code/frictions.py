@@ -74,13 +74,16 @@ class Agent(Protocol):
         ...
 
 
+_TYPED_CHARS = 4000  # what tells a turn from another typed at the same millisecond: its opening
+
+
 def _typed_event(where: Origin, text: str) -> str | None:
     """A typed turn known by its time and words: a copy of a session into another file may give
     every record and message a fresh id yet keep the time each turn was typed (one log of read 4
     was found in six files so), and a turn typed twice at the same millisecond is the same turn."""
     if not where.timestamp:
         return None
-    words = rules.turn_words(text)
+    words = rules.turn_words(text[:_TYPED_CHARS])
     digest = hashlib.sha1(f"{where.timestamp}\0{words}".encode("utf-8", "replace")).hexdigest()[:20]
     return f"typed@{digest}" if words else None
 
@@ -271,7 +274,7 @@ class Detector:
                 rule = "override"
             elif rule == "question" and corrections.wonders(text):
                 rule = None  # "why did we need the months field?": a question, unless conceded
-            if rule is None and not lessons.mostly_pasted(text) and corrections.reports_after_done(text, said):
+            if rule is None and corrections.reports_after_done(text, said) and not lessons.mostly_pasted(text):
                 rule = "after_done"  # "Problème dans le nœud …" right after "✅ Terminé"
             if rule is not None and corrections.contentless(text):
                 if corrections.insult(text):

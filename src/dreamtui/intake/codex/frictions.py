@@ -419,8 +419,8 @@ class Detector:
         said = self._said
         self._prompt, self._prompt_correction = turn, None
         if not answered_a_stop and self._acted and (
-                _corrects(turn.text, said) or (not lessons.mostly_pasted(turn.text)
-                                               and reports_after_done(turn.text, said))):
+                _corrects(turn.text, said) or (reports_after_done(turn.text, said)
+                                               and not lessons.mostly_pasted(turn.text))):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._last_call, turn.text,
                                                  turn.timestamp, event=turn.event))
