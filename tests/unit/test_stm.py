@@ -228,6 +228,22 @@ def test_get_many_in_order_and_skipping_missing(store: STMStore) -> None:
     assert len(store.get_many(ids)) == 1200
 
 
+def test_rows_with_empty_json_columns_read_as_their_own_fresh_values(store: STMStore) -> None:
+    """Empty tags, metadata and extra are made rather than parsed: each memory gets its own, of
+    the type the column holds, and a malformed column still names its row."""
+    store.submit_many([new_memory("a"), new_memory("b")])
+    first, second = store.page(limit=2)
+    assert (first.tags, first.metadata, first.extra) == ((), {}, {})
+    first.metadata["changed"] = True
+    first.extra["changed"] = True
+    assert second.metadata == {} and second.extra == {}
+    assert store.get_many([first.id])[0].metadata == {}
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE stm_memories SET metadata = '{' WHERE id = ?", (second.id,))
+    with pytest.raises(StoreError, match=rf"row {second.id}: a JSON column holds invalid JSON"):
+        store.get_many([second.id])
+
+
 # -- leases --------------------------------------------------------------------------------------
 
 def test_claim_takes_oldest_first_and_none_when_empty(store: STMStore) -> None:

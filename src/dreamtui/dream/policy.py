@@ -205,8 +205,16 @@ class ReplacementIndex:
     def __init__(self, replacements: Sequence[Replacement]) -> None:
         self.items = list(replacements)
         self.norms = [normalise(f"{r.memory.title}\n{r.memory.content}") for r in self.items]
-        self.numbers = [numbers(f"{r.memory.title}\n{r.memory.content}") for r in self.items]
         self.tokens = TokenIndex([_words(norm) for norm in self.norms])
+        # Only the few candidates a flag's words find are scored: their numbers are read then.
+        self._numbers: dict[int, frozenset[int]] = {}
+
+    def numbers_of(self, i: int) -> frozenset[int]:
+        found = self._numbers.get(i)
+        if found is None:
+            memory = self.items[i].memory
+            found = self._numbers[i] = numbers(f"{memory.title}\n{memory.content}")
+        return found
 
     def _score(self, i: int, observation: str, obs_norm: str, entry_norm: str,
                entry_numbers: frozenset[int]) -> float:
@@ -217,7 +225,7 @@ class ReplacementIndex:
         """
         text_norm = self.norms[i]
         score = fuzz.token_set_ratio(obs_norm, text_norm, processor=None)
-        if (numbers(observation) & self.numbers[i]) - entry_numbers:
+        if (numbers(observation) & self.numbers_of(i)) - entry_numbers:
             return max(score, 100.0)
         if any(mentions(text_norm, w) and not mentions(entry_norm, w) for w in identifiers(observation)):
             return max(score, 100.0)

@@ -225,6 +225,16 @@ def _aware(moment: datetime) -> datetime:
 _encode = json.JSONEncoder().encode  # what json.dumps uses, without its per-call setup
 
 
+def _loads(text: Any) -> Any:
+    """A JSON column's value; the empty list and object most rows hold are made, not parsed
+    (a fresh one each time: callers may change what they get)."""
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
+
+
 def _json(value: dict[str, Any] | Sequence[str]) -> str:
     """json.dumps output (Dreamer's format), byte for byte.
 
@@ -451,9 +461,9 @@ class STMStore:
          consumed, lease, key, extra) = row
         where = f"{self.path}: stm_memories row {mem_id}"
         try:
-            tag_list = json.loads(tags)
-            meta = json.loads(metadata)
-            extra_obj = json.loads(extra)
+            tag_list = _loads(tags)
+            meta = _loads(metadata)
+            extra_obj = _loads(extra)
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{where}: a JSON column holds invalid JSON ({exc})") from None
         # Imported here: the safety patterns take ~30 ms to compile, which `status` must not pay.
