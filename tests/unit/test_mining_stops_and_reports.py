@@ -23,7 +23,7 @@ from dreamtui.intake.corrections import (
     reports_after_done,
     sent_again,
 )
-from dreamtui.intake.lessons import Friction, ToolCall, lesson_title, strip_ansi
+from dreamtui.intake.lessons import Friction, ToolCall, environment_subject, lesson_title, strip_ansi
 from dreamtui.workspace.layout import Workspace
 from tests.unit.test_claude_code_mining import SLUG, _import, _kinds, _Log, _mined, projects, workspace
 from tests.unit.test_codex_import import Rollout
@@ -287,6 +287,26 @@ def test_a_failure_after_a_sourced_virtualenv_is_the_commands_not_the_activates(
                         said=None, evidence="Traceback (most recent call last):\nValidationError: 2 errors",
                         reason=None, cwd=None, sidechain=False, log="l")
     assert lesson_title(friction, 120).startswith("`alembic upgrade` fails here")
+
+
+def test_an_option_the_shell_ran_as_a_command_is_no_missing_tool() -> None:
+    split = ('{"message":"Dependabot alerts are disabled for this repository.","status":"403"}'
+             "/bin/bash: line 1: --jq: command not found")
+    assert environment_subject(split) is None
+    assert environment_subject("/bin/bash: line 1: jq: command not found") == \
+        ("command:jq", "`jq` is not installed here")
+    assert environment_subject("zsh:1: command not found: -v") is None
+
+
+def test_zshs_unmatched_glob_is_a_fact_of_the_shell_not_of_the_command_it_stopped() -> None:
+    friction = Friction(kind="tool_error", scope="s", session_id="s", record_uuids=[], timestamp=None,
+                        calls=[ToolCall("Bash", "ls package.json tsconfig.json .eslintrc* 2>/dev/null", None)],
+                        said=None, evidence="Exit code 1\n(eval):1: no matches found: /home/u/shop/.eslintrc*",
+                        reason=None, cwd=None, sidechain=False, log="l")
+    assert lesson_title(friction, 200) == ("The shell here is zsh: a glob that matches nothing "
+                                           "(`/home/u/shop/.eslintrc*`) fails the whole command; quote it, "
+                                           "or list the folder first")
+    assert environment_subject("zsh:1: no matches found: src/*.jpg") is not None
 
 
 def test_control_characters_leave_the_text() -> None:

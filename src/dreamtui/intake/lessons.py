@@ -938,7 +938,7 @@ _ENVIRONMENT = re.compile(
     r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) 5\b|^Access is denied\.|"
     r"sudo: (?:a terminal is required|a password is required)|Permission denied \(publickey|"
     r"gh auth login|Failed to log in to github\.com|Cannot connect to the Docker daemon|"
-    r"externally-managed-environment",
+    r"externally-managed-environment|no matches found: ",
     re.IGNORECASE | re.MULTILINE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
@@ -1009,13 +1009,17 @@ def resolve_project(text: str) -> str:
 _SHELL_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: |\d+: )?[\w./+-]+: not found\s*$")
 
 
+# (Not an option: "--jq: command not found" is a line the shell split, at an unquoted `&` in a URL,
+# never a program missing.)
 _MISSING_COMMAND = re.compile(
-    r"(?:^|[\s:])([\w.+-]+): (?:command )?not found\s*$"
-    r"|(?:^|[\s:])command not found: ([\w.+-]+)"  # zsh: "zsh:1: …", "(eval):1: …"
+    r"(?:^|[\s:])([\w.+][\w.+-]*): (?:command )?not found\s*$"
+    r"|(?:^|[\s:])command not found: ([\w.+][\w.+-]*)"  # zsh: "zsh:1: …", "(eval):1: …"
     r"|Failed to spawn: `([\w.+-]+)`\s+Caused by: No such file or directory"  # uv run
     r"|\(([\w.+-]+):String\) \[[\w-]*\], CommandNotFoundException"
     r"|'([\w.+-]+)' is not recognized as an internal or external command"
     r"|The term '([\w.+-]+)' is not recognized", re.MULTILINE)
+# zsh's `nomatch`: "(eval):1: no matches found: /Users/me/Downloads/*.jpg", "zsh:1: no matches found: …"
+_ZSH_NOMATCH = re.compile(r"(?m)^(?:\(eval\)|zsh|[\w./-]*zsh):\d+: no matches found: (\S+)")
 _MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?|Cannot find module '([^']+)'")
 _CRLF = "$'\\r': command not found"
 _GIT_LOCK_DENIED = re.compile(r"\.git[/\\][^'\"\s]*\.lock'?: Permission denied", re.IGNORECASE)
@@ -1066,6 +1070,10 @@ def environment_subject(text: str) -> tuple[str, str] | None:
     for pattern, key, statement in _SETUP_FACTS:
         if pattern.search(text):
             return (key, statement)
+    nomatch = _ZSH_NOMATCH.search(text)
+    if nomatch:
+        return ("zsh-nomatch", f"The shell here is zsh: a glob that matches nothing (`{nomatch.group(1)}`) fails the "
+                               "whole command; quote it, or list the folder first")
     missing = _MISSING_COMMAND.search(text)
     if missing:
         name = next(g for g in missing.groups() if g)
@@ -1077,7 +1085,13 @@ def environment_subject(text: str) -> tuple[str, str] | None:
     return None
 
 
+# "--jq: command not found": the shell ran an option as a command (an unquoted `&` split the line).
+_OPTION_NOT_FOUND = re.compile(r"(?m)(?:^|[\s:])-[\w.+-]*: (?:command )?not found\s*$|command not found: -\S*")
+
+
 def environment_fact(text: str) -> bool:
+    if "not found" in text and _OPTION_NOT_FOUND.search(text):
+        text = _OPTION_NOT_FOUND.sub("", text)  # a line the shell split states nothing of the machine
     return _find_environment(text) or (
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
 
