@@ -19,6 +19,7 @@ from dreamtui.intake.corrections import (
     accidental,
     answer_rule,
     correction_rule,
+    lesson,
     redirects,
     reports_after_done,
     sent_again,
@@ -201,6 +202,12 @@ def test_a_no_choosing_among_the_agents_options_answers_it() -> None:
     asking = "J'ai utilisé le terme parce qu'il était dans le plan. Voulez-vous que je le change ?"
     assert answer_rule("Non, il y a une erreur, la référence était ce site-là", asking) == "fails"
     assert answer_rule("nope it never worked", "Has this ever worked for the team?") is None
+
+
+def test_a_failure_reports_title_keeps_one_stop_and_a_question_gets_no_check_tail() -> None:
+    assert lesson("still getting repository not found errors.", "run `git push`", None) == \
+        "Still getting repository not found errors: check that it works before saying it is done"
+    assert lesson("So I can't have a .claude/ folder for this project? It has to be global?", None, "Hi!") is None
 
 
 def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:

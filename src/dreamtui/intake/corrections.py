@@ -1122,7 +1122,9 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
         line, _, after = words.partition("\n")
         if line.rstrip().endswith((":", "：")) and after.strip():
             return None  # "I see a console error:" then the error: the error names it
-        said_first = _quoted(line, 90)
+        if line.rstrip().endswith(("?", "？")):
+            return None  # "So I can't have a .claude/ folder per project?": a question, not a report
+        said_first = _quoted(line, 90).rstrip(" .!。！")
         return f"{said_first[:1].upper()}{said_first[1:]}: {check}"
     if bare and _FAILURE.search(plain):
         where = f"After you {_briefly(doing)}, {check}" if doing else check[:1].upper() + check[1:]
