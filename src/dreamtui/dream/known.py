@@ -205,6 +205,7 @@ _LANGUAGES = {
 _VARIANTS = "british|american|uk|us|canadian|australian|simplified|traditional|brazilian|european|swiss"
 MAX_LANGUAGE_STEMS = 6  # a memory saying more than which language to answer in is read as usual
 _LANGUAGE_NAMES = {name: english for english, names in _LANGUAGES.items() for name in names}
+_LANGUAGE_RE = re.compile("|".join(re.escape(name) for name in _LANGUAGE_NAMES))
 _REPLY_WORDS = ("応答", "回答", "返答", "返信", "会話", "対話", "返事", "응답", "답변", "대화", "回复", "回覆",
                 "答复", "對話", "对话", "回應", "回应", "antwort", "réponse", "respuesta", "resposta",
                 "risposta", "ответ")
@@ -228,6 +229,9 @@ _KIND = frozenset(stem(w) for w in "format spec style standard syntax".split())
 # ("inline comments" against "Do not add comments"), narrows what the rule says: covered for
 # this share of its weight. Where the rule has its own ("double quotes"), it is another value.
 MODIFIER_SHARE = 0.75
+# A memory is read without its places and narrowing words (KnownIndex.narrowed) only when it is
+# this close to the rule already: the words it drops weigh less than a third of what it says.
+NARROWED_SIMILARITY = 60
 # A memory's later steps: "…, then commit it", "…; push the tag".
 _STEP_RE = re.compile(r"[;.]\s+|,?\s+(?:and\s+)?then\s+", re.IGNORECASE)
 # What a memory says in an aside (in parentheses, after a dash: "never use emojis anywhere —
@@ -800,7 +804,7 @@ class KnownIndex:
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             if main != query.stems and not verdict.same_lesson and not verdict.correction:
                 verdict = self.without_asides(query, core, i) or verdict
-            if (said.scope or said.words) and not verdict.same_lesson and not verdict.correction:
+            if verdict.score >= NARROWED_SIMILARITY and not verdict.same_lesson and not verdict.correction:
                 verdict = self.narrowed(query, core, said, i) or verdict
             rule = self.index.items[i]
             shared = len(said.numbers & self.numbers[i])
@@ -1377,7 +1381,7 @@ def _reply_language(text: str) -> str:
     日本語で行う"), in English; "" when it says none. One sentence must name both the language
     and the replies; "comments in English" is about code, not replies."""
     lowered = text.lower()
-    if not any(name in lowered for name in _LANGUAGE_NAMES):
+    if not _LANGUAGE_RE.search(lowered):
         return ""
     for sentence in re.split(r"[.!?。！？\n]+", lowered):
         names = {english for name, english in _LANGUAGE_NAMES.items() if name in sentence}
