@@ -497,55 +497,65 @@ def _quoted_only(text: str, stems: frozenset[str]) -> frozenset[str]:
 # whose instruction is to ask ("Ask before destructive operations", "Confirm first") says as
 # the rule what another says as its condition ("Avoid destructive commands unless asked"):
 # there the permission word is shared at the higher weight.
-_PERMISSION_WORDS = r"(?:ask|request|tell|told|instruct|approv|permi|consent|confirm|prompt|authori[sz]|allow)\w*"
+_PERMISSION_STARTS = ("ask", "request", "tell", "told", "instruct", "approv", "permi", "consent", "confirm",
+                      "prompt", "authoris", "authoriz", "allow")
+_PERMISSION_WORDS = rf"(?:{'|'.join(_PERMISSION_STARTS)})\w*"
+_PERMISSION_CUES = frozenset("unless until without if when whenever except once".split())
 _PERMISSION_RE = re.compile(
-    rf"\b(?:unless|until|without|if|when|whenever|except|once)\b[^.,;:!?()\n]{{0,50}}?\b{_PERMISSION_WORDS}")
+    rf"\b(?:{'|'.join(sorted(_PERMISSION_CUES))})\b[^.,;:!?()\n]{{0,50}}?\b{_PERMISSION_WORDS}")
 # In a permission clause, only its own words are the stock part ("unless the user explicitly
 # asks to commit": not "commit").
 _PERMISSION_VOCABULARY = re.compile(
     rf"^(?:{_PERMISSION_WORDS}|users?|humans?|developers?|maintainers?|operators?|explicit\w*|specific\w*"
     r"|express\w*|clear\w*|direct\w*|first|prior|written|verbal)$")
 # "Ask before ...", "Always confirm first", "Get explicit approval before ...": asking is the rule.
+_ASK_CUES = frozenset("ask confirm check get obtain wait seek".split())
 _ASK_RULE_RE = re.compile(
     r"(?:^|[.;:!?\n*]\s*)(?:always\s+|please\s+|first\s+)?(?:(?:ask|confirm|check)\b|(?:get|obtain|wait for|seek)"
     rf"\s+(?:\w+\s+){{0,2}}?{_PERMISSION_WORDS})(?:[^.;:!?\n]{{0,40}}?\b(?:before|first)\b)")
+_STEP_CUES = frozenset("before after until when while whenever once prior".split())
+_STEP_STARTS = ("commit", "push", "merg", "submit", "finish", "complet", "open", "releas", "deploy", "ship",
+                "wrap", "mak", "done")
 _STEP_RE = re.compile(
     r"\b(?:before|after|until|when|while|whenever|once|prior to)\s+"
     r"(?:(?:you|we|they|the|a|an|any|your|each|every|all|are|is|have|has|been)\s+){0,2}"
-    r"(?:commit|push|merg|submit|finish|complet|open|releas|deploy|ship|wrap|mak|done)\w*"
+    rf"(?:{'|'.join(_STEP_STARTS)})\w*"
     r"(?:\s+(?:(?:the|a|an|any|your|making|of)\s+){0,2}(?:changes?|code|prs?|pull requests?|work|tasks?"
     r"|commits?|edits?|modifications?|progress))?\b")
-_SCOPE_NOUN = (r"(?:files?|code|codebases?|repos?|repositor(?:y|ies)|projects?|modules?|prs?|pull requests?"
-               r"|commits?|changes?|responses?|replies|messages?|outputs?|docs?|documentation|components?"
-               r"|functions?|class(?:es)?|methods?|tests?|scripts?|text|director(?:y|ies)|folders?"
-               r"|packages?|notebooks?|pages?|endpoints?|services?)")
+_SCOPE_NOUNS = frozenset("""
+file files code codebase codebases repo repos repository repositories project projects module modules pr prs
+pull commit commits change changes response responses replies message messages output outputs doc docs
+documentation component components function functions class classes method methods test tests script
+scripts text directory directories folder folders package packages notebook notebooks page pages
+endpoint endpoints service services
+""".split())
+_SCOPE_NOUN = rf"(?:{'|'.join(sorted(_SCOPE_NOUNS - {'pull'}, key=len, reverse=True))}|pull requests?)"
+_SCOPE_PREPOSITIONS = frozenset("in for across to within throughout on inside".split())
 _SCOPE_RE = re.compile(
-    r"\b(?:in|for|across|to|within|throughout|on|inside)\s+"
+    rf"\b(?:{'|'.join(sorted(_SCOPE_PREPOSITIONS))})\s+"
     rf"(?:(?!(?:in|for|to|on|with|by|from|at|as|and|or|but|unless|if|when)\b)[\w./-]+,?\s+){{0,4}}?{_SCOPE_NOUN}"
     rf"(?:\s+{_SCOPE_NOUN})*\b(?:,?\s+(?:and|or)\s+(?:[\w-]+\s+){{0,2}}?{_SCOPE_NOUN}\b)*")
 # The agent named as who the rule is for ("AI must never ...", "Agents should ..."): instruction
 # files address it in the third person as often as not, and "you" is a stop word.
-# Generic words for what a rule covers: the code, the changes, the work.
-_GENERIC = frozenset("""
-code codebase file files change changes project projects repo repository work functionality
-stuff thing things everything anything
-""".split())
+_ACTORS = frozenset("ai agent agents assistant assistants llm llms model models claude copilot codex".split())
 _ACTOR_RE = re.compile(
     r"(?:^|[.;:!?\n*]\s*)(?:the\s+)?(?:ai|agents?|assistants?|llms?|models?|claude|copilot|codex)"
     r"(?:\s+(?:agents?|assistants?|models?|tools?))?\s+(?:must|should|shall|will|may|can|cannot|never|always"
     r"|needs?|has to|have to|is|are)\b")
 # Examples a rule gives ("(e.g. `feat: ...`, `fix: ...`)", "(for example ...)"): illustrations,
 # which two rules on one subject share (commit message examples) whatever each says of it.
+_EXAMPLE_CUES = frozenset("eg e example instance such like".split())
 _EXAMPLE_RE = re.compile(r"\((?:e\.?g\.?|for example|for instance|such as|like)[,:]?\s[^()\n]*\)")
 # A bold label heading a rule ("**Test Reporting:** ...", "**Fix the root cause** - ..."): the
 # rule in brief or its topic, in words a rewording rarely repeats. Like an example, it weighs
 # little and keeps its higher weight shared. Bold words running on into the sentence ("**No
 # emojis** in code") are the rule itself.
 _LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*\n]{1,60}?(?:\*\*\s*(?::|[-–—]\s)|:\*\*)", re.M)
-_CIRCUMSTANCE_CUE_RE = re.compile(r"\b(?:unless|until|without|if|when|whenever|except|once|before|after"
-                                  r"|while|prior|in|for|across|to|within|throughout|on|inside|e\.?g"
-                                  r"|example|instance|such|like|ai|agents?|assistants?|llms?|models?"
-                                  r"|claude|copilot|codex)\b")
+# Generic words for what a rule covers: the code, the changes, the work.
+_GENERIC = frozenset("""
+code codebase file files change changes project projects repo repository work functionality
+stuff thing things everything anything
+""".split())
 CIRCUMSTANCE_WEIGHT = 0.25
 
 
@@ -556,23 +566,34 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
     of the text's code (a path or a command in a scope is the rule's own: "tests go in
     `tests/unit`"); a name in a scope is a circumstance like its other words ("in all Python
     files")."""
-    lowered = _APOSTROPHES_RE.sub("", _CODE_RE.sub(" ` ", text.lower()))
-    if _CIRCUMSTANCE_CUE_RE.search(lowered) is None and "**" not in text:
+    # Each pattern runs only on a text holding its words (most texts hold none): the words are
+    # looked up in a set, the patterns are slow to scan with.
+    words = set(normalise(text).split())
+    permission = not words.isdisjoint(_PERMISSION_CUES) and any(w.startswith(_PERMISSION_STARTS) for w in words)
+    step = not words.isdisjoint(_STEP_CUES) and any(w.startswith(_STEP_STARTS) for w in words)
+    scope = not words.isdisjoint(_SCOPE_PREPOSITIONS) and not words.isdisjoint(_SCOPE_NOUNS)
+    actor = not words.isdisjoint(_ACTORS)
+    ask = not words.isdisjoint(_ASK_CUES) and ("before" in words or "first" in words)
+    example = "(" in text and not words.isdisjoint(_EXAMPLE_CUES)
+    label = "**" in text
+    if not (permission or step or scope or actor or ask or example or label):
         return _NO_WORDS, _NO_WORDS, _NO_WORDS
+    lowered = _APOSTROPHES_RE.sub("", _CODE_RE.sub(" ` ", text.lower()))
     spans: list[tuple[int, int]] = []
-    for found in _PERMISSION_RE.finditer(lowered):
+    for found in _PERMISSION_RE.finditer(lowered) if permission else ():
         # The stock part of a permission clause is its cue ("unless") and its own words only
         # ("unless the user explicitly asks to commit": not "commit").
         for number, word in enumerate(_WORD_RE.finditer(lowered, found.start(), found.end())):
             if number == 0 or _PERMISSION_VOCABULARY.match(word.group()):
                 spans.append(word.span())
-    for pattern in (_STEP_RE, _SCOPE_RE, _ACTOR_RE):
-        spans.extend(found.span() for found in pattern.finditer(lowered))
-    plain = _APOSTROPHES_RE.sub("", text.lower()) if "(" in text or "**" in text else ""
-    examples = [found.span() for pattern in (_EXAMPLE_RE, _LABEL_RE) for found in pattern.finditer(plain)] \
-        if plain else []
+    for wanted, pattern in ((step, _STEP_RE), (scope, _SCOPE_RE), (actor, _ACTOR_RE)):
+        if wanted:
+            spans.extend(found.span() for found in pattern.finditer(lowered))
+    plain = _APOSTROPHES_RE.sub("", text.lower()) if example or label else ""
+    examples = [found.span() for wanted, pattern in ((example, _EXAMPLE_RE), (label, _LABEL_RE)) if wanted
+                for found in pattern.finditer(plain)]
     asks = {stem(word) for found in _ASK_RULE_RE.finditer(lowered)
-            for word in _WORD_RE.findall(found.group()) if _PERMISSION_VOCABULARY.match(word)}
+            for word in _WORD_RE.findall(found.group()) if _PERMISSION_VOCABULARY.match(word)} if ask else set()
     if not spans and not examples:
         return _NO_WORDS, _NO_WORDS, frozenset(asks & stems)
     marked, said = _inside(lowered, spans)
