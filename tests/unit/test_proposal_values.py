@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamtui.dream.proposals import _names_any, _replace_values
+from dreamtui.dream.proposals import _names_any, _replace_values, split_paragraphs, split_sentences
 
 
 def reference_replace(text: str, changes: list[tuple[str, str]]) -> str:
@@ -42,3 +42,17 @@ _texts = st.lists(_pieces, max_size=12).map("".join)
 def test_replacing_agrees_with_one_search_per_value(text: str, changes: list[tuple[str, str]]) -> None:
     assert _replace_values(text, changes) == reference_replace(text, changes)
     assert bool(_names_any(text, changes)) == reference_names(text, changes)
+
+
+def test_split_texts_are_each_callers_own() -> None:
+    """Paragraphs and sentences are split once per text (cached): a caller changing its list
+    changes nobody else's."""
+    text = "Use uv. Not pip.\n\nRun `make test` first."
+    paragraphs = split_paragraphs(text)
+    sentences = split_sentences(paragraphs[0])
+    assert paragraphs == ["Use uv. Not pip.", "Run `make test` first."]
+    assert sentences == ["Use uv.", "Not pip."]
+    paragraphs.append("changed")
+    sentences.pop()
+    assert split_paragraphs(text) == ["Use uv. Not pip.", "Run `make test` first."]
+    assert split_sentences("Use uv. Not pip.") == ["Use uv.", "Not pip."]

@@ -134,6 +134,13 @@ def create_proposal(*, path: str, meta: dict[str, Any], body: str, kind: str, ra
 
 def split_paragraphs(text: str) -> list[str]:
     """Blank-line separated paragraphs; a fenced code block stays one paragraph, blank lines and all."""
+    return list(_paragraphs(text))
+
+
+# A dream splits each memory and entry text about three times (the lesson, the facts it brings,
+# the values it states): split once, each caller gets its own list.
+@lru_cache(maxsize=1 << 14)
+def _paragraphs(text: str) -> tuple[str, ...]:
     paragraphs: list[str] = []
     current: list[str] = []
     fenced = False
@@ -148,7 +155,7 @@ def split_paragraphs(text: str) -> list[str]:
         current.append(line.rstrip())
     if current:
         paragraphs.append("\n".join(current))
-    return paragraphs
+    return tuple(paragraphs)
 
 
 def is_code(paragraph: str) -> bool:
@@ -160,6 +167,11 @@ def split_sentences(paragraph: str) -> list[str]:
     included) ends it too: a mined memory writes each statement on its own line ("…: “use
     format_day()”\nThe agent had just called: Edit …"), and so does one before a label or a count
     (_LINE_END_RE); a wrapped line goes on."""
+    return list(_sentences(paragraph))
+
+
+@lru_cache(maxsize=1 << 14)  # as _paragraphs: the same paragraphs are split again and again
+def _sentences(paragraph: str) -> tuple[str, ...]:
     lines = _LINE_END_RE.split(paragraph) if "\n" in paragraph else (paragraph,)
     sentences: list[str] = []
     for line in lines:
@@ -167,7 +179,7 @@ def split_sentences(paragraph: str) -> list[str]:
         if "`" in line:
             pieces = _whole_code_spans(pieces)
         sentences += pieces
-    return sentences
+    return tuple(sentences)
 
 
 def _whole_code_spans(pieces: list[str]) -> list[str]:
