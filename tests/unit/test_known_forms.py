@@ -46,6 +46,10 @@ STORY = ("## Agents\n\n- Context: A maintainer has finished a release, tagged it
     # one verb putting a thing where it goes for another
     ("## Python\n\n- Keep fixtures in the conftest of each package.\n",
      "Put fixtures in the conftest of each package."),
+    # a short memory all of whose words a long rule says, with examples of its own
+    ("## Security\n\n- **NEVER commit private keys, tokens, or passwords** to any file in the repo — not in"
+     " code, not in docs, not in notebooks.\n",
+     "**NEVER** commit passwords to version control."),
     # "when needed" is a hedge, not a condition the memory must say
     ("## Design\n\n- Avoid global state; pass a context object when needed.\n",
      "Avoid global state."),

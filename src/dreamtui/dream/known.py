@@ -56,6 +56,7 @@ from dreamtui.dream.match import (
     Weights,
     compare,
     conflicting,
+    conflicts,
     features_of,
     kindred,
     normalise,
@@ -95,6 +96,10 @@ KNOWN_COVERAGE = 0.66
 # Below KNOWN_COVERAGE but above this, a restatement is not discarded but noted on the proposals
 # resting on it ("may repeat the project's docs, CLAUDE.md:12: …"): the person sees the rule.
 CLOSE_COVERAGE = 0.45
+# A memory the rule says all of (this share of it, KnownIndex.contained) restates it however
+# much more the rule says, from this score up.
+CONTAINED_SIMILARITY = 55
+CONTAINED_COVERAGE = 0.9
 # A verdict this close is the same lesson when the memory and the rule give the same number
 # (KnownIndex.same_number); coverage still decides whether it is a restatement.
 SAME_NUMBER_SIMILARITY = 80
@@ -222,6 +227,10 @@ _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGN
 # A step a memory says something comes before ("run the tests before committing"): "never commit
 # if the tests fail" says the same.
 _BEFORE_RE = re.compile(r"\b(?:before|prior\s+to)\s+([^.;:!?,]+)", re.IGNORECASE)
+# Where a version-control action goes, by the action's stem.
+_IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action, places in (
+    ("commit", "version control git repository repo vcs history"),
+    ("push", "remote origin git repository repo upstream"))}
 # Words naming the kind of thing a name is ("the Conventional Commits spec", "… format", "…
 # style"): "Use Conventional Commits format" says what "Follow the Conventional Commits spec" does.
 _KIND = frozenset(stem(w) for w in "format spec style standard syntax".split())
@@ -804,6 +813,8 @@ class KnownIndex:
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             if main != query.stems and not verdict.same_lesson and not verdict.correction:
                 verdict = self.without_asides(query, core, i) or verdict
+            if not verdict.same_lesson and not verdict.correction:
+                verdict = self.against_core(query, core, i) or verdict
             if verdict.score >= NARROWED_SIMILARITY and not verdict.same_lesson and not verdict.correction:
                 verdict = self.narrowed(query, core, said, i) or verdict
             rule = self.index.items[i]
@@ -818,7 +829,8 @@ class KnownIndex:
                 if not rule.part or not all({c.a, c.b} in (_POLARITY, _USE) for c in verdict.conflicts):
                     found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
                 continue
-            alike = verdict.same_lesson or self.same_number(verdict, said, i)
+            alike = verdict.same_lesson or self.same_number(verdict, said, i) \
+                or self.contained(query, main, said, i, verdict)
             alternatives = self.agreed_pick(query, i) if alike or not verdict.conflicts else None
             if alike or (alternatives is not None and not verdict.conflicts):
                 against = None if permitted else self.opposed(stance, i)
@@ -1081,6 +1093,31 @@ class KnownIndex:
                 return True
         return False
 
+    def contained(self, query: Features, main: frozenset[str], said: _Said, rule: int, verdict: Verdict) -> bool:
+        """Whether a short memory says nothing the rule does not, though the rule says much more
+        (a symmetric score counts that against the two): "NEVER commit secrets" in "**NEVER
+        commit API keys, passwords, or secrets** to any file in the repo — not in code, …". No
+        fact may differ (checked here: match.py skips a pair this far apart)."""
+        if verdict.score < CONTAINED_SIMILARITY or verdict.conflicts:
+            return False
+        features = self.index.features[rule]
+        if self.telling(query, rule, Verdict(verdict.score, conflicts(query, features), verdict.threshold)).conflicts:
+            return False
+        return self.covered(query, rule, main, said) >= CONTAINED_COVERAGE
+
+    def against_core(self, query: Features, core: Features, rule: int) -> Verdict | None:
+        """The verdict against what the rule says outside its asides and examples, when that is
+        the memory's lesson and states no fact differently: "NEVER commit secrets" restates
+        "**NEVER commit API keys, passwords, or secrets** to any file — not in code, not in
+        docs, not in markdown examples", whose examples outweigh it in a symmetric score."""
+        text = self.index.items[rule].text
+        bare = _rule_core(text)
+        if bare == text:
+            return None
+        features = features_of(bare)
+        verdict = compare(core, features, self.index.weights, threshold=self.threshold)
+        return verdict if verdict.same_lesson and not conflicting(query, features) else None
+
     def narrowing(self, said: _Said, rule: int) -> tuple[frozenset[str], frozenset[str]]:
         """The memory's places the rule says too (it says none, or one of them) and its words
         narrowing a noun the rule says (_modifiers): what covered() counts in part."""
@@ -1163,6 +1200,10 @@ class KnownIndex:
                 says = says | _role_stems(slot)
         total = shared = 0.0
         words = (main or query.stems) - _GENERIC
+        # Where an action the rule takes always goes needs no rule: "commit secrets to version
+        # control" is "commit secrets".
+        for action in features.facts.actions & _IMPLIED.keys():
+            words = words - _IMPLIED[action]
         # A word of the memory whose kin the rule says (match.py's families: commit/push,
         # leak/commit, edit/change, minimal/targeted) is said, in part (match.KIN_SHARE); each
         # one, even beside a word of its family the rule says too ("minimal, targeted" against
@@ -1412,6 +1453,16 @@ def _passives(text: str) -> frozenset[str]:
     """The stems of what `text` says is done to something ("must not be committed")."""
     words = normalise(text).split()
     return frozenset(stem(word) for before, word in pairwise(words) if before in _BEING)
+
+
+@lru_cache(maxsize=4096)
+def _rule_core(text: str) -> str:
+    """A rule without its asides and examples (its text when it has none)."""
+    if not any(mark in text for mark in "(—–-[") and " like " not in text and "such as" not in text \
+            and "e.g" not in text:
+        return text
+    bare = " ".join(_without_asides(_without_examples(_plain(text))).split())
+    return bare if len(_content_words(bare)) >= MIN_RULE_WORDS else text
 
 
 @lru_cache(maxsize=4096)
