@@ -137,6 +137,8 @@ def test_a_slash_commands_template_around_the_same_request_is_it_sent_again() ->
     assert sent_again(template, before)
     assert not sent_again("fix the parser, but do not touch the public API", "fix the parser")
     assert not sent_again("Do not grep the whole tree, look in src/export", "Add a CSV export to the orders page")
+    assert not sent_again("we have the DEBUGGER agent", "we should have 6 parallel debugger agents, one per module")
+    assert sent_again("do we wanna hardcode GBP", "do we wanna hardcode GDP")  # the person's typo fixed
 
 
 def test_an_esc_followed_by_a_redirect_is_still_one(workspace: Workspace, projects: Path) -> None:
@@ -212,6 +214,7 @@ def test_a_failure_reports_title_keeps_one_stop_and_a_question_gets_no_check_tai
 
 def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:
     assert not reports_after_done("the profile save fails on Safari", "I read settings.tsx; which browser?")
+    assert not reports_after_done("Gemini's replace failed.", "Hello! Ready when you are.")
     assert reports_after_done("the profile save fails on Safari", "Fixed: the save now works.")
 
 
@@ -238,6 +241,8 @@ def test_corrections_without_english_cue_words(text: str, rule: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "THE JANITOR REPORTS: I searched the official docs rather than the forums.",  # relayed from an agent
+    "Yes. The file changes my recommendation toward deprecation rather than repair.",
     "peux-tu ajouter un bouton pour exporter ?",
     "c'est plutôt bien, merci",
     "I tested it and it works great",

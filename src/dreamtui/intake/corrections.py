@@ -350,6 +350,10 @@ _RATHER = re.compile(r"\bplut[oô]t (?:que|qu'|un|une|de|d'|à|a|le|la|les|des|d
                      r"\bet non (?:pas )?(?:à|a|au|aux|le|la|les|un|une|de|du|des|par|sur|dans|en|pas)\b|"
                      r"\bau lieu (?:de|d')|\brather than\b|\bnot (?:the|a|an) \w+ but\b|\ben lugar de\b|"
                      r"\b(?:an)?statt\b|\binvece di\b")
+# Agreeing first ("Yes. The file changes my recommendation … rather than repair."): the "rather"
+# that follows is the speaker's own view, often another agent's reply relayed, not a choice against
+# what the agent did.
+_AGREEING = re.compile(r"^(?:yes|yeah|yep|sure|agreed|exactly|right|oui|d'accord|exactement|s[ií]|ja)\b")
 _RATHER_CUES = ("plut", "et non", "au lieu", "rather", " but ", "lugar", "statt", "invece")
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
                       r"|^(?:please\s+)?use [\w.@/-]+(?: [\w.@/-]+)?,? (?:not|rather than|instead of) [\w.@/-]+"
@@ -579,7 +583,8 @@ def _plain(text: str) -> str:
 
 # Text the person relays from another agent or tool ("CODEX SAYS: …", "GROK RESEARCH: …",
 # "Linear chatbot says: …"): not their own words.
-_RELAYED = re.compile(r"^\s*(?:[A-Za-z][\w -]{1,30} (?:says|said|wrote|replied)\s*:|(?:codex|gemini|grok|"
+_RELAYED = re.compile(r"^\s*(?:[A-Za-z][\w -]{1,30} (?:says|said|wrote|replied|reports|reported|responds|"
+                      r"responded|answers|answered|found)\s*:|(?:codex|gemini|grok|"
                       r"chatgpt|gpt-?[\d.o]+\w*|copilot|cursor|perplexity|deepseek|kimi|qwen|dispatch|"
                       r"another agent|the other agent)\b[\w ]{0,20}:)", re.IGNORECASE)
 # The person owning a slip of their own ("sorry delete all of that it was wrong file", "my bad"):
@@ -605,7 +610,8 @@ _ACCIDENTAL = re.compile(
 
 
 _TOKENS = re.compile(r"\w+")
-_SENT_AGAIN = 0.6  # share of a turn's words the earlier one had that makes it that one again
+_SENT_AGAIN = 0.6  # share of a turn's words the earlier one had, that makes it that one again
+_HALF = 0.5  # … and share of the earlier turn's words it repeats
 _WRAPPED = 0.8  # share of the earlier turn's words a template sending it again holds
 
 
@@ -622,7 +628,9 @@ def sent_again(turn: str, before: str) -> bool:
     if len(now) >= 8 and now[:8] == then[:8] and correction_rule(turn) is None:
         return True
     words, earlier = set(now), set(then)
-    if len(words & earlier) >= _SENT_AGAIN * len(words):
+    shared = len(words & earlier)
+    # both ways: "we have the DEBUGGER agent" shares four words with a long turn it is not
+    if shared >= _SENT_AGAIN * len(words) and shared >= _HALF * len(earlier):
         return True
     return now[:3] != then[:3] and len(words & earlier) >= _WRAPPED * len(earlier)
 
@@ -733,7 +741,7 @@ def correction_rule(text: str) -> TurnRule | None:
         return "premise"
     if _PROCESS.search(lowered):
         return "process"
-    if len(first) <= 300 and not _TASK_VERB.match(first) and (
+    if len(first) <= 300 and not _TASK_VERB.match(first) and not _AGREEING.match(first) and (
             any(cue in first for cue in _RATHER_CUES)) and _RATHER.search(first):
         return "instead"
     return None
@@ -744,11 +752,14 @@ def correction_rule(text: str) -> TurnRule | None:
 # qui a changé", "已修复", "완료했습니다"), in its last words.
 _DONE_CLAIM = re.compile(
     r"\b(?:done|fixed|complete[d]?|finished|resolved|implemented|deployed|working|works|functional|"
-    r"succeeded|successfully|passes|passing|ready|all set|should now|now (?:works|shows|loads|handles|uses|"
-    r"returns|renders)|here'?s (?:a |the )?summary|here'?s what (?:changed|i did|was done)|changes made|"
+    r"succeeded|successfully|passes|passing|(?:is|are|now) ready|ready to (?:use|go|test)|all set|should now|"
+    r"now (?:works|shows|loads|handles|uses|returns|renders)|here'?s (?:a |the )?summary|"
+    r"here'?s what (?:changed|i did|was done)|changes made|"
     r"i(?:'ve| have) (?:updated|changed|added|fixed|removed|implemented|created|rewritten|rewrote|replaced))\b"
     r"|termin[ée]|corrig[ée]|r[ée]solu|fonctionne|fonctionnel|avec succ[eè]s|r[ée]ussi|pr[eê]te?s?\b|"
     r"voici ce qui a chang|ce qui a chang[ée]|mis à jour|impl[ée]ment[ée]|d[ée]ploy[ée]|listo|funciona|"
+    r"devraient? maintenant|r[ée]capitulatif|r[ée]sum[ée] des (?:changements|modifications|corrections)|"
+    r"deber[ií]a ahora|sollte jetzt|"
     r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했")
 _DONE_MARKS = ("✅", "✔")
 # The report's head and tail say it is done ("Done. …", "… All tests pass."); its middle is the
