@@ -139,6 +139,8 @@ def test_a_slash_commands_template_around_the_same_request_is_it_sent_again() ->
     assert not sent_again("Do not grep the whole tree, look in src/export", "Add a CSV export to the orders page")
     assert not sent_again("we have the DEBUGGER agent", "we should have 6 parallel debugger agents, one per module")
     assert sent_again("do we wanna hardcode GBP", "do we wanna hardcode GDP")  # the person's typo fixed
+    pasted = "● DOCGEN(Generate the docs)\n⎿ Error: Agent type 'DOCGEN' not found. Available agents: general"
+    assert not sent_again("not that " + pasted, "the agent registration looks broken " + pasted)
 
 
 def test_an_esc_followed_by_a_redirect_is_still_one(workspace: Workspace, projects: Path) -> None:

@@ -616,8 +616,8 @@ _WRAPPED = 0.8  # share of the earlier turn's words a template sending it again 
 
 
 def sent_again(turn: str, before: str) -> bool:
-    """Is the turn typed after a stop the request the stop cut short, sent again? Its first
-    eight words repeat the earlier turn's (and no correction rule reads its opening), most of its
+    """Is the turn typed after a stop the request the stop cut short, sent again? No correction
+    rule reads its opening, and its first eight words repeat the earlier turn's, most of its
     words were in it (a word changed, a typo fixed), or it holds nearly all of the earlier
     turn's words after other text (a slash command's template around the same request). One
     that adds words of its own after the request ("fix the parser" → "fix the parser, but do not
@@ -625,7 +625,9 @@ def sent_again(turn: str, before: str) -> bool:
     now, then = _TOKENS.findall(turn.lower()[:4000]), _TOKENS.findall(before.lower()[:2000])
     if len(then) < 3 or len(now) < 3:
         return False  # "ok" → "ok, but seed the staging db": a word or two is no request repeated
-    if len(now) >= 8 and now[:8] == then[:8] and correction_rule(turn) is None:
+    if correction_rule(turn) is not None:
+        return False  # "not that ⎿ Error: …" quoting what the earlier turn quoted: it corrects
+    if len(now) >= 8 and now[:8] == then[:8]:
         return True
     words, earlier = set(now), set(then)
     shared = len(words & earlier)
