@@ -156,6 +156,12 @@ def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> No
     # a command picked is not a rule's plain word
     ("## TypeScript\n\n- **Avoid `any`** — use `unknown` with type guards when the type is truly unknown\n",
      "**Types**: Use `type` not `interface`", ""),
+    # a bold lead that is itself an instruction is the rule; the dash gives its reason
+    ("## Shell\n\n- NEVER use `git clean`, `git reset --hard`, or `git checkout .` to discard work.\n",
+     "**NEVER use `git reset --hard`** - it is blocked by a pre-command hook for safety", "known"),
+    # a language said alone, its variant by another name
+    ("## Writing\n\n- Use British English spelling and terminology in all responses to the user.\n",
+     "Use UK English.", "known"),
     # a language's variant is another value
     ("## Writing\n\n- Use American English spelling in all responses to the user.\n",
      "Always respond in British English.", "contradicts"),

@@ -208,6 +208,10 @@ _LANGUAGES = {
     "ukrainian": ("ukrainian", "українськ"),
 }
 _VARIANTS = "british|american|uk|us|canadian|australian|simplified|traditional|brazilian|european|swiss"
+_VARIANT_ALIASES = {"uk": "british", "us": "american"}
+_LANGUAGE_WORDS = frozenset("""
+use write always only all spelling spellings terminology language languages conventions style
+""".split()) | frozenset(_VARIANTS.split("|"))
 MAX_LANGUAGE_STEMS = 6  # a memory saying more than which language to answer in is read as usual
 _LANGUAGE_NAMES = {name: english for english, names in _LANGUAGES.items() for name in names}
 _LANGUAGE_RE = re.compile("|".join(re.escape(name) for name in _LANGUAGE_NAMES))
@@ -253,7 +257,10 @@ _LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?:[^*\n:]{1,30}:\*\*|[^*\n:]{1,30
 MAX_LABEL_WORDS = 3
 # "**Just fix them** - don't ask, diagnose and solve it": a bold lead and a dash are a label and
 # the rule it names (not an aside, which a dash opens elsewhere): what a rule must cover is the
-# rule, as after a "**Label:**".
+# rule, as after a "**Label:**" (_bold_dash). A lead opening with one of these is the rule.
+_IMPERATIVE = frozenset("""
+never always dont do no avoid use prefer keep run write add ensure make follow only put place
+""".split())
 _BOLD_DASH_RE = re.compile(r"^(\s*(?:[-*+]\s+)?\*\*[^*\n]{1,60}\*\*)\s+[-–—]+\s+")
 # ... and in parentheses: "(e.g., `feat: …`, `fix: …`)" names no command the rule must name.
 _PAREN_EXAMPLES = r"\s*\((?:e\.g\.|eg\b|for\s+example|for\s+instance|such\s+as)(?:`[^`\n]*`|[^()`\n])*\)"
@@ -1286,8 +1293,16 @@ def _core_text(text: str) -> str:
     """What a memory (without its examples) says that a rule must cover: without its asides, its
     opening label and the reasons it gives too."""
     if "**" in text:
-        text = _LABEL_RE.sub(_unlabelled, _BOLD_DASH_RE.sub(" ", text))
+        text = _LABEL_RE.sub(_unlabelled, _BOLD_DASH_RE.sub(_bold_dash, text))
     return _REASON_RE.sub(" ", _without_asides(text))
+
+
+def _bold_dash(found: re.Match[str]) -> str:
+    """A bold lead and a dash: the lead is the rule when it is an instruction ("**NEVER use
+    `rm -rf`** - it's blocked by a hook": the rest is its reason, an aside), else a label for
+    the rule after the dash ("**Just fix it** - don't ask …")."""
+    lead = normalise(found.group(1)).split()
+    return found.group(0) if lead[:1] and (lead[0] in _IMPERATIVE or stem(lead[0]) in ACTIONS) else " "
 
 
 def _unlabelled(found: re.Match[str]) -> str:
@@ -1419,19 +1434,22 @@ def _gated(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _reply_language(text: str) -> str:
     """The language `text` says the agent answers in ("Respond in Japanese", "ユーザーへの応答は
-    日本語で行う"), in English; "" when it says none. One sentence must name both the language
-    and the replies; "comments in English" is about code, not replies."""
+    日本語で行う", "Use UK English."), in English; "" when it says none. One sentence must name
+    the language and the replies, or nothing else; "comments in English" is about code."""
     lowered = text.lower()
     if not _LANGUAGE_RE.search(lowered):
         return ""
     for sentence in re.split(r"[.!?。！？\n]+", lowered):
         names = {english for name, english in _LANGUAGE_NAMES.items() if name in sentence}
-        if len(names) == 1 and (any(word in sentence for word in _REPLY_WORDS)
-                                or _REPLY_RE.search(sentence)):
-            name = names.pop()
+        if len(names) != 1:
+            continue
+        name = names.pop()
+        # ... or says nothing but the language ("Use UK English.")
+        bare = set(normalise(sentence).split()) - STOPWORDS - _LANGUAGE_WORDS - {name}
+        if any(word in sentence for word in _REPLY_WORDS) or _REPLY_RE.search(sentence) or not bare:
             # "British English", "Simplified Chinese": a variant is another value
             variant = re.search(rf"\b({_VARIANTS})\s+{name}\b", sentence)
-            return f"{variant.group(1)} {name}" if variant else name
+            return f"{_VARIANT_ALIASES.get(variant.group(1), variant.group(1))} {name}" if variant else name
     return ""
 
 
