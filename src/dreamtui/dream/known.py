@@ -231,6 +231,8 @@ _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGN
 # A step a memory says something comes before ("run the tests before committing"): "never commit
 # if the tests fail" says the same.
 _BEFORE_RE = re.compile(r"\b(?:before|prior\s+to)\s+([^.;:!?,]+)", re.IGNORECASE)
+# The short names of the languages tool roles are named for (match.TOOL_SLOTS).
+_ROLE_NAMES = {"JavaScript": "js ts typescript node", "Python": "py"}
 # Where a version-control action goes, by the action's stem.
 _IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action, places in (
     ("commit", "version control git repository repo vcs history"),
@@ -1462,8 +1464,9 @@ def _after_action(words: tuple[str, ...]) -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def _role_stems(slot: str) -> frozenset[str]:
-    """The stems of a tool role's name and of what it does ("package manager": packag, manag)."""
-    return Features.of(slot).stems
+    """The stems of a tool role's name ("package manager": packag, manag), the language's short
+    names included ("JS packages")."""
+    return Features.of(f"{slot} {_ROLE_NAMES.get(slot.split()[0], '')}").stems
 
 
 @lru_cache(maxsize=4096)
