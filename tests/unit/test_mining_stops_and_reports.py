@@ -255,6 +255,34 @@ def test_plain_requests_and_praise_in_other_languages_are_not(text: str) -> None
     assert correction_rule(text) is None
 
 
+@pytest.mark.parametrize(("answer", "kept"), [
+    ("git submodule add https://example.com/tools.git tools", False),  # the next step only
+    ("Make the new symlink in ~/code/shop/", False),
+    ("we have no Redis in production, use the in-process cache", True),  # a limit of the project
+    ("the tests use sqlite, never postgres", True),
+])
+def test_a_question_answered_with_the_next_step_only_is_no_lesson(
+        workspace: Workspace, projects: Path, answer: str, kept: bool) -> None:
+    log = _Log("c9c9c9c9-0000-4000-8000-000000000001")
+    log.typed("set up the shared tools")
+    ask = log.calls("AskUserQuestion", questions=[{"question": "What would you like to set up?",
+                                                    "header": "Tools", "options": []}])
+    log.refused(ask).marker()
+    log.typed(answer)
+    assert _kinds(_mined(workspace, projects, log)) == (["clarification"] if kept else [])
+
+
+def test_a_shell_notice_is_no_error(workspace: Workspace, projects: Path) -> None:
+    notice = ("Exit code 1\nzoxide: detected a possible configuration issue.\nPlease ensure that zoxide is "
+              "initialized right at the end of your shell configuration file (usually ~/.zshrc).\n"
+              "Disable this message by setting _ZO_DOCTOR=0.\n=== arrow-down.webp ===")
+    log = _Log("cacacaca-0000-4000-8000-000000000001")
+    log.typed("list the icon sizes")
+    for _ in range(2):  # the same call failing twice is otherwise worth a lesson
+        log.result(log.calls("Bash", command="cd src/icons && for f in *.webp; do echo $f; done"), notice, True)
+    assert _mined(workspace, projects, log) == []
+
+
 # -- identity, denials, titles -----------------------------------------------------------------
 
 

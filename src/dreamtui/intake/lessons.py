@@ -759,7 +759,8 @@ def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
     """The frictions that make a lesson: an edit or a subagent's brief refused without a word (or
     with one that says nothing: "Cancel") only when the person refused the same again (in the session
     or another one: then not editing it unasked is the rule); a plan refused without a word, a
-    question the person wanted to talk over instead with nothing typed, or a hook script's
+    question the person wanted to talk over instead with nothing typed or answered with the next
+    step only (`_only_answers`), or a hook script's
     "blocked" when the agent ran the script itself, never (the plan or the agent's question is
     all there is; the hook said what it was being tested for)."""
     refusals: dict[str, int] = {}
@@ -768,8 +769,25 @@ def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
             friction.reason = None  # "Cancel" typed: refused, and no word said why
         if friction.kind == "rejection" and _unexplained(friction):
             refusals[_refused(friction)] = refusals.get(_refused(friction), 0) + 1
-    return [f for f in frictions if not _ran_a_hook(f) and (not _unexplained(f) or (
+    return [f for f in frictions if not _ran_a_hook(f) and not _only_answers(f) and (not _unexplained(f) or (
         f.kind == "rejection" and refusals[_refused(f)] >= 2))]
+
+
+# What makes an answer to the agent's question a rule, not only the next step: a limit or a way
+# of the project ("we have no Redis in production", "the tests use sqlite, never postgres").
+_CONSTRAINT = re.compile(r"\b(?:no|not|never|always|only|don'?t|do not|doesn'?t|isn'?t|aren'?t|can'?t|cannot|"
+                         r"won'?t|shouldn'?t|must|instead|rather|we (?:have|use|keep|run|deploy)|ne|n'|pas|jamais|"
+                         r"toujours|seulement|nunca|siempre|nicht|kein\w*|nie)\b|[不别没]", re.IGNORECASE)
+
+
+def _only_answers(friction: Friction) -> bool:
+    """A question of the agent's the person answered with the next step only ("What would you
+    like to install?" → "git submodule add …", "Make the new symlink in ~/code/"): asking was
+    right, and the answer is no rule. An answer stating a limit or a way of the project, or
+    correcting the agent, is one."""
+    reason = friction.reason or ""
+    return friction.kind == "clarification" and bool(reason.strip()) and \
+        _CONSTRAINT.search(reason) is None and correction_rule(reason) is None
 
 
 def build_memories(frictions: Iterable[Friction], config: Config, source: Source) -> list[NewMemory]:

@@ -100,8 +100,11 @@ def _friction(kind: str, where: Origin, agent: Agent, calls: list[ToolCall], evi
 
 _NUMBERS = re.compile(r"\d+")
 # What a failed call prints when it states no error: compiler warnings, `git status` text,
-# the Edit tool's "No changes to make" (the call failed for another reason, or for none).
-_STATES_NO_ERROR = re.compile(r"(?im)\bwarning\b|^No changes to make|nothing (?:added )?to commit|^On branch ")
+# the Edit tool's "No changes to make" (the call failed for another reason, or for none), a
+# tool's notice from the shell's start-up ("zoxide: detected a possible configuration issue …
+# Disable this message by setting _ZO_DOCTOR=0").
+_STATES_NO_ERROR = re.compile(r"(?im)\bwarning\b|^No changes to make|nothing (?:added )?to commit|^On branch "
+                              r"|\bdisable this (?:message|warning|notice)\b")
 # A failed call whose whole output is Claude Code's word for it: nothing said, nothing to learn.
 _SAID_NOTHING = re.compile(r"\s*(?:Error|Error: Exit code \d+|Exit code \d+)?\s*\Z")
 
