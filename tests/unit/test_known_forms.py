@@ -146,7 +146,8 @@ def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> No
     ("## Tooling\n\n- Always use `bun` instead of `npm` or `pnpm`\n",
      "**Use bun** - Always use `bun` instead of `npm` for package management commands.", "known"),
     # ... by the short name of its language
-    ("## Tooling\n\n- Use bun, not npm\n", "For JS packages, use bun, not npm", "known"),
+    ("## Tooling\n\n- This project uses **Bun** as the package manager, not npm.\n",
+     "In JS/TS projects, use `bun` instead of `npm`", "known"),
     # a bold lead and a dash: the rule is what follows the dash, not the label
     ("## Work\n\n- When a test fails, fix the test rather than the code it checks.\n",
      "**Just fix it** - Don't ask unnecessary questions, investigate and solve the problem", ""),
