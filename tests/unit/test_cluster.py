@@ -176,3 +176,24 @@ def test_kindred_words_link_no_memories_but_rewordings_still_merge() -> None:
                  ("Never leak API tokens.", "Do not commit API tokens."),
                  ("Write tests for every new endpoint.", "Add tests for each new endpoint.")):
         assert merged(memory("x", x, x), memory("y", y, y, agent="agent-b")), (x, y)
+
+
+def test_kindred_words_link_memories_unless_they_name_commits() -> None:
+    """A batch's links bridge kindred words (diffs/edits, small/minimal), but not the families
+    holding commit and push: rules name commits as an object as often as an action, and those
+    bridges chained every rule naming a commit into one cluster."""
+    others = ("Keep functions short.", "Use Decimal for money.", "Pin the Node version in .nvmrc.",
+              "Prefer dataclasses over dicts for records.", "Log with structlog, never print.")
+
+    def grouped(*texts: str) -> list[list[str]]:
+        memories = [memory(f"m{n}", text, text, agent=f"agent-{n}", minutes=n)
+                    for n, text in enumerate((*texts, *others))]
+        return [sorted(m.id for m in c.members) for c in cluster_memories(memories, THRESHOLD)
+                if len(c.members) > 1]
+
+    assert grouped("Keep pull request diffs small and surgical.",
+                   "Make minimal, targeted edits in a pull request.") == [["m0", "m1"]]
+    commit, push = Features.of("Never commit the lockfile by hand."), Features.of("Never push the lockfile by hand.")
+    weights = Weights([commit, push, *(Features.of(t) for t in others)])
+    assert raw_overlap(commit, push, weights, linking=True) == raw_overlap(commit, push, weights, kin=False) \
+        < raw_overlap(commit, push, weights)

@@ -208,7 +208,7 @@ class _UnionFind:
                 fx, fy = self.features[x], self.features[y]
                 if conflicting(fx, fy):
                     return False
-                total += raw_overlap(fx, fy, self.weights, kin=False)
+                total += raw_overlap(fx, fy, self.weights, linking=True)
                 pairs += 1
         return total / pairs >= LINK_SHARE * RAW_CUT
 
@@ -315,16 +315,17 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
         index.weights = weights
     # Strongest links first: two lessons joined by one weak bridge meet as whole clusters,
     # where the average-likeness check sees the bridge for what it is. Kindred words (match.KIN)
-    # link nothing here: links chain, and commit/push, leak/include bridged every rule naming a
-    # commit into one cluster ("tests pass before committing" with "use Conventional Commits"),
-    # which dropped merge precision on a fresh held-out set of real lines from 0.596 to 0.438.
-    # They still count where two texts are weighed alone: the known corpus, a live entry's probe.
+    # link here only in the families not holding commit or push (match.LINKING_KIN): links
+    # chain, and commit/push, leak/include bridged every rule naming a commit into one cluster
+    # ("tests pass before committing" with "use Conventional Commits"), which dropped merge
+    # precision on a fresh held-out set of real lines from 0.596 to 0.438. All families count
+    # where two texts are weighed alone: the known corpus, a live entry's probe.
     links: list[tuple[float, int, int, float]] = []
     # A rule saying one thing besides its circumstances (match.py: "No emojis in code or
     # documentation") has one word a rewording must share ("Do not use emojis unless asked").
     needed = [1 if len(f.stems - f.circumstances) <= 1 else MIN_SHARED_TOKENS for f in features]
     for i, j in candidate_pairs([sorted(f.stems) for f in features], CLUSTER_CANDIDATES, needed=needed):
-        raw = raw_overlap(features[i], features[j], weights, kin=False)
+        raw = raw_overlap(features[i], features[j], weights, linking=True)
         score = calibrated(raw)
         if score >= threshold:
             links.append((-score, i, j, raw))
@@ -359,7 +360,7 @@ def _representative(indices: list[int], features: Sequence[Features], weights: W
 
     def rank(position: int) -> tuple[float, int, int]:
         i = sample[position]
-        total = sum(raw_overlap(features[i], features[j], weights, kin=False) for j in sample if j != i)
+        total = sum(raw_overlap(features[i], features[j], weights, linking=True) for j in sample if j != i)
         return (-round(total, 9), -len(memories[i].content), position)
 
     return sample[min(range(len(sample)), key=rank)]

@@ -382,6 +382,10 @@ for _family, _members in enumerate(_KIN_GROUPS):
         _kin_stem = _SYNONYMS.get(_STEMMER.stemWord(_kin_word), _STEMMER.stemWord(_kin_word))
         KIN[_kin_stem] = KIN.get(_kin_stem, frozenset()) | {_family}
 _NO_KIN: dict[int, frozenset[str]] = {}
+# The families that may link memories when clustering: not those holding "commit" or "push",
+# which rules name as an object as often as an action (commit messages, tests before
+# committing, secrets never committed), so that bridging them chains every rule naming a commit.
+LINKING_KIN = frozenset(f for f, members in enumerate(_KIN_GROUPS) if not {"commit", "push"} & set(members))
 
 
 def kin_of(stems: Iterable[str]) -> dict[int, frozenset[str]]:
@@ -684,6 +688,11 @@ class Features:
         alike ones)."""
         words = self._code.union(*self.names)
         return frozenset(stem(w) for w in words if stem(w) in self.stems) | self._tools
+
+    @cached_property
+    def linking_kin(self) -> dict[int, frozenset[str]]:
+        """Its kindred words in the families that may link a batch's memories (LINKING_KIN)."""
+        return {f: m for f, m in self.kin.items() if f in LINKING_KIN} if self.kin else _NO_KIN
 
     @cached_property
     def _settings(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
@@ -1277,16 +1286,19 @@ def _lower_shared(a: Features, b: Features) -> frozenset[str]:
     return ((a.circumstances - a.examples) | (b.circumstances - b.examples)) - asked
 
 
-def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True) -> float:
+def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True, linking: bool = False) -> float:
     """Weighted overlap of the stems: the mean of Dice and overlap-over-the-smaller, so a short
     rewording inside a longer one scores high, and two long texts need much in common. With
-    `kin=False` kindred words count only where they are the same word (clustering: see
-    cluster._cluster)."""
+    `kin=False` kindred words count only where they are the same word; with `linking` only
+    those of the families in LINKING_KIN are bridged (clustering: see cluster._cluster)."""
     shared = a.stems & b.stems
     # A bridge needs a kindred word on each side that the other does not say itself: two
     # subset tests in C spare most pairs (which share their kindred words) the family loop.
-    bridged = bridges(a.kin, b.kin) if kin and a.kin and b.kin and not a.kin_stems <= b.kin_stems \
-        and not b.kin_stems <= a.kin_stems else ()
+    if linking:
+        bridged = bridges(a.linking_kin, b.linking_kin) if a.linking_kin and b.linking_kin else ()
+    else:
+        bridged = bridges(a.kin, b.kin) if kin and a.kin and b.kin and not a.kin_stems <= b.kin_stems \
+            and not b.kin_stems <= a.kin_stems else ()
     if not shared and not bridged:
         return 0.0
     # Weights.vector inlined: clustering calls this for every candidate pair.
