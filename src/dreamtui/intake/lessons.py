@@ -783,11 +783,11 @@ _CONSTRAINT = re.compile(r"\b(?:no|not|never|always|only|don'?t|do not|doesn'?t|
 def _only_answers(friction: Friction) -> bool:
     """A question of the agent's the person answered with the next step only ("What would you
     like to install?" → "git submodule add …", "Make the new symlink in ~/code/"): asking was
-    right, and the answer is no rule. An answer stating a limit or a way of the project, or
-    correcting the agent, is one."""
+    right, and the answer is no rule. An answer stating a limit or a way of the project, asking
+    back ("Which database: do we need Postgres at all?") or correcting the agent is one."""
     reason = friction.reason or ""
-    return friction.kind == "clarification" and bool(reason.strip()) and \
-        _CONSTRAINT.search(reason) is None and correction_rule(reason) is None
+    return friction.kind == "clarification" and bool(reason.strip()) and "?" not in reason and \
+        "？" not in reason and _CONSTRAINT.search(reason) is None and correction_rule(reason) is None
 
 
 def build_memories(frictions: Iterable[Friction], config: Config, source: Source) -> list[NewMemory]:
