@@ -281,6 +281,10 @@ def test_a_shell_notice_is_no_error(workspace: Workspace, projects: Path) -> Non
     for _ in range(2):  # the same call failing twice is otherwise worth a lesson
         log.result(log.calls("Bash", command="cd src/icons && for f in *.webp; do echo $f; done"), notice, True)
     assert _mined(workspace, projects, log) == []
+    log = _Log("cbcbcbcb-0000-4000-8000-000000000001")
+    log.typed("list the icon sizes")  # the notice, and a fact of the shell after it
+    log.result(log.calls("Bash", command="ls *.png"), notice + "\n(eval):1: no matches found: *.png", True)
+    assert [m.title[:26] for m in _mined(workspace, projects, log)] == ["The shell here is zsh: a g"]
 
 
 # -- identity, denials, titles -----------------------------------------------------------------

@@ -369,7 +369,8 @@ class Detector:
                     continue  # the output said nothing but the banner
                 error.friction.evidence = "\n".join(kept)
             if not error.friction.why and _STATES_NO_ERROR.search(error.friction.evidence) and \
-                    not lessons.states_error(error.friction.evidence):
+                    not lessons.states_error(error.friction.evidence) and \
+                    not lessons.environment_fact(error.friction.evidence):
                 continue  # only warnings, a status, "No changes to make": no error to learn from
             self.frictions.append(self._judged(error))
         self._errors.clear()
