@@ -50,6 +50,18 @@ def test_a_guards_verdict_on_a_file_edit_is_a_hook_block_not_the_persons_words(
     assert "rejected" not in memory.content and "the person" not in memory.content
 
 
+def test_one_hooks_message_is_one_lesson_whatever_file_or_subagent_it_stopped(
+        workspace: Workspace, projects: Path) -> None:
+    session = "c1c1c1c2-0000-4000-8000-000000000001"
+    for n, name in enumerate(("test_totals.py", "test_tax.py")):
+        log = _Log(session, sidechain=True, start=100 * n)
+        log.typed("Write the failing tests first")
+        log.result(log.calls("Write", file_path=f"/home/u/shop/tests/{name}", content="x"), GUARD, True)
+        log.write(projects / SLUG / session / "subagents" / f"agent-a{n}.jsonl")
+    [memory] = _import(workspace, projects, dry_run=True).memories
+    assert memory.metadata["kind"] == "hook_block" and memory.metadata["occurrences"] == 2
+
+
 @pytest.mark.parametrize("text", [GUARD, "[DENIED] rm -rf is not allowed in this repo", "⛔ writes outside src/"])
 def test_guard_verdicts_are_hook_blocks(text: str) -> None:
     assert classify_tool_error(text, Signals(tool="Write"))[0] == "hook_block"

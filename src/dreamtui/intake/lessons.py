@@ -163,7 +163,9 @@ _SAME_FRICTION: dict[str, tuple[str, ...]] = {
     "plan_rejection": ("reason", "uuid"),  # each plan refused is its own lesson
     "clarification": ("tool", "reason"),
     "interruption": ("action", "reason", "uuid"),  # one Esc, one memory
-    "hook_block": ("command", "first_line"),  # the same hook message for the same command
+    # the same hook message, whatever file or command it stopped, in any session of the import
+    # ("BLOCKED: Test files protected …" for each test file a subagent tried): one rule
+    "hook_block": ("first_line",),
     "denial": ("denied",),  # a rule that denies a call; a tool denied whole: `_tool_denied`
     # one cause, one memory: the fact of the machine it states ("`jq` is not installed here",
     # whichever shell said so), else its error with paths, names and numbers alike
@@ -224,9 +226,9 @@ def friction_key(friction: Friction, prefix: str) -> str:
     digest = hashlib.sha256("\0".join(map(_normalise, parts)).encode("utf-8")).hexdigest()
     # A tool error or a fact of the machine is the same in any session or log of the import (30
     # sessions hitting one rewritten path are one lesson); the person's words belong to their session.
-    # So is a tool denied whole, in every subagent of the import.
+    # So is a tool denied whole, in every subagent of the import, and a hook's message.
     scope = "errors" if friction.kind in ("tool_error", "environment") or _tool_denied(friction) \
-        else friction.scope
+        else "hooks" if friction.kind == "hook_block" else friction.scope
     scope = scope if len(scope) <= 120 else hashlib.sha256(scope.encode("utf-8")).hexdigest()[:32]
     return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
 
