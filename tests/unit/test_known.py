@@ -584,3 +584,16 @@ def test_a_number_with_a_thousands_comma_is_one_number(tmp_path: Path) -> None:
     assert found is not None and found.kind == "known", found
     found = index.check(other)
     assert found is not None and found.kind == "contradicts" and "1600 vs 1500" in found.differs, found
+
+
+def test_a_short_memory_contradicting_a_rule_is_not_discarded_as_trivia(tmp_path: Path) -> None:
+    # Too short to read as a lesson alone, but it rules on what the docs rule on: a person decides.
+    root = project(tmp_path, {"CLAUDE.md": "# Style\n\n- Double quotes, tab indentation, trailing commas\n"})
+    workspace = new_workspace(tmp_path / "ws", project__root=str(root))
+    [memory_id] = submit(workspace, NewMemory(type="observation", title="Quotes", agent_id="agent-a",
+                                              content="Single quotes, no trailing commas"))
+    changeset = dream(workspace, now=NOW)
+    assert changeset is not None
+    [proposal] = [p for p in changeset.proposals if memory_id in p.evidence]
+    assert proposal.op != "discard"
+    assert MARK_CONTRADICTS in proposal.safety and "CLAUDE.md:3" in proposal.rationale

@@ -269,8 +269,15 @@ class _Dream:
                                       details={"exact_duplicate": True})
                      for dup, first in duplicates]
         kept: list[Memory] = []
+        # One contradicting the project's docs rules on what they rule on: a person decides.
+        reasons = {m.id: None if m.id in self.input.contradictions else worthless(m) for m in unique}
+        # A terse restatement ("One logical change per commit") of a lesson another member
+        # states is evidence of that lesson, not a remark without one; an order to agents stays out.
+        lesson_kept = any(reason is None for reason in reasons.values())
         for memory in unique:
-            reason = worthless(memory)
+            reason = reasons[memory.id]
+            if reason is not None and lesson_kept and not set(memory.safety) & ORDERS_TO_AGENTS:
+                reason = None
             if reason is None:
                 kept.append(memory)
             else:
