@@ -145,6 +145,10 @@ def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> No
     # a tool both name says its role
     ("## Tooling\n\n- Always use `bun` instead of `npm` or `pnpm`\n",
      "**Use bun** - Always use `bun` instead of `npm` for package management commands.", "known"),
+    # what a memory picks over another kind of the thing the rule names
+    ("## TypeScript\n\n- Use named exports in modules.\n", "Prefer named exports over default exports.", "known"),
+    ("## TypeScript\n\n- Use named exports in modules.\n", "Prefer default exports over named exports.",
+     "contradicts"),
     # ... by the short name of its language
     ("## Tooling\n\n- This project uses **Bun** as the package manager, not npm.\n",
      "In JS/TS projects, use `bun` instead of `npm`", "known"),

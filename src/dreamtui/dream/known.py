@@ -816,7 +816,7 @@ class KnownIndex:
         unexampled = _PAREN_EXAMPLES_RE.sub(" ", query.text) if "(" in query.text else query.text
         main = core.stems | (Features.of(unexampled).strong if unexampled != query.text else query.strong)
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text), _scope(core.text),
-                     tuple(normalise(core.text).split()))
+                     tuple(normalise(core.text).split()), _instead(core.text))
         found: list[tuple[int, int, float, int, int, KnownMatch]] = []
         for i in self.candidates(query, said.numbers):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
@@ -1203,6 +1203,11 @@ class KnownIndex:
             if head and (not _names(features.text.lower(), head)
                          or (features.facts.used and not features_of(head).stems <= features.strong)):
                 says = says - features_of(command).stems
+        # What a memory picks over another kind of the thing the rule names ("functional React
+        # components over class components" against "Use functional components") is rejected by
+        # the pick: the rule says it.
+        if said.instead:
+            says = says | frozenset().union(*(phrase for phrase in said.instead if _head(phrase) in features.stems))
         # A tool both name says its role: "use `pnpm` for package management" is "use `pnpm`".
         for slot, tools in query.facts.picks.items():
             if slot not in SUBJECT_SLOTS and not {stem(tool) for tool in tools}.isdisjoint(features.stems):
@@ -1280,6 +1285,7 @@ class _Said:
     items: tuple[frozenset[str], ...] = ()  # a list's short items, each one thing
     scope: frozenset[str] = frozenset()  # the stems of where it says it holds (_scope)
     words: tuple[str, ...] = ()  # its normalised words outside its asides, in order (_modifiers)
+    instead: tuple[tuple[str, ...], ...] = ()  # the stems of what it picks over ("over class components")
 
 
 def _kin(text: str) -> dict[int, frozenset[str]]:
@@ -1474,6 +1480,21 @@ def _passives(text: str) -> frozenset[str]:
     """The stems of what `text` says is done to something ("must not be committed")."""
     words = normalise(text).split()
     return frozenset(stem(word) for before, word in pairwise(words) if before in _BEING)
+
+
+@lru_cache(maxsize=4096)
+def _instead(text: str) -> tuple[tuple[str, ...], ...]:
+    """The stems of each thing `text` picks something over ("over class components",
+    "instead of `npm`"), in order, the head noun last."""
+    if not _INSTEAD_RE.search(text):
+        return ()
+    found = [tuple(stem(word) for word in normalise(phrase).split() if word not in STOPWORDS)
+             for phrase in _INSTEAD_RE.findall(text)]
+    return tuple(phrase for phrase in found if phrase)
+
+
+def _head(phrase: tuple[str, ...]) -> str:
+    return phrase[-1]
 
 
 @lru_cache(maxsize=4096)
