@@ -24,7 +24,14 @@ from dreamtui.intake.corrections import (
     reports_after_done,
     sent_again,
 )
-from dreamtui.intake.lessons import Friction, ToolCall, environment_subject, lesson_title, strip_ansi
+from dreamtui.intake.lessons import (
+    Friction,
+    ToolCall,
+    command_head,
+    environment_subject,
+    lesson_title,
+    strip_ansi,
+)
 from dreamtui.workspace.layout import Workspace
 from tests.unit.test_claude_code_mining import SLUG, _import, _kinds, _Log, _mined, projects, workspace
 from tests.unit.test_codex_import import Rollout
@@ -354,6 +361,17 @@ def test_an_option_the_shell_ran_as_a_command_is_no_missing_tool() -> None:
     assert environment_subject("/bin/bash: line 1: jq: command not found") == \
         ("command:jq", "`jq` is not installed here")
     assert environment_subject("zsh:1: command not found: -v") is None
+
+
+@pytest.mark.parametrize(("command", "head"), [
+    ("uv run pytest -q tests", "uv run pytest"),  # the program a runner ran is what failed
+    ("npm run build 2>&1", "npm run build"),
+    ("pnpm exec tsc --noEmit", "pnpm exec tsc"),
+    ("nix run ./tests#run .", "nix run"),  # a path it runs names no program
+    ("git push origin main", "git push"),
+])
+def test_a_runners_program_names_the_command(command: str, head: str) -> None:
+    assert command_head(command) == head
 
 
 def test_zshs_unmatched_glob_is_a_fact_of_the_shell_not_of_the_command_it_stopped() -> None:

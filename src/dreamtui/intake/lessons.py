@@ -478,9 +478,16 @@ _SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+|(?:
 _OPTION_WITH_VALUE = re.compile(r"^-[A-Za-z]$")
 
 
+# A runner's word for running another program: `uv run pytest`, `npm run build`, `pnpm exec tsc`,
+# `bundle exec rspec`: the program it ran is the one that failed, and names the command.
+_RUNS = frozenset({"run", "exec", "x", "dlx"})
+_PROGRAM_NAME = re.compile(r"^[A-Za-z@][\w.@:-]*$")
+
+
 def command_head(command: str) -> str:
     """A command in two words, as a person names it: `adb shell` for `cd x && adb -s emulator-5554
-    shell "su -c id"`, `git push` for `git push 2>&1` (setup steps and options skipped)."""
+    shell "su -c id"`, `git push` for `git push 2>&1` (setup steps and options skipped); three
+    after a runner's `run`/`exec` (`uv run pytest`)."""
     rest = _SETUP.sub("", command).strip() or command.strip()
     words = rest.split()
     head, skip = words[:1], False
@@ -491,9 +498,12 @@ def command_head(command: str) -> str:
             skip = False
         elif word.startswith("-"):
             skip = _OPTION_WITH_VALUE.match(word) is not None
+        elif len(head) == 2 and not _PROGRAM_NAME.match(word.strip("'\"")):
+            break  # `nix run ./tests#run`: what it runs is a path, not a program's name
         else:
             head.append(word.strip("'\""))
-            break
+            if len(head) > 2 or head[-1] not in _RUNS:
+                break
     return " ".join(head)
 
 
