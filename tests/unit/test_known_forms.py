@@ -145,6 +145,12 @@ def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> No
     # a tool both name says its role
     ("## Tooling\n\n- Always use `bun` instead of `npm` or `pnpm`\n",
      "**Use bun** - Always use `bun` instead of `npm` for package management commands.", "known"),
+    # the person's word said two ways is no other fact
+    ("## Deps\n\n- Avoid new dependencies unless explicitly approved.\n- Keep the lockfile committed.\n",
+     "No new dependencies unless you ask first.", "known"),
+    # a place opening the memory, ended by a comma
+    ("## Style\n\n- Use 100 chars per line limit in general.\n",
+     "For all source files, aim to keep line lengths under 100 characters.", "known"),
     # what a memory picks over another kind of the thing the rule names
     ("## TypeScript\n\n- Use named exports in modules.\n", "Prefer named exports over default exports.", "known"),
     ("## TypeScript\n\n- Use named exports in modules.\n", "Prefer default exports over named exports.",

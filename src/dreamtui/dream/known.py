@@ -1419,6 +1419,9 @@ def _telling_swap(conflict: Conflict) -> bool:
         return len(a) != len(b) or not all(variants(x, y) for x, y in zip(a, b, strict=True))
     if conflict.slot != "word":
         return True
+    # the person's word said two ways ("ask first" / "explicitly approved")
+    if all(stem(word) in _PERMISSION for word in f"{conflict.a} {conflict.b}".split()):
+        return False
     swapped = {stem(conflict.a), stem(conflict.b)}
     return not swapped <= _INDEFINITE and not swapped <= _RESTRICTING and not swapped <= _PLACING
 
@@ -1547,13 +1550,16 @@ def _scope(text: str) -> frozenset[str]:
         return frozenset()
     found: set[str] = set()
     for phrase in _SCOPE_RE.findall(_without_asides(text)):
-        items = [normalise(item).split() for item in _LIST_SPLIT_RE.split(phrase)]
-        items = [[w for w in item if w not in _SCOPE_QUANTIFIERS] for item in items]
-        items = [item for item in items if item]
-        # ("in all Go and Makefile files": the items before the last may be its modifiers)
-        if items and (stem(items[-1][-1]) in _PLACES
-                      or 2 * sum(stem(item[-1]) in _PLACES for item in items) > len(items)):
-            found |= Features.of(phrase).stems
+        # ("For all code files, aim to …": a comma may end the phrase rather than list places)
+        for candidate in (phrase, phrase.partition(",")[0]):
+            items = [normalise(item).split() for item in _LIST_SPLIT_RE.split(candidate)]
+            items = [[w for w in item if w not in _SCOPE_QUANTIFIERS] for item in items]
+            items = [item for item in items if item]
+            # ("in all Go and Makefile files": the items before the last may be its modifiers)
+            if items and (stem(items[-1][-1]) in _PLACES
+                          or 2 * sum(stem(item[-1]) in _PLACES for item in items) > len(items)):
+                found |= Features.of(candidate).stems
+                break
     return frozenset(found)
 
 
