@@ -289,3 +289,7 @@ def test_a_generic_word_for_what_a_rule_covers_is_no_changed_fact() -> None:
     assert compare(code, functionality, weights).same_lesson
     unit, e2e, weights = _in_batch("Write unit tests for new endpoints.", "Write e2e tests for new endpoints.")
     assert not compare(unit, e2e, weights).same_lesson
+    # A generic word swapped for a specific one narrows the rule: another fact.
+    files, secrets, weights = _in_batch("Never commit files under `fixtures/big/`.",
+                                        "Never commit secrets under `fixtures/big/`.")
+    assert not compare(files, secrets, weights).same_lesson

@@ -1702,9 +1702,9 @@ def _one_swap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     old, new = changed[0]
     if not old or not new or len(old) > 2 or len(new) > 2:
         return None
-    # A generic word for what a rule covers ("tests for new code" / "for new functionality")
-    # names no value a rewording could change.
-    if _GENERIC.issuperset(old) or _GENERIC.issuperset(new):
+    # One generic word for what a rule covers for another ("tests for new code" / "for new
+    # functionality") names no value a rewording could change; "files" for "secrets" does.
+    if _GENERIC.issuperset(old) and _GENERIC.issuperset(new):
         return None
     if any(_spelled_alike(x, y) for x in old for y in new):
         return None
