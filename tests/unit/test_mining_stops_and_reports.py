@@ -253,9 +253,12 @@ def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -
     ("je ne suis pas sûr de la formulation, lourd oui mais pas incohérent", "doubt"),
     ("I don't understand why there are rounding errors, these are pasted values", "doubt"),
     ("I tested it and the draw still happens twice sometimes", "fails"),
-    ("아니요, 그 파일은 수정하지 마세요", "cjk"),
-    ("버튼을 눌러도 안 돼요", "cjk"),
-    ("違います、設定ファイルはそこではありません", "cjk"),
+    ("아니요, 그 파일은 수정하지 마세요", "script"),
+    ("버튼을 눌러도 안 돼요", "script"),
+    ("違います、設定ファイルはそこではありません", "script"),
+    ("нет, не трогай конфиг", "script"),
+    ("после твоих правок сборка всё ещё не работает", "script"),
+    ("почему ты удалил тесты?", "question"),
 ])
 def test_corrections_without_english_cue_words(text: str, rule: str) -> None:
     assert correction_rule(text) == rule
@@ -269,6 +272,7 @@ def test_corrections_without_english_cue_words(text: str, rule: str) -> None:
     "I tested it and it works great",
     "테스트를 해보니 잘 돼요",
     "ajoute une page de paramètres",
+    "добавь страницу настроек",  # a plain request in Russian
 ])
 def test_plain_requests_and_praise_in_other_languages_are_not(text: str) -> None:
     assert correction_rule(text) is None

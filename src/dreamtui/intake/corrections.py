@@ -370,6 +370,13 @@ _KO_JA = re.compile(r"^(?:아니(?:요|야|라|에요)?(?:[\s,.!]|$)|왜 (?:이�
 _KO_JA_FAILS = re.compile(r"안 ?(?:돼|되|됨|됩니다|나와|나오|보여|보이|떠|열려|열리)|오류|에러|작동하지 ?않|"
                           r"동작하지 ?않|실패|버그|문제가|이상해|이상하|두 ?번씩|エラー|動かない|動きません|"
                           r"できない|できません|表示されない|失敗|おかしい|直って(?:い)?ない")
+# The same in Russian: said first ("нет, …", "почему ты …", "опять …", "верни как было"), or a
+# failure anywhere in a short turn ("… всё ещё не работает", "ошибка при запуске").
+_RU = re.compile(r"^(?:нет(?:[\s,.!]|$)|не (?:надо|нужно|то|так|трогай|меняй|удаляй)\b|(?:почему|зачем) (?:ты|вы)\b|"
+                 r"(?:ты|вы) (?:не|забыл\w*)\b|опять\b|снова\b|неправильно|не правильно|верни|откати|отмени)")
+_RU_FAILS = re.compile(r"не (?:работает|работают|работало|запускается|открывается|отображается|загружается|"
+                       r"сохраняется|компилируется)|ошибк|вс[её] ещ[её]|до сих пор|сломал")
+
 # What a person says having tried the agent's work ("I tested it and …", "테스트를 해보니, …",
 # "j'ai testé et …", "我试了一下，…"): a report of what it does, kept unless it pleased them.
 _TRIED = re.compile(r"^(?:i (?:just )?(?:tested|tried|ran|checked|ran) (?:it|this|that|the \w+|your \w+)"
@@ -419,7 +426,8 @@ _FOREIGN_WHY = re.compile(r"^(?:(?:mais |et )?pourquoi (?:est-ce que )?"
                           r"(?:es-tu|tu es|t'es|êtes-vous|vous êtes) s[uû]rs?|est[- ]ce que (?:tu|vous) (?:\w+ ){0,3}?"
                           r"(?:vraiment|réellement)|(?:tu|vous) (?:as |avez )?(?:vraiment|réellement)|"
                           r"¿?por qu[ée] (?:hiciste|has|lo hiciste)|¿?(?:est[aá]s seguro|de d[oó]nde sacaste)|"
-                          r"warum hast du|bist du sicher|woher hast du|perch[ée] hai|sei sicuro)\b")
+                          r"warum hast du|bist du sicher|woher hast du|perch[ée] hai|sei sicuro|"
+                          r"por ?qu[eê] (?:você|vc)|почему (?:ты|вы)|зачем (?:ты|вы))\b")
 _FOREIGN_FAILS_FIRST = re.compile(
     # said first: "ça ne marche pas", "no funciona", "funktioniert nicht", "il y a une erreur",
     # "le problème persiste", "j'ai toujours la même erreur", "rien ne s'affiche"
@@ -471,7 +479,8 @@ _ACKNOWLEDGED = re.compile(
     r"disculpa|me equivoqué|buena observación|efectivamente|(?:du hast|sie haben) (?:völlig |absolut )?"
     r"recht|stimmt|entschuldigung|tut mir leid|mein fehler|guter punkt|(?:hai|ha) ragione|scusa|"
     r"(?:você tem|tem) razão|desculpe|おっしゃる通り|ご指摘|申し訳|すみません|失礼しました|"
-    r"맞습니다|맞아요|죄송)",
+    r"맞습니다|맞아요|죄송|(?:вы|ты) прав[аы]?|извините|прошу прощения|моя ошибка|"
+    r"(?:você|vc) tem raz[aã]o|desculpe)",
     re.IGNORECASE)
 # Within the reply's first sentences (read lower-cased), not only at its opening: "好问题。坦率说，目前确实有文档过多的
 # 问题", "Good question — you're right that the list is in both prompts".
@@ -689,7 +698,7 @@ def game_move(text: str, said: str | None) -> bool:
 # The names correction_rule gives (stored as a correction's `rule`): mypy checks every return
 # against this list, so a new rule is named here or it does not type-check.
 TurnRule = Literal["reverse", "no", "dont", "imperative", "wrong", "question", "instead", "fails",
-                   "doubt", "habit", "zh", "cjk", "prefer", "frustrated", "premise", "process"]
+                   "doubt", "habit", "zh", "script", "prefer", "frustrated", "premise", "process"]
 
 
 def correction_rule(text: str) -> TurnRule | None:
@@ -733,8 +742,9 @@ def correction_rule(text: str) -> TurnRule | None:
         return "habit"
     if _ZH.match(head) or (short_zh and wide and _ZH_DOUBT.search(first)):
         return "zh"
-    if wide and (_KO_JA.match(head) or (short_zh and _KO_JA_FAILS.search(first))):
-        return "cjk"
+    if wide and (_KO_JA.match(head) or _RU.match(head) or (
+            short_zh and (_KO_JA_FAILS.search(first) or _RU_FAILS.search(first)))):
+        return "script"
     if _PREFER.match(head):
         return "prefer"
     if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first):
@@ -762,7 +772,8 @@ _DONE_CLAIM = re.compile(
     r"voici ce qui a chang|ce qui a chang[ée]|mis à jour|impl[ée]ment[ée]|d[ée]ploy[ée]|listo|funciona|"
     r"devraient? maintenant|r[ée]capitulatif|r[ée]sum[ée] des (?:changements|modifications|corrections)|"
     r"deber[ií]a ahora|sollte jetzt|"
-    r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했")
+    r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했|"
+    r"готово|исправ(?:ил|лено)|сделано|теперь работает")
 _DONE_MARKS = ("✅", "✔")
 # The report's head and tail say it is done ("Done. …", "… All tests pass."); its middle is the
 # detail, and a report of pages is not searched whole. Read lower-cased.
@@ -793,7 +804,8 @@ _PROBLEM = re.compile(
     r"\bfehler\b|funktioniert nicht"
     # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
     r"|报错|错误|失败|不行|不对|没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题|出问题|问题(?:还在|依旧|仍然)|"
-    r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하")
+    r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하|"
+    r"ошибк|не работает|не работают|проблем[аы]")
 # Words every English or French alternative of `_PROBLEM` holds (other scripts are searched).
 _PROBLEM_CUES = ("problem", "issue", "error", "bug", "exception", "fail", "broken", "not ", "n't", "crash",
                  "stuck", "hang", "froze", "infinit", "nothing", "empty", "blank", "missing", "gone", "null",
