@@ -137,3 +137,16 @@ def test_a_bold_label_heading_a_rule_weighs_like_an_example() -> None:
     same, score = _verdict("**Fail loudly, never silently** - Do not swallow exceptions in handlers.",
                            "Never swallow exceptions; log and re-raise them.")
     assert same, score
+
+
+def test_the_task_a_rule_applies_during_is_a_circumstance() -> None:
+    """"When adding dependencies, pin ..." and "No new dependencies unless asked": two rules for
+    one task; the task is where they apply."""
+    assert Features.of("When adding new migrations, never edit an applied one.").circumstances \
+        == {"add", "new", "migrat"}
+    same, score = _verdict("When adding new migrations, give each a timestamped name.",
+                           "No new migrations unless the user asks first.")
+    assert not same, score
+    same, score = _verdict("When adding a migration, give it a timestamped name.",
+                           "Give every migration a timestamped name.")
+    assert same, score

@@ -526,6 +526,15 @@ _STEP_RE = re.compile(
     rf"(?:{'|'.join(_STEP_STARTS)})\w*"
     r"(?:\s+(?:(?:the|a|an|any|your|making|of)\s+){0,2}(?:changes?|code|prs?|pull requests?|work|tasks?"
     r"|commits?|edits?|modifications?|progress))?\b")
+# "When adding new dependencies, ...", "If you are editing migrations ...": the task a rule
+# applies during, up to its comma or its instruction's verb. Two rules for one task ("No new
+# dependencies unless asked" / "When adding dependencies, use the latest stable version") are
+# two rules; the task is where they apply, not what they say.
+_TASK_CUES = frozenset("when whenever while if".split())
+_TASK_RE = re.compile(
+    r"\b(?:when|whenever|while|if)\s+(?:(?:you|we|they)\s+(?:are\s+)?)?[a-z]+ing\b"
+    r"(?:\s+(?!(?:make|use|run|always|never|do|dont|keep|prefer|ensure|please|must|should|follow|check|add"
+    r"|write|create|put|avoid|remember|be|try|only|also|then)\b)[\w./-]+){0,4}")
 _SCOPE_NOUNS = frozenset("""
 file files code codebase codebases repo repos repository repositories project projects module modules pr prs
 pull commit commits change changes response responses replies message messages output outputs doc docs
@@ -578,9 +587,10 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
     scope = not words.isdisjoint(_SCOPE_PREPOSITIONS) and not words.isdisjoint(_SCOPE_NOUNS)
     actor = not words.isdisjoint(_ACTORS)
     ask = not words.isdisjoint(_ASK_CUES) and ("before" in words or "first" in words)
+    task = not words.isdisjoint(_TASK_CUES) and any(w.endswith("ing") for w in words)
     example = "(" in text and not words.isdisjoint(_EXAMPLE_CUES)
     label = "**" in text
-    if not (permission or step or scope or actor or ask or example or label):
+    if not (permission or step or scope or actor or ask or example or label or task):
         return _NO_WORDS, _NO_WORDS, _NO_WORDS
     lowered = _APOSTROPHES_RE.sub("", _CODE_RE.sub(" ` ", text.lower()))
     spans: list[tuple[int, int]] = []
@@ -590,7 +600,7 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
         for number, word in enumerate(_WORD_RE.finditer(lowered, found.start(), found.end())):
             if number == 0 or _PERMISSION_VOCABULARY.match(word.group()):
                 spans.append(word.span())
-    for wanted, pattern in ((step, _STEP_RE), (scope, _SCOPE_RE), (actor, _ACTOR_RE)):
+    for wanted, pattern in ((step, _STEP_RE), (scope, _SCOPE_RE), (actor, _ACTOR_RE), (task, _TASK_RE)):
         if wanted:
             spans.extend(found.span() for found in pattern.finditer(lowered))
     plain = _APOSTROPHES_RE.sub("", text.lower()) if example or label else ""
