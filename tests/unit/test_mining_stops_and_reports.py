@@ -253,6 +253,9 @@ def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -
     ("je ne suis pas sûr de la formulation, lourd oui mais pas incohérent", "doubt"),
     ("I don't understand why there are rounding errors, these are pasted values", "doubt"),
     ("I tested it and the draw still happens twice sometimes", "fails"),
+    ("quand je clique sur un lien prototype.html je vois un json", "fails"),
+    ("when I click save I get a blank page", "fails"),
+    ("cuando abro la página me sale un error 500", "fails"),
     ("아니요, 그 파일은 수정하지 마세요", "script"),
     ("버튼을 눌러도 안 돼요", "script"),
     ("違います、設定ファイルはそこではありません", "script"),
@@ -272,6 +275,8 @@ def test_corrections_without_english_cue_words(text: str, rule: str) -> None:
     "I tested it and it works great",
     "테스트를 해보니 잘 돼요",
     "ajoute une page de paramètres",
+    "when the user clicks save, show a toast",  # a spec, not what the person saw
+    "when I click save it works great now",
     "добавь страницу настроек",  # a plain request in Russian
 ])
 def test_plain_requests_and_praise_in_other_languages_are_not(text: str) -> None:

@@ -385,6 +385,18 @@ _TRIED = re.compile(r"^(?:i (?:just )?(?:tested|tried|ran|checked|ran) (?:it|thi
                     r"en (?:testant|essayant)\b|"
                     r"[^.!?\n]{0,20}?(?:해\s?보니|해\s?봤는데|돌려\s?보니|실행해\s?보니|써\s?보니)|"
                     r"我(?:试|测试|运行|跑)了(?:一下|下)?|試し(?:たら|てみたら)|実行したら)")
+# What the person saw doing something with the agent's work: "when I click save I get a 500",
+# "quand je clique sur un lien prototype.html je vois un json", "cuando abro la página me sale …".
+# First person on both sides: a report, not a spec ("when the user clicks, show an error").
+_ANY = r"(?:[^.!?\n]|\.\w){0,100}?"  # within the sentence ("prototype.html" does not end it)
+_WHEN_I = re.compile(
+    rf"^(?:when|whenever|if|once) i \w+{_ANY}\b(?:i (?:get|got|see|saw|am getting|'m getting|only see|"
+    r"just see)|it (?:shows|says|gives|throws|crashes|fails|breaks|hangs|freezes|opens|returns|displays|"
+    r"redirects|goes|does nothing|stays|loads forever))\b"
+    rf"|^(?:quand|lorsque|si) (?:je|j'){_ANY}\b(?:je (?:vois|re[çc]ois|obtiens|tombe|n'ai|ne vois)|j'ai|"
+    r"[çc]a (?:affiche|donne|plante|me met|ouvre|renvoie|charge|reste)|il (?:affiche|m'affiche|ouvre|renvoie))\b"
+    rf"|^(?:cuando|si) (?:hago|pulso|abro|doy|entro|intento|ejecuto){_ANY}\b(?:me sale|aparece|veo|"
+    r"obtengo|da error)\b")
 _TRIED_PLEASED = re.compile(r"\b(?:works|worked|working|great|perfect|nice|good|fine)\b|fonctionne bien|marche bien|"
                             r"잘 ?(?:돼|되|됨|작동|동작)|正常|没问题|うまく|問題な")
 
@@ -733,7 +745,8 @@ def correction_rule(text: str) -> TurnRule | None:
             any(cue in first for cue in _ANYWHERE_CUES) and _FOREIGN_FAILS_ANYWHERE.search(first))))) or \
             (short_zh and wide and _ZH_FAILS.search(first)):
         return "fails"
-    if _pasted_back(head) or (_TRIED.match(head) and not _TRIED_PLEASED.search(first[:200])):
+    if _pasted_back(head) or ((_TRIED.match(head) or _WHEN_I.match(first)) and
+                               not _TRIED_PLEASED.search(first[:200])):
         return "fails"
     if _DOUBT.match(first) or _DOUBT_OTHER.match(first) or (
             ("see how" in first or "see why" in first) and _DONT_SEE.search(first[:240])):
