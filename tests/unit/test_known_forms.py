@@ -175,6 +175,11 @@ def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> No
     # a language said alone, its variant by another name
     ("## Writing\n\n- Use British English spelling and terminology in all responses to the user.\n",
      "Use UK English.", "known"),
+    # one word swapped for another is another fact, but not an item of a list
+    ("## Repo\n\n- Never commit files under `vendor/cache/`.\n", "Never commit binaries under `vendor/cache/`.",
+     "contradicts"),
+    ("## Python\n\n- Write docstrings for all modules and classes\n",
+     "Write docstrings for all modules and functions", "known"),
     # a language's variant is another value
     ("## Writing\n\n- Use American English spelling in all responses to the user.\n",
      "Always respond in British English.", "contradicts"),

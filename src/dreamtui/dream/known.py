@@ -185,6 +185,7 @@ code codebase file doc documentation comment commit message pr pull request desc
 output log test branch repository project module function class component
 response answer conversation chat anywhere everywhere source script notebook page changelog
 """.split())
+_AND_OR = frozenset({"and", "or"})
 _SCOPE_QUANTIFIERS = frozenset("all any every each the your our its their".split())
 _DETERMINERS = _SCOPE_QUANTIFIERS | frozenset("a an this that these those".split())
 SCOPE_SHARE = 0.75  # of a scope word's weight, when the rule says no other place
@@ -857,7 +858,11 @@ class KnownIndex:
                 # A rule holding only under a condition the memory does not say is another rule.
                 condition = _condition(rule.text)
                 unconditioned = bool(condition) and condition.isdisjoint(query.stems)
-                if coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number \
+                swap = _swapped(core.text, rule.text) if coverage >= KNOWN_COVERAGE else None
+                if swap is not None:
+                    opposite = Verdict(verdict.score, (swap,), verdict.threshold)
+                    found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
+                elif coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number \
                         and not unconditioned and not self.spread(query, main, i) \
                         and not self.undone(stance, i) and not self.acted_on(stance, i):
                     found.append((1, shared, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
@@ -885,8 +890,10 @@ class KnownIndex:
         rejects npm, not running)."""
         if not verdict.conflicts:
             return verdict
+        text = self.index.items[rule].text
         kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c)
-                     and not self.gated_step(query, rule, c))
+                     and not self.gated_step(query, rule, c)
+                     and not (c.slot == "word" and _listed(query.text, c.a) and _listed(text, c.b)))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -894,7 +901,6 @@ class KnownIndex:
         plain = [c for c in kept if {c.a, c.b} == _POLARITY and c.slot not in strong]
         if plain and len(plain) == len(kept) and len(self.agreed(query, rule)) > len(plain):
             kept = ()
-        text = self.index.items[rule].text
         if any({c.a, c.b} == _POLARITY for c in kept) and _ASIDE_RE.search(text):
             core = Features.of(_plain(_ASIDE_RE.sub(" ", text)))
             # ... unless the memory names what the aside rejects (`npm`)
@@ -1167,9 +1173,13 @@ class KnownIndex:
         action (match.py's reading: commit, push, edit, …) neither the rule nor its heading names:
         a rule about regenerating the client does not say to commit it. The first clause's
         wording is the coverage's business ("store money as `Decimal`" restates "money is
-        `Decimal`")."""
+        `Decimal`"). So is a step saying nothing the rule says ("…, then run the formatter")."""
         said = self.index.features[rule].stems | self.headings[rule]
-        return any(not Features.of(step).facts.actions <= said for step in _STEP_RE.split(core.text)[1:])
+        for step in _STEP_RE.split(core.text)[1:]:
+            features = Features.of(step)
+            if not features.facts.actions <= said or (features.stems - _GENERIC - FRAME).isdisjoint(said):
+                return True
+        return False
 
     def covered(self, query: Features, rule: int, main: frozenset[str], said: _Said,
                 alternatives: frozenset[str] = frozenset()) -> float:
@@ -1407,6 +1417,34 @@ def _names(text: str, head: str) -> bool:
 def _unnamed(text: str) -> frozenset[str]:
     """The stems of `text` outside its dotted, slashed or snake_case names (`os.path`, `src/api`)."""
     return Features.of(_DOTTED_RE.sub(" ", text)).stems
+
+
+def _swapped(text: str, rule: str) -> Conflict | None:
+    """The one word the memory says where the rule, word for word otherwise, says another ("Never
+    commit secrets under `x/`" / "Never commit files under `x/`"): another fact, unless the two
+    are words _telling_swap lets pass, synonyms (one stem), kin or items of a list."""
+    words, ruled = normalise(text).split(), normalise(rule).split()
+    if len(words) != len(ruled) or len(words) < 3:
+        return None
+    differ = [(a, b) for a, b in zip(words, ruled, strict=True) if a != b]
+    if len(differ) != 1:
+        return None
+    a, b = differ[0]
+    if _listed(text, a) and _listed(rule, b):
+        return None
+    if stem(a) == stem(b) or kindred(stem(a), stem(b)) or not _plain_word(a) or not _plain_word(b):
+        return None
+    conflict = Conflict("word", a, b)
+    return conflict if _telling_swap(conflict) else None
+
+
+def _listed(text: str, word: str) -> bool:
+    """Whether `word` is an item of a list in `text` ("functions and methods"): a swap of one
+    item for another ("functions and variables") is one more or one fewer thing the rule holds
+    for, not another value."""
+    words = normalise(text).split()
+    return any(w == word and {words[k - 1] if k else "", words[k + 1] if k + 1 < len(words) else ""} & _AND_OR
+               for k, w in enumerate(words))
 
 
 def _telling_swap(conflict: Conflict) -> bool:
