@@ -431,3 +431,16 @@ def test_codex_a_declined_command_the_person_calls_a_slip_is_no_lesson(tmp_path:
                .shell("rm -rf build", "exec command rejected by user", declined=True)
                .typed("oops, I meant yes, go on"))
     assert read_rollout(rollout.write(tmp_path))[0] == []
+
+
+def test_codex_a_correction_after_the_agent_only_talked_quotes_no_call_from_turns_before(
+        tmp_path: Path) -> None:
+    rollout = (Rollout().typed("Set up the build")
+               .shell("npm install", "added 20 packages", 0)
+               .says("Installed. Which bundler do you want?")
+               .typed("vite")
+               .says("I would use webpack for this, it is more flexible.")
+               .typed("no, use vite as I said"))
+    [friction] = read_rollout(rollout.write(tmp_path))[0]
+    assert friction.kind == "correction" and friction.action is None
+    assert friction.said == "I would use webpack for this, it is more flexible."

@@ -279,6 +279,7 @@ class Detector:
         self._calls: dict[str, Call] = {}
         self._settled: set[str] = set()
         self._last_call: Call | None = None
+        self._called = False  # the agent called a tool since the person last typed
         self._acted = False  # the agent acted since the person last typed
         self._said: str | None = None
         self._waiting: list[Friction] = []  # rejections and interruptions awaiting a reason
@@ -302,6 +303,7 @@ class Detector:
             self._acted = True
             if event.tool not in _BOOKKEEPING:  # not what a person saw the agent do
                 self._last_call = event
+                self._called = True
         elif isinstance(event, Result):
             self._result(event)
         elif isinstance(event, UserTurn):
@@ -422,15 +424,22 @@ class Detector:
                 _corrects(turn.text, said) or (reports_after_done(turn.text, said)
                                                and not lessons.mostly_pasted(turn.text))):
             self._prompt_correction = len(self.frictions)
-            self.frictions.append(self._friction("correction", self._last_call, turn.text,
+            self.frictions.append(self._friction("correction", self._just_called(), turn.text,
                                                  turn.timestamp, event=turn.event))
             self._turn = None
         else:
-            self._turn = (turn, self._last_call) if self._acted and not answered_a_stop \
+            self._turn = (turn, self._just_called()) if self._acted and not answered_a_stop \
                 and not relayed(turn.text) and not lessons.mostly_pasted(turn.text) \
                 and not game_move(turn.text, said) else None
         self._answered = False
         self._acted = False
+        self._called = False
+
+    def _just_called(self) -> Call | None:
+        """The call a correction quotes as what the agent had just done: its last one since the
+        person last typed, none when it only talked since (a call turns back is not what the
+        person answers)."""
+        return self._last_call if self._called else None
 
     def _amended(self, turn: UserTurn) -> None:
         """The person amended the turn the agent was working on: judged as that turn, in its
@@ -453,7 +462,7 @@ class Detector:
         elif self._acted_before_prompt and _corrects(turn.text, self._said):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(self._friction(
-                "correction", self._last_call, turn.text, turn.timestamp,
+                "correction", self._just_called(), turn.text, turn.timestamp,
                 event=turn.event), stopped=stop))
         elif stopped is not None and added and correction_rule(added) is not None:
             self._prompt_correction = len(self.frictions)
@@ -462,6 +471,7 @@ class Detector:
                 timestamp=turn.timestamp or stopped.timestamp, interrupted=True))
         self._prompt = turn
         self._acted = False
+        self._called = False
 
     def _agent(self, text: str) -> None:
         if not self._answered and self._turn is not None and concedes(self._turn[0].text, text):
