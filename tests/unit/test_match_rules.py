@@ -293,3 +293,14 @@ def test_a_generic_word_for_what_a_rule_covers_is_no_changed_fact() -> None:
     files, secrets, weights = _in_batch("Never commit files under `fixtures/big/`.",
                                         "Never commit secrets under `fixtures/big/`.")
     assert not compare(files, secrets, weights).same_lesson
+
+
+def test_prohibitions_sharing_verb_and_object_are_one_rule() -> None:
+    """"never create a release commit" / "do not create commits or tags": both forbid creating
+    commits (the object both name, a verb elsewhere), though each names another thing too."""
+    one, other, weights = _in_batch("Never create a release commit unless the user explicitly asks to commit.",
+                                    "Do not create commits or tags unless explicitly asked.")
+    assert "prohibited" not in {c.slot for c in compare(one, other, weights).conflicts}
+    # Sharing only the verb, they stay two rules.
+    force, main, weights = _in_batch("Never force push.", "Never push directly to main.")
+    assert "prohibited" in {c.slot for c in compare(force, main, weights).conflicts}

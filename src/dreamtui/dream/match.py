@@ -1471,7 +1471,9 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     if fa.rejected and fb.rejected:
         common = _mentioned(fa.rejected, b) | _mentioned(fb.rejected, a)
         own_a, own_b = fa.rejected - common, fb.rejected - common
-        if own_a and own_b and common and common <= _VERBS:
+        # A word both name as what their verb acts on is shared as an object, not as a verb:
+        # "never create a git commit" / "do not create commits or branches" forbid one thing.
+        if own_a and own_b and common and common <= _VERBS and not common & fa.objects & fb.objects:
             yield Conflict("prohibited", "/".join(sorted(own_a)), "/".join(sorted(own_b)))
     # Do vs do not: on a strong term always; on a plain word only where it heads a clause on
     # both sides and the side doing it rejects nothing at all ("always pass X" / "never pass
