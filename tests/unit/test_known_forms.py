@@ -46,6 +46,9 @@ STORY = ("## Agents\n\n- Context: A maintainer has finished a release, tagged it
     # one verb putting a thing where it goes for another
     ("## Python\n\n- Keep fixtures in the conftest of each package.\n",
      "Put fixtures in the conftest of each package."),
+    # a hedge of the memory's needs no rule
+    ("## Workflow\n\n- Always ensure the linters pass before pushing.\n",
+     "Run the relevant linters before pushing when practical."),
     # a short memory all of whose words a long rule says, with examples of its own
     ("## Security\n\n- **NEVER commit private keys, tokens, or passwords** to any file in the repo — not in"
      " code, not in docs, not in notebooks.\n",

@@ -226,7 +226,7 @@ LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long be
 # "when needed", "if applicable": a hedge, not a condition a restatement must say.
 _HEDGES = frozenset(stem(w) for w in """
 need needed necessary applicable possible appropriate relevant required useful sensible practical
-available feasible unsure unclear""".split())
+available feasible unsure unclear whenever""".split())
 # What a rule says it holds under: "if …", "when …" (to the clause's end).
 _CONDITION_RE = re.compile(r"\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
 # A step a memory says something comes before ("run the tests before committing"): "never commit
@@ -1223,7 +1223,9 @@ class KnownIndex:
             if slot not in SUBJECT_SLOTS and not {stem(tool) for tool in tools}.isdisjoint(features.stems):
                 says = says | _role_stems(slot)
         total = shared = 0.0
-        words = (main or query.stems) - _GENERIC
+        # (a hedge, "when practical", "relevant", and a word naming nothing in particular,
+        # "everything", need no rule either)
+        words = (main or query.stems) - _GENERIC - _HEDGES - _INDEFINITE
         # Where an action the rule takes always goes needs no rule: "commit secrets to version
         # control" is "commit secrets".
         for action in features.facts.actions & _IMPLIED.keys():
