@@ -49,6 +49,27 @@ precision holds:
 |             | hyprland", "teams is installed as a pwa"                                     |
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
 |             | asking", "no need to ask", "don't ask me", "without asking", 无需询问, 不用问 |
+| script      | Korean, Japanese and Russian objections said first ("아니요, …", "違います",  |
+|             | "нет, …", "почему ты …"), or a failure anywhere in a short turn ("안 돼요",  |
+|             | "エラーが出る", "всё ещё не работает")                                       |
+| instead     | also choosing otherwise in other words within a short first line: "il       |
+| (rather)    | s'agit plutôt d'un …", "… et non à un cas de test", "rather than", "au lieu |
+|             | de"; not after agreeing ("Yes. … rather than repair") or in a new task       |
+
+French, Spanish and German shapes sit with the English ones: "il y a une erreur", "le problème
+persiste", "Cela n'est pas du tout adapté", "refais cette page" (imperative), "où est-ce que tu
+as trouvé …?", "est-ce que tu … vraiment …?" (question), "je ne comprends pas pourquoi …", "je ne
+suis pas sûr de …" (doubt). What the person saw trying the work, first person on both sides, is
+a failure report ("I tested it and …", "테스트를 해보니 …", "when I click save I get a blank
+page", "quand je clique … je vois un json"), not a spec ("when the user clicks, show a toast").
+
+A problem named right after the agent said its work was done (`reports_after_done`: "✅",
+"Done", "fully functional", "Terminé", "Voici ce qui a changé", "已修复" in the head or tail of its
+report) is a correction with no cue word at all: "Problème dans le nœud …", "Error in the
+profile form: …", "la page charge mais infiniment", "Donc en fait j'ai plusieurs problèmes"; not
+a problem talked about ("la priorité des problèmes"), a condition ("if there is an error"), a
+new task ("add error handling …"), a question about it ("why is that an issue?"), praise first or
+a pasted log without a word.
 
 Never a correction (`disowned`, also never the reason of a stop): text relayed from another
 agent ("CODEX SAYS: …", "GROK RESEARCH: …"), the person's own slip ("sorry delete all of that it

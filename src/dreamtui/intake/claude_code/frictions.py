@@ -15,16 +15,21 @@ Order matters four times:
   (parallel calls refused or stopped at once) join it: one Esc, one memory. The agent acting
   again first settles it without a reason; an Esc without any reason is no lesson and is dropped,
   and so is one whose turn does not redirect the agent (`corrections.redirects`: not "Retry", a
-  plain question, an added feature, a new request, a pasted log), and any stop whose reason is
-  not the person's lesson (`corrections.disowned`: relayed from another agent, their own slip).
+  plain question, an added feature, a new request, a pasted log, a model switched), and any stop
+  whose reason is not the person's lesson (`corrections.disowned`: relayed from another agent,
+  their own slip; `corrections.accidental`: "I didn't mean to interrupt you, continue", "je
+  voulais dire oui"), and an Esc followed by the request it cut short sent again
+  (`corrections.sent_again`: the same words, a typo fixed, a slash command's template around it).
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
   otherwise than the agent had just recommended; any other turn waits for the agent's next
   words: a reply that concedes a mistake makes it one (`corrections.concedes`: not to a request
   for advice or a plain question; "No, I skipped …" to "did you …?"), and so does a "why" that
-  points at nothing the agent did (`corrections.wonders`). Swearing alone is never one; a bare
-  "nope" to the agent's words alone waits for its reply too.
+  points at nothing the agent did (`corrections.wonders`). A problem named right after the agent
+  said its work was done is one (`corrections.reports_after_done`). Swearing alone is never one;
+  a bare "nope" to the agent's words alone waits for its reply too. A typed turn is also known by
+  its time and words (`_typed_event`): a copy of the session with fresh ids stores it once.
 - **A tool error is worth a lesson** when it reveals an environment fact, when the person typed
   a comment while it was the last thing that happened (not "continue"), or when the same call
   failed twice and never succeeded afterwards; other errors are kept as candidates the importer
