@@ -46,6 +46,9 @@ STORY = ("## Agents\n\n- Context: A maintainer has finished a release, tagged it
     # one verb putting a thing where it goes for another
     ("## Python\n\n- Keep fixtures in the conftest of each package.\n",
      "Put fixtures in the conftest of each package."),
+    # an acronym spells the other side's words
+    ("## Workflow\n\n- Keep continuous integration green before merging.\n", "Keep CI green before merging."),
+    ("## Workflow\n\n- Keep CI green before merging.\n", "Keep continuous integration green before merging."),
     # a hedge of the memory's needs no rule
     ("## Workflow\n\n- Always ensure the linters pass before pushing.\n",
      "Run the relevant linters before pushing when practical."),

@@ -186,6 +186,7 @@ output log test branch repository project module function class component
 response answer conversation chat anywhere everywhere source script notebook page changelog
 """.split())
 _AND_OR = frozenset({"and", "or"})
+_ACRONYM_RE = re.compile(r"\b[A-Z]{2,5}\b")
 _SCOPE_QUANTIFIERS = frozenset("all any every each the your our its their".split())
 _DETERMINERS = _SCOPE_QUANTIFIERS | frozenset("a an this that these those".split())
 SCOPE_SHARE = 0.75  # of a scope word's weight, when the rule says no other place
@@ -1213,6 +1214,9 @@ class KnownIndex:
             if head and (not _names(features.text.lower(), head)
                          or (features.facts.used and not features_of(head).stems <= features.strong)):
                 says = says - features_of(command).stems
+        # An acronym one side spells the other's words with ("ESM" / "ES modules", "TDD" /
+        # "test-driven development") says them.
+        says = says | _spelled(query.text, features.text) | _spelled(features.text, query.text, words_of=True)
         # What a memory picks over another kind of the thing the rule names ("functional React
         # components over class components" against "Use functional components") is rejected by
         # the pick: the rule says it.
@@ -1523,6 +1527,33 @@ def _passives(text: str) -> frozenset[str]:
     """The stems of what `text` says is done to something ("must not be committed")."""
     words = normalise(text).split()
     return frozenset(stem(word) for before, word in pairwise(words) if before in _BEING)
+
+
+@lru_cache(maxsize=4096)
+def _acronyms(text: str) -> frozenset[str]:
+    return frozenset(_ACRONYM_RE.findall(text)) if _ACRONYM_RE.search(text) else frozenset()
+
+
+def _spelled(text: str, other: str, words_of: bool = False) -> frozenset[str]:
+    """The stems of the acronyms of `text` that spell words of `other` by their initials (a word
+    in capitals by itself: "ES modules" is ESM); with `words_of`, the stems of those words of
+    `other` instead."""
+    acronyms = _acronyms(text)
+    if not acronyms:
+        return frozenset()
+    raw = re.findall(r"[A-Za-z]+", other)
+    found: set[str] = set()
+    for acronym in acronyms:
+        for start in range(len(raw)):
+            spelled, end = "", start
+            while end < len(raw) and len(spelled) < len(acronym):
+                word = raw[end]
+                spelled += word.upper() if word.isupper() and len(word) > 1 else word[0].upper()
+                end += 1
+            if spelled == acronym and end - start > 1:
+                found |= {stem(w.lower()) for w in raw[start:end]} if words_of else {stem(acronym.lower())}
+                break
+    return frozenset(found)
 
 
 @lru_cache(maxsize=4096)
