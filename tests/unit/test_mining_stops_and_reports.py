@@ -233,6 +233,15 @@ def test_a_failure_reports_title_keeps_one_stop_and_a_question_gets_no_check_tai
     assert lesson("So I can't have a .claude/ folder for this project? It has to be global?", None, "Hi!") is None
 
 
+def test_a_word_alone_on_its_line_heads_what_the_next_line_says() -> None:
+    stop = "Stop.\nThe ticket is not done: the editable install fails.\nFix only the packaging."
+    assert lesson(stop, None, "I stop here.").startswith("The ticket is not done: the editable install fails")
+    report = Friction(kind="correction", scope="s", session_id="s", record_uuids=[], timestamp=None, calls=[],
+                      said="Voici le récapitulatif des corrections.", reason=None, cwd=None, sidechain=False,
+                      log="l", evidence="Diagnostic\n\nL'étape est réussie, mais incohérente par endroits. Autre")
+    assert lesson_title(report, 120) == "Diagnostic: L'étape est réussie, mais incohérente par endroits."
+
+
 def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:
     assert not reports_after_done("the profile save fails on Safari", "I read settings.tsx; which browser?")
     assert not reports_after_done("Gemini's replace failed.", "Hello! Ready when you are.")

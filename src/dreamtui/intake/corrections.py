@@ -1169,7 +1169,10 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     bare "Nope" or "Stop" says not to do what the agent had just done or said. None when the
     words are the lesson themselves."""
     words = spoken(text)
-    first, _, rest = words.partition("\n")[0].partition(". ")
+    line, _, below = words.partition("\n")
+    first, _, rest = line.partition(". ")
+    if not rest.strip() and below.strip():
+        first, rest = line, below  # "Stop.\nLe ticket n'est pas validable : …": the next line says it
     opened = bool(rest.strip()) and all(w in _BARE for w in _WORDS.findall(_plain(first).lower()))
     if opened:
         words = rest.strip()  # "Im sorry.... did u just modify generated files?": the second says it

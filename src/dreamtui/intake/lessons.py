@@ -354,6 +354,10 @@ def _sentence(text: str, limit: int) -> str:
     head, *rest = _SENTENCE_END.split(line, maxsplit=1)
     if rest and len(head.split()) < 2:  # "No." names nothing: what follows it does
         head = f"{head} {_SENTENCE_END.split(rest[0], maxsplit=1)[0]}"
+    elif not rest and len(head.split()) < 2 and len(lines) > 1:
+        # a word alone on its line ("Diagnostic", "Stop.") heads what the next line says
+        joiner = " " if head.rstrip()[-1:] in ".!?:。！？：" else ": "
+        head = f"{head.rstrip()}{joiner}{_SENTENCE_END.split(lines[1].strip(), maxsplit=1)[0]}"
     if head.rstrip().endswith((":", "：")) and len(lines) > 1:
         head = f"{head.rstrip()} {lines[1].strip()}"  # "I see a console error:" names what follows
     head = one_line(head, limit)
