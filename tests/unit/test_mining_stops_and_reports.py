@@ -261,6 +261,7 @@ def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -
     ("il faudrait lier les preuves à une exécution et non à un cas de test", "instead"),
     ("je ne suis pas sûr de la formulation, lourd oui mais pas incohérent", "doubt"),
     ("I don't understand why there are rounding errors, these are pasted values", "doubt"),
+    ("Dans les problèmes je ne suis pas sûr de la formulation « lourd et incohérent »", "doubt"),
     ("I tested it and the draw still happens twice sometimes", "fails"),
     ("quand je clique sur un lien prototype.html je vois un json", "fails"),
     ("when I click save I get a blank page", "fails"),

@@ -324,6 +324,11 @@ _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the
 # "I don't see how the modules will solve this" anywhere in the first line (searched only when
 # it says "see how" or "see why").
 _DONT_SEE = re.compile(r"\bi (?:don'?t|do not|can'?t|cannot) see (?:how|why)\b")
+# Unsure of the agent's wording or result a few words in: "Dans les problèmes je ne suis pas sûr de
+# la formulation …", "the summary is fine but I'm not sure that's right for the tax".
+_UNSURE = re.compile(r"\bje ne suis pas s[uû]re? (?:de la|du|de ce|de cette|des|que)\b|"
+                     r"\bi'?m not sure (?:that'?s|this is|it'?s|that is|about the)\b")
+_UNSURE_WITHIN = 120
 # Not following the agent's reasoning or unsure of its wording: "I don't understand why there are
 # rounding errors", "je ne comprends pas pourquoi …", "je ne suis pas sûr de la formulation".
 _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|how)\b|"
@@ -770,6 +775,7 @@ def correction_rule(text: str) -> TurnRule | None:
                                not _TRIED_PLEASED.search(first[:200])):
         return "fails"
     if _DOUBT.match(first) or _DOUBT_OTHER.match(first) or (
+            ("pas s" in first or "not sure" in first) and _UNSURE.search(first, 0, _UNSURE_WITHIN)) or (
             ("see how" in first or "see why" in first) and _DONT_SEE.search(first[:240])):
         return "doubt"
     if _HABIT.match(first):
