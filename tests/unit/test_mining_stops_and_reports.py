@@ -190,12 +190,13 @@ def _done_then(then: str, done: str = "✅ Done. The settings page now loads the
     "Error in the profile form: the save button does nothing",
     "I click save and I got an error from the API",
     "테스트를 해보니 저장이 가끔 두 번씩 됩니다. 확인해 봐.",
+    "# TICKET — Settings page\n## Problem: the profile is saved twice on every click",
 ])
 def test_a_problem_reported_right_after_done_is_a_correction(
         workspace: Workspace, projects: Path, then: str) -> None:
     [memory] = _mined(workspace, projects, _done_then(then))
     assert memory.metadata["kind"] == "correction"
-    assert then[:30] in memory.content
+    assert " ".join(then.split())[:30] in memory.content
     assert "settings.tsx" in memory.content  # what the agent had just done
 
 

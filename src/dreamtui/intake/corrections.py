@@ -824,6 +824,9 @@ _DONE_HEAD, _DONE_TAIL = 500, 300
 _PROBLEM = re.compile(
     # a problem named first ("Problem executing workflow", "Error in sub-node …", "Bug critique …")
     r"^(?:problems?|issues?|errors?|bugs?|exceptions?|failures?|probl[eè]mes?|erreurs?)\b"
+    # or as a label heading a line of a ticket ("## Problem: the orchestrator plans instead of acting"),
+    # and a ticket that says it corrects ("# TICKET CORRECTIF — Fix …")
+    r"|\n[#*\s]*(?:problems?|issues?|bugs?|probl[eè]mes?|erreurs?)\**\s*[:：]|\bcorrecti(?:f|ve)\b"
     # one the person meets ("I got …", "there is a bug", "still getting errors", "a new crash")
     r"|\b(?:there(?:'s| is| are)|i (?:get|got|see|saw|have|had|found|hit|am getting|'m getting)|getting|seeing|"
     r"still|same|another|new|big|huge|major|critical)\s+(?:(?:an?|the|some|this|that|one|two|few|several|"
@@ -847,7 +850,7 @@ _PROBLEM = re.compile(
     r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하|"
     r"ошибк|не работает|не работают|проблем[аы]")
 # Words every English or French alternative of `_PROBLEM` holds (other scripts are searched).
-_PROBLEM_CUES = ("problem", "issue", "error", "bug", "exception", "fail", "broken", "not ", "n't", "crash",
+_PROBLEM_CUES = ("problem", "issue", "error", "bug", "exception", "fail", "broken", "not ", "n't", "crash", "correcti",
                  "stuck", "hang", "froze", "infinit", "nothing", "empty", "blank", "missing", "gone", "null",
                  "undefined", "probl", "erreur", "bogue", "persist", "marche", "fonctionne", "charge", "affiche",
                  "ouvre", "pas du tout", "cass", "bloqu", "incoh", "fehler", "funktioniert", "soucis")
