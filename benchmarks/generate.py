@@ -47,6 +47,22 @@ AGENTS = ["claude-code-alice", "claude-code-bob", "codex-ci", "cursor-dana", "cu
           "claude-code-erin"]
 TYPES = ["observation", "failure", "code_snippet"]
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+# When the memories reach the queue: the day before the benchmarks' dreams (2026-11-29 03:00).
+SUBMITTED = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
+
+
+class SeededIds:
+    """Memory and lease ids drawn from the seed: the same workspace on every run, so two versions
+    of the code dream on identical input and their proposals can be compared line for line."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def uuid4(self) -> str:
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    def token_hex(self, nbytes: int) -> str:
+        return self._rng.getrandbits(8 * nbytes).to_bytes(nbytes, "big").hex()
 
 
 @dataclass(frozen=True)
@@ -175,7 +191,8 @@ def write_entries(memory_root: Path, count: int, seed: int = 7) -> list[str]:
 
 
 def generate(root: Path, memories: int, entries: int, seed: int = 7) -> Path:
-    """A workspace at `root` with `entries` LTM files and `memories` STM rows (a fifth consumed)."""
+    """A workspace at `root` with `entries` LTM files and `memories` STM rows (a fifth consumed);
+    the same seed gives the same files and rows, ids and times included."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "dreamtui.yaml").write_text("version: 1\n", encoding="utf-8")
     memory_root = root / "workspace" / "memory"
@@ -183,7 +200,7 @@ def generate(root: Path, memories: int, entries: int, seed: int = 7) -> Path:
     (root / "workspace" / "context").mkdir(parents=True, exist_ok=True)
     slugs = write_entries(memory_root, entries, seed)
     records = memory_records(memories, seed, slugs)
-    with STMStore(root / "stm.db") as store:
+    with STMStore(root / "stm.db", clock=lambda: SUBMITTED, ids=SeededIds(seed)) as store:
         store.submit_many(
             NewMemory(type=r["type"], title=r["title"], content=r["content"],
                       agent_id=r["agent_id"], tags=tuple(r.get("tags", ())),
