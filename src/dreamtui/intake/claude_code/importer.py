@@ -84,7 +84,7 @@ def _anchor_holds(path: Path, state: FileState) -> bool:
     return line.endswith(b"\n") and line_identity(line) == state.last_id
 
 
-# What every log's state is asked for once something is read (`import_state.context_values`).
+# What every log's state is asked for once a friction is met (`import_state.context_values`).
 _ACROSS_LOGS = ("friction_uuids", "error_signatures")
 
 
@@ -145,12 +145,15 @@ def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, Fil
     return sorted(chosen, key=lambda pair: (pair[1].st_mtime_ns, str(pair[0].path)))
 
 
-def _owners(contexts: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """Which log each record uuid of an earlier import's frictions came from."""
+def _owners(contexts: dict[str, dict[str, Any]], read_now: dict[str, str]) -> dict[str, str]:
+    """Which log each record uuid came from: an earlier import's frictions first, then the
+    logs this import read before (`read_now`, the first log to yield each)."""
     owners: dict[str, str] = {}
     for path, context in contexts.items():
         for uuid in _uuids_of(context):
             owners.setdefault(uuid, path)
+    for uuid, path in read_now.items():
+        owners.setdefault(uuid, path)
     return owners
 
 
@@ -212,7 +215,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                          "session logs in ~/.claude/projects; see claude_code.projects_dir)")
     logs = find_logs(options.projects_dir, options.project)
     # Only this project's states up front: an unchanged re-import needs nothing else; of every
-    # log's state only its record uuids and one-off errors, and only once something is read.
+    # log's state only its record uuids and one-off errors, and only once a friction is met.
     states = load_states(workspace, SOURCE, {str(log.path) for log in logs})
     report = ImportReport(logs=len(logs))
     frictions: list[Friction] = []
@@ -226,8 +229,10 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
             starts.append((log, stat, start))
     if not starts:
         return report
-    every = context_values(workspace, SOURCE, _ACROSS_LOGS)
-    owners = _owners(every)
+    # Every log's record uuids and one-off errors, read at the first friction met: an import
+    # whose new lines hold none (a session's few new lines, a quiet project) needs no other log.
+    every: dict[str, dict[str, Any]] | None = None
+    owners: dict[str, str] = {}
     reread: set[str] = set()  # logs read from their start: their earlier errors are read again
     for log, stat, start in starts:
         state = states.get(str(log.path))
@@ -241,6 +246,9 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         here = str(log.path)
         met = set(yielded)  # the events this log yielded, to know a copy later in it
         for friction in outcome.frictions:
+            if every is None:
+                every = context_values(workspace, SOURCE, _ACROSS_LOGS)
+                owners = _owners(every, owners)
             events = friction.extra.pop("events", [])
             if owners.get(friction.record_uuid or "", here) != here or \
                     any(e in met or owners.get(e, here) != here for e in events):
@@ -262,7 +270,8 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                    "error_signatures": [list(p) for p in dict.fromkeys(map(tuple, signatures))]}
         updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
                                            outcome.anchor, outcome.last_id, context)
-    frictions = _recurring(frictions, _seen_errors(every, reread), report)
+    frictions = _recurring(frictions, _seen_errors(every, reread) if every is not None else {},
+                           report)
     report.frictions = len(frictions)
     report.memories = build_memories(frictions, workspace.config)
     if options.dry_run:
