@@ -346,10 +346,13 @@ def mostly_pasted(text: str) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
+_HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# TICKET …" says "TICKET …"
+
+
 def _sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of a person's words, capitalised, on one line."""
     text = person_words(text) or text.strip()
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [_HEADING_MARKS.sub("", line) for line in text.splitlines() if line.strip()]
     line = lines[0] if lines else ""
     head, *rest = _SENTENCE_END.split(line, maxsplit=1)
     if rest and len(head.split()) < 2:  # "No." names nothing: what follows it does
