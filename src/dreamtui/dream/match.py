@@ -504,6 +504,7 @@ def _quoted_only(text: str, stems: frozenset[str]) -> frozenset[str]:
 _PERMISSION_STARTS = ("ask", "request", "tell", "told", "instruct", "approv", "permi", "consent", "confirm",
                       "prompt", "authoris", "authoriz", "allow")
 _PERMISSION_WORDS = rf"(?:{'|'.join(_PERMISSION_STARTS)})\w*"
+_PERMISSION_START_RE = re.compile(rf"\b(?:{'|'.join(_PERMISSION_STARTS)})")
 _PERMISSION_CUES = frozenset("unless until without if when whenever except once".split())
 _PERMISSION_RE = re.compile(
     rf"\b(?:{'|'.join(sorted(_PERMISSION_CUES))})\b[^.,;:!?()\n]{{0,50}}?\b{_PERMISSION_WORDS}")
@@ -520,6 +521,7 @@ _ASK_RULE_RE = re.compile(
 _STEP_CUES = frozenset("before after until when while whenever once prior".split())
 _STEP_STARTS = ("commit", "push", "merg", "submit", "finish", "complet", "open", "releas", "deploy", "ship",
                 "wrap", "mak", "done")
+_STEP_START_RE = re.compile(rf"\b(?:{'|'.join(_STEP_STARTS)})")
 _STEP_RE = re.compile(
     r"\b(?:before|after|until|when|while|whenever|once|prior to)\s+"
     r"(?:(?:you|we|they|the|a|an|any|your|each|every|all|are|is|have|has|been)\s+){0,2}"
@@ -581,13 +583,14 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
     files")."""
     # Each pattern runs only on a text holding its words (most texts hold none): the words are
     # looked up in a set, the patterns are slow to scan with.
-    words = set(normalise(text).split())
-    permission = not words.isdisjoint(_PERMISSION_CUES) and any(w.startswith(_PERMISSION_STARTS) for w in words)
-    step = not words.isdisjoint(_STEP_CUES) and any(w.startswith(_STEP_STARTS) for w in words)
-    scope = not words.isdisjoint(_SCOPE_PREPOSITIONS) and not words.isdisjoint(_SCOPE_NOUNS)
+    norm = normalise(text)
+    words = set(norm.split())
+    permission = not words.isdisjoint(_PERMISSION_CUES) and _PERMISSION_START_RE.search(norm) is not None
+    step = not words.isdisjoint(_STEP_CUES) and _STEP_START_RE.search(norm) is not None
+    scope = not words.isdisjoint(_SCOPE_PREPOSITIONS) and not words.isdisjoint(_SCOPE_NOUNS) and _scope_near(norm)
     actor = not words.isdisjoint(_ACTORS)
     ask = not words.isdisjoint(_ASK_CUES) and ("before" in words or "first" in words)
-    task = not words.isdisjoint(_TASK_CUES) and any(w.endswith("ing") for w in words)
+    task = not words.isdisjoint(_TASK_CUES) and "ing" in norm
     example = "(" in text and not words.isdisjoint(_EXAMPLE_CUES)
     label = "**" in text
     if not (permission or step or scope or actor or ask or example or label or task):
@@ -618,6 +621,14 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
         marked, said = _inside(plain, examples)
         illustrations = frozenset((marked & stems) - said - clauses)
     return frozenset(clauses) | illustrations, illustrations, frozenset(asks & stems)
+
+
+def _scope_near(norm: str) -> bool:
+    """A scope noun within the five words after a preposition: what _SCOPE_RE needs, looked up
+    before that pattern scans (it is slow to, and most texts holding both hold them apart)."""
+    tokens = norm.split()
+    return any(token in _SCOPE_PREPOSITIONS and not _SCOPE_NOUNS.isdisjoint(tokens[i + 1:i + 6])
+               for i, token in enumerate(tokens))
 
 
 def _inside(text: str, spans: list[tuple[int, int]]) -> tuple[set[str], set[str]]:
@@ -705,22 +716,27 @@ class Features:
         return {f: m for f, m in self.kin.items() if f in LINKING_KIN} if self.kin else _NO_KIN
 
     @cached_property
+    def linking_stems(self) -> frozenset[str]:
+        kin = self.linking_kin
+        return frozenset().union(*kin.values()) if kin else _NO_WORDS
+
+    @cached_property
     def _settings(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         return _circumstances(self.text, self.stems, frozenset(stem(w) for w in self._code))
 
-    @property
+    @cached_property
     def circumstances(self) -> frozenset[str]:
         """The stems the text says only in a stock clause of when, where or for whom it
         applies, or in an example it gives."""
         return self._settings[0]
 
-    @property
+    @cached_property
     def examples(self) -> frozenset[str]:
         """Those of the circumstances said in an example ("(e.g. `feat: ...`)") or a bold
         label ("**Test Reporting:**")."""
         return self._settings[1]
 
-    @property
+    @cached_property
     def asks(self) -> frozenset[str]:
         """The permission words of an instruction to ask ("Ask before deleting", "Get approval
         first"): the rule another text states as its condition ("unless asked")."""
@@ -1305,7 +1321,9 @@ def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True,
     # A bridge needs a kindred word on each side that the other does not say itself: two
     # subset tests in C spare most pairs (which share their kindred words) the family loop.
     if linking:
-        bridged = bridges(a.linking_kin, b.linking_kin) if a.linking_kin and b.linking_kin else ()
+        kin_a, kin_b = a.linking_kin, b.linking_kin
+        bridged = bridges(kin_a, kin_b) if kin_a and kin_b and not a.linking_stems <= b.linking_stems \
+            and not b.linking_stems <= a.linking_stems else ()
     else:
         bridged = bridges(a.kin, b.kin) if kin and a.kin and b.kin and not a.kin_stems <= b.kin_stems \
             and not b.kin_stems <= a.kin_stems else ()
