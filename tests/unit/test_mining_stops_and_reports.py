@@ -120,6 +120,21 @@ def test_a_real_reason_is_still_a_rejection(workspace: Workspace, projects: Path
     assert memory.metadata["kind"] == "rejection" and memory.metadata["reason"] == reason
 
 
+@pytest.mark.parametrize("ran_later", [True, False])
+def test_a_refusal_without_a_word_of_a_call_that_then_ran_as_it_was_is_no_lesson(
+        workspace: Workspace, projects: Path, ran_later: bool) -> None:
+    log = _Log("cdcdcdcd-0000-4000-8000-000000000001")
+    log.typed("Deploy the preview")
+    log.refused(log.calls("Bash", command="npm run deploy -- --preview")).marker()
+    log.says("Understood, I will wait.")  # the agent acts again: the refusal is settled, no word
+    log.typed("ok go")
+    if ran_later:  # the person let the same call through later: it was "not now"
+        log.result(log.calls("Bash", command="npm run deploy -- --preview"), "deployed")
+    else:
+        log.result(log.calls("Bash", command="npm run build"), "built")
+    assert _kinds(_mined(workspace, projects, log)) == ([] if ran_later else ["rejection"])
+
+
 def _stopped_then(then: str, before: str = "Add a CSV export to the orders page with the date range filter") -> _Log:
     log = _Log("c4c4c4c4-0000-4000-8000-000000000001")
     log.typed(before)

@@ -159,6 +159,10 @@ class Detector:
         self._errors: list[_Error] = []
         self._failures: dict[str, int] = {}
         self._unresolved: dict[str, list[_Error]] = {}  # by call signature
+        # Refusals without a word, by the signatures of their calls still to run: a refused call
+        # the agent then ran as it was (the person let it through later) taught nothing.
+        self._refused: dict[str, list[Friction]] = {}
+        self._ran_after: set[int] = set()  # ids of those refusals whose every call then ran
 
     # -- the agent ------------------------------------------------------------------------------
 
@@ -183,15 +187,23 @@ class Detector:
 
     @property
     def has_open_errors(self) -> bool:
-        return bool(self._unresolved) or any(t.open_errors for t in self._threads.values())
+        """Does a success matter now (an error or a refusal without a word waits for one)?"""
+        return bool(self._unresolved) or bool(self._refused) or any(t.open_errors for t in self._threads.values())
 
     def tool_succeeded(self, sidechain: bool, call: ToolCall | None) -> None:
-        """A tool call succeeded: the agent got past the errors of the same call."""
+        """A tool call succeeded: the agent got past the errors of the same call, and a refusal
+        without a word of that call was only "not now"."""
         self._threads[sidechain].open_errors.clear()
-        if not self._unresolved:
+        if not self._unresolved and not self._refused:
             return  # nearly every success: no error waits, and no signature need be made
-        for error in self._unresolved.pop(_signature(call), ()):
+        signature = _signature(call)
+        for error in self._unresolved.pop(signature, ()):
             error.resolved = True
+        for refusal in self._refused.pop(signature, ()):
+            waiting = refusal.extra.get("to_run", 1) - 1
+            refusal.extra["to_run"] = waiting
+            if waiting <= 0:
+                self._ran_after.add(id(refusal))
 
     def tool_failed(self, where: Origin, agent: Agent, call: ToolCall | None, content: str,
                     signals: rules.Signals) -> None:
@@ -379,6 +391,10 @@ class Detector:
                 continue  # only warnings, a status, "No changes to make": no error to learn from
             self.frictions.append(self._judged(error))
         self._errors.clear()
+        if self._ran_after:
+            self.frictions = [f for f in self.frictions if id(f) not in self._ran_after]
+        for friction in self.frictions:
+            friction.extra.pop("to_run", None)
         self.frictions.sort(key=lambda f: f.timestamp or "")
         return self.frictions
 
@@ -404,3 +420,8 @@ class Detector:
         if stop is not None and stop.kind != "interruption" and not (
                 stop.kind == "rejection" and lessons.only_looks(stop.calls)):
             self.frictions.append(stop)  # a change refused with no reason typed: still a rule
+            if stop.kind == "rejection" and stop.calls:
+                signatures = {_signature(c) for c in stop.calls}
+                stop.extra["to_run"] = len(signatures)
+                for signature in signatures:
+                    self._refused.setdefault(signature, []).append(stop)
