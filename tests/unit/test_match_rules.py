@@ -304,3 +304,9 @@ def test_prohibitions_sharing_verb_and_object_are_one_rule() -> None:
     # Sharing only the verb, they stay two rules.
     force, main, weights = _in_batch("Never force push.", "Never push directly to main.")
     assert "prohibited" in {c.slot for c in compare(force, main, weights).conflicts}
+
+
+def test_british_and_uk_name_one_spelling() -> None:
+    uk, british, weights = _in_batch("Prefer UK spelling.",
+                                     "Write British spelling in the user guide, error messages and release notes.")
+    assert compare(uk, british, weights).same_lesson

@@ -274,6 +274,7 @@ _SYNONYM_GROUPS = (
     ("format", "formatt"),  # formatter
     ("lint", "linter"),
     ("assum", "assumpt"),  # assumption
+    ("british", "uk"),  # "British English" / "UK English" spelling
 )
 _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 # Verbs that name what a rule is about (stems, synonyms folded): two rules about different
