@@ -822,12 +822,14 @@ class KnownIndex:
         found: list[tuple[int, int, float, int, int, KnownMatch]] = []
         for i in self.candidates(query, said.numbers):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
-            if main != query.stems and not verdict.same_lesson and not verdict.correction:
-                verdict = self.without_asides(query, core, i) or verdict
+            # Other readings, while none has found the lesson or a fact differing (each returns
+            # a same-lesson verdict or None): without the memory's asides, against the rule's
+            # core, without the memory's places and narrowing words.
             if not verdict.same_lesson and not verdict.correction:
-                verdict = self.against_core(query, core, i) or verdict
-            if verdict.score >= NARROWED_SIMILARITY and not verdict.same_lesson and not verdict.correction:
-                verdict = self.narrowed(query, core, said, i) or verdict
+                found_by = (main != query.stems and self.without_asides(query, core, i)) \
+                    or self.against_core(query, core, i) \
+                    or (verdict.score >= NARROWED_SIMILARITY and self.narrowed(query, core, said, i))
+                verdict = found_by or verdict
             rule = self.index.items[i]
             shared = len(said.numbers & self.numbers[i])
             verdict = self.telling(query, i, verdict)
@@ -1639,24 +1641,32 @@ def _modifiers(words: Sequence[str], rule_words: Sequence[str], says: frozenset[
     the rule has no plain word of its own before it: "inline" of "inline comments" against "Do not
     add comments", not "single" of "single quotes" against "double quotes"."""
     found: set[str] = set()
-    for before, word in pairwise(words):
-        head, modifier = stem(word), stem(before)
-        if head not in says or modifier in says or not _plain_word(before):
+    stems, ruled = _stems_of(tuple(words)), None
+    for k in range(1, len(words)):
+        head, modifier = stems[k], stems[k - 1]
+        if head not in says or modifier in says or not _plain_word(words[k - 1]):
             continue
         # ... each time the rule says it as a noun of its own: after a verb or a stop word and
         # before none ("commit messages" says "commit" as a modifier itself)
-        at = [k for k, w in enumerate(rule_words) if stem(w) == head]
-        if at and all(k and not _plain_word(rule_words[k - 1])
-                      and (k + 1 == len(rule_words) or not _plain_word(rule_words[k + 1])) for k in at):
+        ruled = ruled or _stems_of(tuple(rule_words))
+        at = [j for j, s in enumerate(ruled) if s == head]
+        if at and all(j and not _plain_word(rule_words[j - 1])
+                      and (j + 1 == len(rule_words) or not _plain_word(rule_words[j + 1])) for j in at):
             found.add(modifier)
     return frozenset(found)
 
 
+@lru_cache(maxsize=8192)
+def _stems_of(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(word) for word in words)
+
+
 def _plain_word(word: str) -> bool:
     """A content word that is no verb, negation or stop word (what may narrow a noun)."""
-    return (word not in STOPWORDS and word not in NEGATIONS and word not in _LINKING
-            and not word.isdigit() and len(word) > 2
-            and stem(word) not in ACTIONS and stem(word) not in FRAME and stem(word) not in _VERBS_KNOWN)
+    if len(word) <= 2 or word in STOPWORDS or word in NEGATIONS or word in _LINKING or word.isdigit():
+        return False
+    stemmed = stem(word)
+    return stemmed not in ACTIONS and stemmed not in FRAME and stemmed not in _VERBS_KNOWN
 
 
 def _numbers(text: str) -> frozenset[str]:
