@@ -18,6 +18,15 @@ How a memory is read against a rule (KnownIndex.check), with match.py's verdict 
   "X is not used any more" against a rule doing X, or match.py's conflicts. No stance is read
   from an aside, a command's arguments, a part of a dotted name, or what a negated clause is about
   ("Merged migrations must not be edited" rejects editing, not migrations);
+- a short form restates a long one and the converse: a rule naming no place holds in the
+  memory's ("No emojis in code or docs" / "Do not use emojis"), a word narrowing a noun the rule
+  says is said ("inline comments" / "comments"), a long rule saying all of a short memory says it
+  (its asides and examples aside), and a line stating several instructions is read one by one
+  (`_parts`, citing the line). A short form must still say what makes it a rule: the condition
+  the rule holds under ("if tests fail"), the action ("push commits" is no "commit"), in one
+  sentence of a long rule, and no word swapped for another ("secrets" for "files");
+- the language of replies is read across languages (a Japanese rule and an English memory);
+  other rules in another language are not matched (that needs translation);
 - anything else is related at most: a partial restatement is noted ("close"), never discarded.
 
 Reading is bounded: at most MAX_FILES files of at most MAX_FILE_BYTES each, a DECISIONS.md
