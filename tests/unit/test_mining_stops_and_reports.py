@@ -255,9 +255,10 @@ def test_a_word_alone_on_its_line_heads_what_the_next_line_says() -> None:
     report = Friction(kind="correction", scope="s", session_id="s", record_uuids=[], timestamp=None, calls=[],
                       said="Voici le récapitulatif des corrections.", reason=None, cwd=None, sidechain=False,
                       log="l", evidence="Diagnostic\n\nL'étape est réussie, mais incohérente par endroits. Autre")
-    assert lesson_title(report, 120) == "Diagnostic: L'étape est réussie, mais incohérente par endroits."
+    assert lesson_title(report, 120) == ("Diagnostic: L'étape est réussie, mais incohérente par endroits: check "
+                                         "that it works before saying it is done")  # after "done": it was not
     report.evidence = "# TICKET FIX-02 — Keep the context\n## Problem: the context is lost"
-    assert lesson_title(report, 120) == "TICKET FIX-02 — Keep the context"
+    assert lesson_title(report, 120) == "TICKET FIX-02 — Keep the context: check that it works before saying it is done"
 
 
 def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -> None:

@@ -1170,6 +1170,9 @@ def _rephrased(words: str, doing: str | None) -> str | None:
     return None
 
 
+HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# TICKET …" says "TICKET …"
+
+
 def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     """The title of a correction whose words alone are no lesson, naming what to do or avoid:
     a report that the agent's work fails says so first, then to verify before saying it is done
@@ -1189,12 +1192,18 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     bare = contentless(words)
     quote = f"“{_quoted(words, 80)}”"
     check = "check that it works before saying it is done"
-    if not bare and correction_rule(words) == "fails":
+    rule = None if bare else correction_rule(words)
+    # a report that the work fails, in words or right after the agent said it was done
+    if not bare and (rule == "fails" or (rule is None and reports_after_done(words, said))):
         line, _, after = words.partition("\n")
         if line.rstrip().endswith((":", "：")) and after.strip():
             return None  # "I see a console error:" then the error: the error names it
         if line.rstrip().endswith(("?", "？")):
             return None  # "So I can't have a .claude/ folder per project?": a question, not a report
+        line = HEADING_MARKS.sub("", line)
+        below = after.strip().split("\n", 1)[0]
+        if len(line.split()) < 2 and below:  # "Diagnostic" alone heads what the next line says
+            line = f"{line.strip()}: {_FIRST_SENTENCE.split(below, maxsplit=1)[0]}"
         said_first = _quoted(line, 90).rstrip(" .!。！")
         return f"{said_first[:1].upper()}{said_first[1:]}: {check}"
     if bare and _FAILURE.search(plain):

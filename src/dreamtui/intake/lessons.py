@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, AnyStr
 
 from dreamtui.errors import InputError
-from dreamtui.intake.corrections import correction_rule, just_continues, spoken
+from dreamtui.intake.corrections import HEADING_MARKS, correction_rule, just_continues, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
 from dreamtui.intake.fastsearch import matcher
 from dreamtui.intake.validate import prepare
@@ -346,13 +346,10 @@ def mostly_pasted(text: str) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
-_HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# TICKET …" says "TICKET …"
-
-
 def _sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of a person's words, capitalised, on one line."""
     text = person_words(text) or text.strip()
-    lines = [_HEADING_MARKS.sub("", line) for line in text.splitlines() if line.strip()]
+    lines = [HEADING_MARKS.sub("", line) for line in text.splitlines() if line.strip()]
     line = lines[0] if lines else ""
     head, *rest = _SENTENCE_END.split(line, maxsplit=1)
     if rest and len(head.split()) < 2:  # "No." names nothing: what follows it does
