@@ -310,3 +310,15 @@ def test_british_and_uk_name_one_spelling() -> None:
     uk, british, weights = _in_batch("Prefer UK spelling.",
                                      "Write British spelling in the user guide, error messages and release notes.")
     assert compare(uk, british, weights).same_lesson
+
+
+def test_an_acronym_spelled_out_is_shared() -> None:
+    """"TDD" / "test-driven development", "ESM" / "ES modules": an acronym a rewording spells
+    out is the same words; two letters spell too many word pairs to count."""
+    tdd, spelled, weights = _in_batch("Follow TDD for every new parser.",
+                                      "Use test-driven development for every new parser.")
+    assert compare(tdd, spelled, weights).same_lesson
+    esm, modules, weights = _in_batch("ESM only in the web package.", "The web package uses ES modules only.")
+    assert compare(esm, modules, weights).score > compare(esm, Features.of("The web package uses CommonJS only."),
+                                                          weights).score
+    assert Features.of("Open a PR for each fix.").acronyms == frozenset()

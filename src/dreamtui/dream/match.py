@@ -712,6 +712,12 @@ class Features:
         return frozenset(stem(w) for w in words if stem(w) in self.stems) | self._tools
 
     @cached_property
+    def acronyms(self) -> frozenset[str]:
+        """Its acronyms, lowercased: "ESM", "TDD", "PRs"."""
+        return frozenset(m.lower() for m in _ACRONYM_RE.findall(self.text)) if _ACRONYM_RE.search(self.text) \
+            else _NO_WORDS
+
+    @cached_property
     def linking_kin(self) -> dict[int, frozenset[str]]:
         """Its kindred words in the families that may link a batch's memories (LINKING_KIN)."""
         return {f: m for f, m in self.kin.items() if f in LINKING_KIN} if self.kin else _NO_KIN
@@ -1354,7 +1360,46 @@ def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True,
     # already holds its own word.
     for x_, y_ in bridged:
         ws += KIN_SHARE * (va[x_] + vb[y_]) / 2
+    if a.acronyms or b.acronyms:
+        # An acronym one side spells out ("ESM" / "ES modules", "TDD" / "test-driven
+        # development") is shared: at the mean of its weight and its words'.
+        for short, long, vs, vl in ((a, b, va, vb), (b, a, vb, va)):
+            for acronym, window in _spelled_out(short, long):
+                ws += (vs[acronym] + sum(vl.get(w, 0.0) for w in window)) / 2
     return _mix(ws, wa, wb)
+
+
+# Three letters at least: two spell too many word pairs ("PR" / "please review").
+_ACRONYM_RE = re.compile(r"(?<![\w-])([A-Z]{3,5})s?(?![\w-])")
+
+
+# Two-letter acronyms that give their letters inside a longer one ("ES modules": ESM).
+_SHORT_ACRONYMS = frozenset("es js ts ui ux db ci cd io ml ai os".split())
+
+
+def _spelled_out(short: Features, long: Features) -> list[tuple[str, frozenset[str]]]:
+    """(acronym stem, the stems spelling it) for each acronym of `short` that `long` does not
+    say itself but spells out in consecutive words, an acronym among them giving its letters
+    ("ES modules" spells ESM)."""
+    found: list[tuple[str, frozenset[str]]] = []
+    words: list[str] | None = None
+    for acronym in short.acronyms:
+        s = stem(acronym)
+        if s in long.stems or s not in short.stems:
+            continue
+        if words is None:
+            words = normalise(long.text).split()
+        letters = [w if w in long.acronyms or w in _SHORT_ACRONYMS else w[0] if _content(w) else "" for w in words]
+        for start in range(len(words)):
+            spelled, end = "", start
+            while end < len(words) and letters[end] and len(spelled) < len(acronym) \
+                    and acronym.startswith(spelled + letters[end]):
+                spelled += letters[end]
+                end += 1
+            if spelled == acronym and end - start > 1:
+                found.append((s, frozenset(stem(w) for w in words[start:end]) & long.stems))
+                break
+    return found
 
 
 def _mix(shared: float, wa: float, wb: float) -> float:
