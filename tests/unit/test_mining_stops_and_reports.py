@@ -281,6 +281,9 @@ def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -
     ("je ne suis pas sûr de la formulation, lourd oui mais pas incohérent", "doubt"),
     ("I don't understand why there are rounding errors, these are pasted values", "doubt"),
     ("Dans les problèmes je ne suis pas sûr de la formulation « lourd et incohérent »", "doubt"),
+    ("je ne comprends pas cette story. Elle me parait confuse", "doubt"),
+    ("Dans la méthode, est-ce que c'est ton rôle de définir les user stories ?", None),  # not said first
+    ("Est-ce que c'est ton rôle de définir les user stories ?", "question"),
     ("I tested it and the draw still happens twice sometimes", "fails"),
     ("quand je clique sur un lien prototype.html je vois un json", "fails"),
     ("when I click save I get a blank page", "fails"),
@@ -292,7 +295,7 @@ def test_a_problem_word_with_no_claim_of_done_before_is_not_read_as_a_report() -
     ("после твоих правок сборка всё ещё не работает", "script"),
     ("почему ты удалил тесты?", "question"),
 ])
-def test_corrections_without_english_cue_words(text: str, rule: str) -> None:
+def test_corrections_without_english_cue_words(text: str, rule: str | None) -> None:
     assert correction_rule(text) == rule
 
 

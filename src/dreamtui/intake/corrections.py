@@ -332,7 +332,8 @@ _UNSURE_WITHIN = 120
 # Not following the agent's reasoning or unsure of its wording: "I don't understand why there are
 # rounding errors", "je ne comprends pas pourquoi …", "je ne suis pas sûr de la formulation".
 _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|how)\b|"
-                          r"je ne (?:comprends|vois) pas (?:pourquoi|comment|le rapport|ce que|l'int[eé]r[eê]t)|"
+                          r"je ne (?:comprends|vois) pas (?:pourquoi|comment|le rapport|ce que|l'int[eé]r[eê]t|"
+                          r"(?:cette|ce|cet|ton|ta|tes|votre|vos) \w+)|"
                           r"je ne suis pas (?:s[uû]r|convaincu|certain)(?: de| que| d'|$)|"
                           r"no entiendo (?:por qu[eé]|c[oó]mo)|ich verstehe nicht,? (?:warum|wie))")
 _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
@@ -463,6 +464,7 @@ _FOREIGN_WHY = re.compile(r"^(?:(?:mais |et )?pourquoi (?:est-ce que )?"
                           r"(?:trouv\w*|vu|lu|pris)|d'o[uù] (?:tu|vous|[cç]a) (?:sors|sortez|vient|tiens|tenez)|"
                           r"(?:es-tu|tu es|t'es|êtes-vous|vous êtes) s[uû]rs?|est[- ]ce que (?:tu|vous) (?:\w+ ){0,3}?"
                           r"(?:vraiment|réellement)|(?:tu|vous) (?:as |avez )?(?:vraiment|réellement)|"
+                          r"(?:est[- ]ce que )?c'est (?:vraiment )?(?:ton|votre) r[oô]le|"
                           r"¿?por qu[ée] (?:hiciste|has|lo hiciste)|¿?(?:est[aá]s seguro|de d[oó]nde sacaste)|"
                           r"warum hast du|bist du sicher|woher hast du|perch[ée] hai|sei sicuro|"
                           r"por ?qu[eê] (?:você|vc)|почему (?:ты|вы)|зачем (?:ты|вы))\b")
