@@ -92,7 +92,7 @@ def test_words_typed_at_an_old_prompt_stay_a_rejection_and_a_tagged_error_stays_
     "je voulais dire oui",
     "je ne voulais pas t'interrompre, continue",
     "不小心按错了，继续",
-    "continue",
+    "sorry, continue",
 ])
 def test_a_stop_the_person_calls_their_own_slip_is_no_lesson(
         workspace: Workspace, projects: Path, reason: str) -> None:
@@ -120,14 +120,18 @@ def test_a_real_reason_is_still_a_rejection(workspace: Workspace, projects: Path
     assert memory.metadata["kind"] == "rejection" and memory.metadata["reason"] == reason
 
 
+@pytest.mark.parametrize("worded", [True, False])
 @pytest.mark.parametrize("ran_later", [True, False])
 def test_a_refusal_without_a_word_of_a_call_that_then_ran_as_it_was_is_no_lesson(
-        workspace: Workspace, projects: Path, ran_later: bool) -> None:
+        workspace: Workspace, projects: Path, ran_later: bool, worded: bool) -> None:
     log = _Log("cdcdcdcd-0000-4000-8000-000000000001")
     log.typed("Deploy the preview")
     log.refused(log.calls("Bash", command="npm run deploy -- --preview")).marker()
-    log.says("Understood, I will wait.")  # the agent acts again: the refusal is settled, no word
-    log.typed("ok go")
+    if worded:
+        log.typed("continue")  # a word that says nothing of why
+    else:
+        log.says("Understood, I will wait.")  # the agent acts again: settled, no word
+        log.typed("ok go")
     if ran_later:  # the person let the same call through later: it was "not now"
         log.result(log.calls("Bash", command="npm run deploy -- --preview"), "deployed")
     else:

@@ -645,16 +645,17 @@ _OWN_MISTAKE = re.compile(r"^(?:sorry|oops|whoops)\b[^?\n]{0,80}?\b(?:(?:it|that
 # "oops, go on", "je voulais dire oui", "pressed Esc by accident", "不小心按错了"): nothing to learn,
 # and no rule of the call it stopped.
 _ACCIDENTAL = re.compile(
-    r"^(?:(?:sorry|oops|whoops|my bad|pardon|désolée?|perd[oó]n|sorry about that)\W+)?(?:"
+    r"^(?:sorry|oops|whoops|my bad|pardon|désolée?|perd[oó]n|sorry about that)\W+(?:continue|go on|go ahead|"
+    r"carry on|proceed|keep going|vas-y|continue[sz]?|poursui[st]|sigue|继续)\W*$"
+    r"|^(?:(?:sorry|oops|whoops|my bad|pardon|désolée?|perd[oó]n|sorry about that)\W+)?(?:"
     r"i (?:did ?n'?t|did not|never) (?:mean|want|intend) to (?:interrupt|stop|reject|cancel|press|hit|click|"
     r"deny|decline|refuse|say no|escape|esc)|i (?:accidentally|mistakenly)\b|(?:i )?(?:pressed|hit|clicked|tapped) "
     r"(?:esc|escape|the wrong|no|cancel|reject)\w*|(?:accident(?:ally)?|by accident|by mistake|misclick\w*|"
     r"mis-click\w*|fat[- ]finger\w*|wrong (?:button|key))\b"
     r"|i meant (?:to say )?(?:yes|to (?:accept|approve|allow|say yes))\b"
-    r"|(?:continue|go on|go ahead|carry on|proceed|keep going)\W*$"
     r"|je (?:voulais|voulait) dire (?:oui|ok|d'accord)|je (?:ne )?voulais pas (?:t'|vous |l')?(?:interrompre|"
     r"arr[eê]ter|refuser|annuler)|(?:par erreur|sans faire expr[eè]s|pas fait expr[eè]s|mauvais bouton)\b"
-    r"|(?:vas-y|continue[sz]?|poursui[st])\W*$|sin querer|por error|quer[ií]a decir (?:que )?s[ií]|"
+    r"|sin querer|por error|quer[ií]a decir (?:que )?s[ií]|"
     r"(?:aus )?versehen|versehentlich|ich meinte ja|不小心|按错|误触|点错|手滑|間違えて|誤って|실수로|잘못 눌)")
 
 

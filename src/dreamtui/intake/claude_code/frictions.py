@@ -353,7 +353,7 @@ class Detector:
             return
         if corrections.disowned(reason):
             return  # relayed from another agent, or the person's own slip: not the agent's lesson
-        self.frictions.append(stop)
+        self._keep(stop)
 
     def _comment_errors(self, thread: _Thread, text: str) -> None:
         """The person typed while an error was the last thing that happened: their comment, if
@@ -419,9 +419,14 @@ class Detector:
         stop, thread.stop = thread.stop, None
         if stop is not None and stop.kind != "interruption" and not (
                 stop.kind == "rejection" and lessons.only_looks(stop.calls)):
-            self.frictions.append(stop)  # a change refused with no reason typed: still a rule
-            if stop.kind == "rejection" and stop.calls:
-                signatures = {_signature(c) for c in stop.calls}
-                stop.extra["to_run"] = len(signatures)
-                for signature in signatures:
-                    self._refused.setdefault(signature, []).append(stop)
+            self._keep(stop)  # a change refused with no reason typed: still a rule
+
+    def _keep(self, stop: Friction) -> None:
+        """A stop is a friction; a refusal with no word that says why ("continue", nothing) waits
+        to see whether the agent then runs the same call (`tool_succeeded`)."""
+        self.frictions.append(stop)
+        if stop.kind == "rejection" and stop.calls and lessons.says_nothing(stop.reason):
+            signatures = {_signature(c) for c in stop.calls}
+            stop.extra["to_run"] = len(signatures)
+            for signature in signatures:
+                self._refused.setdefault(signature, []).append(stop)
