@@ -313,6 +313,7 @@ def test_corrections_without_english_cue_words(text: str, rule: str | None) -> N
     "ajoute une page de paramètres",
     "when the user clicks save, show a toast",  # a spec, not what the person saw
     "when I click save it works great now",
+    "when I click save it shows the old page, is that expected?",
     "добавь страницу настроек",  # a plain request in Russian
 ])
 def test_plain_requests_and_praise_in_other_languages_are_not(text: str) -> None:

@@ -424,6 +424,7 @@ _WHEN_I = re.compile(
     r"[çc]a (?:affiche|donne|plante|me met|ouvre|renvoie|charge|reste)|il (?:affiche|m'affiche|ouvre|renvoie))\b"
     rf"|^(?:cuando|si) (?:hago|pulso|abro|doy|entro|intento|ejecuto){_ANY}\b(?:me sale|aparece|veo|"
     r"obtengo|da error)\b")
+_ASKS_IF = re.compile(r"^[^.!\n]*[?？]")  # "if I run it, does it show the old page?": a question
 _TRIED_PLEASED = re.compile(r"\b(?:works|worked|working|great|perfect|nice|good|fine)\b|fonctionne bien|marche bien|"
                             r"잘 ?(?:돼|되|됨|작동|동작)|正常|没问题|うまく|問題な")
 
@@ -774,8 +775,8 @@ def correction_rule(text: str) -> TurnRule | None:
             any(cue in first for cue in _ANYWHERE_CUES) and _FOREIGN_FAILS_ANYWHERE.search(first))))) or \
             (short_zh and wide and _ZH_FAILS.search(first)):
         return "fails"
-    if _pasted_back(head) or ((_TRIED.match(head) or _WHEN_I.match(first)) and
-                               not _TRIED_PLEASED.search(first[:200])):
+    if _pasted_back(head) or ((_TRIED.match(head) or (_WHEN_I.match(first) and not _ASKS_IF.search(first)))
+                              and not _TRIED_PLEASED.search(first[:200])):
         return "fails"
     if _DOUBT.match(first) or _DOUBT_OTHER.match(first) or (
             ("pas s" in first or "not sure" in first) and _UNSURE.search(first, 0, _UNSURE_WITHIN)) or (
