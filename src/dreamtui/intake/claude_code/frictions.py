@@ -20,6 +20,8 @@ Order matters four times:
   their own slip; `corrections.accidental`: "I didn't mean to interrupt you, continue", "je
   voulais dire oui"), and an Esc followed by the request it cut short sent again
   (`corrections.sent_again`: the same words, a typo fixed, a slash command's template around it).
+  A refusal with no word of why ("continue", or nothing) whose call the agent then runs as it
+  was, and it succeeds, was only "not now": no lesson.
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
   never the first turn, never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
@@ -162,6 +164,7 @@ class Detector:
         # Refusals without a word, by the signatures of their calls still to run: a refused call
         # the agent then ran as it was (the person let it through later) taught nothing.
         self._refused: dict[str, list[Friction]] = {}
+        self._to_run: dict[int, int] = {}  # by id of such a refusal: how many of its calls have not run
         self._ran_after: set[int] = set()  # ids of those refusals whose every call then ran
 
     # -- the agent ------------------------------------------------------------------------------
@@ -200,9 +203,8 @@ class Detector:
         for error in self._unresolved.pop(signature, ()):
             error.resolved = True
         for refusal in self._refused.pop(signature, ()):
-            waiting = refusal.extra.get("to_run", 1) - 1
-            refusal.extra["to_run"] = waiting
-            if waiting <= 0:
+            self._to_run[id(refusal)] -= 1
+            if self._to_run[id(refusal)] <= 0:
                 self._ran_after.add(id(refusal))
 
     def tool_failed(self, where: Origin, agent: Agent, call: ToolCall | None, content: str,
@@ -393,8 +395,6 @@ class Detector:
         self._errors.clear()
         if self._ran_after:
             self.frictions = [f for f in self.frictions if id(f) not in self._ran_after]
-        for friction in self.frictions:
-            friction.extra.pop("to_run", None)
         self.frictions.sort(key=lambda f: f.timestamp or "")
         return self.frictions
 
@@ -427,6 +427,6 @@ class Detector:
         self.frictions.append(stop)
         if stop.kind == "rejection" and stop.calls and lessons.says_nothing(stop.reason):
             signatures = {_signature(c) for c in stop.calls}
-            stop.extra["to_run"] = len(signatures)
+            self._to_run[id(stop)] = len(signatures)
             for signature in signatures:
                 self._refused.setdefault(signature, []).append(stop)
