@@ -150,3 +150,14 @@ def test_the_task_a_rule_applies_during_is_a_circumstance() -> None:
     same, score = _verdict("When adding a migration, give it a timestamped name.",
                            "Give every migration a timestamped name.")
     assert same, score
+
+
+def test_asking_first_and_not_doing_it_are_one_permission() -> None:
+    """"Ask before renaming the API" and "do not rename the API" take no opposite stance on it."""
+    same, score = _verdict("Do not rename public API functions.",
+                           "Ask the user before renaming any public API function.")
+    assert same, score
+
+
+def test_on_request_is_a_permission_clause() -> None:
+    assert Features.of("Add emoji to commit subjects only on request.").circumstances >= {"ask"}

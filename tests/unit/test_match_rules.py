@@ -322,3 +322,7 @@ def test_an_acronym_spelled_out_is_shared() -> None:
     assert compare(esm, modules, weights).score > compare(esm, Features.of("The web package uses CommonJS only."),
                                                           weights).score
     assert Features.of("Open a PR for each fix.").acronyms == frozenset()
+
+
+def test_prs_is_pr() -> None:
+    assert Features.of("Link the ticket in PRs.").stems >= {"pr"}

@@ -256,7 +256,7 @@ _SYNONYM_GROUPS = (
     ("delet", "remov"),
     ("doc", "document", "documentation"),
     ("repo", "repositori"),
-    ("pr", "pull"),
+    ("pr", "pull", "prs"),
     ("ask", "request"),
     ("instal", "setup"),
     # Abbreviations instruction files use for the word itself.
@@ -509,6 +509,7 @@ _PERMISSION_START_RE = re.compile(rf"\b(?:{'|'.join(_PERMISSION_STARTS)})")
 _PERMISSION_CUES = frozenset("unless until without if when whenever except once".split())
 _PERMISSION_RE = re.compile(
     rf"\b(?:{'|'.join(sorted(_PERMISSION_CUES))})\b[^.,;:!?()\n]{{0,50}}?\b{_PERMISSION_WORDS}")
+_ON_REQUEST_RE = re.compile(r"\b(?:on|upon|by)\s+(?:explicit\s+)?request\b")
 # In a permission clause, only its own words are the stock part ("unless the user explicitly
 # asks to commit": not "commit").
 _PERMISSION_VOCABULARY = re.compile(
@@ -594,7 +595,7 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
     task = not words.isdisjoint(_TASK_CUES) and "ing" in norm
     example = "(" in text and not words.isdisjoint(_EXAMPLE_CUES)
     label = "**" in text
-    if not (permission or step or scope or actor or ask or example or label or task):
+    if not (permission or step or scope or actor or ask or example or label or task or "request" in words):
         return _NO_WORDS, _NO_WORDS, _NO_WORDS
     lowered = _APOSTROPHES_RE.sub("", _CODE_RE.sub(" ` ", text.lower()))
     spans: list[tuple[int, int]] = []
@@ -604,7 +605,8 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
         for number, word in enumerate(_WORD_RE.finditer(lowered, found.start(), found.end())):
             if number == 0 or _PERMISSION_VOCABULARY.match(word.group()):
                 spans.append(word.span())
-    for wanted, pattern in ((step, _STEP_RE), (scope, _SCOPE_RE), (actor, _ACTOR_RE), (task, _TASK_RE)):
+    for wanted, pattern in ((step, _STEP_RE), (scope, _SCOPE_RE), (actor, _ACTOR_RE), (task, _TASK_RE),
+                            ("request" in words, _ON_REQUEST_RE)):
         if wanted:
             spans.extend(found.span() for found in pattern.finditer(lowered))
     plain = _APOSTROPHES_RE.sub("", text.lower()) if example or label else ""
@@ -1548,10 +1550,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     if opposed:
         # A word only quoted (named, as in "lines like "Generated with Claude"") or only an
         # argument of a command line ("`clippy -- -D warnings`": the command denies warnings)
-        # is neither done nor rejected; "X only when asked" and "no X without asking" are one
-        # permission, not opposite stances on X.
+        # is neither done nor rejected; "X only when asked", "ask before X" and "no X without
+        # asking" are one permission, not opposite stances on X.
         opposed = opposed - a.quoted - b.quoted - _arguments(a) - _arguments(b)
-        if opposed and _only_when(a, b):
+        if opposed and (a.asks or b.asks or _only_when(a, b)):
             opposed = _NO_WORDS
     strong = a.strong | b.strong if opposed else frozenset()
     for s in sorted(opposed):
