@@ -491,17 +491,19 @@ def _quoted_only(text: str, stems: frozenset[str]) -> frozenset[str]:
 # --- circumstances: when and where a rule applies, not what it says ---------------------------
 # Instruction files attach a few stock clauses to many different rules: a permission ("unless
 # explicitly asked", "without user approval", "if the user asks"), a step of the workflow
-# ("before committing", "after you finish making changes") and a scope ("in all Python files",
-# "for every PR", "in code or documentation"). Two rules sharing only such a clause are two
+# ("before committing", "after you finish making changes"), a scope ("in all Python files",
+# "for every PR", "in code or documentation"), the task it applies during ("when adding new
+# dependencies") and the agent it addresses ("AI must"). Two rules sharing only such a clause are two
 # rules ("Do not use emojis unless explicitly requested" / "Never push unless the user asks"),
 # and links chain: one clause shared pairwise joins every rule carrying it. A rewording of one
 # rule keeps its content and may drop or change the clause. So a stem a text says only inside
 # such a clause weighs CIRCUMSTANCE_WEIGHT, and shared it counts at the lower of the two weights:
 # one rule naming "code" shares no content with another's "in code or documentation", "Use
-# Conventional Commits" none with "Run the tests before committing". One exception: a rule
+# Conventional Commits" none with "Run the tests before committing". Two exceptions: a rule
 # whose instruction is to ask ("Ask before destructive operations", "Confirm first") says as
 # the rule what another says as its condition ("Avoid destructive commands unless asked"):
-# there the permission word is shared at the higher weight.
+# there the permission word is shared at the higher weight; and so are an example's words and
+# a bold label's, which weigh as little but may be all another text says.
 _PERMISSION_STARTS = ("ask", "request", "tell", "told", "instruct", "approv", "permi", "consent", "confirm",
                       "prompt", "authoris", "authoriz", "allow")
 _PERMISSION_WORDS = rf"(?:{'|'.join(_PERMISSION_STARTS)})\w*"
