@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamtui.dream.known import read_corpus
+from dreamtui.dream.known import KnownIndex, read_corpus
 from tests.unit.test_known import project
 from tests.unit.test_known_rewordings import _check, _kind
 
@@ -196,3 +196,10 @@ def test_the_parts_of_a_line_are_not_counted_as_more_rules(tmp_path: Path) -> No
 def test_what_a_short_form_must_still_say(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
     found = _kind(tmp_path, docs, memory)
     assert found == kind if kind else found != "known"
+
+
+def test_a_models_prompt_gets_the_docs_lines_not_their_parts(tmp_path: Path) -> None:
+    index = KnownIndex.build(read_corpus(project(tmp_path, {"CLAUDE.md": SEVERAL})))
+    related = index.related("keep modules under 400 lines and avoid module-level singletons")
+    assert related and not any(rule.part for rule in related)
+    assert related[0].text.startswith("Prefer dataclasses over dicts")
