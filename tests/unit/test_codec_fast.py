@@ -145,3 +145,12 @@ def test_a_block_yaml_reads_otherwise_is_not_taken_for_its_source() -> None:
     out = render_entry({**entry.meta, "title": "u"}, entry.body, entry)
     with parser_only():
         assert render_entry({**entry.meta, "title": "u"}, entry.body, entry) == out
+
+
+def test_an_untouched_entry_holding_nan_is_its_own_text() -> None:
+    """NaN is unequal to itself: read as a change, it made the rewrite of an untouched entry
+    (or of any other key) write the frontmatter plainly, reordered, its comments gone."""
+    text = "---\nslug: s\n# measured\nratio: .nan\ntitle: t\n---\nbody\n"
+    entry = parse_entry(text, "topics/s.md")
+    assert render_entry(entry.meta, entry.body, entry) == text
+    assert render_entry({**entry.meta, "title": "u"}, entry.body, entry) == text.replace("title: t", "title: u")

@@ -443,13 +443,17 @@ def _key(key: Any) -> str:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equality that tells 1 from True and 1 from 1.0, so a changed type counts as a change."""
+    """Equality that tells 1 from True and 1 from 1.0, so a changed type counts as a change; a
+    `.nan` read twice is the same value (NaN is unequal to itself, which made an untouched entry
+    holding one rewritten plainly, its order and comments lost)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
     return bool(a == b)
 
 
