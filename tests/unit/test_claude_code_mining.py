@@ -36,7 +36,6 @@ from dreamtui.intake.corrections import (
 from dreamtui.intake.lessons import (
     command_head,
     error_lines,
-    pasted_output,
     person_words,
     strip_ansi,
 )
@@ -850,16 +849,35 @@ def test_a_title_leaves_out_openers_markup_and_pasted_output(
     log = _Log("e2e2e2e2-0000-4000-8000-000000000002")
     log.typed("start the stream")
     _esc_then(log, "./stream.sh", "ultrathink no, the stream runs from the hooks/ folder")
-    _esc_then(log, "./stream.sh --debug",
-              "ubuntu@ubuntu:~/shop(main)$ ./stream.sh\n  File \"stream.sh\", line 605\n"
-              "SyntaxError: invalid syntax")
+    paste = ("ubuntu@ubuntu:~/shop(main)$ ./stream.sh\n  File \"stream.sh\", line 605\n"
+             "SyntaxError: invalid syntax")
+    log.refused(log.calls("Bash", command="./stream.sh --debug")).marker()
+    log.typed(paste)
+    log.says("Understood.")
+    _esc_then(log, "./stream.sh --trace", paste)  # a log after an Esc redirects nothing
     first, pasted = _mined(workspace, projects, log)
     assert first.title.startswith("No, the stream runs from the hooks/ folder (interrupted")
-    assert pasted.title.startswith("Check with the person before you run `./stream.sh --debug`")
+    assert pasted.title.startswith("Ask before you run `./stream.sh --debug`")
     assert "SyntaxError: invalid syntax" in pasted.content  # quoted in the body, not the title
     assert person_words("ultrathink <command-name>/fix</command-name> keep the wrapper") == \
         "/fix keep the wrapper"
-    assert not pasted_output("Fix the path issues")
+    assert not pasted_log("Fix the path issues")
+
+
+@pytest.mark.parametrize("turn", [
+    "ubuntu@ubuntu:~/shop(main)$ ./stream.sh",  # a shell prompt, as titles told it
+    "○ Waiting for the build",  # the agent's own screen
+    "✔ compiled in 3s",
+    "2026-03-01 12:00 INFO started",
+    "Traceback (most recent call last):",  # as corrections told it
+    "app.ts:12:5 - error TS2304: Cannot find name",
+    "[3/7] Linking",
+])
+def test_one_rule_tells_a_pasted_log_for_corrections_and_titles(turn: str) -> None:
+    # The titles and the corrections ask the same question of a person's turn: one rule answers.
+    assert pasted_log(turn)
+    assert pasted_log(f"\n\n{turn}\nand the rest")
+    assert not pasted_log(f"I ran it and got: {turn}")
 
 
 def test_one_cause_is_one_memory_across_sessions_and_within_one(

@@ -1003,16 +1003,20 @@ def just_continues(text: str) -> bool:
     return _CONTINUE.match(text.strip()) is not None
 
 
+# Text copied from a terminal, a log or the agent's own screen: a record's time or level, a stack
+# frame, a compiler's "file:line:col", a step counter, a TUI bullet or tree glyph, a shell prompt.
 _LOG_LINE = re.compile(
-    r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?\d\d:\d\d:\d\d|Traceback \(most recent|"
+    r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\[?\d\d:\d\d:\d\d|Traceback \(most recent|"
     r"\s*at [\w$.<>]+\(|File \"|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|E/|W/|I/|D/)[\s:\[/]|"
-    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\]|\[\d+/\d+\]|[✓✗⚠❌●⎿]"
+    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\]|\[\d+/\d+\]|[✓✔✗⚠❌●○⎿]"
+    r"|[\w.-]+@[\w.-]+:[^\n$#]*[$#] "  # "ubuntu@ubuntu:~/app(main)$ make"
     # a script's progress line, then the shell's complaint: "Creating hook..../x.sh: line 429: …"
     r"|[^\n]{0,120}?\.(?:sh|bash): line \d+: )")
 
 
 def pasted_log(text: str) -> bool:
-    """A turn that opens with a pasted log or stack trace, not with the person's own words."""
+    """Does a turn (or a reason typed at a prompt) open with a pasted log, stack trace or terminal
+    output rather than the person's own words? Both the corrections and the titles ask it."""
     first = text.lstrip().split("\n", 1)[0]
     return _LOG_LINE.match(first) is not None
 

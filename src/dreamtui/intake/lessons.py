@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, AnyStr
 
 from dreamtui.errors import InputError
-from dreamtui.intake.corrections import HEADING_MARKS, correction_rule, just_continues, spoken
+from dreamtui.intake.corrections import HEADING_MARKS, correction_rule, just_continues, pasted_log, spoken
 from dreamtui.intake.corrections import lesson as correction_lesson
 from dreamtui.intake.fastsearch import matcher
 from dreamtui.intake.validate import prepare
@@ -251,19 +251,11 @@ _TITLE_OPENER = re.compile(r"^(?:(?:ultrathink|megathink|think(?: hard| harder| 
                            r"(?: and)?|ok(?:ay)?(?: so)?|so|hmm+|um+|hey|please|pls|wait|hold on)"
                            r"\b[\s,.:;!-]*)+",
                            re.IGNORECASE)
-# Text copied from a terminal or the agent's own screen: a log line, a TUI bullet or tree glyph.
-_PASTED = re.compile(r"^\s*(?:\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\]|\d{4}-\d\d-\d\d[ T]\d|[●⎿○⚠✗✓✔❌]|\$ "
-                     r"|[\w.-]+@[\w.-]+:[^\n$#]*[$#] )")  # "ubuntu@ubuntu:~/app(main)$ make"
 
 
 def person_words(text: str) -> str:
     """A person's words as a title quotes them: no command markup, no opener."""
     return _TITLE_OPENER.sub("", _MARKUP.sub("", strip_ansi(text)).strip())
-
-
-def pasted_output(text: str) -> bool:
-    """Does the text open with pasted terminal output rather than the person's own words?"""
-    return _PASTED.match(text) is not None
 
 
 # What a person pastes rather than types, line by line: a program's "[name] …" lines (and its
@@ -368,7 +360,7 @@ def lesson_title(friction: Friction, limit: int) -> str:
     """What to do or avoid, in a line (module docstring)."""
     doing = friction.doing()
     # A reason that is pasted output quotes well in the body but names no lesson in a title.
-    reason = _sentence(friction.reason, limit) if friction.reason and not pasted_output(
+    reason = _sentence(friction.reason, limit) if friction.reason and not pasted_log(
         friction.reason) else None
     kind = friction.kind
     if kind == "correction":
@@ -930,7 +922,7 @@ def instruct_pending(store: STMStore, instruction: Callable[[str, Mapping[str, A
     for memory_id, _, meta, waiting in _stored_rows(store, source):
         if waiting and not meta.get("reason") and meta.get("kind") in ("tool_error", "environment"):
             words = instruction(memory_id, meta)
-            if words and not pasted_output(words):
+            if words and not pasted_log(words):
                 said[memory_id] = words
     revisions: list[tuple[str, str, dict[str, Any]]] = []
     titles: dict[str, str] = {}
