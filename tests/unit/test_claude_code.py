@@ -236,7 +236,7 @@ def test_a_reasonless_refusal_with_its_marker_is_a_rejection(dry: list[NewMemory
     assert list(kinds) == ["rejection"]
     [rejection] = kinds["rejection"]
     assert rejection.metadata["tool"] == "Bash" and rejection.metadata["reason"] is None
-    assert rejection.title == "Ask before you run `alembic upgrade head`: the person rejected it"
+    assert rejection.title == "Refused without a reason, ask first: run `alembic upgrade head`"
 
 
 def test_denials_hooks_and_tool_errors_name_the_tool(dry: list[NewMemory]) -> None:

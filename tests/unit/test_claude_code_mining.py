@@ -857,7 +857,7 @@ def test_a_title_leaves_out_openers_markup_and_pasted_output(
     _esc_then(log, "./stream.sh --trace", paste)  # a log after an Esc redirects nothing
     first, pasted = _mined(workspace, projects, log)
     assert first.title.startswith("No, the stream runs from the hooks/ folder (interrupted")
-    assert pasted.title.startswith("Ask before you run `./stream.sh --debug`")
+    assert pasted.title == "Refused with a pasted log, ask first: run `./stream.sh --debug`"
     assert "SyntaxError: invalid syntax" in pasted.content  # quoted in the body, not the title
     assert person_words("ultrathink <command-name>/fix</command-name> keep the wrapper") == \
         "/fix keep the wrapper"
@@ -1610,8 +1610,28 @@ def test_a_look_refused_without_a_word_is_no_lesson_a_change_refused_is(
     log.says("Next.")
     memories = _mined(workspace, projects, log)
     assert [m.title for m in memories] == [
-        "Ask before you run `cat notes.txt > /etc/systemd/sleep.conf`: the person rejected it",
-        "Ask before you run `sudo nixos-rebuild switch --flake /home/u/conf`: the person rejected it"]
+        "Refused without a reason, ask first: run `cat notes.txt > /etc/systemd/sleep.conf`",
+        "Refused without a reason, ask first: run `sudo nixos-rebuild switch --flake /home/u/conf`"]
+
+
+def test_one_command_refused_without_a_word_in_several_sessions_is_one_honest_memory(
+        workspace: Workspace, projects: Path) -> None:
+    logs = []
+    for n, command in enumerate(("sudo nixos-rebuild switch --flake /home/u/conf",
+                                 "sudo nixos-rebuild switch --flake .#laptop")):
+        log = _Log(f"f1f1f1f{n}-0000-4000-8000-00000000001{n}")
+        log.typed("apply the new config")
+        log.refused(log.calls("Bash", command=command)).marker()
+        log.says("Understood, I will not rebuild.")
+        logs.append(log)
+    [memory] = _mined(workspace, projects, *logs)
+    # The person said nothing: the memory says so, and asks first; no rule in words not said.
+    assert memory.title == "Refused without a reason, ask first: run `sudo nixos-rebuild switch --flake /home/u/conf`"
+    assert memory.content.startswith("The person refused to let the agent run `sudo nixos-rebuild")
+    assert "typed no reason" in memory.content
+    assert "switch --flake .#laptop" in memory.content  # every call refused is named
+    assert "Seen 2 times in 2 sessions" in memory.content
+    assert memory.metadata["occurrences"] == 2 and len(memory.metadata["record_uuids"]) == 2
 
 
 def test_claude_codes_note_after_a_clarification_is_not_the_persons_words() -> None:

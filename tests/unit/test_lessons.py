@@ -178,7 +178,7 @@ def test_a_reason_that_says_nothing_is_no_reason_and_a_silent_plan_refusal_no_le
     assert worth_storing([_friction("rejection", edit, reason="I have a question here.")]) == []
     build = _friction("rejection", ToolCall("Bash", "yarn build_web_test", None), reason="Cancel")
     assert worth_storing([build]) == [build] and build.reason is None
-    assert lesson_title(build, 120) == "Ask before you run `yarn build_web_test`: the person rejected it"
+    assert lesson_title(build, 120) == "Refused without a reason, ask first: run `yarn build_web_test`"
     plan = ToolCall("ExitPlanMode", None, None, plan="# Plan: commit the changes")
     assert worth_storing([_friction("plan_rejection", plan)]) == []
     reasoned = _friction("plan_rejection", plan, reason="commit the tests separately")

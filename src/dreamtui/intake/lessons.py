@@ -210,6 +210,8 @@ def _part(friction: Friction, name: str) -> str:
     if name == "fact":
         fact = environment_subject(friction.evidence)
         return fact[0] if fact else error_signature(call.name if call else "?", friction.evidence)
+    if name == "refused":
+        return _refused(friction)
     if name == "first_line":
         return friction.evidence.strip().split("\n", 1)[0]
     if name == "denied":  # the tool (and whether to a subagent), else the call and the message
@@ -220,15 +222,25 @@ def _part(friction: Friction, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _silent_refusal(friction: Friction) -> bool:
+    """A call refused at the prompt with no word typed (`worth_storing` has cleared a reason that
+    says nothing, "Cancel")."""
+    return friction.kind == "rejection" and not friction.reason
+
+
 def friction_key(friction: Friction, prefix: str) -> str:
     """The idempotency key of the memory a friction becomes (module docstring)."""
-    parts = [_part(friction, name) for name in _SAME_FRICTION[friction.kind]]
+    # The same call refused without a word, again and again, in any session: one "ask first".
+    names = ("refused",) if _silent_refusal(friction) else _SAME_FRICTION[friction.kind]
+    parts = [_part(friction, name) for name in names]
     digest = hashlib.sha256("\0".join(map(_normalise, parts)).encode("utf-8")).hexdigest()
     # A tool error or a fact of the machine is the same in any session or log of the import (30
     # sessions hitting one rewritten path are one lesson); the person's words belong to their session.
-    # So is a tool denied whole, in every subagent of the import, and a hook's message.
+    # So is a tool denied whole, in every subagent of the import, a hook's message, and a call
+    # refused without a word (nothing of the session is in it).
     scope = "errors" if friction.kind in ("tool_error", "environment") or _tool_denied(friction) \
-        else "hooks" if friction.kind == "hook_block" else friction.scope
+        else "hooks" if friction.kind == "hook_block" \
+        else "refusals" if _silent_refusal(friction) else friction.scope
     scope = scope if len(scope) <= 120 else hashlib.sha256(scope.encode("utf-8")).hexdigest()[:32]
     return f"{prefix}:{scope}:{friction.kind}:{digest[:16]}"
 
@@ -372,8 +384,10 @@ def lesson_title(friction: Friction, limit: int) -> str:
     elif kind == "plan_rejection":
         title = f"{reason} (plan rejected)" if reason else "Ask before carrying out a plan: the person rejected it"
     elif kind == "rejection":
+        # No reason to quote: say so, rather than a rule in words the person never said.
         title = f"{reason} (rejected: {doing})" if reason else \
-            f"Ask before you {doing or 'call that tool'}: the person rejected it"
+            f"Refused {'with a pasted log' if friction.reason else 'without a reason'}, ask first: " \
+            f"{doing or 'that tool call'}"
     elif kind == "clarification":
         title = f"Clarify first: {reason}" if reason else f"Clarify with the person before you {doing}"
     elif kind == "interruption":
@@ -580,8 +594,9 @@ def _first_line(friction: Friction) -> str:
                 if said else "Do not carry out this plan: the person rejected it (no reason given).")
     if kind == "rejection":
         return (f"Do not {doing}: the person rejected it at the permission prompt and said {said}."
-                if said else f"Do not {doing} unasked: the person rejected it at the permission "
-                             "prompt (no reason typed).")
+                if said else f"The person refused to let the agent {doing} at the permission prompt "
+                             f"and typed no reason: ask before you {doing} again, or say first why "
+                             "it is needed.")
     if kind == "clarification":
         return f"Before you {doing}, clarify with the person" + (f": {said}." if said else ".")
     if kind == "interruption":
@@ -611,18 +626,20 @@ def _sentence_of(evidence: str) -> str:
     return evidence.strip().split(". ", 1)[0].rstrip(".") + "."
 
 
-def _denied_calls(group: list[Friction]) -> str:
-    """A few of the calls a tool denied whole refused, and how many more."""
+def _calls_of(group: list[Friction], label: str) -> str:
+    """A few of the distinct calls a group of frictions met, and how many more."""
     calls = list(dict.fromkeys(one_line(c.describe(), 200) for f in group for c in f.calls))
     more = f" and {len(calls) - 5} more" if len(calls) > 5 else ""
-    return "Denied calls: " + "; ".join(calls[:5]) + more
+    return f"{label}: " + "; ".join(calls[:5]) + more
 
 
 def _content(group: list[Friction], limit_bytes: int) -> str:
     first = group[0]
     lines = [_first_line(first)]
     if _tool_denied(first):
-        lines.append(_denied_calls(group))
+        lines.append(_calls_of(group, "Denied calls"))
+    elif _silent_refusal(first) and len(group) > 1:
+        lines.append(_calls_of(group, "Refused calls"))
     elif first.calls and first.kind != "correction":
         lines.append("The agent had called: " + "; ".join(one_line(c.describe(), 200)
                                                          for c in first.calls[:5]))
