@@ -1661,3 +1661,24 @@ def test_a_routine_miss_is_commented_on_only_by_naming_what_it_missed(workspace:
     memories = _mined(workspace, projects, log, other, named)
     errors = [m for m in memories if m.metadata["kind"] == "tool_error"]
     assert [m.metadata["reason"] for m in errors] == ["it is called CHANGELOG.md, not CHANGES.md"]
+
+
+def test_a_sessions_first_turn_saying_earlier_work_is_still_wrong_is_a_correction(
+        workspace: Workspace, projects: Path) -> None:
+    logs = []
+    for n, turn in enumerate(("The tmux config isn't right still. The status bar still shows the host.",
+                              "we changed the timeout to 5 minutes but it doesnt seem to be that anymore",
+                              "the extension keeps crashing, can you look?",  # a bug, a new task
+                              "Add a status bar to the tmux config")):
+        log = _Log(f"f2f2f2f{n}-0000-4000-8000-00000000002{n}")
+        log.typed(turn)
+        log.result(log.calls("Read", file_path="/app/tmux.conf"), "set -g status on")
+        log.says("I see the config.")
+        logs.append(log)
+    memories = _mined(workspace, projects, *logs)
+    assert [m.metadata["rule"] for m in memories] == ["earlier_work", "earlier_work"]
+    first, second = memories
+    assert first.content.startswith("Do as the person said as a session began, of the work before it: "
+                                    "“The tmux config isn't right still.")
+    assert "The tmux config isn't right still" in first.title
+    assert "timeout to 5 minutes" in second.title

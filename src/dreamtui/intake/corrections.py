@@ -71,6 +71,11 @@ a problem talked about ("la priorité des problèmes"), a condition ("if there i
 new task ("add error handling …"), a question about it ("why is that an issue?"), praise first or
 a pasted log without a word.
 
+The first turn of a session, before the agent has done anything in it, is a correction when it
+says earlier work is still wrong (`reports_earlier_work`: "The config isn't right still", "we
+changed sleep to 10 minutes but it doesnt seem to be that anymore", "ça ne marche toujours pas",
+"还是不行"); a bug reported in a fresh session ("the extension keeps crashing") is a task.
+
 Never a correction (`disowned`, also never the reason of a stop): text relayed from another
 agent ("CODEX SAYS: …", "GROK RESEARCH: …"), the person's own slip ("sorry delete all of that it
 was wrong file"), the person saying they now see ("ah i see, …"); nor "no for the storage i mean"
@@ -909,6 +914,30 @@ _RECOMMENDS = re.compile(r"\bi(?:'d| would)? (?:recommend|suggest|propose|lean|p
                          r"|\bmy recommendation\b|我倾向|我建议|我推荐|建议(?:采用|使用|用|选)")
 _CHOOSES = re.compile(r"^(?:we should|i'?d rather|i prefer|rather\b|我们应该|应该|我建议|建议|我觉得应该|"
                       r"还是用|改成|换成)")
+
+
+# Earlier work still wrong, in a session's first turn: a failure with "still"/"anymore" next to it,
+# or what was changed "but" not holding; French and Chinese "still not".
+_EARLIER_WORK = re.compile(
+    r"\b(?:isn'?t|is not|aren'?t|are not|doesn'?t|does not|don'?t|do not|didn'?t|did not|won'?t|can'?t|"
+    r"cannot|not|no)\b[^.!?\n]{0,40}?\b(?:still|anymore|any more)\b"
+    r"|\bstill (?:isn'?t|is not|aren'?t|are not|doesn'?t|does not|don'?t|do not|not|broken|fails?|failing|"
+    r"wrong|the same|shows?|showing|has|have|get|getting|gives?)\b"
+    r"|\b(?:no longer|stopped) (?:works?|working|shows?|loads?|runs?|builds?)\b"
+    r"|\b(?:we|you|u) (?:just )?(?:changed|fixed|added|set|made|updated|removed|moved|renamed|implemented|"
+    r"wrote|built|refactored)\b[^.!?\n]{0,80}?\bbut\b[^.!?\n]{0,40}?(?:\bnot\b|n'?t\b|\bno longer\b|"
+    r"\bstill\b|\banymore\b|\bwrong\b|\bbroke)"
+    r"|\btoujours pas\b|\bne (?:marche|fonctionne) (?:toujours|plus)\b|还是(?:不|没)|仍然(?:不|没)|依然(?:不|没)",
+    re.IGNORECASE)
+_EARLIER_WITHIN = 300  # the opening sentences: a long brief's later "still" is part of the task
+
+
+def reports_earlier_work(text: str) -> bool:
+    """Does a session's first turn say the work done before it is still wrong (`_EARLIER_WORK`),
+    in the person's own words (not a pasted log, relayed text or their own slip)?"""
+    if pasted_log(text) or disowned(text):
+        return False
+    return _EARLIER_WORK.search(_plain(spoken(text)).strip()[:_EARLIER_WITHIN]) is not None
 
 
 def overrides(text: str, said: str | None) -> bool:

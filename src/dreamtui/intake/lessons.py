@@ -584,7 +584,8 @@ def _first_line(friction: Friction) -> str:
     kind = friction.kind
     said = f"“{one_line(friction.reason, 2 * QUOTE_CHARS)}”" if friction.reason else None
     if kind == "correction":
-        after = f" after it tried to {doing}" if friction.calls else ""
+        after = f" after it tried to {doing}" if friction.calls else \
+            " as a session began, of the work before it" if friction.extra.get("rule") == "earlier_work" else ""
         if friction.extra.get("interrupted"):  # the person stopped the agent to say it
             after = " when they stopped the agent" + (
                 f" as it was about to {doing}" if friction.calls else "")

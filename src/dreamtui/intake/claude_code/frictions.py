@@ -23,7 +23,8 @@ Order matters four times:
   A refusal with no word of why ("continue", or nothing) whose call the agent then runs as it
   was, and it succeeds, was only "not now": no lesson.
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
-  never the first turn, never in a subagent (its "user" is the parent agent), never in a session
+  never the first turn (unless it says the work before this session is still wrong:
+  `corrections.reports_earlier_work`), never in a subagent (its "user" is the parent agent), never in a session
   the Agent SDK ran. A turn whose opening corrects is one at once, and so is one choosing
   otherwise than the agent had just recommended; any other turn waits for the agent's next
   words: a reply that concedes a mistake makes it one (`corrections.concedes`: not to a request
@@ -283,6 +284,15 @@ class Detector:
             self._give_reason(thread, text, prompt)
             return True
         self._comment_errors(thread, text)
+        if prompt is None and not agent.acted and corrections.reports_earlier_work(text):
+            # The session's first turn says what was done before it is still wrong.
+            friction = _friction("correction", where, agent, [], text)
+            friction.extra["rule"] = "earlier_work"
+            typed = _typed_event(where, text)
+            if typed:
+                friction.extra.setdefault("events", []).append(typed)
+            self.frictions.append(friction)
+            return True
         if agent.acted and not corrections.pasted_log(text) and not corrections.relayed(text) \
                 and not corrections.game_move(text, agent.said_text()):
             friction = _friction("correction", where, agent,
