@@ -291,3 +291,22 @@ def test_gh_with_an_invalid_token_is_not_logged_in() -> None:
 def test_a_connection_timing_out_is_the_networks_limit_not_the_agents() -> None:
     assert not routine_error("curl: (28) Connection timed out after 10001 milliseconds")
     assert not routine_error("curl: (28) Operation timed out after 30000 milliseconds with 0 bytes")
+
+
+@pytest.mark.parametrize(("turn", "title"), [
+    ("Ok the build is passing, good. I don't like the retry loop. Use the queue's ack instead.",
+     "I don't like the retry loop."),
+    ("Looking good. I have an odd glitch though: the total doubles after a sync.",
+     "I have an odd glitch though: the total doubles after a sync."),
+    ("I like option 2 to keep one endpoint. But I'm worried the SQL gets too complicated.",
+     "I'm worried the SQL gets too complicated."),
+    ("I understand this. But the inherited attributes are still listed twice.",
+     "The inherited attributes are still listed twice."),
+    ("Good catch on the port. Now the header is gone.", "Good catch on the port."),  # a point of its own
+    ("Nothing is working. The page stays blank.", "Nothing is working."),
+    ("The build isnt passing. The cache is stale.",
+     "The build isnt passing. The cache is stale: check that it works before saying it is done"),
+])
+def test_a_correction_title_starts_at_the_point_not_at_the_approval_before_it(turn: str, title: str) -> None:
+    edit = ToolCall("Edit", "/app/sync.ts", "/app/sync.ts")
+    assert lesson_title(_friction("correction", edit, evidence=turn), 120) == title

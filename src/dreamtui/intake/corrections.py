@@ -1134,6 +1134,37 @@ def spoken(text: str) -> str:
     return _MARKERS.sub("", text).strip()
 
 
+# A first sentence that only clears the way for the point ("Ok test is passing, good.", "Looking
+# good.", "I like option 2.", "I understand this.", "I want your opinion on something."): what
+# the person objects to comes after it ("I don't like the polling wait"), often after a "but".
+_PREAMBLE = re.compile(
+    # a negation is the point ("nothing is working", "the build isnt passing"), no preamble
+    r"(?!.*\b(?:not|no|nothing|none|never|still|yet|cannot|(?:do|does|did|is|are|was|were|can|won|have|"
+    r"has)n'?t)\b)"
+    r"(?:ok(?:ay)?|alright|right|yes|yeah|yep|sure|good|great|nice|perfect|cool|excellent|awesome|"
+    r"thanks?(?: you)?|understood|got it|makes sense|i see|noted|d'accord|parfait|très bien|"
+    r"(?:it|this|that|everything|all) (?:looks?|seems?) (?:good|great|fine|ok(?:ay)?)|looks? (?:good|great|fine)|"
+    r"looking (?:good|great|better)|(?:it|that|this) works|"
+    r"(?:the )?[\w.-]+(?: [\w.-]+)? (?:is |are |'s )?(?:passing|pass(?:es)?|green|working|fixed)(?: now)?|"
+    r"i (?:like|love|prefer) [^.!?\n]{1,60}|i understand(?: (?:this|that|it|now))?|"
+    r"i (?:want|need|would like) your (?:opinion|thoughts|view) on (?:something|this)|"
+    r"(?:one more thing|quick question|a few things|some feedback))"
+    r"(?:\s*,?\s*(?:good|great|nice|thanks?|perfect))*",
+    re.IGNORECASE)
+_OPENING_SENTENCE = re.compile(r"\s*([^\n.!?。！？]{1,100}?)[.!?。！？]+\s+(?=\S)")
+_CONTRAST = re.compile(r"^(?:but|however|though|although|yet|mais|pero|aber)\b[\s,:;-]*", re.IGNORECASE)
+
+
+def past_preamble(text: str) -> str:
+    """The person's words from their point on: without an opening sentence that only approves,
+    understands or announces (`_PREAMBLE`), and the "but" after it."""
+    first = _OPENING_SENTENCE.match(text)
+    if first is None or not _PREAMBLE.fullmatch(_OPENER.sub("", _plain(first.group(1)).strip().lower()).strip(" ,")):
+        return text
+    rest = _CONTRAST.sub("", text[first.end():])
+    return rest[:1].upper() + rest[1:] if rest.strip() else text
+
+
 def _quoted(text: str, limit: int) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -31,7 +31,14 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, AnyStr
 
 from dreamtui.errors import InputError
-from dreamtui.intake.corrections import HEADING_MARKS, correction_rule, just_continues, pasted_log, spoken
+from dreamtui.intake.corrections import (
+    HEADING_MARKS,
+    correction_rule,
+    just_continues,
+    past_preamble,
+    pasted_log,
+    spoken,
+)
 from dreamtui.intake.corrections import lesson as correction_lesson
 from dreamtui.intake.fastsearch import matcher
 from dreamtui.intake.validate import prepare
@@ -352,7 +359,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 def _sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of a person's words, capitalised, on one line."""
-    text = person_words(text) or text.strip()
+    text = past_preamble(person_words(text) or text.strip())
     lines = [HEADING_MARKS.sub("", line) for line in text.splitlines() if line.strip()]
     line = lines[0] if lines else ""
     head, *rest = _SENTENCE_END.split(line, maxsplit=1)
@@ -379,7 +386,7 @@ def lesson_title(friction: Friction, limit: int) -> str:
         # A report that quotes a log leads with the person's words about it, not the log's.
         said = own_words(friction.evidence) if "```" in friction.evidence or mostly_pasted(
             friction.evidence) else friction.evidence
-        said = said if _letters(said) >= _OWN_LETTERS else friction.evidence
+        said = past_preamble(said if _letters(said) >= _OWN_LETTERS else friction.evidence)
         title = correction_lesson(said, doing, friction.said) or _sentence(spoken(said), limit)
     elif kind == "plan_rejection":
         title = f"{reason} (plan rejected)" if reason else "Ask before carrying out a plan: the person rejected it"
