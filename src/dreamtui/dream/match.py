@@ -722,6 +722,19 @@ class Features:
             else _NO_WORDS
 
     @cached_property
+    def initials(self) -> tuple[str, list[int], list[str]]:
+        """Its words' initials in order (a short acronym's every letter, a stop word a gap),
+        the word each letter is of, and the words: where an acronym is spelled out."""
+        words = normalise(self.text).split()
+        letters: list[str] = []
+        owner: list[int] = []
+        for number, word in enumerate(words):
+            given = word if word in _SHORT_ACRONYMS else word[0] if _content(word) else " "
+            letters.append(given)
+            owner.extend([number] * len(given))
+        return "".join(letters), owner, words
+
+    @cached_property
     def linking_kin(self) -> dict[int, frozenset[str]]:
         """Its kindred words in the families that may link a batch's memories (LINKING_KIN)."""
         return {f: m for f, m in self.kin.items() if f in LINKING_KIN} if self.kin else _NO_KIN
@@ -1386,23 +1399,20 @@ def _spelled_out(short: Features, long: Features) -> list[tuple[str, frozenset[s
     say itself but spells out in consecutive words, an acronym among them giving its letters
     ("ES modules" spells ESM)."""
     found: list[tuple[str, frozenset[str]]] = []
-    words: list[str] | None = None
     for acronym in short.acronyms:
         s = stem(acronym)
         if s in long.stems or s not in short.stems:
             continue
-        if words is None:
-            words = normalise(long.text).split()
-        letters = [w if w in long.acronyms or w in _SHORT_ACRONYMS else w[0] if _content(w) else "" for w in words]
-        for start in range(len(words)):
-            spelled, end = "", start
-            while end < len(words) and letters[end] and len(spelled) < len(acronym) \
-                    and acronym.startswith(spelled + letters[end]):
-                spelled += letters[end]
-                end += 1
-            if spelled == acronym and end - start > 1:
-                found.append((s, frozenset(stem(w) for w in words[start:end]) & long.stems))
+        initials, owner, words = long.initials
+        position = initials.find(acronym)
+        while position >= 0:
+            first, last = owner[position], owner[position + len(acronym) - 1]
+            # The letters begin and end with whole words, more than one.
+            if last > first and (position == 0 or owner[position - 1] != first) \
+                    and (position + len(acronym) == len(owner) or owner[position + len(acronym)] != last):
+                found.append((s, frozenset(stem(w) for w in words[first:last + 1]) & long.stems))
                 break
+            position = initials.find(acronym, position + 1)
     return found
 
 
