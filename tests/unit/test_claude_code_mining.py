@@ -1682,3 +1682,28 @@ def test_a_sessions_first_turn_saying_earlier_work_is_still_wrong_is_a_correctio
                                     "“The tmux config isn't right still.")
     assert "The tmux config isn't right still" in first.title
     assert "timeout to 5 minutes" in second.title
+
+
+def test_an_answer_or_an_addition_the_agent_praises_as_an_idea_is_no_correction(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f3f3f3f3-0000-4000-8000-000000000030")
+    log.typed("show the weather on the lock screen")
+    log.result(log.calls("Edit", file_path="/app/lock.conf", old_string="a", new_string="b"), "ok")
+    log.says("Added. Which city should I hardcode? What's your city?")
+    log.typed("I am in Lyon most weeks but I travel so it has to switch")  # answers the question
+    log.says("Good call. I'll add a city file with auto-detection as the fallback.")
+    log.result(log.calls("Edit", file_path="/app/lock.conf", old_string="b", new_string="c"), "ok")
+    log.says("Done, the city file is read first.")
+    log.typed("还有一个，同一家公司的多个联系人可以一起记录")  # "also, …": an addition
+    log.says("好思路。同一公司找到多人就一起记录。")
+    log.result(log.calls("Edit", file_path="/app/lock.conf", old_string="c", new_string="d"), "ok")
+    log.says("Done.")
+    log.typed("the city file is read after the detection, that overrides my setting")
+    log.says("Good catch. The order is wrong; let me read the file first.")  # a mistake conceded
+    log.result(log.calls("Edit", file_path="/app/lock.conf", old_string="d", new_string="e"), "ok")
+    log.says("Fixed. Should I also show the humidity?")
+    log.typed("cityFile 我们是否叫 city_override 更符合语义？")  # asks back: a challenge
+    log.says("好的建议。改名为 city_override。")
+    memories = _mined(workspace, projects, log)
+    assert [m.metadata["rule"] for m in memories] == ["acknowledged", "acknowledged"]
+    assert "overrides my setting" in memories[0].content and "city_override" in memories[1].content

@@ -999,15 +999,35 @@ def acknowledges_mistake(reply: str) -> bool:
     return _ACKNOWLEDGED.match(_REPLY_OPENER.sub("", _plain(reply).strip()[:200])) is not None
 
 
-def concedes(turn: str, reply: str) -> str | None:
+# A reply praising the person's idea ("Good call.", "Good points!", "好思路。"): it welcomes a
+# suggestion; it concedes a mistake only if the turn itself objected.
+_IDEA_PRAISED = re.compile(r"^(?:good|great|nice|excellent) (?:call|points?|idea|suggestion|thinking)\b"
+                           r"|^(?:好思路|好建议|好的建议|好主意)", re.IGNORECASE)
+_ADDS_ON = re.compile(r"^(?:还有|另外|并且|而且|此外|也)")
+
+
+def _welcomed(turn: str, reply: str, before: str | None) -> bool:
+    """An answer to the agent's own question, or an addition ("还有一个…", "also …"), with no
+    cue of a correction and asking nothing back, that the agent only praised as an idea
+    (`_IDEA_PRAISED`)."""
+    if not _IDEA_PRAISED.match(_REPLY_OPENER.sub("", reply)) or correction_rule(turn) is not None or \
+            "?" in turn or "？" in turn:
+        return False  # "should we call it resourceClaimKeys?" asks back: it challenges a choice
+    head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
+    return asked(before) or _ADDITION.search(head.split("\n", 1)[0]) is not None or \
+        _ADDS_ON.match(head) is not None
+
+
+def concedes(turn: str, reply: str, before: str | None = None) -> str | None:
     """The rule by which the agent's first words after a typed turn concede that the turn
     corrected it, or None: a reply opening with a concession ("acknowledged", not to a request
-    for advice or a plain question), one conceding in its first sentences, a question whether it
-    did something answered "No" with what it left out, a question saying its work loses
-    something answered "Yes"."""
+    for advice or a plain question, nor praise of an answer to its question, `before` its last
+    words, or of an addition: `_welcomed`), one conceding in its first sentences, a question
+    whether it did something answered "No" with what it left out, a question saying its work
+    loses something answered "Yes"."""
     said = _plain(reply).strip()[:300]
     if acknowledges_mistake(said):
-        return None if only_asks(turn) else "acknowledged"
+        return None if only_asks(turn) or _welcomed(turn, said, before) else "acknowledged"
     head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
     first = head.split("\n", 1)[0]
     opening = said[:150].lower()

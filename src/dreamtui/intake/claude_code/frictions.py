@@ -181,7 +181,8 @@ class Detector:
         """The agent's first words (None: a tool call first) after a typed turn."""
         thread = self._threads[sidechain]
         candidate, thread.candidate = thread.candidate, None
-        rule = corrections.concedes(candidate.evidence, text) if candidate is not None and text else None
+        rule = corrections.concedes(candidate.evidence, text, candidate.said) \
+            if candidate is not None and text else None
         if candidate is not None and text and rule is not None:
             candidate.reply = clip(strip_ansi(text).strip(), 300)
             candidate.extra["rule"] = rule

@@ -474,7 +474,7 @@ class Detector:
         self._called = False
 
     def _agent(self, text: str) -> None:
-        if not self._answered and self._turn is not None and concedes(self._turn[0].text, text):
+        if not self._answered and self._turn is not None and concedes(self._turn[0].text, text, self._said):
             turn, call = self._turn
             self.frictions.append(self._friction("correction", call, turn.text, turn.timestamp,
                                                  event=turn.event))
