@@ -303,6 +303,8 @@ def test_a_connection_timing_out_is_the_networks_limit_not_the_agents() -> None:
     ("I understand this. But the inherited attributes are still listed twice.",
      "The inherited attributes are still listed twice."),
     ("Good catch on the port. Now the header is gone.", "Good catch on the port."),  # a point of its own
+    ("Think some more. I don't like either approach.", "Think some more."),  # the verb, no keyword
+    ("think hard: the cache key ignores the locale", "The cache key ignores the locale"),
     ("Nothing is working. The page stays blank.", "Nothing is working."),
     ("The build isnt passing. The cache is stale.",
      "The build isnt passing. The cache is stale: check that it works before saying it is done"),

@@ -265,8 +265,9 @@ def memory_type(kind: str, config: Config, who: str) -> str:
 
 _MARKUP = re.compile(r"</?(?:command-name|command-message|command-args|local-command-stdout|"
                      r"local-command-stderr|bash-input|bash-stdout|bash-stderr)>")
-# What a person types before their point, which says nothing as a title: "ultrathink", "ok so".
-_TITLE_OPENER = re.compile(r"^(?:(?:ultrathink|megathink|think(?: hard| harder| deeply)?|use ultrathink"
+# What a person types before their point, which says nothing as a title: "ultrathink", "ok so";
+# "think" only as the keyword ("think hard", "think:"), not the verb ("Think some more.").
+_TITLE_OPENER = re.compile(r"^(?:(?:ultrathink|megathink|think(?: hard| harder| deeply|(?=\s*[,:]))|use ultrathink"
                            r"(?: and)?|ok(?:ay)?(?: so)?|so|hmm+|um+|hey|please|pls|wait|hold on)"
                            r"\b[\s,.:;!-]*)+",
                            re.IGNORECASE)
