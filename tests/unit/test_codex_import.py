@@ -1055,3 +1055,15 @@ def test_a_long_report_quoting_a_log_keeps_the_persons_words_and_a_mistyped_appl
     [correction] = frictions  # and no 'applypatch is not installed' fact
     assert correction.kind == "correction" and said in correction.evidence
     assert len(correction.evidence) <= 600
+
+
+def test_a_sessions_first_turn_saying_earlier_work_is_still_wrong_is_a_correction(tmp_path: Path) -> None:
+    opened = (Rollout("019f-eeee").typed("The export isn't right still. The dates still come out in UTC.")
+              .says("Let me look at the exporter.").shell("cat export.py", "def export(): ..."))
+    bug = (Rollout("019f-ffff").typed("the exporter keeps crashing on empty files, can you look?")
+           .says("Let me look.").shell("cat export.py", "def export(): ..."))
+    first, _, _ = read_rollout(opened.write(tmp_path / "a"))
+    other, _, _ = read_rollout(bug.write(tmp_path / "b"))
+    assert [(f.kind, f.action) for f in first] == [("correction", None)]
+    assert first[0].evidence.startswith("The export isn't right still.")
+    assert other == []  # a bug reported in a fresh session is a task

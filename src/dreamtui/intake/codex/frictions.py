@@ -49,6 +49,7 @@ from dreamtui.intake.corrections import (
     redirects,
     relayed,
     reports_after_done,
+    reports_earlier_work,
     sent_again,
 )
 from dreamtui.intake.fastsearch import matcher, screen
@@ -419,6 +420,7 @@ class Detector:
         self._last_failure = None
         answered_a_stop = answered_a_stop or commented  # the turn is that friction's reason
         said = self._said
+        first = self._prompt is None and not self._acted  # the session's first turn
         self._prompt, self._prompt_correction = turn, None
         if not answered_a_stop and self._acted and (
                 _corrects(turn.text, said) or (reports_after_done(turn.text, said)
@@ -426,6 +428,12 @@ class Detector:
             self._prompt_correction = len(self.frictions)
             self.frictions.append(self._friction("correction", self._just_called(), turn.text,
                                                  turn.timestamp, event=turn.event))
+            self._turn = None
+        elif first and reports_earlier_work(turn.text):
+            # The session opens saying the work done before it is still wrong.
+            self._prompt_correction = len(self.frictions)
+            self.frictions.append(self._friction("correction", None, turn.text, turn.timestamp,
+                                                 event=turn.event))
             self._turn = None
         else:
             self._turn = (turn, self._just_called()) if self._acted and not answered_a_stop \
