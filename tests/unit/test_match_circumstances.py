@@ -161,3 +161,12 @@ def test_asking_first_and_not_doing_it_are_one_permission() -> None:
 
 def test_on_request_is_a_permission_clause() -> None:
     assert Features.of("Add emoji to commit subjects only on request.").circumstances >= {"ask"}
+
+
+def test_a_service_named_after_in_is_what_the_rule_is_about() -> None:
+    """"In CI the Postgres service listens on 5433": the service is the rule's subject, not a
+    scope; its correction of "Postgres listens on 5432" is still read."""
+    assert Features.of("In CI the Postgres service is exposed on port 5433.").circumstances == frozenset()
+    verdict = compare(Features.of("In CI the Postgres service is exposed on port 5433, not the default."),
+                      Features.of("CI Postgres listens on 5432 and Redis on 6379."))
+    assert verdict.correction, verdict

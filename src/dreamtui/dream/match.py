@@ -541,12 +541,13 @@ _TASK_RE = re.compile(
     r"\b(?:when|whenever|while|if)\s+(?:(?:you|we|they)\s+(?:are\s+)?)?[a-z]+ing\b"
     r"(?:\s+(?!(?:make|use|run|always|never|do|dont|keep|prefer|ensure|please|must|should|follow|check|add"
     r"|write|create|put|avoid|remember|be|try|only|also|then)\b)[\w./-]+){0,4}")
+# What a scope's noun names: where rules apply (files, code, changes, replies), not things a rule
+# is about (a service, an endpoint: "In CI the Postgres service listens on 5433").
 _SCOPE_NOUNS = frozenset("""
 file files code codebase codebases repo repos repository repositories project projects module modules pr prs
 pull commit commits change changes response responses replies message messages output outputs doc docs
 documentation component components function functions class classes method methods test tests script
-scripts text directory directories folder folders package packages notebook notebooks page pages
-endpoint endpoints service services
+scripts text directory directories folder folders package packages notebook notebooks
 """.split())
 _SCOPE_NOUN = rf"(?:{'|'.join(sorted(_SCOPE_NOUNS - {'pull'}, key=len, reverse=True))}|pull requests?)"
 _SCOPE_PREPOSITIONS = frozenset("in for across to within throughout on inside".split())
