@@ -1707,3 +1707,20 @@ def test_an_answer_or_an_addition_the_agent_praises_as_an_idea_is_no_correction(
     memories = _mined(workspace, projects, log)
     assert [m.metadata["rule"] for m in memories] == ["acknowledged", "acknowledged"]
     assert "overrides my setting" in memories[0].content and "city_override" in memories[1].content
+
+
+def test_a_no_answering_the_agents_offer_is_a_correction_when_it_says_what_should_be_but_is_not(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f4f4f4f4-0000-4000-8000-000000000040")
+    log.typed("why are the monthly totals off?")
+    log.result(log.calls("Bash", command="python3 sheet.py --totals"), "B12: 0.03")
+    log.says("The gap is a month-over-month change. Do you want me to dig into the formula?")
+    log.typed("No, in cells B12 and C12 you will see a subtraction. Those values should line up, "
+              "but they routinely show a few cents difference. Explain why.")
+    log.says("Looking at B12 now.")
+    log.result(log.calls("Bash", command="python3 sheet.py --cell B12"), "=B11-A11")
+    log.says("It reads the rounded cells. Want me to switch it to the raw values?")
+    log.typed("no thanks, it should be fine but keep a note")  # an answer, nothing wrong
+    log.says("Noted.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["rule"] == "no" and "should line up" in memory.content

@@ -582,6 +582,9 @@ _SENTENCES = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 
 
 _PERSISTS = re.compile(r"\b(?:still|again|same|anymore)\b|还是|仍然|依然|又")
+# What should be, then what is: "those values should line up, but they show a few cents off".
+_EXPECTED_BUT = re.compile(r"\b(?:should|supposed to|expected to|ought to)\b(?! be (?:fine|ok|okay|good|enough))"
+                           r"[^.!?\n]{0,80}?,?\s+but\s+(?!thanks|thank you|ok|okay)(?:[^\s.!?]+\s+){2,}")
 _NO_FIRST = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:{_SEP})+")
 
 
@@ -603,7 +606,11 @@ def answer_rule(text: str, said: str | None) -> str | None:
     after = correction_rule(rest)
     # "nope it never worked" answers "Has this ever worked for the team?"; "no, still slow" says
     # the agent's fix did not take, and "non, il y a une erreur, …" that its work holds a mistake
-    return after if after not in ANSWERABLE and (_PERSISTS.search(rest) or _MISTAKE_MET.match(rest)) else None
+    if after not in ANSWERABLE and (_PERSISTS.search(rest) or _MISTAKE_MET.match(rest)):
+        return after
+    # "No, in cells AF39 … you will see a subtraction. Those values should line up, but they show
+    # a few cents difference" answers "Do you want me to dig deeper?": what the agent missed
+    return rule if _EXPECTED_BUT.search(rest[:400]) else None
 
 
 # The agent offering choices ("do you mean: **(a)** … **(b)** …", "Option 1 … Option 2"): a question
