@@ -107,11 +107,16 @@ files unasked: …", "why did u do that?" → not to do what the agent had just 
 get this info from" → say where it comes from, "i dont think it copied to the partition" → check
 that it copied before saying it is done); swearing and agreeing first are left out ("Give me
 fucking file paths" → "Give me file paths", "yes but ill need …" → "Ill need …"); other words
-are the lesson themselves.
+are the lesson themselves. An opening sentence that only approves, understands or announces
+("Ok test is passing, good.", "I understand this.") is left out of the title (`past_preamble`).
 
 An agent answering a request for advice ("what would be the best idea") or a plain question ("is
 a.py redundant to b.py?", "what do you mean existing pattern?") with "You're absolutely right"
-concedes nothing (`only_asks`).
+concedes nothing (`only_asks`); nor does one praising as an idea ("Good call.", "好思路") an
+answer to its own question or an addition ("还有一个…") that asks nothing back (`_welcomed`).
+A "No, …" answering the agent's own question is an answer, unless what follows says its work
+still fails or what should be and is not ("those values should line up, but they show a few
+cents difference": `answer_rule`).
 """
 
 from __future__ import annotations
