@@ -312,3 +312,12 @@ def test_a_connection_timing_out_is_the_networks_limit_not_the_agents() -> None:
 def test_a_correction_title_starts_at_the_point_not_at_the_approval_before_it(turn: str, title: str) -> None:
     edit = ToolCall("Edit", "/app/sync.ts", "/app/sync.ts")
     assert lesson_title(_friction("correction", edit, evidence=turn), 120) == title
+
+
+def test_a_failure_title_quotes_the_error_not_the_table_drawn_around_it() -> None:
+    run = ToolCall("Bash", "python run_crew.py", None)
+    evidence = ("+--------------------+--------------------[EventsBus] handler error: 'charmap' codec "
+                "can't encode character\n╭──────────╮\n│ Crew failed │\n╰──────────╯")
+    title = lesson_title(_friction("tool_error", run, evidence=evidence), 120)
+    assert title.startswith("`python run_crew.py` fails here: [EventsBus] handler error: 'charmap' codec")
+    assert "--" not in title and "─" not in title

@@ -575,10 +575,15 @@ _ERROR_PREFIX = re.compile(r"^\*\*\s*\([\w.]+\)\s*")
 _ERROR_TAIL = re.compile(r"(?:,\s*reason:|\s*\{\{).*$")
 
 
+# A table's or a box's rules a program draws around its output ("+-------+", "╭────╮"): no words.
+_RULE_RUN = re.compile(r"[-+=_|─━│┃┌┐└┘├┤┬┴┼╭╮╯╰═║╔╗╚╝]{3,}")
+
+
 def _error_head(evidence: str) -> str:
     """The error's statement: its lines without the bare "Exit code N" Claude Code puts first,
-    the first one's "** (RuntimeError)" prefix and an unreadable term after it."""
-    lines = [line.strip() for line in evidence.splitlines() if line.strip()]
+    the rules of a table or box drawn around it, the first one's "** (RuntimeError)" prefix and
+    an unreadable term after it."""
+    lines = [line for line in (_RULE_RUN.sub(" ", raw).strip() for raw in evidence.splitlines()) if line]
     rest = [line for line in lines if not re.fullmatch(r"(?:Error: )?Exit code \d+", line)]
     rest = rest or lines
     if rest:
