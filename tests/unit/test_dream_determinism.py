@@ -22,8 +22,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from dreamtui.dream.engines.base import CancelToken, DreamInput, ProposalReady
 from dreamtui.dream.engines.heuristic import HeuristicEngine
 from dreamtui.model import Memory
@@ -74,8 +72,6 @@ def proposals_json() -> str:
     return json.dumps(asyncio.run(collect()), sort_keys=True, indent=1, default=str)
 
 
-@pytest.mark.xfail(strict=True, reason="match.py sums weights in set order until the patch in "
-                   "/tmp/determinism/patch.diff (math.fsum) is applied")
 def test_a_dream_is_the_same_under_any_hash_seed() -> None:
     runs = [subprocess.Popen([sys.executable, "-m", "tests.unit.test_dream_determinism"], cwd=ROOT,
                              env={**os.environ, "PYTHONHASHSEED": seed}, stdout=subprocess.PIPE,

@@ -38,6 +38,7 @@ candidate rules per memory, so the work grows with the batch, not batch × rules
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -1237,7 +1238,6 @@ class KnownIndex:
         for slot, tools in query.facts.picks.items():
             if slot not in SUBJECT_SLOTS and not {stem(tool) for tool in tools}.isdisjoint(features.stems):
                 says = says | _role_stems(slot)
-        total = shared = 0.0
         # (a hedge, "when practical", "relevant", and a word naming nothing in particular,
         # "everything", need no rule either)
         words = (main or query.stems) - _GENERIC - _HEDGES - _INDEFINITE
@@ -1255,20 +1255,25 @@ class KnownIndex:
         # Where the memory says it holds, when the rule says no other place (_SCOPE_RE), and
         # the words narrowing what the rule says (_modifiers), are said in part.
         scope, narrowing = self.narrowing(said, rule)
+        # Summed by math.fsum, exactly rounded in any order: `words` is a set, whose order
+        # follows PYTHONHASHSEED (match.raw_overlap says why that matters).
+        totals: list[float] = []
+        shares: list[float] = []
         for s in words - (_KIND - says):
             weight = weights.of(query, s)
-            total += weight
-            shared += weight if s in says else KIN_SHARE * weight if s in kin \
-                else SCOPE_SHARE * weight if s in scope \
-                else HEADING_SHARE * weight if s in heading \
-                else MODIFIER_SHARE * weight if s in narrowing else 0.0
+            totals.append(weight)
+            shares.append(weight if s in says else KIN_SHARE * weight if s in kin
+                          else SCOPE_SHARE * weight if s in scope
+                          else HEADING_SHARE * weight if s in heading
+                          else MODIFIER_SHARE * weight if s in narrowing else 0.0)
         # A number weighs as much as the memory's average word: no document frequency tells
         # how rare "80" is (unseen, it would weigh as the rarest word there is).
-        number_weight = total / len(words) if words else 1.0
+        number_weight = math.fsum(totals) / len(words) if words else 1.0
         for number in said.numbers:
-            total += number_weight
-            shared += number_weight if number in numbers else 0.0
-        return shared / total if total else 0.0
+            totals.append(number_weight)
+            shares.append(number_weight if number in numbers else 0.0)
+        total = math.fsum(totals)
+        return math.fsum(shares) / total if total else 0.0
 
 
 # Roles a project fills with one tool (match.TOOL_SLOTS' names): a memory picking another one

@@ -1278,7 +1278,7 @@ class Weights:
             weights[s] *= QUOTED_WEIGHT
         for s in features.circumstances:
             weights[s] *= CIRCUMSTANCE_WEIGHT
-        found = self._vectors[id(features)] = (features, weights, sum(weights.values()))
+        found = self._vectors[id(features)] = (features, weights, math.fsum(weights.values()))
         return found
 
     def __call__(self, stem_: str) -> float:
@@ -1360,31 +1360,36 @@ def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True,
     _, va, wa = found if found is not None and found[0] is a else weights._vector(a)
     found = vectors.get(id(b))
     _, vb, wb = found if found is not None and found[0] is b else weights._vector(b)
-    ws = 0.0
+    # The terms are summed by math.fsum (exactly rounded, so in any order): the stems are sets,
+    # whose order follows PYTHONHASHSEED, and a float sum in that order differs in its last bits
+    # from one process to the next; ties between links, entries and thresholds then went one way
+    # or the other (one memory of the 500-memory benchmark dream changed entry with the seed).
     # A circumstance on either side counts as shared at its lower weight (see _circumstances).
     lower = _lower_shared(a, b) if a.circumstances or b.circumstances else _NO_WORDS
-    for s in shared:
-        x, y = va[s], vb[s]
-        ws += (x if x < y else y) if s in lower else (x if x > y else y)
+    terms = [(va[s] if va[s] < vb[s] else vb[s]) if s in lower else (va[s] if va[s] > vb[s] else vb[s])
+             for s in shared]
     alternatives = a.alternatives | b.alternatives if a.alternatives or b.alternatives else _NO_WORDS
-    for s in shared & alternatives if alternatives else ():
-        # An alternative both texts reject is a fact they share: at its full weight on each side.
-        full_a = va[s] / ALTERNATIVE_WEIGHT if s in a.alternatives else va[s]
-        full_b = vb[s] / ALTERNATIVE_WEIGHT if s in b.alternatives else vb[s]
-        ws += max(full_a, full_b) - max(va[s], vb[s])
-        wa += full_a - va[s]
-        wb += full_b - vb[s]
+    if alternatives and not shared.isdisjoint(alternatives):
+        more_a, more_b = [wa], [wb]
+        for s in shared & alternatives:
+            # An alternative both texts reject is a fact they share: at its full weight on each side.
+            full_a = va[s] / ALTERNATIVE_WEIGHT if s in a.alternatives else va[s]
+            full_b = vb[s] / ALTERNATIVE_WEIGHT if s in b.alternatives else vb[s]
+            terms.append(max(full_a, full_b) - max(va[s], vb[s]))
+            more_a.append(full_a - va[s])
+            more_b.append(full_b - vb[s])
+        wa, wb = math.fsum(more_a), math.fsum(more_b)
     # A kin counts as a shared stem of their mean weight, at KIN_SHARE: each side's total
     # already holds its own word.
     for x_, y_ in bridged:
-        ws += KIN_SHARE * (va[x_] + vb[y_]) / 2
+        terms.append(KIN_SHARE * (va[x_] + vb[y_]) / 2)
     if a.acronyms or b.acronyms:
         # An acronym one side spells out ("ESM" / "ES modules", "TDD" / "test-driven
         # development") is shared: at the mean of its weight and its words'.
         for short, long, vs, vl in ((a, b, va, vb), (b, a, vb, va)):
             for acronym, window in _spelled_out(short, long):
-                ws += (vs[acronym] + sum(vl.get(w, 0.0) for w in window)) / 2
-    return _mix(ws, wa, wb)
+                terms.append((vs[acronym] + math.fsum(vl.get(w, 0.0) for w in window)) / 2)
+    return _mix(math.fsum(terms), wa, wb)
 
 
 # Three letters at least: two spell too many word pairs ("PR" / "please review").
@@ -1488,9 +1493,10 @@ def _alone_weighted(stems_a: AbstractSet[str], strong_a: AbstractSet[str],
     va = {s: weight(s, strong_a, reduced_a) for s in stems_a}
     vb = {s: weight(s, strong_b, reduced_b) for s in stems_b}
     lower = reduced_a[3] | reduced_b[3]
-    ws = sum(min(va[s], vb[s]) if s in lower else max(va[s], vb[s]) for s in shared)
-    ws += sum(KIN_SHARE * (va[x] + vb[y]) / 2 for x, y in bridged)
-    return _mix(ws, sum(va.values()), sum(vb.values()))
+    # math.fsum: exactly rounded whatever the sets' order (raw_overlap says why).
+    ws = math.fsum(chain((min(va[s], vb[s]) if s in lower else max(va[s], vb[s]) for s in shared),
+                         (KIN_SHARE * (va[x] + vb[y]) / 2 for x, y in bridged)))
+    return _mix(ws, math.fsum(va.values()), math.fsum(vb.values()))
 
 
 def calibrated(raw: float) -> float:
