@@ -1015,6 +1015,7 @@ def test_the_agents_own_slips_and_a_diff_that_differs_are_no_lessons(
     ('call the regular role "user" not "regular"', "instead"),
     ("give me fucking file paths", "frustrated"),
     ("ur stupid", "frustrated"),
+    ("stupid windows paths again, use forward slashes", "frustrated"),  # what keeps failing
     ("u didnt actually fetch changes", "imperative"),
     ("ultrathink WHAT ARE YOU DOING stop REMOVING SO MANY FUNCTIONS", "imperative"),
     ("yep still same thing, i have the auth token in the env", "fails"),
@@ -1045,6 +1046,7 @@ def test_failure_reports_premises_and_preferences_are_corrections(text: str, rul
     "looks the same to me, ship it",
     "you just need to run make",
     "fuck yeah it works",  # pleased
+    "I'm leaning Rust for its type system. Definitely not Go, fuck that language.",  # not at the agent
     "why is the sky blue, explain the physics to me in detail please and with examples",
     "keep going until it stops failing again",
     "Make the following changes one at a time, and test each",  # a task, not how to talk

@@ -357,6 +357,11 @@ _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应
 # it went wrong, whatever the words; not when the work pleased ("fuck yeah, it works").
 _FRUSTRATED = re.compile(r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|ffs|wtf|stupid|dumb|retarded|idiot\w*|useless)\b")
 _PLEASED = re.compile(r"\b(?:works|worked|working|nice|great|perfect|awesome|thanks|thank you|love)\b")
+# Swearing at a technology or a vendor, not at the agent ("Definitely not Go, fuck that language").
+_SWORE_AT_OTHERS = re.compile(
+    r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|stupid|dumb|useless)\s+(?:that |this |the |those |these )?"
+    r"(?:language|languages|os|operating system|vendor|company|website|site|windows|microsoft|apple|"
+    r"google|oracle)\b")
 _ZH_SHORT = 200  # characters: past this a Chinese turn sets out a task, whatever it mentions
 # A way of working the person asks for: "one question at a time plz", "More concise please",
 # "just tell me what your findings are", "yes but I need actual syntax highlighting too".
@@ -808,7 +813,8 @@ def correction_rule(text: str) -> TurnRule | None:
         return "script"
     if _PREFER.match(head):
         return "prefer"
-    if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first):
+    if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first) and \
+            not (_SWORE_AT_OTHERS.search(first) and not _PERSISTS.search(first)):
         return "frustrated"
     if len(first.split()) <= 15 and _PREMISE.match(first):
         return "premise"
