@@ -1726,3 +1726,16 @@ def test_a_no_answering_the_agents_offer_is_a_correction_when_it_says_what_shoul
     log.says("Noted.")
     [memory] = _mined(workspace, projects, log)
     assert memory.metadata["rule"] == "no" and "should line up" in memory.content
+
+
+def test_the_same_words_typed_again_with_other_end_marks_are_one_correction(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f5f5f5f5-0000-4000-8000-000000000050")
+    log.typed("make the nodes draggable")
+    for n, turn in enumerate(("Nope, still cannot drag", "nope, still cannot drag.")):
+        log.result(log.calls("Edit", file_path="/app/Flow.tsx", old_string=f"a{n}", new_string=f"b{n}"), "ok")
+        log.says("Updated the handlers.")
+        log.typed(turn)
+    log.says("Let me look again.")
+    [memory] = _mined(workspace, projects, log)
+    assert memory.metadata["occurrences"] == 2

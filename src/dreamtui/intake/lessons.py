@@ -197,9 +197,13 @@ def _tool_denied(friction: Friction) -> str | None:
     return denied.group(1) if denied else None
 
 
+_END_MARKS = ".!?…。！？ "
+
+
 def _normalise(text: str) -> str:
-    """What makes two evidences 'the same friction': case, spacing and numbers do not count."""
-    return _DIGITS.sub("#", _SPACES.sub(" ", text.lower())).strip()[:300]
+    """What makes two evidences 'the same friction': case, spacing, numbers and the marks that
+    end it ("Nope, still cannot drag" typed again with a full stop) do not count."""
+    return _DIGITS.sub("#", _SPACES.sub(" ", text.lower())).strip()[:300].rstrip(_END_MARKS)
 
 
 def _part(friction: Friction, name: str) -> str:
