@@ -9,8 +9,8 @@ Wall and CPU time are both reported: on a shared machine the first includes wait
 `--dump DIR` also writes each dream's changeset (proposals, refusals, the bundle; no timings) to
 DIR/dream-<pending>.json. The workspaces and the dreams' ids are the same on every run, so a change
 meant to leave the dream's output alone is checked by dumping with the code before and after it,
-under one PYTHONHASHSEED (string hashing orders sets: a rare tie in the engine follows it, as in
-the 500-memory `--quick` dream of 2026-12-01's code):
+under one PYTHONHASHSEED (the dream itself no longer depends on it, see
+tests/unit/test_dream_determinism.py, but code older than that did, on rare ties):
 
     PYTHONHASHSEED=0 PYTHONPATH=<old checkout>/src python benchmarks/bench_dream.py --dump /tmp/before
     PYTHONHASHSEED=0 PYTHONPATH=src python benchmarks/bench_dream.py --dump /tmp/after
