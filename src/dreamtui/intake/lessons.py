@@ -7,14 +7,17 @@ to a person reviewing it is written once, here:
 
 - A memory is a lesson: its title and first line say what to do or avoid, in the person's own
   words when they gave a reason or a correction ("use pnpm, not npm (rejected: run `npm
-  install`)"), else what failed and how to avoid it. The quote follows: what the agent had just
-  done and said, the person's words, the error lines.
+  install`)"), else what failed and how to avoid it. A call refused with no word says so ("Refused
+  without a reason, ask first: run `yarn build`"): no rule in words the person never said. The
+  quote follows: what the agent had just done and said, the person's words, the error lines.
 - The provenance — session, record uuids, timestamps, log file, cwd — goes into metadata, where
   the TUI shows it and the dream groups by it; none of it is in the title or the first line.
 - Terminal colour codes never reach a memory: every quoted text is stripped of ANSI escapes.
 - One memory per distinct friction: the idempotency key is `<prefix>:<scope>:<kind>:<hash of
   what makes it the same friction>`, repeats in a session are one memory with
-  `metadata.occurrences`, and a later import raises the count of a memory still pending.
+  `metadata.occurrences` (a tool error, a tool denied whole, a hook's message and a call refused
+  without a word: in any session of the import), and a later import raises the count of a
+  memory still pending.
 """
 
 from __future__ import annotations
