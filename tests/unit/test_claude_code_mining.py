@@ -1739,3 +1739,19 @@ def test_the_same_words_typed_again_with_other_end_marks_are_one_correction(
     log.says("Let me look again.")
     [memory] = _mined(workspace, projects, log)
     assert memory.metadata["occurrences"] == 2
+
+
+def test_a_call_refused_to_ask_a_question_says_to_answer_first_not_never_to_call_it(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("f6f6f6f6-0000-4000-8000-000000000060")
+    log.typed("tune the swap settings")
+    log.refused(log.calls("Edit", file_path="/etc/nixos/swap.nix", old_string="a", new_string="b")).marker()
+    log.typed("Explain what swap priority is?")
+    log.says("Swap priority decides which device is used first.")
+    log.refused(log.calls("Bash", command="sudo swapoff -a")).marker()
+    log.typed("no, the laptop has only one swap file")
+    log.says("Understood.")
+    asked, refused = _mined(workspace, projects, log)
+    assert asked.content.startswith("Before you edit `/etc/nixos/swap.nix`, answer the person: they "
+                                    "rejected it at the permission prompt and asked “Explain what swap")
+    assert refused.content.startswith("Do not run `sudo swapoff -a`: the person rejected it")

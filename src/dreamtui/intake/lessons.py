@@ -38,6 +38,7 @@ from dreamtui.intake.corrections import (
     HEADING_MARKS,
     correction_rule,
     just_continues,
+    only_asks,
     past_preamble,
     pasted_log,
     spoken,
@@ -613,6 +614,9 @@ def _first_line(friction: Friction) -> str:
     if kind == "plan_rejection":
         return (f"Revise the plan before going on: the person rejected it and said {said}."
                 if said else "Do not carry out this plan: the person rejected it (no reason given).")
+    if kind == "rejection" and said and _asked_instead(friction.reason or ""):
+        return (f"Before you {doing}, answer the person: they rejected it at the permission prompt "
+                f"and asked {said}.")
     if kind == "rejection":
         return (f"Do not {doing}: the person rejected it at the permission prompt and said {said}."
                 if said else f"The person refused to let the agent {doing} at the permission prompt "
@@ -637,6 +641,18 @@ def _first_line(friction: Friction) -> str:
         return (f"{fact}: {_short(friction)} failed with “{_error_head(friction.evidence)}”"
                 f"{because}; do not count on it.")
     return f"Avoid {_short(friction)} as done here: it fails with “{_error_head(friction.evidence)}”{because}."
+
+
+# Asked to explain rather than a reason: "Explain what swap priority is?", "How to pause this test".
+_EXPLAIN = re.compile(r"^(?:explain|how (?:to|do|does|can|would)|what (?:is|are|does|do)|tell me (?:what|how|why))\b",
+                      re.IGNORECASE)
+
+
+def _asked_instead(reason: str) -> bool:
+    """Did the person refuse the call to ask a question ("Should we reuse BudgetSyncType?", "刚刚…
+    吗？") rather than say what was wrong with it? Then the lesson is to answer first, not never to."""
+    first = person_words(reason).split("\n", 1)[0].strip()
+    return only_asks(first) or _EXPLAIN.match(first) is not None or first.endswith("？")
 
 
 def _to_whom(friction: Friction) -> str:
