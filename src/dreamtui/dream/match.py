@@ -727,13 +727,11 @@ class Features:
         """Its words' initials in order (a short acronym's every letter, a stop word a gap),
         the word each letter is of, and the words: where an acronym is spelled out."""
         words = normalise(self.text).split()
-        letters: list[str] = []
-        owner: list[int] = []
-        for number, word in enumerate(words):
-            given = word if word in _SHORT_ACRONYMS else word[0] if _content(word) else " "
-            letters.append(given)
-            owner.extend([number] * len(given))
-        return "".join(letters), owner, words
+        letters = [word if word in _SHORT_ACRONYMS else word[0] if _content(word) else " " for word in words]
+        # A letter per word but a short acronym's two: the owners are the word numbers then.
+        if len(letters) == len(given := "".join(letters)):
+            return given, list(range(len(words))), words
+        return given, [number for number, letter in enumerate(letters) for _ in letter], words
 
     @cached_property
     def linking_kin(self) -> dict[int, frozenset[str]]:
@@ -1387,7 +1385,7 @@ def raw_overlap(a: Features, b: Features, weights: Weights, *, kin: bool = True,
         # An acronym one side spells out ("ESM" / "ES modules", "TDD" / "test-driven
         # development") is shared: at the mean of its weight and its words'.
         for short, long, vs, vl in ((a, b, va, vb), (b, a, vb, va)):
-            for acronym, window in _spelled_out(short, long):
+            for acronym, window in _spelled_out(short, long) if short.acronyms else ():
                 terms.append((vs[acronym] + math.fsum(vl.get(w, 0.0) for w in window)) / 2)
     return _mix(math.fsum(terms), wa, wb)
 
