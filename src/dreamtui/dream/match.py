@@ -1917,7 +1917,15 @@ class MatchIndex(Generic[T]):
         for negative, i in scored:
             if -negative < min(threshold, SUBJECT_SIMILARITY):
                 break
-            verdict = Verdict(round(-negative, 3), conflicts(query, self.features[i]), threshold)
+            # Once a correction is found, a later candidate matters only as a restatement: it
+            # has a conflict or none, and the first one found says which.
+            if correction is None:
+                found = conflicts(query, self.features[i])
+            elif conflicting(query, self.features[i]):
+                continue
+            else:
+                found = ()
+            verdict = Verdict(round(-negative, 3), found, threshold)
             if verdict.same_lesson:
                 return Match(self.items[i], verdict)
             if verdict.correction and correction is None:
