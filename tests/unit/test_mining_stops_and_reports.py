@@ -23,6 +23,7 @@ from dreamtui.intake.corrections import (
     redirects,
     reports_after_done,
     sent_again,
+    sent_changed,
 )
 from dreamtui.intake.lessons import (
     Friction,
@@ -160,6 +161,38 @@ def _stopped_then(then: str, before: str = "Add a CSV export to the orders page 
 def test_an_esc_followed_by_the_same_request_or_a_model_switch_is_no_lesson(
         workspace: Workspace, projects: Path, then: str) -> None:
     assert _mined(workspace, projects, _stopped_then(then)) == []
+
+
+@pytest.mark.parametrize("then", [
+    # a constraint added
+    "Add a CSV export to the orders page with the date range filter, only for admins, streamed",
+    # another file
+    "Add a CSV export to the invoices page with the date range filter",
+    # a changed detail, in Chinese: the same request naming another project's doc
+    "先根据最新要求更新/home/u/vibelife/docs/config.md",
+])
+def test_an_esc_followed_by_the_request_sent_again_with_a_change_is_kept(
+        workspace: Workspace, projects: Path, then: str) -> None:
+    before = ("先根据最新要求更新/home/u/mentis/docs/config.md" if then.startswith("先")
+              else "Add a CSV export to the orders page with the date range filter")
+    mined = _mined(workspace, projects, _stopped_then(then, before))
+    assert _kinds(mined) == ["interruption"]
+    assert then[-12:] in mined[0].content
+
+
+def test_a_request_sent_again_is_it_only_without_content_of_its_own() -> None:
+    before = "Add a CSV export to the orders page with the date range filter"
+    assert sent_again("Add a CSV export to the orders page with the date range filter please", before)
+    assert sent_again("add a csv export to teh orders page with the date range filter", before)
+    assert not sent_again(before + ", only for admins", before)
+    assert sent_changed(before + ", only for admins", before)
+    assert not sent_again("Add a CSV export to the orders page with the date range filter for 2024", before)
+    assert not sent_again("refactor src/export/csv_v1.py to use the writer",
+                          "refactor src/export/csv_v2.py to use the writer")
+    # another file made of the earlier turn's parts is named anew
+    assert sent_changed("update shop/docs/config.md first",
+                        "update web/docs/archive/config.md and shop/docs/plan.md first")
+    assert not sent_changed("Deploy the staging stack tonight", before)  # another request: judged on its words
 
 
 def test_a_request_after_an_esc_in_french_redirects_nothing() -> None:
@@ -325,6 +358,12 @@ def test_plain_requests_and_praise_in_other_languages_are_not(text: str) -> None
     ("Make the new symlink in ~/code/shop/", False),
     ("we have no Redis in production, use the in-process cache", True),  # a limit of the project
     ("the tests use sqlite, never postgres", True),
+    ("输出这个文档", False),  # "write out this document": the next step, in Chinese
+    ("中文交互，用中文来问我", True),  # a lasting preference typed as "Other": ask me in Chinese
+    ("ask me in English from now on", True),
+    ("we don't have a staging server", True),
+    ("pnpm, like the rest of the monorepo", False),
+    ("use pnpm for every package", True),
 ])
 def test_a_question_answered_with_the_next_step_only_is_no_lesson(
         workspace: Workspace, projects: Path, answer: str, kept: bool) -> None:

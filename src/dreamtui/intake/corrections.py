@@ -690,24 +690,112 @@ _WRAPPED = 0.8  # share of the earlier turn's words a template sending it again 
 
 def sent_again(turn: str, before: str) -> bool:
     """Is the turn typed after a stop the request the stop cut short, sent again? No correction
-    rule reads its opening, and its first eight words repeat the earlier turn's, most of its
-    words were in it (a word changed, a typo fixed), or it holds nearly all of the earlier
-    turn's words after other text (a slash command's template around the same request). One
-    that adds words of its own after the request ("fix the parser" → "fix the parser, but do not
-    touch the public API") says something new, and is judged on it."""
+    rule reads its opening, and it adds no content of its own (`_adds_content`: no new content
+    word, identifier, path or number; a typo fixed is none) while its first eight words repeat the
+    earlier turn's or most of its words were in it; or it holds nearly all of the earlier turn's
+    words inside a slash command's template (a heading, a code fence, `<command-…>`). One that
+    adds a constraint ("fix the parser" → "fix the parser, but do not touch the public API"),
+    names another file or changes a detail says something new, and is judged on it."""
     now, then = _TOKENS.findall(turn.lower()[:4000]), _TOKENS.findall(before.lower()[:2000])
     if len(then) < 3 or len(now) < 3:
         return False  # "ok" → "ok, but seed the staging db": a word or two is no request repeated
     if correction_rule(turn) is not None:
         return False  # "not that ⎿ Error: …" quoting what the earlier turn quoted: it corrects
-    if len(now) >= 8 and now[:8] == then[:8]:
-        return True
     words, earlier = set(now), set(then)
     shared = len(words & earlier)
-    # both ways: "we have the DEBUGGER agent" shares four words with a long turn it is not
-    if shared >= _SENT_AGAIN * len(words) and shared >= _HALF * len(earlier):
+    if now[:3] != then[:3] and shared >= _WRAPPED * len(earlier) and _TEMPLATE.search(turn) is not None:
         return True
-    return now[:3] != then[:3] and len(words & earlier) >= _WRAPPED * len(earlier)
+    if _adds_content(turn[:4000], before[:2000]):
+        return False
+    if len(now) >= 8 and now[:8] == then[:8]:
+        return True
+    # both ways: "we have the DEBUGGER agent" shares four words with a long turn it is not
+    return shared >= _SENT_AGAIN * len(words) and shared >= _HALF * len(earlier)
+
+
+def sent_changed(turn: str, before: str) -> bool:
+    """Is the turn typed after a stop the request the stop cut short, sent again with a change of
+    its own (a constraint added, another file named, a detail changed: `_adds_content`)? Its first
+    eight words repeat the earlier turn's, or it holds at least half of that turn's words. The
+    change is what the person wanted otherwise, so the stop is kept with the turn as its reason."""
+    now, then = _TOKENS.findall(turn.lower()[:4000]), _TOKENS.findall(before.lower()[:2000])
+    if len(then) < 3 or len(now) < 3 or sent_again(turn, before):
+        return False
+    shared = len(set(now) & set(then))
+    repeats = (len(now) >= 8 and now[:8] == then[:8]) or (shared >= 3 and shared >= _HALF * len(set(then)))
+    return repeats and _adds_content(turn[:4000], before[:2000])
+
+
+# A slash command's template around the request it sends: a Markdown heading, a code fence,
+# Claude Code's command tags or the argument placeholder.
+_TEMPLATE = re.compile(r"(?m)^\s{0,3}#{1,6} \S|^\s*```|<command-(?:name|message|args)>|\$ARGUMENTS")
+# Words and characters that carry no content of their own when a re-sent request adds them
+# ("please", "again", "now", "了"): what is left is a constraint, a file, a detail.
+_TRIVIAL = frozenset(
+    "a an the and or but so to of in on at for with by from as is are be it this that these those "
+    "i you we me my your our us please pls plz can could would will just now again still also then "
+    "ok okay yes yeah go ahead continue do did does it's its let let's lets try retry one more time "
+    "sorry oops hey hi thanks thank here there what how".split()) | frozenset("的了吧呢啊呀嘛吗请再次一下下")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NEGATING = frozenset("不别没勿非无")
+
+
+_NAMED_PATH = re.compile(r"[A-Za-z0-9_.~-]*(?:/[A-Za-z0-9_.~-]+)+|[A-Za-z0-9_-]+\.[A-Za-z]{1,5}\b")
+
+
+def _content_tokens(text: str) -> set[str]:
+    """The words of a text, lower-cased, each CJK character a word of its own, and each path or
+    file name whole: another file made of the earlier one's parts ("vibelife/docs/config.md"
+    after "mentis/docs/config.md and vibelife-plan.md") is named anew."""
+    out: set[str] = {path.lower().rstrip(".") for path in _NAMED_PATH.findall(text)}
+    for token in _TOKENS.findall(text.lower()):
+        if _CJK_CHAR.search(token) is None:
+            out.add(token)
+            continue
+        out.update(ch for ch in _CJK_CHAR.findall(token))
+        out.update(t for t in re.split(_CJK_CHAR, token) if t)  # "vibe日记" → "vibe" too
+    return out
+
+
+def _typo_of(token: str, earlier: set[str]) -> bool:
+    """Is the token an earlier word mistyped, or fixed ("GDP" → "GBP", "teh" → "the")? Letters
+    only: a changed digit ("file1" → "file2") is a changed detail."""
+    if len(token) < 3 or not token.isalpha():
+        return False
+    most = 1 if len(token) < 8 else 2
+    return any(_within(token, word, most) or _swapped(token, word) for word in earlier
+               if word.isalpha() and abs(len(word) - len(token)) <= most and len(word) >= 3)
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Two neighbouring letters swapped ("teh" → "the")?"""
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y]
+    return len(a) == len(b) and len(diff) == 2 and diff[1] == diff[0] + 1 and \
+        a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
+def _within(a: str, b: str, most: int) -> bool:
+    """Are a and b at most `most` edits apart (Levenshtein, cut short once past it)?"""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        if min(row) > most:
+            return False
+    return row[-1] <= most
+
+
+def _adds_content(turn: str, before: str) -> bool:
+    """Does the turn hold content the earlier one did not: a word (not `_TRIVIAL`, not a typo
+    fixed), an identifier, a path's part, a number, a CJK character (one alone, not negating, may
+    be a typo fixed)?"""
+    earlier = _content_tokens(before)
+    new = [t for t in _content_tokens(turn) - earlier if t not in _TRIVIAL]
+    cjk = [t for t in new if _CJK_CHAR.fullmatch(t)]
+    if len(cjk) > 1 or any(t in _NEGATING for t in cjk):
+        return True
+    return any(not _typo_of(t, earlier) for t in new if not _CJK_CHAR.fullmatch(t))
 
 
 def accidental(text: str) -> bool:

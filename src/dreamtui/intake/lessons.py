@@ -839,13 +839,22 @@ def worth_storing(frictions: Sequence[Friction]) -> list[Friction]:
 # of the project ("we have no Redis in production", "the tests use sqlite, never postgres").
 _CONSTRAINT = re.compile(r"\b(?:no|not|never|always|only|don'?t|do not|doesn'?t|isn'?t|aren'?t|can'?t|cannot|"
                          r"won'?t|shouldn'?t|must|instead|rather|we (?:have|use|keep|run|deploy)|ne|n'|pas|jamais|"
-                         r"toujours|seulement|nunca|siempre|nicht|kein\w*|nie)\b|[不别没]", re.IGNORECASE)
+                         r"toujours|seulement|nunca|siempre|nicht|kein\w*|nie)\b|[不别没]"
+                         # a way the person wants things ("use pnpm", "ask me in Chinese", "prefer …",
+                         # "用中文来问我", "中文交互", "请始终…", "日本語で")
+                         r"|\b(?:use|using|prefer\w*|ask me|answer me|talk to me|"
+                         r"(?:in|en) (?:english|chinese|french|german|spanish|japanese|korean|russian|"
+                         r"portuguese|italian|anglais|français|chinois|español|inglés)|utilise\w*|usa|use[mn]?|"
+                         r"benutze\w*|verwende\w*|préfère\w*|prefiero)\b"
+                         r"|用(?!户)|中文|英文|汉语|交互|总是|始终|一直|必须|只能|仅|优先|务必|日本語で|常に|必ず|使って|"
+                         r"항상|사용|으로 (?:질문|대답)", re.IGNORECASE)
 
 
 def _only_answers(friction: Friction) -> bool:
     """A question of the agent's the person answered with the next step only ("What would you
     like to install?" → "git submodule add …", "Make the new symlink in ~/code/"): asking was
-    right, and the answer is no rule. An answer stating a limit or a way of the project, asking
+    right, and the answer is no rule. An answer stating a limit or a way of the project, a way
+    the person wants things done ("use pnpm", "中文交互，用中文来问我": ask me in Chinese), asking
     back ("Which database: do we need Postgres at all?") or correcting the agent is one."""
     reason = friction.reason or ""
     return friction.kind == "clarification" and bool(reason.strip()) and "?" not in reason and \

@@ -19,7 +19,9 @@ Order matters four times:
   whose reason is not the person's lesson (`corrections.disowned`: relayed from another agent,
   their own slip; `corrections.accidental`: "I didn't mean to interrupt you, continue", "je
   voulais dire oui"), and an Esc followed by the request it cut short sent again
-  (`corrections.sent_again`: the same words, a typo fixed, a slash command's template around it).
+  (`corrections.sent_again`: the same words, a typo fixed, a slash command's template around it);
+  sent again with a change of its own (`corrections.sent_changed`: a constraint added, another
+  file, a detail changed) it is kept, the turn its reason, whatever its words.
   A refusal with no word of why ("continue", or nothing) whose call the agent then runs as it
   was, and it succeeds, was only "not now": no lesson.
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
@@ -358,11 +360,15 @@ class Detector:
         if corrections.accidental(reason):
             return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
         if stop.kind == "interruption" and prompt is not None and corrections.sent_again(reason, prompt):
-            return  # the same request sent again (amended, or through a slash command): no lesson
+            return  # the same request sent again (a typo fixed, or through a slash command): no lesson
         # "Retry", a question, one more feature, a new request: not a lesson. Stopping a plan
         # about to be carried out is itself a redirect: what the person types next replaces it.
         stopped_plan = any(c.name == "ExitPlanMode" for c in stop.calls)
-        if stop.kind == "interruption" and not stopped_plan and not corrections.redirects(stop.reason):
+        # The request sent again with a change (a constraint added, another file): the change is
+        # what the person wanted otherwise, a redirect in any words.
+        changed = stop.kind == "interruption" and prompt is not None and corrections.sent_changed(reason, prompt)
+        if stop.kind == "interruption" and not stopped_plan and not changed and \
+                not corrections.redirects(stop.reason):
             return
         if corrections.disowned(reason):
             return  # relayed from another agent, or the person's own slip: not the agent's lesson
