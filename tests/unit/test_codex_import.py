@@ -1067,3 +1067,52 @@ def test_a_sessions_first_turn_saying_earlier_work_is_still_wrong_is_a_correctio
     assert [(f.kind, f.action) for f in first] == [("correction", None)]
     assert first[0].evidence.startswith("The export isn't right still.")
     assert other == []  # a bug reported in a fresh session is a task
+
+
+@pytest.mark.parametrize("framed_first", [False, True])
+def test_a_notice_the_shell_prints_on_every_call_is_not_what_failed(
+        workspace: Workspace, tmp_path: Path, framed_first: bool) -> None:
+    # A sandboxed login shell whose profile runs a command it may not ("…/shellenv.sh: line 18:
+    # /bin/ps: Operation not permitted") prints it before every call's output, the successful
+    # ones of any program. A search that then finds nothing, or a miss while exploring, is no fact of the
+    # machine; a real missing tool after the same notice still is. Both orders Codex writes a
+    # call's records in (the framed output first is read off the raw line, undecoded).
+    sessions = tmp_path / "sessions"
+    notice = "/opt/brew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted"
+    (Rollout().typed("Find where the config is loaded")
+     .shell("ls", f"{notice}\nREADME.md\nsrc\n", framed_first=framed_first)
+     .shell("cat README.md", f"{notice}\n# App\n", framed_first=framed_first)
+     .shell("rg -n load_config src", f"{notice}\n", 1)
+     .shell("rg -n load_settings src", f"{notice}\n", 1)
+     .shell("cat docs/config.md", f"{notice}\ncat: docs/config.md: No such file or directory\n", 1)
+     .shell("pnpm test", f"{notice}\nbash: line 1: pnpm: command not found\n", 127)
+     .says("Done.")).write(sessions)
+    _import(workspace, sessions)
+    assert [memory.title for memory in _stored(workspace)] == ["`pnpm` is not installed here"]
+
+
+def test_without_a_success_printing_it_the_same_failure_is_still_kept(
+        workspace: Workspace, tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    denied = "bash: /work/out.log: Operation not permitted"
+    (Rollout().typed("Write the log")
+     .shell("ls", "README.md\nsrc\n")
+     .shell("echo hi > /work/out.log", f"{denied}\n", 1)
+     .says("Done.")).write(sessions)
+    _import(workspace, sessions)
+    assert len(_stored(workspace)) == 1
+
+
+def test_an_error_one_program_printed_and_got_past_is_still_a_fact(workspace: Workspace,
+                                                                    tmp_path: Path) -> None:
+    # `uv run ruff check .; gh pr create` succeeds after uv's "Failed to spawn: `ruff`": one
+    # program's success does not make the line a notice of the shell's.
+    sessions = tmp_path / "sessions"
+    spawn = "error: Failed to spawn: `ruff`\n  Caused by: No such file or directory (os error 2)"
+    (Rollout().typed("Lint and open the PR")
+     .shell("uv run ruff check . ; gh pr create", f"{spawn}\nhttps://example.test/pr/1\n")
+     .shell("uv run ruff check .", f"{spawn}\n", 2)
+     .shell("uv run ruff check src", f"{spawn}\n", 2)
+     .says("ruff is missing.")).write(sessions)
+    _import(workspace, sessions)
+    assert [memory.title for memory in _stored(workspace)] == ["`ruff` is not installed here"]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dreamtui.intake.codex import reader as reader_module
-from dreamtui.intake.codex.reader import Event, RolloutReader
+from dreamtui.intake.codex.reader import Event, Result, RolloutReader
 
 
 def _line(record: dict[str, Any]) -> bytes:
@@ -200,3 +200,21 @@ def test_a_rollout_without_a_cwd_is_counted_each_import_but_its_head_read_once(
     assert (first.no_cwd, first.read, again.no_cwd, again.read) == (1, 1, 1, 0)
     assert sorted(heads) == ["rollout-2026-08-03T10-00-00-019f-nocwd.jsonl",
                              "rollout-2026-08-03T11-00-00-019f-app.jsonl"]
+
+
+@pytest.mark.parametrize("body", [
+    "/opt/brew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted\nREADME.md\nsrc\n",
+    "C:\\new\\notes.txt\nC:\\nested\\n.txt\nsecond line\n",  # a backslash before an n: no line break
+    "说明：" * 80 + "\n第二行\n",  # 3 bytes a character in UTF-8, 6 as a \uXXXX escape
+    "\x1b[31merror\x1b[0m: colour\nplain\n",
+    "one line, no break at its end",
+])
+def test_a_successs_first_lines_read_off_the_raw_line_are_the_decoded_ones(
+        body: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [_meta(), _call("c1", "ls"), _output("c1", f"Exit code: 0\nWall time: 0.1 seconds\nOutput:\n{body}"),
+             _call("c2", "ls"), _output("c2", f"Exit code: 0\nOutput:\n{body * 20}")]
+    expected = _decoded_all(lines)
+    _Decodes(monkeypatch)
+    assert _read(lines) == expected
+    first = next(event for event in expected if isinstance(event, Result))
+    assert body.splitlines()[0][-12:] in first.head or "\x1b" in body or "\n" not in body

@@ -56,6 +56,8 @@ from dreamtui.intake.fastsearch import matcher, screen
 from dreamtui.vocabulary import clip
 
 QUOTE_CHARS = 600
+# How many first lines of a successful call's output may be the shell's start-up notices.
+_NOTICE_LINES = 3
 
 _REJECTED = ("exec command rejected by user", "patch rejected by user",
              "user rejected mcp tool call")
@@ -294,6 +296,13 @@ class Detector:
         self._prompt_correction: int | None = None  # … and the correction it became (its index)
         self._acted_before_prompt = False  # the agent had acted before that turn
         self.instructions: list[Instruction] = []
+        # Error lines that calls of two different programs printed first and still succeeded:
+        # the shell's start-up saying them before every call's output (a sandboxed login shell's
+        # profile: "…/shellenv.sh: line 18: /bin/ps: Operation not permitted"). The same line in
+        # a failed call is not what failed. One program's success is not enough: `uv run ruff
+        # check; gh pr create` succeeds after "error: Failed to spawn: `ruff`", a real fact.
+        self._printed_by: dict[str, str] = {}  # such a line: the first program seen printing it
+        self._notices: set[str] = set()
 
     def feed(self, event: Event) -> None:
         if isinstance(event, Meta):
@@ -332,6 +341,11 @@ class Detector:
         self._settled.add(result.call_id)
         call = self._calls.get(result.call_id)
         result = _bounded(result)
+        if result.head:
+            self._note_notices(result.head, call.action.split(maxsplit=1)[0] if call and call.action else "")
+        elif self._notices and not result.ok:
+            result = replace(result, text="\n".join(line for line in result.text.splitlines()
+                                                    if line.strip() not in self._notices))
         kind = classify(result)
         key = call.action if call else result.call_id
         if kind == "tool_error" and (lessons.routine_error(_unframed(result.text))
@@ -367,6 +381,18 @@ class Detector:
         else:
             self.frictions.append(self._friction(kind, call, evidence, result.timestamp,
                                                  event=result.call_id))
+
+    def _note_notices(self, head: str, program: str) -> None:
+        """Read the error lines among the first lines a successful call of `program` printed
+        (`_notices`); its output further down may quote errors it dealt with."""
+        for line in _unframed(head).splitlines()[:_NOTICE_LINES]:
+            line = line.strip()
+            if not line or line in self._notices or not (
+                    lessons.environment_fact(line) or lessons.states_error(line)):
+                continue
+            first = self._printed_by.setdefault(line, program)
+            if first != program:
+                self._notices.add(line)
 
     def _interruption(self, call: Call | None, timestamp: str | None, evidence: str) -> None:
         if not self._interrupted:

@@ -18,6 +18,7 @@ first are one turn, the second are not the person's.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -131,6 +132,9 @@ class Result:
     timestamp: str | None
     declined: bool = False  # Codex's own verdict that the call never ran (`status: declined`)
     exit_code: int | None = None
+    # A success's first lines (`success_head`): all the detector reads of it, for notices the
+    # shell prints before every call's output.
+    head: str = ""
 
 
 @dataclass(frozen=True)
@@ -217,6 +221,7 @@ def _output_result(item: dict[str, Any], timestamp: str | None) -> Result | None
     output = item.get("output")
     text = _text(output)
     exit_code: int | None = None
+    parsed: dict[str, Any] | None = None
     if isinstance(output, str) and output.startswith("{"):
         parsed = _arguments(output)  # older Codex: {"output": "...", "metadata": {"exit_code": 1}}
         if parsed:
@@ -234,7 +239,34 @@ def _output_result(item: dict[str, Any], timestamp: str | None) -> Result | None
     success = output.get("success") if isinstance(output, dict) else None
     ok = exit_code == 0 if exit_code is not None else success is not False and not _patch_failed(text)
     # A success's output is never quoted: not cleaning it keeps big outputs cheap.
-    return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, exit_code=exit_code)
+    return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, exit_code=exit_code,
+                  head=success_head(text) if ok and not parsed and isinstance(output, str) else "")
+
+
+_HEAD_CHARS = 300
+
+
+def success_head(text: str) -> str:
+    """The whole lines within the first 300 characters of a success's output, cleaned."""
+    cut = text.rfind("\n", 0, _HEAD_CHARS)
+    return strip_ansi(text[:cut]) if cut > 0 else ""
+
+
+def _raw_head(line: bytes, start: int) -> str:
+    """`success_head` of the JSON string starting at `start` of a raw line, decoded from
+    its first bytes only."""
+    chunk = line[start:start + 6 * _HEAD_CHARS]  # 300 characters even if each is a \\uXXXX
+    cut = chunk.rfind(b"\\n")
+    while cut > 0 and (cut - len(chunk[:cut].rstrip(b"\\"))) % 2:
+        cut = chunk.rfind(b"\\n", 0, cut)  # an escaped backslash and a letter n, no line break
+    if cut <= 0:
+        return ""
+    try:
+        # The stdlib on a few hundred bytes: not the record's decode, which a success skips.
+        text = json.loads(b'"' + chunk[:cut] + b'"')
+    except ValueError:
+        return ""
+    return success_head(f"{text}\n") if isinstance(text, str) else ""
 
 
 def _plain_success(line: bytes, start: int) -> str | None:
@@ -276,7 +308,8 @@ def _event_result(kind: str, event: dict[str, Any], timestamp: str | None) -> Re
         declined = event.get("status") == "declined"
         ok = code == 0 and not declined
         return Result(call_id, ok, "" if ok else strip_ansi(text), timestamp, declined,
-                      code if isinstance(code, int) else None)
+                      code if isinstance(code, int) else None,
+                      head=success_head(_text(event.get("aggregated_output")) or text) if ok else "")
     if kind == "patch_apply_end":
         declined = event.get("status") == "declined"
         ok = event.get("success") is not False and not declined
@@ -363,8 +396,9 @@ class RolloutReader:
                     success = _plain_success(line, head.end())
                     if success is not None:
                         stamp = head.group(1)
+                        output = _OUTPUT_START.match(line, head.end())
                         yield Result(success, True, "", stamp.decode() if stamp else None,
-                                     exit_code=0)
+                                     exit_code=0, head=_raw_head(line, output.end()) if output else "")
                         continue
             try:
                 record = decode.loads(line)
