@@ -296,12 +296,12 @@ class Detector:
         self._prompt_correction: int | None = None  # … and the correction it became (its index)
         self._acted_before_prompt = False  # the agent had acted before that turn
         self.instructions: list[Instruction] = []
-        # Error lines that calls of two different programs printed first and still succeeded:
+        # Lines that calls of two different programs printed first and still succeeded:
         # the shell's start-up saying them before every call's output (a sandboxed login shell's
         # profile: "…/shellenv.sh: line 18: /bin/ps: Operation not permitted"). The same line in
         # a failed call is not what failed. One program's success is not enough: `uv run ruff
         # check; gh pr create` succeeds after "error: Failed to spawn: `ruff`", a real fact.
-        self._printed_by: dict[str, str] = {}  # such a line: the first program seen printing it
+        self._printed_by: dict[str, str] = {}  # a success's first line: the first program printing it
         self._notices: set[str] = set()
 
     def feed(self, event: Event) -> None:
@@ -383,15 +383,14 @@ class Detector:
                                                  event=result.call_id))
 
     def _note_notices(self, head: str, program: str) -> None:
-        """Read the error lines among the first lines a successful call of `program` printed
-        (`_notices`); its output further down may quote errors it dealt with."""
+        """Read the first lines a successful call of `program` printed (`_notices`); its
+        output further down may quote errors it dealt with."""
+        # No error rule is run here (successes are most calls): a line two programs print
+        # first, error or banner, is the shell's, and never what a failed call failed at.
         for line in _unframed(head).splitlines()[:_NOTICE_LINES]:
             line = line.strip()
-            if not line or line in self._notices or not (
-                    lessons.environment_fact(line) or lessons.states_error(line)):
-                continue
-            first = self._printed_by.setdefault(line, program)
-            if first != program:
+            if line and line not in self._notices and \
+                    self._printed_by.setdefault(line, program) != program:
                 self._notices.add(line)
 
     def _interruption(self, call: Call | None, timestamp: str | None, evidence: str) -> None:

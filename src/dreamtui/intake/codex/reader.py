@@ -254,17 +254,21 @@ def success_head(text: str) -> str:
 
 def _raw_head(line: bytes, start: int) -> str:
     """`success_head` of the JSON string starting at `start` of a raw line, decoded from
-    its first bytes only."""
-    chunk = line[start:start + 6 * _HEAD_CHARS]  # 300 characters even if each is a \\uXXXX
+    its first bytes only: the same lines for UTF-8 as Codex writes it; text written as \\uXXXX
+    escapes may read fewer (a notice is then not seen, and nothing else changes)."""
+    chunk = line[start:start + 3 * _HEAD_CHARS]  # 300 characters of UTF-8, as Codex writes it
     cut = chunk.rfind(b"\\n")
     while cut > 0 and (cut - len(chunk[:cut].rstrip(b"\\"))) % 2:
         cut = chunk.rfind(b"\\n", 0, cut)  # an escaped backslash and a letter n, no line break
     if cut <= 0:
         return ""
+    piece = chunk[:cut]
     try:
-        # The stdlib on a few hundred bytes: not the record's decode, which a success skips.
-        text = json.loads(b'"' + chunk[:cut] + b'"')
-    except ValueError:
+        if piece.count(b"\\") == piece.count(b"\\n"):  # line breaks the only escapes
+            text = piece.replace(b"\\n", b"\n").decode()
+        else:  # the stdlib on a few hundred bytes: not the record's decode, which a success skips
+            text = json.loads(b'"' + piece + b'"')
+    except ValueError:  # UnicodeDecodeError is one
         return ""
     return success_head(f"{text}\n") if isinstance(text, str) else ""
 
