@@ -85,6 +85,19 @@ def _p(
     return _Pattern(kind, re.compile(pattern, flags), accept)
 
 
+# Zhipu / Z.ai (GLM) keys: a 32-hex id, a dot, a 16-character secret; no prefix of their own.
+# The pattern starts at the dot, which `re` skips to, instead of trying every hex digit.
+_ZHIPU_KEY_RE = re.compile(r"\.(?<=[0-9a-f]{32}\.)[A-Za-z0-9]{16}(?![A-Za-z0-9_-])")
+
+
+def _zhipu_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _ZHIPU_KEY_RE.finditer(text):
+        start = m.start() - 32
+        before = text[start - 1 : start] if start else ""
+        boundary = not before or not (before.isalnum() or before in "_.-")
+        if boundary and _mixed_unmasked(m.group()[1:]):
+            yield start, m.end(), "zhipu-key"
+
 # Order is priority: a later pattern only redacts what earlier ones left uncovered, so specific
 # vendor formats name the kind before the generic `password=`/`token=` assignment rule sees it.
 _VENDOR_PATTERNS: tuple[_Pattern, ...] = (
@@ -295,6 +308,153 @@ _ENV_KEY_RE = re.compile(
 _EMPTY_ENV_RE = re.compile(r"(?<![\w$.-])[A-Z][A-Z0-9_]*=(?=[ \t])")
 
 
+# Credentials typed in prose (`my password is …`, `密码：…`, `here is my key : …`): a password
+# word in a common language, a connector (`is`, `:`, `是`, `est`, …) and the value up to the end
+# of its token. Sentences that only talk about passwords (`reset the password flow`, `the
+# password is encrypted`) are left alone: the value must be shaped like a password or a key.
+_PROSE_PASSWORD_WORDS = (
+    "password", "passwd", "passphrase", "passcode", "pw", "pwd", "mot de passe",
+    "contraseña", "contrasena", "clave", "senha", "passwort", "kennwort", "wachtwoord", "hasło",
+    "heslo", "parola", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "şifre",
+    "lösenord", "salasana", "jelszó", "mật khẩu",
+)
+_PROSE_KEY_WORDS = (
+    "key", "apikey", "api_key", "api-key", "token", "secret", "密钥", "秘钥", "令牌", "キー", "ключ",
+    "clé", "токен",
+)
+_CONNECTOR = (
+    r"(?P<conn>[ \t]*(?:(?:is|was|will[ \t]+be|would[ \t]+be|set[ \t]+to|to|est|es|ist|é|è|это)"
+    r"(?![A-Za-z])|[=:：是为為—]|->|=>))?[ \t]*[\"'`“‘]?[ \t]*"
+)
+# ASCII value characters (CJK and full-width punctuation end it, as do quotes).
+_PROSE_VALUE = r"(?P<value>[!#-&(-_a-~]+)"
+
+
+def _prose_matches(regex: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Matches whose word starts a word (`key`, not the end of `monkey` or `task-key`).
+
+    A case-insensitive pattern has no fast scan in `re`, so the words are first found in the
+    lowercased text by a plain alternation (which skips to its first letters), and the full
+    pattern is tried only there.
+    """
+    low = text.lower()
+    if len(low) != len(text):  # a character whose lowercase is longer: positions would shift
+        candidates: Iterator[int] = (m.start() for m in regex.finditer(text))
+    else:
+        candidates = (m.start() for m in _PROSE_FINDERS[regex].finditer(low))
+    end = 0
+    for start in candidates:
+        before = text[start - 1 : start]
+        if start < end or (before and before.isascii() and (before.isalnum() or before in "_-")):
+            continue
+        m = regex.match(text, start)
+        if m is not None:
+            end = m.end()
+            yield m
+
+
+def _prose_re(words: tuple[str, ...]) -> re.Pattern[str]:
+    # The pattern starts with the word itself: `_prose_matches` checks the left boundary.
+    alts = "|".join(sorted((re.escape(w).replace(r"\ ", r"[ \t]+") for w in words), key=len,
+                           reverse=True))
+    return re.compile(
+        rf"(?P<word>{alts})" + r"(?![A-Za-z0-9_-])"
+        r"(?:[ \t]+(?:for|of|de|für|для)[ \t]+[^\s:：=]{1,40}(?:[ \t]+[^\s:：=]{1,40})?)?"
+        + _CONNECTOR + _PROSE_VALUE,
+        re.I,
+    )
+
+
+_PROSE_PASSWORD_RE = _prose_re(_PROSE_PASSWORD_WORDS)
+_PROSE_KEY_RE = _prose_re(_PROSE_KEY_WORDS)
+_PROSE_ANY_FINDER = re.compile(
+    "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in _PROSE_PASSWORD_WORDS + _PROSE_KEY_WORDS)
+)
+
+
+def _prose_hit(text: str, low: str) -> bool:
+    """Whether a prose password or key rule matches somewhere: one scan for both word lists."""
+    if len(low) != len(text):
+        return any(next(_prose_matches(r, text), None) for r in (_PROSE_PASSWORD_RE, _PROSE_KEY_RE))
+    for found in _PROSE_ANY_FINDER.finditer(low):
+        start = found.start()
+        before = text[start - 1 : start]
+        if before and before.isascii() and (before.isalnum() or before in "_-"):
+            continue
+        if _PROSE_PASSWORD_RE.match(text, start) or _PROSE_KEY_RE.match(text, start):
+            return True
+    return False
+
+
+_PROSE_FINDERS = {
+    regex: re.compile("|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in words))
+    for regex, words in ((_PROSE_PASSWORD_RE, _PROSE_PASSWORD_WORDS), (_PROSE_KEY_RE, _PROSE_KEY_WORDS))
+}
+# `user / password: admin / S3cret!`, `login admin / Passw0rd`: the second of a pair.
+_PROSE_PAIR_RE = re.compile(
+    r"(?i:\b(?:user(?:name)?|login|email|account)[ \t]*/[ \t]*(?:password|pass|pwd|pw)\b"
+    r"[ \t]*[:=：]?|(?<![/\w.-])login\b[ \t]*[:=：]?)"
+    r"[ \t]*[^\s/]{1,80}[ \t]*/[ \t]*" + _PROSE_VALUE
+)
+def _trimmed(m: re.Match[str]) -> tuple[int, str]:
+    """Sentence punctuation after a value belongs to the sentence (`… is S3cret9.`); `!` and `?`
+    stay, as passwords end with them more often than typed requests do."""
+    raw = m["value"]
+    # A value starts like a typed word (not `>@host`, `<your-password>`, `$VAR`, `{slot}`) and
+    # holds no `=`: `password" name=` is HTML, `key=…==` a config line the keyed rules handle.
+    ok = (raw[0].isalnum() or raw[0] in "!#%&*+@^~") and "=" not in raw
+    value = raw.rstrip(".,;:)]}>") if ok and not _is_placeholder(raw) else ""
+    return m.start("value"), value
+
+
+def _password_shaped(value: str) -> bool:
+    """A typed password mixes classes (`Hunter2`, `s3cret!`, `Abc@123`); a word does not."""
+    if len(value) < 5 or _is_placeholder(value) or _CODE_RE.fullmatch(value):
+        return False
+    if "://" in value or value.count("/") > 1 or value.startswith(("/", "~", "./", "--")):
+        return False
+    has_digit = _has_digit(value)
+    has_alpha = any(c.isalpha() for c in value)
+    symbol = any(not c.isalnum() and c not in "-_./" for c in value)
+    inner_upper = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    if not has_alpha:
+        return has_digit and len(value) >= 6 and value.isdigit()
+    return has_digit or symbol or inner_upper
+
+
+_UPPER_HEX_RE = re.compile(r"[0-9A-F]+")
+
+
+def _key_shaped(value: str) -> bool:
+    """A key typed in prose is long random material, not a word, a path or a version."""
+    if len(value) < 20 or _is_placeholder(value) or "/" in value or "\\" in value:
+        return False
+    if _UPPER_HEX_RE.fullmatch(value):  # GPG key ids and fingerprints (`gpg: key 4AEE…`)
+        return False
+    return any(len(part) >= 16 and _mixed(part) for part in re.split(r"[.:]", value)) and (
+        _unmasked(value)
+    )
+
+
+def _prose_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for m in _prose_matches(_PROSE_PASSWORD_RE, text):
+        start, value = _trimmed(m)
+        word = m["word"].lower()
+        # Without a connector (`password Hunter2`) the next word may be prose (`password
+        # sign-in/sign-up`): only a value with a digit counts.
+        strong = _generated(value) or (bool(m["conn"]) and word not in ("pw", "pwd"))
+        if _password_shaped(value) and (strong or _has_digit(value)):
+            yield start, start + len(value), "password"
+    for m in _prose_matches(_PROSE_KEY_RE, text):
+        start, value = _trimmed(m)
+        if _key_shaped(value):
+            yield start, start + len(value), _word_kind(m["word"]) if m["word"].isascii() else "api-key"
+    for m in _PROSE_PAIR_RE.finditer(text):
+        start, value = _trimmed(m)
+        if _password_shaped(value):
+            yield start, start + len(value), "password"
+
+
 _SEGMENT_SPLIT_RE = re.compile(r"[-_./:]")
 
 
@@ -472,6 +632,7 @@ def _vendor_spans(pattern: _Pattern, text: str) -> Iterator[tuple[int, int, str]
 def _candidate_spans(text: str) -> Iterator[tuple[int, int, str]]:
     for pattern in _VENDOR_PATTERNS:
         yield from _vendor_spans(pattern, text)
+    yield from _zhipu_spans(text)
     yield from _simple_spans(_URL_CREDENTIALS_RE, "url-credentials", text)
     yield from _generated_spans(_URL_SIGNATURE_RE, "url-signature", text)
     yield from _authorization_spans(text)
@@ -485,6 +646,7 @@ def _candidate_spans(text: str) -> Iterator[tuple[int, int, str]]:
     yield from _keyed_spans(_XML_SETTING_RE, text)
     yield from _assignment_spans(text)
     yield from _env_spans(text)
+    yield from _prose_spans(text)
 
 
 # Leftovers around an already-redacted secret that carry nothing: punctuation, spaces, `\n` escapes.
@@ -554,7 +716,9 @@ _VENDOR_LITERALS = (
     "mariadb", "sshpass", "twine", "redis-cli", "keydb-cli", "auth=", "auth =", "auth(", 'auth"',
     "auth'", "_auth",
 )
-_KEYED_WORDS = ("pass", "pwd", "secret", "token", "key", "cred")
+_KEYED_WORDS = ("pass", "pwd", "secret", "token", "key", "cred") + tuple(
+    w for w in _PROSE_PASSWORD_WORDS + _PROSE_KEY_WORDS if w.isascii() is False
+) + ("pw", "clave", "senha", "kennwort", "wachtwoord", "heslo", "parola", "salasana", "clé")
 _KEYED_TRIGGER_RE = re.compile(
     r"(?:pass|pwd|secret|token|key|cred)[\w.-]*[\"']?\]?[ \t]*[:=]|--[\w-]*(?:pass|secret|token|key)",
     re.I,
@@ -611,7 +775,9 @@ def may_hold_secret(text: str) -> bool:
     # Nothing is found before `first`, so a vendor literal, if any, is found from there on;
     # and when `first` is not one, it is a keyed word.
     return (_VENDOR_LITERAL_RE.search(low, first.start()) is not None
-            or _KEYED_TRIGGER_RE.search(text) is not None)
+            or _KEYED_TRIGGER_RE.search(text) is not None
+            or _prose_hit(text, low)
+            or _ZHIPU_KEY_RE.search(text) is not None)
 
 
 # Short texts are mostly metadata values met in every memory of an import (a log's path, a cwd,
