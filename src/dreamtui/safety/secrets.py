@@ -367,25 +367,6 @@ def _prose_re(words: tuple[str, ...]) -> re.Pattern[str]:
 
 _PROSE_PASSWORD_RE = _prose_re(_PROSE_PASSWORD_WORDS)
 _PROSE_KEY_RE = _prose_re(_PROSE_KEY_WORDS)
-_PROSE_ANY_FINDER = re.compile(
-    "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in _PROSE_PASSWORD_WORDS + _PROSE_KEY_WORDS)
-)
-
-
-def _prose_hit(text: str, low: str) -> bool:
-    """Whether a prose password or key rule matches somewhere: one scan for both word lists."""
-    if len(low) != len(text):
-        return any(next(_prose_matches(r, text), None) for r in (_PROSE_PASSWORD_RE, _PROSE_KEY_RE))
-    for found in _PROSE_ANY_FINDER.finditer(low):
-        start = found.start()
-        before = text[start - 1 : start]
-        if before and before.isascii() and (before.isalnum() or before in "_-"):
-            continue
-        if _PROSE_PASSWORD_RE.match(text, start) or _PROSE_KEY_RE.match(text, start):
-            return True
-    return False
-
-
 _PROSE_FINDERS = {
     regex: re.compile("|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in words))
     for regex, words in ((_PROSE_PASSWORD_RE, _PROSE_PASSWORD_WORDS), (_PROSE_KEY_RE, _PROSE_KEY_WORDS))
@@ -396,6 +377,9 @@ _PROSE_PAIR_RE = re.compile(
     r"[ \t]*[:=：]?|(?<![/\w.-])login\b[ \t]*[:=：]?)"
     r"[ \t]*[^\s/]{1,80}[ \t]*/[ \t]*" + _PROSE_VALUE
 )
+_PAIR_WORD_RE = re.compile(r"login|user|email|account")
+
+
 def _trimmed(m: re.Match[str]) -> tuple[int, str]:
     """Sentence punctuation after a value belongs to the sentence (`… is S3cret9.`); `!` and `?`
     stay, as passwords end with them more often than typed requests do."""
@@ -437,6 +421,17 @@ def _key_shaped(value: str) -> bool:
 
 
 def _prose_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    yield from _prose_word_spans(text)
+    # The pair pattern has no fast scan of its own: run it only where a pair can be.
+    if "/" not in text or _PAIR_WORD_RE.search(text.lower()) is None:
+        return
+    for m in _PROSE_PAIR_RE.finditer(text):
+        start, value = _trimmed(m)
+        if _password_shaped(value):
+            yield start, start + len(value), "password"
+
+
+def _prose_word_spans(text: str) -> Iterator[tuple[int, int, str]]:
     for m in _prose_matches(_PROSE_PASSWORD_RE, text):
         start, value = _trimmed(m)
         word = m["word"].lower()
@@ -449,10 +444,6 @@ def _prose_spans(text: str) -> Iterator[tuple[int, int, str]]:
         start, value = _trimmed(m)
         if _key_shaped(value):
             yield start, start + len(value), _word_kind(m["word"]) if m["word"].isascii() else "api-key"
-    for m in _PROSE_PAIR_RE.finditer(text):
-        start, value = _trimmed(m)
-        if _password_shaped(value):
-            yield start, start + len(value), "password"
 
 
 _SEGMENT_SPLIT_RE = re.compile(r"[-_./:]")
@@ -776,7 +767,9 @@ def may_hold_secret(text: str) -> bool:
     # and when `first` is not one, it is a keyed word.
     return (_VENDOR_LITERAL_RE.search(low, first.start()) is not None
             or _KEYED_TRIGGER_RE.search(text) is not None
-            or _prose_hit(text, low)
+            # Only a value the prose rules would redact counts: the many texts that merely say
+            # `password` or `key` do not pay for every pattern.
+            or next(_prose_word_spans(text), None) is not None
             or _ZHIPU_KEY_RE.search(text) is not None)
 
 
