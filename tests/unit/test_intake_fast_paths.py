@@ -40,7 +40,9 @@ def test_may_hold_secret_is_a_substring_test() -> None:
         if any(literal in low for literal in secrets._VENDOR_LITERALS):
             return True
         return (any(word in low for word in secrets._KEYED_WORDS)
-                and secrets._KEYED_TRIGGER_RE.search(text) is not None)
+                and (secrets._KEYED_TRIGGER_RE.search(text) is not None
+                     or next(secrets._prose_word_spans(text), None) is not None
+                     or secrets._ZHIPU_KEY_RE.search(text) is not None))
 
     sample = texts(20_000)
     assert [secrets.may_hold_secret(t) for t in sample] == [plain(t) for t in sample]
