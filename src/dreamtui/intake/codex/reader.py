@@ -273,9 +273,10 @@ def _raw_head(line: bytes, start: int) -> str:
     return success_head(f"{text}\n") if isinstance(text, str) else ""
 
 
-def _plain_success(line: bytes, start: int) -> str | None:
-    """The call id of an output item whose raw line shows a plain success (`_OUTPUT_START`), as
-    `_output_result` would read it decoded; None when the line must be decoded to tell."""
+def _plain_success(line: bytes, start: int) -> tuple[str, str] | None:
+    """(the call id, the first lines) of an output item whose raw line shows a plain success
+    (`_OUTPUT_START`), as `_output_result` would read them decoded; None when the line must be
+    decoded to tell."""
     found = _OUTPUT_START.match(line, start)
     if found is None:
         return None
@@ -286,13 +287,14 @@ def _plain_success(line: bytes, start: int) -> str | None:
         if line.startswith(b"failed in sandbox", text + 14):
             return None
         tail = _METADATA_TAIL.search(line, len(line) - 120)
-        return found.group(1).decode() if tail is not None and int(tail.group(1)) == 0 else None
+        # The older shape's text is never read for its first lines, decoded or not.
+        return (found.group(1).decode(), "") if tail is not None and int(tail.group(1)) == 0 else None
     if line.startswith(b"{", text) or not line[-64:].rstrip().endswith((b'"}', b'"}}')):
         return None  # an object as a string, or the text is not the record's last field
     exit_line = _EXIT_AT_START.match(line, text)
     if exit_line is None or exit_line.end() - text > _EXIT_WINDOW or int(exit_line.group(1)) != 0:
         return None
-    return found.group(1).decode()
+    return found.group(1).decode(), _raw_head(line, text)
 
 
 def _patch_failed(text: str) -> bool:
@@ -400,9 +402,8 @@ class RolloutReader:
                     success = _plain_success(line, head.end())
                     if success is not None:
                         stamp = head.group(1)
-                        output = _OUTPUT_START.match(line, head.end())
-                        yield Result(success, True, "", stamp.decode() if stamp else None,
-                                     exit_code=0, head=_raw_head(line, output.end()) if output else "")
+                        yield Result(success[0], True, "", stamp.decode() if stamp else None,
+                                     exit_code=0, head=success[1])
                         continue
             try:
                 record = decode.loads(line)
