@@ -65,6 +65,9 @@ GROUP_SAMPLE = 4  # members of each side compared before two clusters merge
 # Two clusters merge only if their sampled members overlap, on average, at least this share of
 # what one pair needs (match.RAW_CUT): a chain of barely-alike pairs does not make one lesson.
 LINK_SHARE = 0.75
+# A rule with at most this many stems besides its circumstances may match a rewording through
+# one shared stem (_cluster says when).
+SHORT_RULE_STEMS = 2
 
 @dataclass
 class Signature:
@@ -328,9 +331,15 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
     # where two texts are weighed alone: the known corpus, a live entry's probe.
     links: list[tuple[float, int, int, float]] = []
     # A rule saying one thing besides its circumstances (match.py: "No emojis in code or
-    # documentation") has one word a rewording must share ("Do not use emojis unless asked").
-    needed = [1 if len(f.stems - f.circumstances) <= 1 else MIN_SHARED_TOKENS for f in features]
+    # documentation") has one word a rewording must share ("Do not use emojis unless asked");
+    # so has a rule of two words one of which is a tool or a code span ("Use yarn instead of
+    # npm" / "Use Yarn classic for all installs"), but there the shared word must be that name
+    # on both sides: one plain word shared by two short rules is as often two rules.
+    cores = [len(f.stems - f.circumstances) for f in features]
+    needed = [1 if core <= SHORT_RULE_STEMS else MIN_SHARED_TOKENS for core in cores]
     for i, j in candidate_pairs([sorted(f.stems) for f in features], CLUSTER_CANDIDATES, needed=needed):
+        if min(cores[i], cores[j]) > 1 and _one_plain_word(features[i], features[j]):
+            continue
         raw = raw_overlap(features[i], features[j], weights, linking=True)
         score = calibrated(raw)
         if score >= threshold:
@@ -353,6 +362,12 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
         signature = Signature.of(memory_text(memories[best]), memories[best].content, features=features[best])
         clusters.append(Cluster(members=members, representative=memories[best], signature=signature))
     return clusters
+
+
+def _one_plain_word(a: Features, b: Features) -> bool:
+    """The two texts share one stem, and it is no name or code span on both sides."""
+    shared = a.stems & b.stems
+    return len(shared) == 1 and not shared <= (a.strong & b.strong)
 
 
 def _representative(indices: list[int], features: Sequence[Features], weights: Weights,

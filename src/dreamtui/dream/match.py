@@ -1548,6 +1548,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         roles_a, roles_b = fa.picks.keys() - SUBJECT_SLOTS, fb.picks.keys() - SUBJECT_SLOTS
         if roles_a and roles_b and roles_a.isdisjoint(roles_b):
             yield Conflict("picks", "/".join(sorted(roles_a)), "/".join(sorted(roles_b)))
+    elif fa.picks or fb.picks:
+        unpicked = _unpicked(a, b) or _unpicked(b, a)
+        if unpicked is not None:
+            yield Conflict("picks", *unpicked)
     axes = fa.axes, fb.axes
     for axis in sorted(axes[0].keys() & axes[1].keys()) if axes[0] and axes[1] else ():
         if axes[0][axis].isdisjoint(axes[1][axis]):
@@ -1641,6 +1645,21 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
     if swap is not None and not _other_alternative(swap, fa, fb):
         yield Conflict("word", *swap)
+
+
+def _unpicked(a: Features, b: Features) -> tuple[str, str] | None:
+    """`a` picks a tool for a role ("Use pnpm, not npm"); `b` names a tool of that role, picks
+    none and never names `a`'s pick ("Never run `npm run dev`"): `b` is a rule about that other
+    tool, not a rewording of the choice, however much the two say against it."""
+    if not a.facts.picks or b.facts.picks:
+        return None
+    for slot, picked in sorted(a.facts.picks.items()):
+        if slot in SUBJECT_SLOTS or not {stem(t) for t in picked}.isdisjoint(b.stems):
+            continue
+        named = sorted(t for t in b._tools if _STEM_SLOT.get(t) == slot)
+        if named:
+            return "/".join(sorted(picked)), "/".join(named)
+    return None
 
 
 def _arguments(features: Features) -> frozenset[str]:
