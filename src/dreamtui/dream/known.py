@@ -225,6 +225,11 @@ _LANGUAGE_WORDS = frozenset("""
 use write always only all spelling spellings terminology language languages conventions style
 """.split()) | frozenset(_VARIANTS.split("|"))
 MAX_LANGUAGE_STEMS = 6  # a memory saying more than which language to answer in is read as usual
+# ... unless all it says besides is in clauses naming a language ("Think in English, but answer in
+# Chinese") and at most this many words more ("No exceptions."; a bold label aside).
+MAX_BESIDE_LANGUAGE = 2
+# Where a sentence's clauses part, in English and in the languages writing "，" and "；".
+_LANGUAGE_CLAUSE_RE = re.compile(r"[,;:，；：、]\s*|\s+but\s+")
 _LANGUAGE_NAMES = {name: english for english, names in _LANGUAGES.items() for name in names}
 _LANGUAGE_RE = re.compile("|".join(re.escape(name) for name in _LANGUAGE_NAMES))
 _REPLY_WORDS = ("応答", "回答", "返答", "返信", "会話", "対話", "返事", "응답", "답변", "대화", "回复", "回覆",
@@ -771,7 +776,8 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
-        language = _reply_language(query.text) if len(query.stems) <= MAX_LANGUAGE_STEMS else ""
+        language = _reply_language(query.text) \
+            if len(query.stems) <= MAX_LANGUAGE_STEMS or _beside_language(query.text) else ""
         if language:
             said = self.reply_language(language)
             if said is not None:
@@ -1510,10 +1516,35 @@ def _reply_language(text: str) -> str:
     lowered = text.lower()
     if not _LANGUAGE_RE.search(lowered):
         return ""
-    for sentence in re.split(r"[.!?。！？\n]+", lowered):
-        names = {english for name, english in _LANGUAGE_NAMES.items() if name in sentence}
-        if len(names) != 1:
-            continue
+    for whole in re.split(r"[.!?。！？\n]+", lowered):
+        # A sentence naming two languages says which is for what clause by clause: "think in
+        # English, but answer in Chinese"; "unless asked for English, reply in Chinese".
+        named = _languages_named(whole)
+        for sentence in [whole] if len(named) < 2 else _LANGUAGE_CLAUSE_RE.split(whole):
+            found = _clause_language(sentence)
+            if found:
+                return found
+    return ""
+
+
+def _languages_named(text: str) -> set[str]:
+    """The languages `text` names, in English."""
+    return {english for name, english in _LANGUAGE_NAMES.items() if name in text}
+
+
+def _beside_language(text: str) -> bool:
+    """Whether `text` says little but which language is for what: its words outside the clauses
+    naming a language and its bold label are at most MAX_BESIDE_LANGUAGE."""
+    unlabelled = _LABEL_RE.sub(" ", text)
+    beside = [clause for sentence in re.split(r"[.!?。！？\n]+", unlabelled.lower())
+              for clause in _LANGUAGE_CLAUSE_RE.split(sentence) if not _languages_named(clause)]
+    return len(Features.of(" ".join(beside)).stems) <= MAX_BESIDE_LANGUAGE
+
+
+def _clause_language(sentence: str) -> str:
+    """The language one sentence or clause (lowercased) says the agent answers in, "" for none."""
+    names = _languages_named(sentence)
+    if len(names) == 1:
         name = names.pop()
         # ... or says nothing but the language ("Use UK English.")
         bare = set(normalise(sentence).split()) - STOPWORDS - _LANGUAGE_WORDS - {name}

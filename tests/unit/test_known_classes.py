@@ -1,0 +1,34 @@
+"""Classes of restatement the known corpus missed on real files (dream/known.py), each with the
+look-alike beside it that must stay apart: which language is for what when a line names two, …
+
+Every line is written for this file in dreamtui's own words, in the shapes real instruction files
+take.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_known_rewordings import _kind
+
+# A Japanese file whose rule names two languages: "even when asked in English, answer in Japanese".
+TWO_LANGUAGES = "# CLAUDE.md\n\n## 言語\n\n- 英語で質問されても、回答は日本語で行う\n\n## 開発\n\n- 小さく変更する\n"
+JAPANESE = "# CLAUDE.md\n\n## 言語\n\n- ユーザーへの回答は日本語で行う\n"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # a docs line naming two languages says the one for replies in a clause of its own
+    (TWO_LANGUAGES, "Always reply in Japanese.", "known"),
+    (TWO_LANGUAGES, "Answer the user in Korean.", "contradicts"),
+    # a memory naming two: one for thinking or code, one for replies; a bold label beside
+    (JAPANESE, "**Language:** Reason in English, but give every reply to the user in Japanese.", "known"),
+    (JAPANESE, "**Replies**: Write commit messages in English, but answer the user in Korean.", "contradicts"),
+    # ... and a memory saying more than that is read as usual
+    (JAPANESE, "Think in English, but reply in Japanese; run the linters before every push and keep "
+               "commits small.", ""),
+])
+def test_a_line_naming_two_languages_says_which_is_for_replies(tmp_path: Path, docs: str, memory: str,
+                                                              kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind
