@@ -32,3 +32,16 @@ JAPANESE = "# CLAUDE.md\n\n## 言語\n\n- ユーザーへの回答は日本語�
 def test_a_line_naming_two_languages_says_which_is_for_replies(tmp_path: Path, docs: str, memory: str,
                                                               kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+ROOT_CAUSE = "## Debugging\n\n- Fix root causes, not symptoms\n- Keep each fix in its own commit\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # a later sentence that only rejects ("No hacks.") is no step of its own
+    ("Fix the ROOT CAUSE, not the symptoms. No hacks.", "known"),
+    # ... a later sentence doing something the rule does not say is
+    ("Fix the ROOT CAUSE, not the symptoms. Then deploy the fix.", "close"),
+])
+def test_a_sentence_only_rejecting_is_no_new_step(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, ROOT_CAUSE, memory) == kind

@@ -1192,10 +1192,14 @@ class KnownIndex:
         action (match.py's reading: commit, push, edit, …) neither the rule nor its heading names:
         a rule about regenerating the client does not say to commit it. The first clause's
         wording is the coverage's business ("store money as `Decimal`" restates "money is
-        `Decimal`"). So is a step saying nothing the rule says ("…, then run the formatter")."""
+        `Decimal`"). So is a step saying nothing the rule says ("…, then run the formatter").
+        A sentence doing nothing, only rejecting ("No shortcuts."), is no step: what it rejects
+        weighs in the coverage."""
         said = self.index.features[rule].stems | self.headings[rule]
         for step in _STEP_RE.split(core.text)[1:]:
             features = Features.of(step)
+            if not features.facts.actions and not features.facts.done:
+                continue
             if not features.facts.actions <= said or (features.stems - _GENERIC - FRAME).isdisjoint(said):
                 return True
         return False
