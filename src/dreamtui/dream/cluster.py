@@ -25,11 +25,13 @@ from rapidfuzz import fuzz
 
 from dreamtui.dream.match import (
     DEFAULT_SIMILARITY,
+    INDEXED_KIN,
     RAW_CUT,
     Features,
     Match,
     MatchIndex,
     Weights,
+    bridges,
     calibrated,
     conflicting,
     raw_overlap,
@@ -68,6 +70,7 @@ LINK_SHARE = 0.75
 # A rule with at most this many stems besides its circumstances may match a rewording through
 # one shared stem (_cluster says when).
 SHORT_RULE_STEMS = 2
+KIN_TOKEN = "~"  # a family's token in the candidate index: no stem starts with it
 
 @dataclass
 class Signature:
@@ -337,7 +340,12 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
     # on both sides: one plain word shared by two short rules is as often two rules.
     cores = [len(f.stems - f.circumstances) for f in features]
     needed = [1 if core <= SHORT_RULE_STEMS else MIN_SHARED_TOKENS for core in cores]
-    for i, j in candidate_pairs([sorted(f.stems) for f in features], CLUSTER_CANDIDATES, needed=needed):
+    # A family of kindred words of the change asked for and of the agent's manner
+    # (match.INDEXED_KIN) is a token too: "Keep changes minimal" and "Produce minimal diffs"
+    # share one stem and say the other by a kin.
+    tokens = [sorted(f.stems) + [f"{KIN_TOKEN}{family}" for family in sorted(f.linking_kin) if family in INDEXED_KIN]
+              for f in features]
+    for i, j in candidate_pairs(tokens, CLUSTER_CANDIDATES, needed=needed):
         if min(cores[i], cores[j]) > 1 and _one_plain_word(features[i], features[j]):
             continue
         raw = raw_overlap(features[i], features[j], weights, linking=True)
@@ -365,9 +373,13 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
 
 
 def _one_plain_word(a: Features, b: Features) -> bool:
-    """The two texts share one stem, and it is no name or code span on both sides."""
+    """The two texts share one stem and no kindred word, and that stem is no name or code span
+    on both sides."""
     shared = a.stems & b.stems
-    return len(shared) == 1 and not shared <= (a.strong & b.strong)
+    if len(shared) > 1 or (shared and shared <= (a.strong & b.strong)):
+        return False
+    kin_a, kin_b = a.linking_kin, b.linking_kin
+    return len(shared) + len(bridges(kin_a, kin_b) if kin_a and kin_b else ()) <= 1
 
 
 def _representative(indices: list[int], features: Sequence[Features], weights: Weights,

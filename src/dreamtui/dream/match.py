@@ -275,6 +275,8 @@ _SYNONYM_GROUPS = (
     ("lint", "linter"),
     ("assum", "assumpt"),  # assumption
     ("british", "uk"),  # "British English" / "UK English" spelling
+    ("clarifi", "clarif"),  # clarifying / clarification
+    ("small", "smaller", "smallest"),  # the comparative and superlative of the kin word
 )
 _SYNONYMS = {word: group[0] for group in _SYNONYM_GROUPS for word in group[1:]}
 # Verbs that name what a rule is about (stems, synonyms folded): two rules about different
@@ -374,6 +376,9 @@ _KIN_GROUPS = (
     ("test", "spec"),
     ("response", "answer", "reply"),  # the agent's
     ("assume", "guess"),
+    ("ambiguous", "unclear", "uncertain", "unsure", "doubt", "vague"),  # when to ask
+    ("sycophantic", "sycophancy", "flatter", "flattery", "compliment", "praise"),  # the agent's tone
+    ("ignore", "discard", "swallow"),  # errors
 )
 KIN_SHARE = 0.75
 # stem -> the families it is in (by position in _KIN_GROUPS)
@@ -387,6 +392,14 @@ _NO_KIN: dict[int, frozenset[str]] = {}
 # which rules name as an object as often as an action (commit messages, tests before
 # committing, secrets never committed), so that bridging them chains every rule naming a commit.
 LINKING_KIN = frozenset(f for f, members in enumerate(_KIN_GROUPS) if not {"commit", "push"} & set(members))
+# The families that find candidates for clustering (a pair sharing one stem and saying another
+# by kin is compared): those of the change a rule asks for and of the agent's manner, whose
+# members instruction files swap freely ("minimal diffs" / "small changes", "when unclear" /
+# "when in doubt"); not those naming what rules are about (dependencies, functions, tests,
+# features, hints) nor the verbs of checking, fixing and reading, whose rules differ by their
+# object: a kin there is weaker evidence than a second shared word.
+INDEXED_KIN = frozenset(f for f, members in enumerate(_KIN_GROUPS) if members[0] in {
+    "write", "edit", "minimal", "response", "assume", "ambiguous", "sycophantic", "ignore"})
 
 
 def kin_of(stems: Iterable[str]) -> dict[int, frozenset[str]]:
@@ -781,6 +794,29 @@ class Features:
         picked = {stem(tool) for tools_ in facts.picks.values() for tool in tools_}
         return frozenset(t for t in tools & facts.rejected
                          if t not in picked and _STEM_SLOT.get(t) in facts.picks)
+
+    @cached_property
+    def _conditions(self) -> tuple[bool, bool]:
+        """(it names a permission as a condition: "unless asked", "without approval", "on
+        request"; it allows what it says only on some condition: "only ... when")."""
+        if "ask" not in self.stems and "only" not in self.text.lower() and not self.circumstances:
+            return False, False  # no permission word, no "only": most texts
+        lowered = self.text.lower()
+        asked = _PERMISSION_RE.search(lowered) is not None or _ON_REQUEST_RE.search(lowered) is not None
+        return asked, _ONLY_ON_RE.search(lowered) is not None
+
+    @property
+    def conditional(self) -> bool:
+        """It says when what it says is allowed (a permission, an "only when") or is an
+        instruction to ask first ("Ask before deleting")."""
+        return bool(self.asks) or any(self._conditions)
+
+    @cached_property
+    def permission(self) -> bool:
+        """It allows what it says only with permission: "Only commit when asked", "Never push
+        unless the user asks"."""
+        asked, only = self._conditions
+        return asked and (only or self.facts.rejects_any)
 
     @cached_property
     def facts(self) -> _Facts:
@@ -1607,6 +1643,14 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
             or (fa.core_all == fb.core_all and _negation_swap(fa.norm.split(), fb.norm.split())):
         yield Conflict("polarity", "negated" if fa.rejects_any else "affirmed",
                        "negated" if fb.rejects_any else "affirmed")
+    # "Only commit when the user asks" / "Commit and push at the end of each task": one
+    # allows the action on request only, the other requires it unasked; opposite rules on one
+    # action ("never commit" restates the first, and is left to the stances above).
+    if a.permission != b.permission:
+        free = b if a.permission else a
+        if not free.facts.rejects_any and not free.conditional:
+            yield Conflict("permission", "only when asked" if a.permission else "unasked",
+                           "only when asked" if b.permission else "unasked")
     for span in sorted((fa.used & fb.refused) | (fa.refused & fb.used)) if fa.refused or fb.refused else ():
         yield Conflict(f"`{span}`", "use" if span in fa.used else "do not use",
                        "use" if span in fb.used else "do not use")
@@ -1679,6 +1723,8 @@ def _arguments(features: Features) -> frozenset[str]:
 
 
 _ONLY_WHEN_RE = re.compile(r"\bonly\s+(?:when|if|after|once|with|on)\b")
+# "Only commit changes when asked", "ONLY run `git commit` if the message says so".
+_ONLY_ON_RE = re.compile(r"\bonly\b[^.;!?\n]{0,60}?\b(?:when|whenever|if|after|once|upon|on)\b")
 
 
 def _only_when(a: Features, b: Features) -> bool:
