@@ -45,3 +45,23 @@ ROOT_CAUSE = "## Debugging\n\n- Fix root causes, not symptoms\n- Keep each fix i
 ])
 def test_a_sentence_only_rejecting_is_no_new_step(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, ROOT_CAUSE, memory) == kind
+
+
+VET = "## Checks\n\n- Every Go package must pass `govet` before it is merged.\n"
+
+
+@pytest.mark.parametrize("docs, memory, known", [
+    # a command the rule names, spelled apart
+    (VET, "Run `go vet` before merging.", True),
+    (VET, "Run `go test` before merging.", False),
+    # the tool of a step the rule names without naming a tool for it
+    ("## Workflow\n\n- Always run the test suite before pushing.\n", "Run `vitest` before every push.", True),
+    ("## Workflow\n\n- Run the formatter before pushing.\n", "Always run `prettier` before pushing.", True),
+    # ... not where the rule names the command to run, or another tool for the step
+    ("## Workflow\n\n- Run the tests with `make check` before pushing.\n", "Run `vitest` before every push.", False),
+    ("## Workflow\n\n- Always run the jest tests before pushing.\n", "Run `vitest` before every push.", False),
+    # ... nor a tool of another step
+    ("## Workflow\n\n- Always run the test suite before pushing.\n", "Run `eslint` before every push.", False),
+])
+def test_a_tool_named_otherwise_says_the_rule(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, docs, memory) == "known") is known

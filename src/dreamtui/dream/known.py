@@ -912,7 +912,9 @@ class KnownIndex:
         text = self.index.items[rule].text
         kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c)
                      and not self.gated_step(query, rule, c)
-                     and not (c.slot == "word" and _listed(query.text, c.a) and _listed(text, c.b)))
+                     and not (c.slot == "word" and _listed(query.text, c.a) and _listed(text, c.b))
+                     # "run `vitest`" runs what "run the test suite" does, where the rule names no tool
+                     and not (c.slot == "object" and _stepped(c.a, self.index.features[rule])))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -1231,10 +1233,16 @@ class KnownIndex:
         # alternative, above.)
         # Nor is one the rule says only as a plain word while it names commands of its own:
         # `type` is not the "type" of "use `unknown` with type guards".
+        # A command the rule names spelled apart ("`go fmt`" / "`gofmt`") is the rule's; a step's
+        # tool where the rule names the step and no tool for it ("run `pytest` before committing" /
+        # "run the tests before committing") says the step (_stepped).
+        spelled = {_squashed(command) for command in features.facts.commands}
         for command in query.facts.commands - query.facts.refused:
             head = command.split()[0] if command.split() else ""
-            if head and (not _names(features.text.lower(), head)
-                         or (features.facts.used and not features_of(head).stems <= features.strong)):
+            if _squashed(command) in spelled or _stepped(command, features):
+                says = says | features_of(command).stems
+            elif head and (not _names(features.text.lower(), head)
+                           or (features.facts.used and not features_of(head).stems <= features.strong)):
                 says = says - features_of(command).stems
         # An acronym one side spells the other's words with ("ESM" / "ES modules", "TDD" /
         # "test-driven development") says them.
@@ -1292,6 +1300,29 @@ ONE_CHOICE_SLOTS = frozenset(TOOL_SLOTS) - SUBJECT_SLOTS - {"database", "shell",
 # A tool's role, by stem (agreed_pick: an alternative a pick rejects is a tool of the same role).
 _ROLE = {stem(tool): slot for slot, tools in TOOL_SLOTS.items() if slot not in SUBJECT_SLOTS for tool in tools}
 _CHOICE_STEMS = frozenset(stem(tool) for slot in ONE_CHOICE_SLOTS for tool in TOOL_SLOTS[slot])
+
+
+# Roles whose tool an instruction runs as a step ("run the tests", "format the code", "lint"),
+# by the stems naming the step (match.TOOL_SLOTS' names, synonyms folded).
+_STEP_ROLES = {slot: frozenset(stem(w) for w in words.split()) for slot, words in (
+    ("test runner", "test tests testing"), ("formatter", "format formatting formatted"),
+    ("linter", "lint linting"), ("type checker", "typecheck typechecking"))}
+
+
+def _stepped(command: str, rule: Features) -> bool:
+    """Whether `command` is a tool of a step the rule names without naming any tool for it:
+    "`pytest`" of "Always run the tests before committing", not against "run the tests with
+    `npm test`" (the rule's own command is the tool meant) nor a rule naming another tool."""
+    words = command.split()
+    slot = _ROLE.get(stem(words[0])) if words else None
+    steps = _STEP_ROLES.get(slot or "")
+    return steps is not None and not steps.isdisjoint(rule.stems) and not rule.facts.commands \
+        and not any(_ROLE.get(s) == slot for s in rule.stems)
+
+
+def _squashed(command: str) -> str:
+    """A command's letters and digits, lowercased: `go fmt`, `gofmt` and `go-fmt` are one."""
+    return "".join(ch for ch in command.lower() if ch.isalnum())
 
 
 def _choices(features: Sequence[Features]) -> dict[str, tuple[frozenset[str], int]]:
