@@ -1591,6 +1591,11 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     axes = fa.axes, fb.axes
     for axis in sorted(axes[0].keys() & axes[1].keys()) if axes[0] and axes[1] else ():
         if axes[0][axis].isdisjoint(axes[1][axis]):
+            # "before committing" / "after making changes": two moments of one workflow, each
+            # relative to its own step, are no opposite facts ("before" / "after committing" are).
+            if axis in _STEP_AXES and _in_steps(a, axis) and _in_steps(b, axis) \
+                    and _other_steps(fa.words, fb.words, axis.split("/")):
+                continue
             low, high = axis.split("/")
             yield Conflict(axis, low if 0 in axes[0][axis] else high, low if 0 in axes[1][axis] else high)
     # A quoted word is an example, not what the rule does ('"Add parser"' in a rule on
@@ -1625,6 +1630,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         # is neither done nor rejected; "X only when asked", "ask before X" and "no X without
         # asking" are one permission, not opposite stances on X.
         opposed = opposed - a.quoted - b.quoted - _arguments(a) - _arguments(b)
+        # A word both say only in a stock clause ("without explicit user request" / "unless
+        # asked") is where the rules apply, on which neither takes a stance.
+        if opposed and a.circumstances and b.circumstances:
+            opposed = opposed - (a.circumstances & b.circumstances)
         if opposed and (a.asks or b.asks or _only_when(a, b)):
             opposed = _NO_WORDS
     strong = a.strong | b.strong if opposed else frozenset()
@@ -1651,7 +1660,11 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         if not free.facts.rejects_any and not free.conditional:
             yield Conflict("permission", "only when asked" if a.permission else "unasked",
                            "only when asked" if b.permission else "unasked")
-    for span in sorted((fa.used & fb.refused) | (fa.refused & fb.used)) if fa.refused or fb.refused else ():
+    # A command run "only when asked" is the one another forbids "without a request".
+    stances = (fa.used & fb.refused) | (fa.refused & fb.used) if fa.refused or fb.refused else _NO_WORDS
+    if stances and _only_when(a, b):
+        stances = _NO_WORDS
+    for span in sorted(stances):
         yield Conflict(f"`{span}`", "use" if span in fa.used else "do not use",
                        "use" if span in fb.used else "do not use")
     if fa.commands and fb.commands:
@@ -1686,9 +1699,50 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     name = _name_swap(a, b)
     if name is not None:
         yield Conflict(*name)
+    flag = _rejected_flag(a, b) or _rejected_flag(b, a) if fa.flags or fb.flags else None
+    if flag is not None:
+        # What each forbids differs: another rule (a subject slot), not a fact to correct.
+        yield Conflict("prohibited", *flag)
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
-    if swap is not None and not _other_alternative(swap, fa, fb):
+    if swap is not None and not _other_alternative(swap, fa, fb) and not _circumstantial(swap, a, b):
         yield Conflict("word", *swap)
+
+
+_STEP_AXES = frozenset({"before/after"})
+
+
+def _in_steps(features: Features, axis: str) -> bool:
+    """The text says the axis's poles only in stock clauses of a workflow step."""
+    return all(stem(pole) in features.circumstances for pole in axis.split("/") if stem(pole) in features.stems)
+
+
+def _other_steps(words_a: Sequence[str], words_b: Sequence[str], poles: Sequence[str]) -> bool:
+    """Each text orders by its own step: the content words after its pole ("before
+    committing", "after making changes") share no stem or kin with the other's."""
+    after_a = _after_pole(words_a, poles)
+    after_b = _after_pole(words_b, poles)
+    return bool(after_a) and bool(after_b) and after_a.isdisjoint(after_b) \
+        and not any(kindred(x, y) for x in after_a for y in after_b)
+
+
+def _after_pole(words: Sequence[str], poles: Sequence[str]) -> set[str]:
+    """The stems of the first content word after each pole word."""
+    found = set()
+    for i, word in enumerate(words):
+        if word in poles:
+            following = next((w for w in words[i + 1:i + 4] if _content(w) and w not in POLES), None)
+            if following is not None:
+                found.add(stem(following))
+    return found
+
+
+def _circumstantial(swap: tuple[str, str], a: Features, b: Features) -> bool:
+    """Every word of the swap is one its text says only in a stock clause ("before committing"
+    / "after making changes"): where a rule applies, not a fact of it."""
+    old, new = swap
+    return bool(a.circumstances) and bool(b.circumstances) \
+        and all(stem(w) in a.circumstances for w in old.split()) \
+        and all(stem(w) in b.circumstances for w in new.split())
 
 
 def _unpicked(a: Features, b: Features) -> tuple[str, str] | None:
@@ -1722,7 +1776,6 @@ def _arguments(features: Features) -> frozenset[str]:
     return frozenset(values - _stems_in(_APOSTROPHES_RE.sub("", _CODE_RE.sub(" ", features.text.lower()))))
 
 
-_ONLY_WHEN_RE = re.compile(r"\bonly\s+(?:when|if|after|once|with|on)\b")
 # "Only commit changes when asked", "ONLY run `git commit` if the message says so".
 _ONLY_ON_RE = re.compile(r"\bonly\b[^.;!?\n]{0,60}?\b(?:when|whenever|if|after|once|upon|on)\b")
 
@@ -1732,8 +1785,8 @@ def _only_when(a: Features, b: Features) -> bool:
     other forbids it without one ("Never push without explicit instructions")."""
     def conditional(features: Features) -> bool:
         return _PERMISSION_RE.search(features.text.lower()) is not None
-    return (_ONLY_WHEN_RE.search(a.text.lower()) is not None and conditional(b)) \
-        or (_ONLY_WHEN_RE.search(b.text.lower()) is not None and conditional(a))
+    return (_ONLY_ON_RE.search(a.text.lower()) is not None and conditional(b)) \
+        or (_ONLY_ON_RE.search(b.text.lower()) is not None and conditional(a))
 
 
 def _other_alternative(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
@@ -1839,6 +1892,23 @@ def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
         for y in only_b:
             if x[0] == y[0]:
                 return "name", " ".join(x), " ".join(y)
+    return None
+
+
+def _rejected_flag(a: Features, b: Features) -> tuple[str, str] | None:
+    """`a` rejects a flag ("never `git commit --no-verify`"), using no command, that `b`, giving
+    no flag, never names, not even by its word ("force" for `--force`): the flag is what `a`
+    forbids, and `b` forbids something else with the same command ("do not `git commit` unless
+    asked")."""
+    # A text using a command instead ("`rg` instead of `grep -R`") rejects an alternative, not
+    # a flag.
+    if not a.facts.flags or b.facts.flags or a.facts.used:
+        return None
+    for flag in sorted(a.facts.flags):
+        word = "".join(_WORD_RE.findall(flag))
+        parts = {stem(w) for w in _WORD_RE.findall(flag)} - {"no"}
+        if stem(word) in a.facts.rejected and stem(word) not in b.stems and parts.isdisjoint(b.stems):
+            return flag, "no flag"
     return None
 
 
