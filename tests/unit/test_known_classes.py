@@ -65,3 +65,22 @@ VET = "## Checks\n\n- Every Go package must pass `govet` before it is merged.\n"
 ])
 def test_a_tool_named_otherwise_says_the_rule(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
     assert (_kind(tmp_path, docs, memory) == "known") is known
+
+
+AFTER = "## Releases\n\n- Always tag the release right after deploying it, even if the deploy was a hotfix.\n"
+WHEN = "## Releases\n\n- **Tags**: When deploying a release, always tag it as well.\n"
+
+
+@pytest.mark.parametrize("docs, memory, known", [
+    # when a step is done, said as time in one and as a condition in the other, both ways
+    (WHEN, "Always tag the release immediately after deploying it, even if the deploy was a hotfix.", True),
+    (AFTER, "**Tags**: When deploying a release, always tag it as well.", True),
+    ("## Git\n\n- Always push tags immediately after making them, even if more tags will follow.\n",
+     "**Push tags**: When creating a tag, always push it to the remote as well.", True),
+    # ... not where the rule's condition is something else the memory does not name
+    ("## Releases\n\n- ONLY tag the release when the user's message says \"tag\".\n",
+     "Always tag the release immediately after deploying it.", False),
+    (AFTER, "When merging a pull request, always tag the release as well.", False),
+])
+def test_a_step_timed_or_conditioned_says_the_same(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, docs, memory) == "known") is known

@@ -242,9 +242,14 @@ LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long be
 # "when needed", "if applicable": a hedge, not a condition a restatement must say.
 _HEDGES = frozenset(stem(w) for w in """
 need needed necessary applicable possible appropriate relevant required useful sensible practical
-available feasible unsure unclear whenever""".split())
+available feasible unsure unclear whenever well""".split())
 # What a rule says it holds under: "if …", "when …" (to the clause's end).
-_CONDITION_RE = re.compile(r"\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
+# ("even if …" concedes: the rule holds whatever follows it, so that is no condition)
+_CONDITION_RE = re.compile(r"(?<!\beven\s)\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
+# When a step is done, said as time ("push commits immediately after making them"): where the
+# rule ties its step to an event the memory names too ("when creating a commit, push it"), the
+# memory's words for the time are the rule's condition said another way.
+_TIMING = frozenset(stem(w) for w in "after afterwards once immediately right away soon promptly".split())
 # A step a memory says something comes before ("run the tests before committing"): "never commit
 # if the tests fail" says the same.
 _BEFORE_RE = re.compile(r"\b(?:before|prior\s+to)\s+([^.;:!?,]+)", re.IGNORECASE)
@@ -296,7 +301,7 @@ _HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
 _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
 # A reason a memory gives ("…, so runs are reproducible"; "… to make sure nothing breaks") says
 # why, not what to do: a restatement may add it.
-_REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since)\s[^.;!?]*"
+_REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since|even\s+(?:if|when|though))\s[^.;!?]*"
                         r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*",
                         re.IGNORECASE)
 _DISUSED_RE = re.compile(r"\s(?:is|are|was|were|must|should|can|will|need|needs)?\s*(?:not|no\s+longer|never)\s+"
@@ -1259,6 +1264,15 @@ class KnownIndex:
         # (a hedge, "when practical", "relevant", and a word naming nothing in particular,
         # "everything", need no rule either)
         words = (main or query.stems) - _GENERIC - _HEDGES - _INDEFINITE
+        # A memory's time words, and its verb of making in its condition ("when creating a
+        # commit"), where the memory names all the rule's condition names, or the rule says when
+        # in time words and names all the memory's condition names (_TIMING); where the rule's
+        # action goes needs naming by neither.
+        implied = frozenset().union(*(_IMPLIED.get(action, ()) for action in features.facts.actions))
+        ruled, mine = _condition(features.text) - implied, _condition(query.text) - implied
+        if (ruled and ruled <= query.stems) \
+                or (mine and mine <= features.stems and not _TIMING.isdisjoint(features.stems)):
+            words = words - _TIMING - (_MAKING & _condition(query.text, making=True))
         # Where an action the rule takes always goes needs no rule: "commit secrets to version
         # control" is "commit secrets".
         for action in features.facts.actions & _IMPLIED.keys():
@@ -1669,14 +1683,15 @@ def _sentence_stems(text: str) -> tuple[frozenset[str], ...]:
 
 
 @lru_cache(maxsize=4096)
-def _condition(text: str) -> frozenset[str]:
+def _condition(text: str, making: bool = False) -> frozenset[str]:
     """The stems of what a rule says it holds under ("NEVER commit changes if tests do not pass",
     "When generating commits, …"), but for the person's word ("when asked") and generic words:
-    a memory leaving the condition out ("Do not commit") states another rule."""
+    a memory leaving the condition out ("Do not commit") states another rule. With `making`,
+    all the stems of the condition."""
     found: set[str] = set()
     for phrase in _CONDITION_RE.findall(_without_asides(text)):
         found |= Features.of(phrase).stems
-    return frozenset(found - _PERMISSION - _GENERIC - _MAKING - _HEDGES)
+    return frozenset(found) if making else frozenset(found - _PERMISSION - _GENERIC - _MAKING - _HEDGES)
 
 
 @lru_cache(maxsize=4096)
