@@ -84,3 +84,16 @@ WHEN = "## Releases\n\n- **Tags**: When deploying a release, always tag it as we
 ])
 def test_a_step_timed_or_conditioned_says_the_same(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
     assert (_kind(tmp_path, docs, memory) == "known") is known
+
+
+SAFETY = "## Safety\n\n- Never commit tokens, passwords, or private keys\n"
+
+
+@pytest.mark.parametrize("memory, known", [
+    # an aside doing what the memory does lists examples of its object: most of them the rule's
+    ("**Never commit secrets** - avoid committing `id_rsa`, tokens, or passwords", True),
+    # ... a list of things the rule does not name is news
+    ("**Never commit secrets** - avoid committing `dist/`, `node_modules`, or build logs", False),
+])
+def test_an_aside_listing_examples_of_the_object_is_no_news(tmp_path: Path, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, SAFETY, memory) == "known") is known

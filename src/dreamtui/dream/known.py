@@ -839,7 +839,8 @@ class KnownIndex:
         unexampled = _PAREN_EXAMPLES_RE.sub(" ", query.text) if "(" in query.text else query.text
         main = core.stems | (Features.of(unexampled).strong if unexampled != query.text else query.strong)
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text), _scope(core.text),
-                     tuple(normalise(core.text).split()), _instead(core.text))
+                     tuple(normalise(core.text).split()), _instead(core.text),
+                     _aside_items(plain, core.facts.actions) if core.facts.actions else ())
         found: list[tuple[int, int, float, int, int, KnownMatch]] = []
         for i in self.candidates(query, said.numbers):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
@@ -1222,6 +1223,11 @@ class KnownIndex:
         for item in said.items:
             if not item.isdisjoint(says):
                 says = says | item
+        # An aside listing what the memory's action is done to gives examples of its object: a
+        # list the rule names most items of names no news in the others (`.env` among "secrets,
+        # tokens, keys"); a list of things the rule does not name is news.
+        if 2 * sum(not item.isdisjoint(says) for item in said.aside_items) > len(said.aside_items):
+            says = says.union(*said.aside_items)
         # A step the memory says needs the person's word is the rule's when the rule says so too,
         # or forbids the step outright: a person's word overrides any rule ("never force-push"
         # is "don't force-push unless told to").
@@ -1373,6 +1379,20 @@ class _Said:
     scope: frozenset[str] = frozenset()  # the stems of where it says it holds (_scope)
     words: tuple[str, ...] = ()  # its normalised words outside its asides, in order (_modifiers)
     instead: tuple[tuple[str, ...], ...] = ()  # the stems of what it picks over ("over class components")
+    # The items of a list an aside gives, doing what the memory does ("never commit secrets -
+    # avoid committing `.env`, tokens, or keys"): what it is done to, each item one thing.
+    aside_items: tuple[frozenset[str], ...] = ()
+
+
+def _aside_items(text: str, actions: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """The stems of each item of a list (_list_items) an aside of `text` gives, when the aside
+    does one of `actions` (the memory's), without those actions' stems."""
+    found: list[frozenset[str]] = []
+    for aside in _ASIDE_RE.findall(text):
+        aside = aside.strip(" -–—()[]")
+        if not actions.isdisjoint(Features.of(aside).facts.actions):
+            found += [item - actions for item in _list_items(aside) if item - actions]
+    return tuple(found)
 
 
 def _kin(text: str) -> dict[int, frozenset[str]]:
