@@ -1637,6 +1637,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         if opposed and (a.asks or b.asks or _only_when(a, b)):
             opposed = _NO_WORDS
     strong = a.strong | b.strong if opposed else frozenset()
+    # Two preferences ("prefer X over Y", "X instead of Y") where what one prefers is what the
+    # other prefers something over: opposite choices, whatever the word ("arrow functions over
+    # function declarations" / "function declarations over function expressions").
+    choices = bool(opposed) and _prefers(fa) and _prefers(fb)
     for s in sorted(opposed):
         doer = fa if fa.stance[s] == 1 else fb
         # A tool one side rejects ("`bun test` instead of jest") and the other picks as what a
@@ -1645,7 +1649,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         if s in _TOOL_SLOT and doer.heads.get(s) != 1:
             continue
         heads = {fa.heads.get(s, 0), fb.heads.get(s, 0)} == {1, 2}
-        if s in strong or (heads and not doer.rejects_any):
+        if s in strong or (heads and not doer.rejects_any) or (choices and s not in _VERBS):
             yield Conflict(s, "do" if fa.stance[s] == 1 else "do not",
                            "do" if fb.stance[s] == 1 else "do not")
     if (fa.core == fb.core and _negation_swap(fa.words, fb.words)) \
@@ -1743,6 +1747,13 @@ def _circumstantial(swap: tuple[str, str], a: Features, b: Features) -> bool:
     return bool(a.circumstances) and bool(b.circumstances) \
         and all(stem(w) in a.circumstances for w in old.split()) \
         and all(stem(w) in b.circumstances for w in new.split())
+
+
+def _prefers(facts: _Facts) -> bool:
+    """The text states a choice of one thing over another: "prefer X over Y", "X rather than
+    Y", "X instead of Y"."""
+    return bool(facts.done) and bool(facts.rejected) and not _REJECT_PHRASE.isdisjoint(facts.words) \
+        and not NEGATIONS.intersection(facts.words)
 
 
 def _unpicked(a: Features, b: Features) -> tuple[str, str] | None:
