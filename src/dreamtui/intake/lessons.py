@@ -495,27 +495,57 @@ def _instructed(fact: str, reason: str) -> str | None:
 
 
 # Steps that prepare a command rather than being it: a comment, `cd`, `export`, `sleep`, and a
-# virtualenv or profile sourced (`. .venv/bin/activate && alembic upgrade head` fails in alembic).
-_SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|cd\s+\S+|export\s+\S+|sleep\s+\S+|(?:source|\.)\s+\S+)\s*"
+# virtualenv or profile sourced (`. .venv/bin/activate && alembic upgrade head` fails in alembic);
+# a variable set for the line (`ID="${ID:-x}" && …`), and the `&&` or `;` after any of them.
+_ARGUMENT = r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"&;|])+"
+_SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|(?:cd|export|sleep|source|\.)\s+" + _ARGUMENT + r")\s*"
                     r"(?:&&|;|\n|$)"
-                    r"|[A-Z_][A-Z0-9_]*=\S*\s+"
+                    r"|[A-Z_][A-Z0-9_]*=(?:" + _ARGUMENT + r")?(?:\s*(?:&&|;))?\s+"
                     # what runs the command, not the command: `timeout 60s nix run …`, `time make`
                     r"|(?:g?timeout|time|nice)\s+(?:-[kns]\s*[^\s-]\S*\s+|-\S+\s+)*(?:\d[\d.]*[smhd]?\s+)?))+")
 _OPTION_WITH_VALUE = re.compile(r"^-[A-Za-z]$")
+# A shell word: quoted parts kept whole ("import json; print(1)" is one word), to the end of the
+# text when a quote is not closed (a command the log cut).
+_SHELL_WORD = re.compile(r"(?:[^\s'\"\\]+|\\.?|'[^']*(?:'|$)|\"(?:\\.|[^\"\\])*(?:\"|$))+")
+# The programs a comment before a command on one line names first (`# Rebuild npm run build`: the
+# log joined the lines): the command starts at the first of them.
+# (Only names no comment uses as a word: not `make`, `find`, `go`, `test`, `bundle`, `cat`.)
+_COMMON_PROGRAMS = frozenset({
+    "npm", "pnpm", "yarn", "npx", "bun", "bunx", "node", "deno", "tsc", "python", "python3", "pip",
+    "pip3", "uv", "poetry", "pytest", "git", "gh", "docker", "kubectl", "cargo", "mvn", "gradle",
+    "composer", "dotnet", "psql", "mysql", "sqlite3", "curl", "wget", "ls", "grep", "rg", "sed",
+    "awk", "jq", "cd", "sudo", "bash", "mkdir", "chmod", "supabase", "vercel", "terraform", "ssh",
+    "systemctl", "brew", "apt-get"})
 
 
 # A runner's word for running another program: `uv run pytest`, `npm run build`, `pnpm exec tsc`,
 # `bundle exec rspec`: the program it ran is the one that failed, and names the command.
 _RUNS = frozenset({"run", "exec", "x", "dlx"})
 _PROGRAM_NAME = re.compile(r"^[A-Za-z@][\w.@:-]*$")
+# What no name or path holds: a pattern's escapes and classes, a substitution (`$(cat x)`).
+_SHELL_SYNTAX = re.compile(r"[\\$(){}\[\]`]")
+
+
+def _past_comment(command: str) -> str:
+    """A command whose comment the log joined to it on one line (`# Rebuild npm run build`), from
+    the first program the words name; as it was when no line was joined or none is named."""
+    if not command.lstrip().startswith("#") or "\n" in command.strip():
+        return command
+    words = command.split()
+    start = next((i for i, word in enumerate(words[1:], 1) if word in _COMMON_PROGRAMS), None)
+    return " ".join(words[start:]) if start is not None else command
 
 
 def command_head(command: str) -> str:
     """A command in two words, as a person names it: `adb shell` for `cd x && adb -s emulator-5554
     shell "su -c id"`, `git push` for `git push 2>&1` (setup steps and options skipped); three
-    after a runner's `run`/`exec` (`uv run pytest`)."""
+    after a runner's `run`/`exec` (`uv run pytest`). A quoted word (a pattern, a message, code) is
+    never part of the name, nor one that holds a pattern's or the shell's syntax."""
+    command = _past_comment(command)
     rest = _SETUP.sub("", command).strip() or command.strip()
-    words = rest.split()
+    if rest.startswith("#"):
+        return rest  # a comment and nothing after it that names a program
+    words = _SHELL_WORD.findall(rest)
     head, skip = words[:1], False
     for word in words[1:]:
         if word[:1] in "<>|&;" or word[:2] == "2>":
@@ -524,13 +554,14 @@ def command_head(command: str) -> str:
             skip = False
         elif word.startswith("-"):
             skip = _OPTION_WITH_VALUE.match(word) is not None
-        elif len(head) == 2 and not _PROGRAM_NAME.match(word.strip("'\"")):
-            break  # `nix run ./tests#run`: what it runs is a path, not a program's name
+        elif word[:1] in "'\"" or _SHELL_SYNTAX.search(word) or (len(head) == 2 and not _PROGRAM_NAME.match(word)):
+            break  # `rg ": any"`, `rg [\p{L}]`, `nix run ./tests#run`: a pattern, code or a path
         else:
-            head.append(word.strip("'\""))
+            head.append(word)
             if len(head) > 2 or head[-1] not in _RUNS:
                 break
-    return " ".join(head)
+    # A first word with a quote left open (PowerShell's `@'` here-string) runs on: its first part.
+    return " ".join(head[:1][0].split(None, 1)[:1] + head[1:]) if head else ""
 
 
 # Calls that only look (read a file, list a folder, show history): refused without a word, they
@@ -569,11 +600,35 @@ def _command_name(command: str) -> str:
     return " ".join(words[:1] + [w for w in words[1:2] if _SUBCOMMAND.match(w)])
 
 
+# A step that prepares the command (`_SETUP`): a folder entered, a file sourced.
+_STEP = re.compile(r"(?:^|&&|;|\n)\s*((?:cd|source|\.)\s+(" + _ARGUMENT + r"))")
+
+
+def _failed_step(command: str, evidence: str) -> str | None:
+    """The part of a command line the error says failed: a step that prepares the command ("cd:
+    portal: No such file or directory", ".claude/lib/lock.sh: No such file or directory" after
+    `source .claude/lib/lock.sh`: the command after it never ran), or a later command of the line
+    that the error's lines name as theirs (`cat a.json | jq …` failing with "jq: error: …")."""
+    for step in _STEP.finditer(command):
+        target = step.group(2).strip("'\"")
+        if f"{target}: No such file" in evidence or f"cd: {target}:" in evidence:
+            return step.group(1)
+    parts = [part for part in _COMMAND_JOIN.split(command) if part.strip()]
+    for part in parts[1:]:
+        head = command_head(part)
+        program = head.split(" ", 1)[0].rsplit("/", 1)[-1]
+        if program and program != command_head(parts[0]).split(" ", 1)[0] and \
+                re.search(rf"(?m)^(?:[\w./-]+: (?:line \d+: )?)?{re.escape(program)}: ", evidence):
+            return head
+    return None
+
+
 def _short(friction: Friction) -> str:
-    """The failed call in a few words: a command's head, else what it did."""
+    """The failed call in a few words: the step that failed or a command's head, else what it
+    did."""
     call = friction.call
     if call is not None and call.name in _SHELL_TOOLS and call.target:
-        return f"`{command_head(call.target)}`"
+        return f"`{_failed_step(call.target, friction.evidence) or command_head(call.target)}`"
     return friction.doing() or "that tool call"
 
 
@@ -1100,8 +1155,11 @@ _SHELL_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: |\d+: )?[\w./+-
 
 # (Not an option: "--jq: command not found" is a line the shell split, at an unquoted `&` in a URL,
 # never a program missing.)
+# The name stands at the line's start or after a space ("bash: line 1: jq: command not found"):
+# glued to a colon it is a tag or a port of what was not found ("…/realtime:v2.31.4: not found",
+# an image's manifest), never a program.
 _MISSING_COMMAND = re.compile(
-    r"(?:^|[\s:])([\w.+][\w.+-]*): (?:command )?not found\s*$"
+    r"(?:^|\s)([\w.+][\w.+-]*): (?:command )?not found\s*$"
     r"|(?:^|[\s:])command not found: ([\w.+][\w.+-]*)"  # zsh: "zsh:1: …", "(eval):1: …"
     r"|Failed to spawn: `([\w.+-]+)`\s+Caused by: No such file or directory"  # uv run
     r"|\(([\w.+-]+):String\) \[[\w-]*\], CommandNotFoundException"
@@ -1140,10 +1198,34 @@ _SETUP_FACTS = (
 )
 
 
+# Lines that hold the words of a fact of the machine but state none (`_of_the_machine`):
+# - a compiler's or test runner's diagnostic of the code: "src/a.ts(3,8): error TS2307: Cannot
+#   find module './b'" (an import the agent is writing), jest's "Cannot find module '../x' from
+#   'y.test.ts'";
+# - a module named by its path ("Cannot find module './dist/index.js'", '@/lib/queue', a source
+#   file) or a submodule of a package that loaded ("No module named 'app.services'": the code's
+#   layout, not an installation);
+# - a program the shell did not find whose name is a here-document's delimiter or a variable's
+#   ("EOF: command not found": the agent's quoting);
+# - what a shell's start-up script printed before the command ran (Homebrew's "…/shellenv.sh:
+#   line 18: /bin/ps: Operation not permitted" in a sandbox, whichever command followed).
+_NOT_MACHINE_LINE = re.compile(
+    r"(?m)^[^\n]*(?:\berror TS\d{4}:|Cannot find (?:module|package) '(?:\.{1,2}/|/|@/|~/|[^'\n]*\.(?:[cm]?[jt]sx?|"
+    r"json|vue|svelte)')|Cannot find module '[^'\n]+' from '|No module named '?\w+\.[\w.]+"
+    r"|(?:^|\s)[A-Z][A-Z\d_]+: command not found|command not found: [A-Z][A-Z\d_]+\s*$"
+    r"|[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: )[^\n]*$")
+
+
+def _of_the_machine(text: str) -> str:
+    """The text without the lines that state no fact of the machine (`_NOT_MACHINE_LINE`)."""
+    return _NOT_MACHINE_LINE.sub("", text)
+
+
 def environment_subject(text: str) -> tuple[str, str] | None:
     """The fact of the machine a failure states, as (what makes two failures the same fact, the
     fact in words): a command or module missing here, scripts with Windows line endings; None
     when the failure states none of these."""
+    text = _of_the_machine(text)
     if _CRLF in text:
         return ("crlf", "Shell scripts here have Windows line endings "
                         "($'\\r': command not found): convert them to LF before running them")
@@ -1181,6 +1263,12 @@ _OPTION_NOT_FOUND = re.compile(r"(?m)(?:^|[\s:])-[\w.+-]*: (?:command )?not foun
 def environment_fact(text: str) -> bool:
     if "not found" in text and _OPTION_NOT_FOUND.search(text):
         text = _OPTION_NOT_FOUND.sub("", text)  # a line the shell split states nothing of the machine
+    if not _states_fact(text):
+        return False  # nearly every failure: the lines are looked at only when it may state one
+    return _states_fact(_of_the_machine(text))
+
+
+def _states_fact(text: str) -> bool:
     return _find_environment(text) or (
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
 
@@ -1199,7 +1287,15 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    # the compiler or linter on code the agent is writing: its work in progress
                    r"|\berror TS\d{4}:|\berror\[E\d{4}\]|error: could not compile `|"
                    r"\b\d+ problems? \(\d+ errors?|^Found \d+ errors? in \d+ files?|"
-                   r"\bis not assignable to (?:type|parameter)\b|cannot find symbol\b", re.MULTILINE)
+                   r"\bis not assignable to (?:type|parameter)\b|cannot find symbol\b"
+                   # a linter's finding at a line and column ("81:6  Warning: React Hook …")
+                   r"|^\s*\d+:\d+\s+(?:[Ee]rror|[Ww]arning)\b"
+                   # an import the agent wrote by a path that is not there (`_NOT_MACHINE_LINE`)
+                   r"|Cannot find module '(?:\.{1,2}/|/|@/)"
+                   # SQL the agent wrote: its syntax, or a table or column its schema does not have
+                   r"|\bERROR:\s+(?:syntax error at (?:or near|end of input)|(?:column|relation) \"[^\"\n]*\""
+                   r"(?: of relation \"[^\"\n]*\")? does not exist)|\bnear \"[^\"\n]*\": syntax error"
+                   r"|You have an error in your SQL syntax", re.MULTILINE)
 
 
 # Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
@@ -1245,7 +1341,7 @@ _TEST_FAILURES = re.compile(
     r"(?m)^\s*(?:#\s*fail\s+[1-9]|FAILED:? |FAIL\s+\S|--- FAIL: |test result: FAILED|Tests?:\s+\d+ failed|"
     r"=+ (?:\d+ failed|FAILURES) |\d+ (?:tests? )?failed\b|E\s+assert|AssertionError\b|"
     r"assertion `left == right` failed|Error: expect\(|Expected:? .*\s+(?:Received|Actual|but was)\b)"
-    r"|Watching for file changes")
+    r"|Watching for file changes|\bELIFECYCLE\W+Test failed")  # pnpm's line after a failing `test` script
 # The working tree's state, which the agent settles (commit, stash) and goes on.
 _WORK_TREE = re.compile(r"Your local changes to the following files would be overwritten|"
                         r"Please commit your changes or stash them")
@@ -1254,6 +1350,14 @@ _WORK_TREE = re.compile(r"Your local changes to the following files would be ove
 _QUIET_LOG = re.compile(r"\blevel=(?:debug|info|trace|warn(?:ing)?)\b|^\W{0,2}(?:DEBUG|INFO|TRACE)\b|"
                         r"^\S*\d\d:\d\d:\d\d\S*\s+(?:DEBUG|INFO|TRACE)\b|"
                         r" - (?:DEBUG|INFO|WARNING) - ", re.IGNORECASE)  # Python's logging format
+
+
+# What a package manager prints when the script it ran exited non-zero ("ELIFECYCLE  Command failed
+# with exit code 1.", "npm ERR! code ELIFECYCLE", yarn's "error Command failed with exit code 2."):
+# like a bare "Exit code 1", it says that the script failed, not why.
+_RUNNER_EXIT = re.compile(r"\bELIFECYCLE\b|^npm (?:ERR!|error) (?:code (?:ELIFECYCLE|\d+)|errno \d+|Lifecycle script|"
+                          r"command failed|A complete log)|^error Command failed with exit code \d+|"
+                          r"^ERR_PNPM_RECURSIVE_(?:RUN|EXEC)_FIRST_FAIL\b[^\n]*exit code \d+")
 
 
 # These run over every failed call's output: searched only where a match could be (`fastsearch`).
@@ -1285,9 +1389,9 @@ def routine_error(text: str) -> bool:
     lines = list(map(str.strip, stripped.splitlines()))
     trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))
     worded = [line for line in lines[:trailer] if _ERROR_LINE.search(line)]
-    told = [line for line in worded if not _QUIET_LOG.search(line)]
+    told = [line for line in worded if not _QUIET_LOG.search(line) and not _RUNNER_EXIT.search(line)]
     if worded and not told:
-        return True  # only debug and info records, whatever their words: no error stated
+        return True  # only debug and info records or a runner's exit status: no error stated
     complaints = [line for line in told if not _MATCHED_LINE.match(line)]
     return bool(complaints) and all(_MISSING_PATH_LINE.match(line.strip()) for line in complaints)
 
@@ -1322,6 +1426,11 @@ def _found_lines(joined: AnyStr, pattern: re.Pattern[AnyStr], newline: AnyStr) -
         found = pattern.search(joined, start)
 
 
+# A test that passed, as runners list them ("✓ should return an error (4 ms)", "PASS src/a.test.ts"):
+# its name may hold "error", but it states none.
+_PASSED_LINE = re.compile(r"[✓✔√]|PASS\s")
+
+
 def error_lines(text: str, limit: int) -> str:
     """The lines that say what went wrong (not progress bars or the first N characters), ANSI
     stripped; the head of the text when no line says so."""
@@ -1330,7 +1439,12 @@ def error_lines(text: str, limit: int) -> str:
     if not lines:
         return ""
     head = lines[0] if re.match(r"^(?:Error: )?Exit code \d+$", lines[0]) else None
-    wanted = [lines[i] for i in _error_line_numbers("\n".join(lines))]
+    numbers = [i for i in _error_line_numbers("\n".join(lines)) if not _PASSED_LINE.match(lines[i])]
+    # A heading of a word or two that ends in ":" and opens a list says what its first item
+    # states ("Invalid Options:" then "- Unknown options: …").
+    numbers += [i + 1 for i in numbers if lines[i].endswith(":") and len(lines[i].split()) <= 2
+                and i + 1 < len(lines) and lines[i + 1][:2] in ("- ", "* ", "• ")]
+    wanted = [lines[i] for i in sorted(set(numbers))]
     # A debug record's words ("msg=… error=…") say less than the program's own error after it.
     wanted = [line for line in wanted if not _QUIET_LOG.search(line)] or wanted
     picked = list(dict.fromkeys(([head] if head else []) + (wanted or lines)))
