@@ -240,7 +240,7 @@ def test_corrections_by_rule_and_by_the_agents_acknowledgement(tmp_path: Path) -
         ("correction", "did you actually run the tests after that?", "uv add httpx")]
 
 
-def test_a_stop_and_the_turn_that_redirects_are_one_correction_and_none_without(tmp_path: Path) -> None:
+def test_a_stop_and_the_turn_that_redirects_are_one_interruption_and_none_without(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Refactor the parser")
                .shell("sleep 100", "aborted by user after 3.2s", 1)
                .shell("rg parser", "aborted by user after 3.2s", 1)
@@ -249,8 +249,8 @@ def test_a_stop_and_the_turn_that_redirects_are_one_correction_and_none_without(
                .shell("rg tokens", "aborted by user after 1.0s", 1)
                .abort())
     frictions, _, _ = read_rollout(rollout.write(tmp_path))
-    assert [(f.kind, f.evidence, f.interrupted, f.action) for f in frictions] == [
-        ("correction", "stop, keep the public API unchanged", True, "sleep 100")]
+    assert [(f.kind, f.reason, f.action) for f in frictions] == [
+        ("interruption", "stop, keep the public API unchanged", "sleep 100")]
 
 
 def test_a_stop_to_amend_the_persons_own_message_is_no_lesson(tmp_path: Path) -> None:
@@ -528,17 +528,17 @@ def test_a_word_or_two_typed_again_with_more_is_no_amendment(tmp_path: Path) -> 
     rollout = (Rollout().typed("Seed the database").says("Shall I seed it now?").typed("ok")
                .shell("psql -h prod.db -f seed.sql", "", 0).abort()
                .typed("ok, but seed the staging database, not prod"))
-    assert [(f.kind, f.interrupted) for f in read_rollout(rollout.write(tmp_path))[0]] == [
-        ("correction", True)]
+    assert [(f.kind, f.reason) for f in read_rollout(rollout.write(tmp_path))[0]] == [
+        ("interruption", "ok, but seed the staging database, not prod")]
 
 
 def test_an_amendment_that_adds_a_correction_is_one(tmp_path: Path) -> None:
     rollout = (Rollout().typed("Fix the parser")
                .shell("sed -i 's/parse/parse2/' src/api.py", "", 0).abort()
                .typed("Fix the parser, but don't touch the public API"))
-    assert [(f.kind, f.evidence, f.interrupted, f.action) for f in read_rollout(
-        rollout.write(tmp_path))[0]] == [("correction", "Fix the parser, but don't touch the public "
-                                          "API", True, "sed -i 's/parse/parse2/' src/api.py")]
+    assert [(f.kind, f.reason, f.action) for f in read_rollout(
+        rollout.write(tmp_path))[0]] == [("interruption", "Fix the parser, but don't touch the public "
+                                          "API", "sed -i 's/parse/parse2/' src/api.py")]
 
 
 def test_a_correction_names_the_command_not_the_poll_of_its_output(tmp_path: Path) -> None:
@@ -576,7 +576,7 @@ def test_the_command_says_how_many_pending_memories_were_counted_again(workspace
     assert "0 new, 1 already imported (1 still pending got a higher occurrence count)" in result.output
 
 
-def test_a_stop_then_a_console_error_is_a_correction_titled_by_the_error(
+def test_a_stop_then_a_console_error_is_an_interruption_titled_by_the_error(
         workspace: Workspace, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     (Rollout().typed("Make nodes draggable").says("Dragging now works; refresh and try it.")
@@ -585,11 +585,11 @@ def test_a_stop_then_a_console_error_is_a_correction_titled_by_the_error(
             "to drag a node that is not initialized.")).write(sessions)
     _import(workspace, sessions)
     [memory] = _stored(workspace)
-    assert memory.metadata["kind"] == "correction" and memory.metadata["interrupted"] is True
-    assert memory.content.startswith("Do as the person said when they stopped the agent as it "
-                                     "was about to run `npm run dev`: “Wait, hold on. I see a")
-    assert memory.title == ("I see a console error: [React Flow]: It seems that you are trying to "
-                            "drag a node that is not initialized.")
+    assert memory.metadata["kind"] == "interruption"
+    assert memory.content.startswith("The person stopped the agent as it was about to run `npm run "
+                                     "dev` and said “Wait, hold on. I see a console error:")
+    assert memory.title.startswith("I see a console error: [React Flow]: It seems that you are "
+                                   "trying to drag a node that is not initialized. (interrupted")
 
 
 def _as_stored_by_79ef06f(workspace: Workspace, sessions: Path) -> int:
@@ -608,9 +608,8 @@ def _as_stored_by_79ef06f(workspace: Workspace, sessions: Path) -> int:
     for path in sorted(sessions.rglob("rollout-*.jsonl")):
         frictions, _, version = read_rollout(path)
         for f in frictions:
-            kind = "interruption" if f.interrupted else f.kind
-            # A stop kept the time Codex aborted the turn, not the time of the redirect.
-            moment = f.event[1:] if f.interrupted and f.event.startswith("@") else f.timestamp
+            kind = f.kind
+            moment = f.timestamp  # a stop's: the time Codex aborted the turn
             distinct = kind in ("rejection", "interruption", "correction")
             parts = [kind, norm(f.action),
                      (f.call_id or moment or "") if distinct else norm(f.evidence)]

@@ -21,7 +21,13 @@ Order matters four times:
   voulais dire oui"), and an Esc followed by the request it cut short sent again
   (`corrections.sent_again`: the same words, a typo fixed, a slash command's template around it);
   sent again with a change of its own (`corrections.sent_changed`: a constraint added, another
-  file, a detail changed) it is kept, the turn its reason, whatever its words.
+  file, a detail changed) it is kept, the turn its reason, whatever its words; an Esc followed by
+  "continue" in any language (`corrections.just_continues`: "继续", "go on") is none.
+  A refusal followed by Claude Code's hand-off of the plan to a cleared context ("Implement the
+  following plan:", `rules.is_plan_handoff`) is no refusal: the person accepted the plan. A plan
+  rejection whose text is pasted material (`rules.reason_at_plan`: the plan pasted back unchanged,
+  a review approving it) is none either; the plan pasted back with lines changed has those lines as
+  its reason.
   A refusal with no word of why ("continue", or nothing) whose call the agent then runs as it
   was, and it succeeds, was only "not now": no lesson.
 - **A correction follows an action.** Only in the main thread, right after the agent acted,
@@ -244,6 +250,11 @@ class Detector:
     def _stopped(self, friction: Friction) -> None:
         thread = self._threads[friction.sidechain]
         if friction.reason is not None:
+            if friction.kind == "plan_rejection":
+                plan = next((c.plan for c in friction.calls if c.plan), None)
+                friction.reason = rules.reason_at_plan(friction.reason, plan)
+                if friction.reason is None:
+                    return  # the plan pasted back, a review approving it: no reason of the person's
             if not corrections.disowned(friction.reason) and not corrections.accidental(friction.reason):
                 self.frictions.append(friction)  # the reason came with the result
             return
@@ -273,6 +284,12 @@ class Detector:
                 calls = [agent.last_tool] if agent.last_tool else []
                 thread.stop = _friction("interruption", where, agent, calls, text)
             return False
+        if rules.is_plan_handoff(text):
+            # The person accepted the plan and cleared the context: the refusal that ended the
+            # planning conversation was Claude Code's, and the plan it sends is no correction.
+            thread.stop, thread.candidate, thread.prompt = None, None, text
+            thread.open_errors.clear()
+            return True
         # A refusal or an Esc shows a person at the prompt even where a program (an IDE through
         # the Agent SDK) sends the turns: the turn after it is their reason, not a new task.
         if (not human and thread.stop is None) or where.sidechain:
@@ -361,6 +378,8 @@ class Detector:
             return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
         if stop.kind == "interruption" and prompt is not None and corrections.sent_again(reason, prompt):
             return  # the same request sent again (a typo fixed, or through a slash command): no lesson
+        if stop.kind == "interruption" and corrections.just_continues(reason):
+            return  # "继续", "go on": the person let the agent go on, in any language
         # "Retry", a question, one more feature, a new request: not a lesson. Stopping a plan
         # about to be carried out is itself a redirect: what the person types next replaces it.
         stopped_plan = any(c.name == "ExitPlanMode" for c in stop.calls)

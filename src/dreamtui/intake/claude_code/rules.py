@@ -16,7 +16,13 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | typed turn. Claude Code 2.0.x wrote the typed reason as the whole result   |
 |                | (`toolUseResult` "Error: <the words>"): an untagged error of a file edit   |
 |                | that is none of the edit tools' own errors is that.                        |
-| plan_rejection | that rejection of `ExitPlanMode`: the plan refused; its `plan` is quoted.  |
+| plan_rejection | that rejection of `ExitPlanMode`: the plan refused; its `plan` is quoted;  |
+|                | or its result "User chose to stay in plan mode and continue planning" (the |
+|                | person's next typed turn is the reason). Not one when the text typed at   |
+|                | the prompt is pasted material, not the person's reason (`reason_at_plan`: |
+|                | the plan itself pasted back, a pasted review approving it), nor when the  |
+|                | next turn is Claude Code's hand-off of an accepted plan to a cleared      |
+|                | context ("Implement the following plan:", `is_plan_handoff`).             |
 | clarification  | that rejection of `AskUserQuestion`, or a reason opening "The user wants to |
 |                | clarify these questions." — questions, not an objection.                  |
 | interruption   | the Esc key: `[Request interrupted by user…]` as a tool result or a user   |
@@ -66,6 +72,14 @@ _CLARIFY_NOTE = re.compile(r"\s*This means they may have additional information.
 _NEXT_NOTE = re.compile(r"\s*Note: The user's next message may contain a correction or preference\..*\Z",
                         re.DOTALL)
 _INTERRUPTED = "[Request interrupted by user"
+# The person chose "No, keep planning" at the plan's prompt (Claude Code 2.1.x): a plan rejection,
+# whose reason they type next.
+_STAYED = "User chose to stay in plan mode"
+# Claude Code's first turn of a cleared context when the person accepts a plan with "Yes, clear
+# context and auto-accept edits": it refuses the ExitPlanMode call itself to end the planning
+# conversation (the rejection and the interrupt marker are written as for a refusal), and sends the
+# plan to the new one in these words. The plan was accepted: no refusal, and no one's correction.
+_HANDOFF = "Implement the following plan:"
 _INTERRUPTED_RESULT = ("Interrupted by user", "[Request interrupted by user")
 _COMPACTION = "This session is being continued from a previous conversation"
 _WRAPPERS = ("<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
@@ -235,6 +249,8 @@ def classify_tool_error(content: str, signals: Signals | None = None) -> tuple[s
     rejected = text.startswith(_REJECTED) or signals.user_rejected or denial in _PERSON_DENIALS
     if denial in _ESC_DENIALS:
         return "interruption", None
+    if text.startswith(_STAYED) and signals.tool in (None, "ExitPlanMode"):
+        return "plan_rejection", None
     if rejected:
         reason = _words_first(next((_NEXT_NOTE.sub("", text.partition(mark)[2]).strip()
                                     for mark in _REASON_MARKS if mark in text), "")) or None
@@ -270,3 +286,59 @@ def denied_tool(text: str) -> str | None:
     """The tool a denial names ("Permission to use <Tool> …"), for a result without its call."""
     denied = _DENIED.search(text)
     return denied.group(1) if denied and denied.group(1) else None
+
+
+def is_plan_handoff(text: str) -> bool:
+    """Is a typed turn Claude Code's hand-off of an accepted plan to a cleared context
+    (`_HANDOFF`)? The refusal before it ended the planning conversation; the person refused nothing."""
+    return text.lstrip().startswith(_HANDOFF)
+
+
+_WORD = re.compile(r"\w+")
+_PLAN_WORDS = 2000  # how much of a text typed at a plan's prompt is compared with the plan
+_PASTED_BACK = 0.8  # share of its words the plan has, that makes a text the plan pasted back
+_PASTED_REVIEW = 600  # characters: shorter, a text is typed ("Great plan -- also add …"), not pasted
+# Claude Code's plan viewer, copied with the plan: its words, not the person's.
+_PLAN_VIEWER = re.compile(r"^\s*(?:Ready for review|Select text to add comments on the plan)\s*$")
+# The first sentence of a review that approves the plan: "This version is **solid and ready for v1
+# implementation**.", "The implementation plan you've outlined is excellent—…", "LGTM".
+_APPROVES = re.compile(
+    r"\b(?:is|are|looks?|seems?|reads?)\s+(?:now\s+)?(?:very\s+|really\s+|quite\s+|all\s+)?(?:excellent|solid|"
+    r"strong|great|good|sound|correct|ready|approved|production[- ]ready|well[- ](?:designed|structured|"
+    r"thought[- ]out))\b|\bapproved\b|\blgtm\b|\bready (?:for|to) (?:implementation|implement|go|ship|coding)\b"
+    r"|(?:计划|方案)(?:整体)?(?:很好|不错|可行|合理|没问题|可以(?:开始)?(?:执行|实施))", re.IGNORECASE)
+# What keeps a review from approving as it stands: a reservation in the same sentence ("…, with two
+# small but mandatory corrections", "very close, but …").
+_RESERVED = re.compile(r"\b(?:but|however|though|although|except|unless|before|needs?|must|missing|"
+                       r"issues?|problems?|concerns?|bugs?|fix(?:es)?|corrections?|changes|gaps?|not|"
+                       r"almost|nearly|close)\b|不过|但|问题|需要|缺", re.IGNORECASE)
+_MARKUP = re.compile(r"[*_`#>]+")
+_FIRST_SENTENCE = re.compile(r"[.!?。！？](?:\s|$)|\n")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def reason_at_plan(text: str, plan: str | None) -> str | None:
+    """The person's reason in the text typed at a rejected plan's prompt, None when it is pasted
+    material with nothing of theirs: the plan itself pasted back (`_PASTED_BACK` of its first words
+    are the plan's) unchanged, or a pasted review (`_PASTED_REVIEW` characters or more) whose first
+    sentence approves the plan with no reservation. A plan pasted back with lines the person changed
+    gives those lines (what is compared is the plan's first `_PLAN_WORDS` characters, all a call
+    keeps of it). A pasted critique ("This is very close, but …", "Strengths … Weaknesses …") is the
+    person's reason, in another's words."""
+    lines = [line for line in text[:_PLAN_WORDS].splitlines() if not _PLAN_VIEWER.match(line)]
+    words = _words("\n".join(lines))
+    if plan and len(words) >= 12:
+        planned = _words(plan[:_PLAN_WORDS])
+        if len(words & planned) >= _PASTED_BACK * len(words):
+            whole = lines if len(text) <= _PLAN_WORDS else lines[:-1]  # else the last is cut short
+            changed = [line.strip() for line in whole if _words(line) - planned]
+            return "\n".join(changed) or None
+    if len(text) < _PASTED_REVIEW:
+        return text
+    plain = _MARKUP.sub("", text).strip()
+    end = _FIRST_SENTENCE.search(plain)
+    first = plain[:end.start() if end else 400]
+    return None if _APPROVES.search(first) and not _RESERVED.search(first) else text

@@ -18,14 +18,17 @@
 | correction  | a typed turn right after the agent acted that contradicts it, reports a       |
 |             | problem right after the agent said its work was done, or one the agent's next |
 |             | reply concedes as its mistake (`intake.corrections`, shared with the Claude   |
-|             | Code importer); and the person's stop (`turn_aborted`,        |
-|             | "aborted by user") followed by a turn that redirects the agent ("Wait, hold   |
-|             | on. I see a console error…"): one per turn, however many calls were running,  |
-|             | marked `interrupted`. A stop followed by nothing, by a turn that redirects    |
-|             | nothing ("Retry", a question, a new request: `corrections.redirects`) or by   |
-|             | the person's own message typed again with more to it (they stopped the agent  |
-|             | to amend what they had asked) is no lesson, and none is kept. An amended      |
-|             | correction is one correction, in its amended words.                           |
+|             | Code importer). An amended correction is one correction, in its amended words. |
+| interruption| the person's stop (`turn_aborted`, "aborted by user") followed by a turn that  |
+|             | redirects the agent ("Wait, hold on. I see a console error…"), its reason:    |
+|             | one per turn, however many calls were running, quoting the call the agent had |
+|             | made in it. A stop followed by nothing, by a template (a slash command or     |
+|             | prompt file expanded into the turn: `typed_words`), by a turn that redirects  |
+|             | nothing ("Retry", a question, a new request: `corrections.redirects`), by the |
+|             | request it cut short sent again, or by the person's own message typed again   |
+|             | with more to it that corrects nothing (they stopped the agent to amend what   |
+|             | they had asked) is no lesson, and none is kept. A stop at the approval prompt |
+|             | (the call declined as the turn stops) is that rejection alone.                |
 
 A typed instruction about a command ("don't bother running mix precommit as it isn't working
 yet") is kept in `Detector.instructions`: the import makes it the lesson of that command's
@@ -97,7 +100,6 @@ class Friction:
     # memory is known by it, `lessons.submit_lessons`): the call it is the result of, else the
     # person's turn or stop by its time; a correction is its turn, not the call before it.
     event: str = ""
-    interrupted: bool = False  # a correction the person typed after stopping the agent
     stopped: str | None = None  # the event of the stop after which the person amended it
 
 
@@ -199,6 +201,24 @@ def _redirects_after_stop(text: str) -> bool:
     correction rule reads ("PING": is the agent still there?)."""
     return redirects(text) and not lessons.mostly_pasted(text) and (
         len(text.split()) > 1 or correction_rule(text) is not None)
+
+
+# What Codex sends in the person's place: the IDE's context before their words ("# Context from my
+# IDE setup: … ## My request for Codex:"), and a prompt file or slash command expanded into the
+# turn ("## User Input\n\n```text\n…```\n\nYou **MUST** consider the user input …", "# Implement a
+# new requirement …"): a turn that opens with a Markdown heading is a template, not words typed.
+_IDE_CONTEXT = re.compile(r"^\s*# (?:Context from my IDE setup|Files mentioned by the user):")
+_IDE_REQUEST = "## My request for Codex:"
+_TEMPLATE_OPENING = re.compile(r"^\s*#{1,6} \S")
+
+
+def typed_words(text: str) -> str | None:
+    """The person's own words in a turn: the request after the IDE's context; None when there
+    are none (the context alone) or the turn is a template (`_TEMPLATE_OPENING`)."""
+    if _IDE_CONTEXT.match(text):
+        text = text.partition(_IDE_REQUEST)[2]
+    text = text.strip()
+    return None if not text or _TEMPLATE_OPENING.match(text) else text
 
 
 def _corrects(text: str, said: str | None) -> bool:
@@ -396,7 +416,7 @@ class Detector:
     def _interruption(self, call: Call | None, timestamp: str | None, evidence: str) -> None:
         if not self._interrupted:
             self._interrupted = True
-            self._waiting.append(self._friction("interruption", call or self._last_call,
+            self._waiting.append(self._friction("interruption", call or self._just_called(),
                                                 evidence, timestamp,
                                                 event=call.call_id if call else f"@{timestamp}"))
 
@@ -418,17 +438,19 @@ class Detector:
         if stopped and self._amends(turn):
             self._amended(turn)
             return
+        words = typed_words(turn.text)
+        # Esc at the approval prompt declines the call and stops the turn: one event, the refusal.
+        refused = any(f.kind == "rejection" for f in self._waiting)
         for friction in self._waiting:
             if friction.kind == "rejection" and accidental(turn.text):
                 continue  # "oops, go on": the person's slip at the prompt, no rule
             if friction.kind == "rejection":
-                self.frictions.append(replace(friction, reason=reason))
-            elif _redirects_after_stop(turn.text) and not (
-                    self._prompt is not None and sent_again(turn.text, self._prompt.text)):
-                # The stop and what the person typed after it are one correction, in their words.
-                self.frictions.append(replace(
-                    friction, kind="correction", evidence=lessons.quoted_turn(turn.text, QUOTE_CHARS),
-                    timestamp=turn.timestamp or friction.timestamp, interrupted=True))
+                self.frictions.append(replace(friction, reason=clip(words, 2 * QUOTE_CHARS) if words else None))
+            elif not refused and words is not None and _redirects_after_stop(words) and not (
+                    self._prompt is not None and sent_again(words, self._prompt.text)):
+                # The stop, with what was running, and what the person typed after it: their reason
+                # (its lines kept: a title reads its first sentence, not a pasted spec run into it).
+                self.frictions.append(replace(friction, reason=lessons.clip(words, 2 * QUOTE_CHARS)))
         answered_a_stop = bool(self._waiting)
         self._waiting.clear()
         self._interrupted = False
@@ -498,10 +520,7 @@ class Detector:
                 "correction", self._just_called(), turn.text, turn.timestamp,
                 event=turn.event), stopped=stop))
         elif stopped is not None and added and correction_rule(added) is not None:
-            self._prompt_correction = len(self.frictions)
-            self.frictions.append(replace(
-                stopped, kind="correction", evidence=lessons.quoted_turn(turn.text, QUOTE_CHARS),
-                timestamp=turn.timestamp or stopped.timestamp, interrupted=True))
+            self.frictions.append(replace(stopped, reason=lessons.clip(turn.text.strip(), 2 * QUOTE_CHARS)))
         self._prompt = turn
         self._acted = False
         self._called = False

@@ -161,8 +161,6 @@ def shared_friction(friction: Friction, log: str, version: str | None) -> lesson
     extra: dict[str, object] = {"call_id": friction.call_id, "cli_version": version}
     if friction.kind in ("tool_error", "environment") and target:
         extra["command"] = target  # what an instruction found in a later import names
-    if friction.interrupted:
-        extra["interrupted"] = True
     if friction.stopped:
         extra["stopped"] = f"{friction.session_id}:{friction.stopped}"
     return lessons.Friction(
