@@ -1059,8 +1059,11 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
     # which lists nothing rejected.
     said = _Said()
     growing_code, growing_flags = set(code_words), set(flags)
+    carried = False
     for part in _split_outside_code(_ASIDE_RE, sentence):
-        carried = False
+        # An aside listing only code examples of what the clause before rejects ("Do not add
+        # AI credits (`Co-Authored-By: Claude` or similar)") names more of it: rejected too.
+        carried = carried and _examples_only(part)
         for clause in _split_outside_code(_COLON_RE, part):
             if carried and _explains(clause):
                 carried = False
@@ -1069,6 +1072,17 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
             _read_numbers(part, said.slots)
     said.flags = growing_flags - flags
     return said
+
+
+_EXAMPLE_WORDS = frozenset("or and similar etc eg e g like such as any other the a an".split())
+
+
+def _examples_only(part: str) -> bool:
+    """The part is code spans and the words that list examples ("`X` or similar", "`X`, `Y`")."""
+    if "`" not in part:
+        return False
+    rest = _WORD_RE.findall(_CODE_RE.sub(" ", part).lower())
+    return _EXAMPLE_WORDS.issuperset(rest)
 
 
 # A clause starting with one of these, or saying one of these, states something (an
@@ -1901,7 +1915,8 @@ def _name_swap(a: Features, b: Features) -> tuple[str, str, str] | None:
     only_b = [n for n, spaced in b.facts.long_names if spaced not in a.facts.padded]
     for x in only_a:
         for y in only_b:
-            if x[0] == y[0]:
+            # One name inflected ("Co-Authored-By" / "co-author") is no other name.
+            if x[0] == y[0] and not _inflected(x, y):
                 return "name", " ".join(x), " ".join(y)
     return None
 
@@ -1921,6 +1936,12 @@ def _rejected_flag(a: Features, b: Features) -> tuple[str, str] | None:
         if stem(word) in a.facts.rejected and stem(word) not in b.stems and parts.isdisjoint(b.stems):
             return flag, "no flag"
     return None
+
+
+def _inflected(x: Sequence[str], y: Sequence[str]) -> bool:
+    """The two names' words but stop words have one set of stems: `co-authored-by` and
+    co-author (requirements.txt and requirements-dev.txt have not)."""
+    return {stem(w) for w in x if w not in STOPWORDS} == {stem(w) for w in y if w not in STOPWORDS}
 
 
 def _mentions(text: str, span: str) -> bool:
