@@ -20,8 +20,10 @@ precision holds:
 | question    | a question challenging what the agent did: "why did you …", "why are you     |
 |             | still …", "why not …", "did you (actually/really) …", "didn't I (say/tell)…",|
 |             | "have you (even) …", "where did you …", "how come …", "can we not …", "did   |
-|             | you not …"; within 12 words it needs no "?" ("why is it doing this"). Not a  |
-|             | question about the world ("why do they all begin with t") or "do we not …?"  |
+|             | you not …", a "why" with a negation ("why did none of them go through X?", |
+|             | "why doesn't clicking the card open the page?"); within 12 words it needs no |
+|             | "?" ("why is it doing this"). Not a question about the world ("why do they  |
+|             | all begin with t") or "do we not …?"                                         |
 | instead     | "actually/wait, … instead", "use X instead", 'call it "user" not "regular"'  |
 | fails       | a report that the agent's work fails, in its own words: "syntax highlighting |
 |             | does not quite work", "i dont see it in the repo", "same error", "still      |
@@ -31,7 +33,9 @@ precision holds:
 |             | Also with no cue word (`_BROKEN`): "… and i still get an error", "Getting    |
 |             | failure here: …", "the break point is not being hit", "What happened to my  |
 |             | pkgs?", "the tests are gone", "it seems that the hook is not installed";     |
-|             | never after "if/when/make sure/a … that/who" (a condition or a spec)         |
+|             | never after "if/when/make sure/a … that/who" (a condition or a spec). And    |
+|             | what following the agent's instructions gave ("I tried to run it using your  |
+|             | instructions and got: …", "your suggested commands both exit immediately")   |
 | reverse     | taking back what the agent just did, said first: "Actually remove …", "wait, |
 |             | keep …", "But I still want …", "no, but actually …", "non mais en fait …",   |
 |             | "pero …"; not one more thing ("actually, also add …") or a plain question    |
@@ -42,9 +46,14 @@ precision holds:
 |             | paths", "ur stupid"), not when pleased ("fuck yeah, it works")               |
 | zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新/但是/其实… at   |
 |             | the start; 不(是很)合理/应该避免/搞错/会不会太…/有没有污染/没按照/为什么还/你应该 |
-|             | /而不是… anywhere in a short turn                                             |
+|             | /而不是… anywhere in a short turn; 为什么…没有/不 (why … not), 没有像我们设计 |
+|             | 的那样 (not as designed), 只是给你的示例 (only an example), 并没有 (did not)  |
 | prefer      | how to work: "one question at a time", "more concise please", "just tell me |
 |             | …", "yes, but I need …", "i dont want a minimal version", "let's stick with"|
+|             | and, anywhere in the opening, the language to answer in ("работай на русском",|
+|             | "answer in English", "用中文交流"); not a document's ("translate it to …")    |
+| reminded    | what the agent was told or should know, a few words in: "I'm on Ubuntu 22.04.|
+|             | You should know this...", "I told you that before", "我之前说过"             |
 | premise     | a short fact correcting what the agent assumed: "the keybinds were made in   |
 |             | hyprland", "teams is installed as a pwa"                                     |
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
@@ -69,7 +78,9 @@ report) is a correction with no cue word at all: "Problème dans le nœud …", 
 profile form: …", "la page charge mais infiniment", "Donc en fait j'ai plusieurs problèmes"; not
 a problem talked about ("la priorité des problèmes"), a condition ("if there is an error"), a
 new task ("add error handling …"), a question about it ("why is that an issue?"), praise first or
-a pasted log without a word.
+a pasted log without a word. The agent asking the person to try its work ("please refresh and try
+again", "let me know if it works", "请刷新…告诉我结果") claims it done too, and then a failure the
+person names is a report even said as a request ("帮我测试一下（请求失败：…）").
 
 The first turn of a session, before the agent has done anything in it, is a correction when it
 says earlier work is still wrong (`reports_earlier_work`: "The config isn't right still", "we
@@ -97,7 +108,8 @@ otherwise ("we should …", "我们应该…") right after the agent recommended
 "我倾向于") overrides it (`overrides`).
 
 A correction's title is its lesson (`lesson`): a report that the work fails says what fails, then
-to check it works before saying it is done ("Syntax highlighting does not quite work: check …");
+to check it works before saying it is done ("Syntax highlighting does not quite work: check …"),
+unless it is about how the agent works ("You're not following your instructions": its words);
 one with no words of its own ("still broken") names what the agent had just done ("After you edit
 `main.go`, check …"); a bare "Nope", "Stop" says not to do what the agent had just done or said,
 quoting it; a challenging question that holds its lesson is said as what to do ("can we not just
@@ -105,15 +117,17 @@ look up the os?" → "Look up the os: the person asked …", "did you not look i
 "Look in the repo first: …", "why did u modify generated files?" → "Do not modify generated
 files unasked: …", "why did u do that?" → not to do what the agent had just done, "where did you
 get this info from" → say where it comes from, "i dont think it copied to the partition" → check
-that it copied before saying it is done); swearing and agreeing first are left out ("Give me
+that it copied before saying it is done); a reminder says to keep in mind what the person told
+("I'm on Ubuntu 22.04. You should know this..."); swearing and agreeing first are left out ("Give me
 fucking file paths" → "Give me file paths", "yes but ill need …" → "Ill need …"); other words
 are the lesson themselves. An opening sentence that only approves, understands or announces
 ("Ok test is passing, good.", "I understand this.") is left out of the title (`past_preamble`).
 
 An agent answering a request for advice ("what would be the best idea") or a plain question ("is
-a.py redundant to b.py?", "what do you mean existing pattern?") with "You're absolutely right"
-concedes nothing (`only_asks`); nor does one praising as an idea ("Good call.", "好思路") an
-answer to its own question or an addition ("还有一个…") that asks nothing back (`_welcomed`).
+a.py redundant to b.py?", "what do you mean existing pattern?", "你如何看待以下意见") with "You're
+absolutely right" concedes nothing (`only_asks`); nor does one praising as an idea ("Good call.",
+"好思路") an answer to its own question, an addition ("还有一个…") or a new request ("I want a
+similar list on the other tab") that asks nothing back (`_welcomed`).
 A "No, …" answering the agent's own question is an answer, unless what follows says its work
 still fails or what should be and is not ("those values should line up, but they show a few
 cents difference": `answer_rule`).
@@ -131,7 +145,7 @@ _OPENER = re.compile(
     rf"pls|plz|lah|lol|bro|dude|man|omg|yo|ultrathink|think(?: hard| harder| deeply)?|"
     rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:(?!-){_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
-                 r"thank|idea|prob|biggie|more questions|further|other|changes? needed|one|longer|matter|"
+                 r"thank|idea|prob\w*|biggie|more questions|further|other|changes? needed|one|longer|matter|"
                  r"doubt|problemo)\b)")
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)"
                    r"|^(?:i think |i feel like )?(?:we|you|u) (?:should ?n'?t|should not|must ?n'?t|must not)\b")
@@ -176,17 +190,25 @@ _WRONG_FIRST = re.compile(
     r"(?:not quite|not exactly|close,? but|almost,? but)\b"
     r"|(?:some\w*|smth|sth|it|this|that)(?:'s| is) (?:still )?(?:not right|off|not working right)\b"
     r"|(?:that'?s|that is|this is|it'?s|it is) not an? (?:option|solution)\b"
-    r"|(?!(?:if|when|unless|in case|whether)\b)[^.!?\n]{0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
+    # (not a request about them: "please remove things that are not necessary", "drop what isn't needed")
+    r"|(?!(?:if|when|unless|in case|whether|please|pls|remove|delete|drop|clean|get rid|strip|cut|trim)\b)"
+    r"(?:(?!\b(?:that|which|what)\b)[^.!?\n]){0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
     r"necessary|required)\b|[^.!?\n]{0,60}?\b(?:is|are) unnecessary\b"
     r"|[^.!?\n]{0,60}?\b(?:is|are|'s|was|were) (?:\w+ing|using|picking|showing) the wrong\b"
     r"|(?:you|u) (?:\w+ed|picked|read|took|ran|wrote|made|put|got) the wrong\b"
     r"|[^.!?\n]{0,60}?\b(?:doesn'?t|does not|don'?t|do not) (?:look|seem|sound) (?:right|correct)\b")
 _WRONG_CUES = ("quite", "exactly", "close", "almost", "right", "off", "option", "solution", "need",
                "necessar", "required", "wrong")
+# "why" with a negation: what did not happen as it should ("why did none of them go through the
+# gateway?", "why doesn't clicking the card open the page as we designed?", "why did not you tag
+# it?"); a "why" about what is ("why do they all begin with t") has none.
+_WHY_NOT = (r"why (?:(?:did|does|do|is|are|was|were|has|have|would|will|can|could)\s+(?:not\b|[^?\n,.]{0,50}?"
+            r"\b(?:none|nothing|never|nobody|no one|not)\b)|(?:didn'?t|doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|"
+            r"weren'?t|hasn'?t|haven'?t|won'?t|can'?t|couldn'?t|wouldn'?t)\b)")
 _QUESTION = re.compile(
     # "why" asks about the agent's work ("why did you …", "why is it doing this", "why does it
     # still …"), not about the world ("why do they all begin with t", "why is he here?")
-    r"^(?:why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
+    rf"^(?:{_WHY_NOT}|why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
     r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\b(?:still|again)\b"
     r"|why (?:does|do|did) (?:it|this|that|you|u|they) keep\b"
     r"|why (?:can'?t|won'?t|couldn'?t|cant|wont) (?:you|u|we|it|this|that)\b|why\b[^?\n]{0,40}\band not\b|how come\b"
@@ -325,8 +347,9 @@ def _broken(first: str) -> bool:
 
 # The agent's habit: "AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "you keep adding …".
 _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keeps?|kept) \w+ing\b")
+# "并没有跳转" (and it did not navigate): what the agent said it did, not done.
 _ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
-                       r"还是(?:不行|不对|没|报错|一样|失败|有问题)")
+                       r"还是(?:不行|不对|没|报错|一样|失败|有问题)|并没有?|并未|并不(?:能|行|生效|起作用|对|正确)")
 # Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
 _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b"
@@ -352,7 +375,10 @@ _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应
                        # should have done ("你应该可以自己识别"), "rather than" (而不是)
                        r"|会不会(?:太|有|导致|造成)|是不是(?:太|有点|忘|漏)|太(?:多|乱|散|复杂|冗余|啰嗦)了|"
                        r"混乱|散乱|污染|没有?按照?|为什么(?:还|又)|怎么(?:还|又)|(?:又|还会|仍然)出现|"
-                       r"你(?:本来|本)?应(?:该|当)|你(?:又|还是)?(?:忘|漏)|重复(?:做|工|劳动)|而不是")
+                       r"你(?:本来|本)?应(?:该|当)|你(?:又|还是)?(?:忘|漏)|重复(?:做|工|劳动)|而不是"
+                       # an example taken for the spec ("X只是给你的示例"); why something did not happen
+                       # ("为什么都没有走网关", "为什么点击卡片，没有像我们设计的那样跳转"), and not as agreed
+                       r"|只是(?:给你的|一个|举个)?(?:示例|例子|举例|参考)|为什么[^。？！?\n]{0,30}?(?:没|不|未)|没有?像(?:我们|我|之前)(?:设计|说|要求|约定|讨论|计划|规定)")
 # Swearing at the agent or its work in a short turn ("give me fucking file paths", "ur stupid"):
 # it went wrong, whatever the words; not when the work pleased ("fuck yeah, it works").
 _FRUSTRATED = re.compile(r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|ffs|wtf|stupid|dumb|retarded|idiot\w*|useless)\b")
@@ -377,6 +403,29 @@ _PREFER = re.compile(
     r"(?:this is |that'?s |it'?s |you'?re )?(?:too complicated|too complex|overkill|over-?engineered|"
     r"over-?complicat\w+)|(?:continue\W+)?i (?:don'?t|do not) "
     r"(?:want|need)|i (?:really )?(?:don'?t|do not) like|(?:i'?m |im )?not sure (?:i |we )?like)\b")
+# The language the person wants to be answered in, anywhere in the opening ("да внеси коррективы и
+# как требуется работай на русском", "please answer in English from now on", "用中文和我交流"):
+# the agent used another. Not a document's language ("translate the README into English").
+_LANGUAGE = re.compile(
+    r"\b(?:reply|replies|answer|respond|talk|speak|communicate|work|chat|write to me|ask me)\w* (?:to me |with me )?"
+    r"(?:only |always )?in (?:english|chinese|russian|french|spanish|german|japanese|korean|portuguese|italian)\b"
+    r"|(?:работа|отвеча|обща|говор)\w* (?:со мной |мне )?(?:только |всегда )?(?:на русском|по-русски)"
+    r"|用中文(?:回答|回复|交流|沟通|交互|问我|和我|跟我|说)|中文交互|(?:和|跟)我说中文"
+    r"|(?:réponds|répondez|parle|parlez|écris-moi)(?:-moi)? (?:toujours )?en français"
+    r"|(?:responde|respóndeme|habla|háblame)\w* en español|(?:antworte|sprich)\w* (?:mit mir )?(?:auf |in )?deutsch")
+_LANGUAGE_CUES = ("english", "chinese", "russian", "french", "spanish", "german", "japanese", "korean",
+                  "portuguese", "italian", "русск", "中文", "français", "español", "deutsch")
+_LANGUAGE_WITHIN = 300
+# The person reminding the agent of what it was told or should know, a few words in ("I'm on
+# Ubuntu 22.04. You should know this...", "I told you that before", "我之前说过"): it went on
+# without it. ("like I said" said first is `_IMPERATIVE`'s; a few words in it often only recalls
+# the person's own question.)
+_REMINDED = re.compile(r"\byou (?:should|ought to|must) (?:already |have )?(?:know|known|remember|remembered)\b"
+                       r"|\bi (?:already |just )?(?:told|said|mentioned|explained)(?: (?:you|u))?"
+                       r"(?: (?:that|this|it|so))? (?:already|before|earlier|twice|many times)\b"
+                       r"|我(?:已经|之前|刚才|早就)(?:说|讲|告诉你)过")
+_REMINDED_CUES = ("know", "remember", "told", "said", "mentioned", "explained", "说过", "讲过", "告诉你过")
+_REMINDED_WITHIN = 200
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
 # hyprland" (the agent had read ~/.claude/keybindings.json), "teams is installed as a pwa".
 _PREMISE = re.compile(
@@ -427,6 +476,37 @@ _TRIED = re.compile(r"^(?:i (?:just )?(?:tested|tried|ran|checked|ran) (?:it|thi
                     r"en (?:testant|essayant)\b|"
                     r"[^.!?\n]{0,20}?(?:해\s?보니|해\s?봤는데|돌려\s?보니|실행해\s?보니|써\s?보니)|"
                     r"我(?:试|测试|运行|跑)了(?:一下|下)?|試し(?:たら|てみたら)|実行したら)")
+# What the person got following the agent's own instructions ("I tried to run the gui using your
+# instructions and got: …", "Im using your suggested commands and they both exit immediately",
+# "I did exactly what you told me", "按你说的改了，还是报错"): the instructions failed them, when
+# what follows says so (`_WENT_WRONG`); "I followed your steps and it works" pleased them.
+_FOLLOWED = re.compile(
+    r"\b(?:using|following|followed|with|per|from) your (?:own )?(?:suggested |proposed |recommended |new |"
+    r"updated )?(?:instructions?|commands?|steps?|suggestions?|advice|fix(?:es)?|solution|script|guide|"
+    r"directions)\b|\byour (?:suggested|proposed|recommended) \w+"
+    r"|\b(?:did|ran|tried|followed|typed) (?:exactly |just )?what you (?:said|told me|suggested|wrote)\b"
+    r"|\bas you (?:said|suggested|told me|instructed)\b|按照?你(?:的|说的)|照你说的|用你(?:的|给的|说的)")
+_FOLLOWED_CUES = ("your", "what you", "as you", "你")
+_WENT_WRONG = re.compile(r"\b(?:got|get|getting|errors?|fail\w*|exit\w* (?:immediately|right away|instantly|at once)|"
+                         r"crash\w*|never|nothing|not|still|same|broke\w*|wrong|traceback)\b|n'?t\b|"
+                         r"报错|失败|不行|没|错误|还是")
+_NEGATED = re.compile(r"n'?t\b|\b(?:not|never|no)\b")
+_FOLLOWED_WITHIN = 300
+
+
+def _followed_in_vain(first: str) -> bool:
+    """Did the person follow the agent's instructions and meet a failure (`_FOLLOWED`)?"""
+    window = first[:_FOLLOWED_WITHIN]
+    if not any(cue in window for cue in _FOLLOWED_CUES):
+        return False
+    found = _FOLLOWED.search(window)
+    if found is None:
+        return False
+    rest = window[found.end():]
+    pleased = _TRIED_PLEASED.search(rest) is not None and _NEGATED.search(rest) is None
+    return not pleased and _WENT_WRONG.search(rest) is not None
+
+
 # What the person saw doing something with the agent's work: "when I click save I get a 500",
 # "quand je clique sur un lien prototype.html je vois un json", "cuando abro la página me sale …".
 # First person on both sides: a report, not a spec ("when the user clicks, show an error").
@@ -850,7 +930,7 @@ def game_move(text: str, said: str | None) -> bool:
 # The names correction_rule gives (stored as a correction's `rule`): mypy checks every return
 # against this list, so a new rule is named here or it does not type-check.
 TurnRule = Literal["reverse", "no", "dont", "imperative", "wrong", "question", "instead", "fails",
-                   "doubt", "habit", "zh", "script", "prefer", "frustrated", "premise", "process"]
+                   "doubt", "habit", "zh", "script", "prefer", "frustrated", "premise", "process", "reminded"]
 
 
 def correction_rule(text: str) -> TurnRule | None:
@@ -886,7 +966,7 @@ def correction_rule(text: str) -> TurnRule | None:
             (short_zh and wide and _ZH_FAILS.search(first)):
         return "fails"
     if _pasted_back(head) or ((_TRIED.match(head) or (_WHEN_I.match(first) and not _ASKS_IF.search(first)))
-                              and not _TRIED_PLEASED.search(first[:200])):
+                              and not _TRIED_PLEASED.search(first[:200])) or _followed_in_vain(head):
         return "fails"
     if _DOUBT.match(first) or _DOUBT_OTHER.match(first) or (
             ("pas s" in first or "not sure" in first) and _UNSURE.search(first, 0, _UNSURE_WITHIN)) or (
@@ -899,8 +979,11 @@ def correction_rule(text: str) -> TurnRule | None:
     if wide and (_KO_JA.match(head) or _RU.match(head) or (
             short_zh and (_KO_JA_FAILS.search(first) or _RU_FAILS.search(first)))):
         return "script"
-    if _PREFER.match(head):
+    if _PREFER.match(head) or (any(cue in head[:_LANGUAGE_WITHIN] for cue in _LANGUAGE_CUES) and
+                               _LANGUAGE.search(head, 0, _LANGUAGE_WITHIN)):
         return "prefer"
+    if any(cue in head[:_REMINDED_WITHIN] for cue in _REMINDED_CUES) and _REMINDED.search(head, 0, _REMINDED_WITHIN):
+        return "reminded"
     if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first) and \
             not (_SWORE_AT_OTHERS.search(first) and not _PERSISTS.search(first)):
         return "frustrated"
@@ -961,7 +1044,8 @@ _PROBLEM = re.compile(
     r"(?:pas|plus)|pas du tout|infiniment|à l'infini|cass[ée]e?s?\b|bloqu[ée]e?s?\b|incoh[eé]ren|\bproblema\b|"
     r"\bfehler\b|funktioniert nicht"
     # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
-    r"|报错|错误|失败|不行|不对|没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题|出问题|问题(?:还在|依旧|仍然)|"
+    r"|报错|(?:^|有|出现了?|报了?|遇到了?|发现了?|还是|一堆)(?:一个|个|些|很多)?错误|错误[:：]|失败|不行|不对|"
+    r"没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题(?!\s*(?:问|请|随时|可以|就|再|的话))|出问题|问题(?:还在|依旧|仍然)|"
     r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하|"
     r"ошибк|не работает|не работают|проблем[аы]")
 # Words every English or French alternative of `_PROBLEM` holds (other scripts are searched).
@@ -994,16 +1078,37 @@ def reports_after_done(text: str, said: str | None) -> bool:
     if first.isascii() and not any(cue in lowered for cue in _PROBLEM_CUES):
         return False  # most turns name no problem: a substring test before the search
     found = _PROBLEM.search(lowered)
-    if found is None or _ASKS_TASK.match(first) or _UNLESS_BEFORE.search(lowered, 0, found.start()) or \
-            only_asks(head) or _HEADING.match(first):
+    if found is None or _UNLESS_BEFORE.search(lowered, 0, found.start()) or only_asks(head) or \
+            _HEADING.match(first):
         return False
     end = _SENTENCE_END_AT.search(head, found.end())
     if end is not None and end.group() in "?？":
         return False  # "Why is that an issue?", "…解决我们的问题吗？": a question about it
     if _PLEASED_FIRST.match(first.lower()):
         return False  # "Great, it works. One issue left: …" praises first; judged on its own
-    claim = said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}"
-    return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim.lower()) is not None
+    claim = (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
+    if _ASKS_TASK.match(first):
+        # A task said first names a failure to handle ("add error handling"), unless the agent had
+        # asked the person to try its work and what they name is that try failing.
+        return _ASKED_TO_TRY.search(claim) is not None and _TRY_FAILED.search(found.group()) is not None
+    return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) is not None or \
+        _ASKED_TO_TRY.search(claim) is not None
+
+
+# The agent asking the person to try its work ("Please refresh and try again", "let me know if it
+# works", "请在 … 尝试发送，告诉我结果", "如果仍有问题"): it holds the work done, and what the person
+# names next is what the try gave, even said as a request ("帮我测试一下（请求失败：…）").
+_ASKED_TO_TRY = re.compile(
+    r"\b(?:try|test|refresh|reload|retry|rerun|re-run|run) (?:it |this |that |the \w+ )?(?:again|now)\b"
+    r"|\bplease (?:try|test|refresh|reload|retry|restart)\b|\bgive it a (?:try|go|shot)\b"
+    r"|\blet me know (?:if|whether) (?:it|that|this|everything|the \w+) (?:works|worked|helps|fixes|still|now)\b"
+    r"|\blet me know (?:how it goes|what you see|the result)|\bif (?:it|the \w+|you) still (?:fails|see|get|does)"
+    r"|请(?:在[^。\n]{0,80}?)?(?:刷新|重试|再试|尝试|测试|验证)|再(?:试|测)一下|告诉我结果|如果(?:仍|还|依然)有问题"
+    r"|r[ée]essa(?:ie|yez)|(?:essaie|essayez|teste[sz]?) (?:maintenant|à nouveau|de nouveau)"
+    r"|prueba (?:de nuevo|ahora|otra vez)|versuch(?:e|en sie)? es (?:noch einmal|erneut|jetzt)")
+# A problem that is a try failing, not one to handle ("error handling", "错误处理").
+_TRY_FAILED = re.compile(r"fail|报错|失败|不行|crash|broken|not working|没(?:有)?(?:生效|反应|变化|成功)|"
+                         r"エラー|오류|ошибк")
 
 
 # Condition and wish words before a problem word ("if there is an error", "make sure no errors",
@@ -1113,15 +1218,21 @@ _ADDS_ON = re.compile(r"^(?:还有|另外|并且|而且|此外|也)")
 
 
 def _welcomed(turn: str, reply: str, before: str | None) -> bool:
-    """An answer to the agent's own question, or an addition ("还有一个…", "also …"), with no
-    cue of a correction and asking nothing back, that the agent only praised as an idea
-    (`_IDEA_PRAISED`)."""
+    """An answer to the agent's own question, an addition ("还有一个…", "also …") or a new request
+    ("I want …", "add …"), with no cue of a correction and asking nothing back, that the agent
+    only praised as an idea (`_IDEA_PRAISED`)."""
     if not _IDEA_PRAISED.match(_REPLY_OPENER.sub("", reply)) or correction_rule(turn) is not None or \
             "?" in turn or "？" in turn:
         return False  # "should we call it resourceClaimKeys?" asks back: it challenges a choice
     head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
-    return asked(before) or _ADDITION.search(head.split("\n", 1)[0]) is not None or \
-        _ADDS_ON.match(head) is not None
+    first = head.split("\n", 1)[0]
+    return asked(before) or _ADDITION.search(first) is not None or _ADDS_ON.match(head) is not None or \
+        _WANTS.match(first) is not None or _TASK_VERB.match(first) is not None
+
+
+# A new request said as a want ("I want a similar list with add/remove buttons on the other tab"):
+# an agent praising it as a good call welcomes it, and concedes nothing.
+_WANTS = re.compile(r"^(?:i|we) (?:really |also |just |now )?(?:want|would like|'d like|wish|need)\b")
 
 
 def concedes(turn: str, reply: str, before: str | None = None) -> str | None:
@@ -1209,7 +1320,10 @@ def reports_failure(text: str) -> bool:
 # Asking the agent's advice ("what would be the best idea", "what do you think"): an agent that
 # answers "You're absolutely right" to it concedes nothing.
 _ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what do you (?:think|suggest|"
-                     r"recommend)|which (?:one|is better|would you)|what (?:should|would) (?:we|i|you))\b")
+                     r"recommend|make of)|which (?:one|is better|would you)|what (?:should|would) (?:we|i|you))\b"
+                     # "你如何看待以下修改意见。…" (what do you make of this review): a pasted text to weigh
+                     r"|^(?:你(?:如何|怎么)看(?:待)?|qu'en (?:penses-tu|pensez-vous)|¿?qu[ée] (?:opinas|piensas) "
+                     r"(?:de|sobre)|was (?:hältst|denkst) du (?:von|über))")
 
 
 # A "why" that points at something: a proposal ("why not …"), what the agent did not do ("why
@@ -1217,6 +1331,7 @@ _ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what
 # did you delete …"). Any other "why" ("why did we need the months field?", "why is that an
 # issue?") may be a plain question: the agent's reply says which.
 _WHY_POINTED = re.compile(
+    rf"{_WHY_NOT}|"
     r"why (?:not\b|don'?t (?:we|you|u)\b|(?:didn'?t|don'?t|aren'?t|isn'?t|wasn'?t|haven'?t|doesn'?t|"
     r"won'?t|can'?t)\b|[^?\n]{0,60}\b(?:still|again|keeps?|kept)\b|(?:did|would|are|were|do|have) "
     r"(?:you|u|we) (?:just |even |go and |keep )?(?:remove|delete|add|change|modify|rename|move|create|"
@@ -1364,6 +1479,10 @@ def _rephrased(words: str, doing: str | None) -> str | None:
     return None
 
 
+# A report about how the agent works, not about what its work does ("You're not following your
+# BMAD instructions", "you didn't add the tests"): checking that the work runs is not its lesson.
+_ABOUT_YOU = re.compile(r"^(?:you|u)(?:'re| are| r|'ve| have| were)? (?:still )?(?:not|never)\b"
+                        r"|^(?:you|u) (?:aren'?t|haven'?t|didn'?t|don'?t|weren'?t)\b")
 HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# TICKET …" says "TICKET …"
 
 
@@ -1394,6 +1513,8 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
             return None  # "I see a console error:" then the error: the error names it
         if line.rstrip().endswith(("?", "？")):
             return None  # "So I can't have a .claude/ folder per project?": a question, not a report
+        if _ABOUT_YOU.match(_plain(line).lower()):
+            return None  # "You're not following your instructions": how it works, said in its words
         line = HEADING_MARKS.sub("", line)
         below = after.strip().split("\n", 1)[0]
         if len(line.split()) < 2 and below:  # "Diagnostic" alone heads what the next line says
@@ -1407,6 +1528,9 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
         rephrased = _rephrased(words, doing)
         if rephrased:
             return rephrased
+        if rule == "reminded":
+            # "I'm on Ubuntu 22.04. You should know this...": the fact is in the sentences around it
+            return f"Keep in mind what the person told you: “{_quoted(words, 100)}”"
         said_first = _FIRST_SENTENCE.split(words.split("\n", 1)[0], maxsplit=1)[0]
         # "Give me fucking file paths" says "Give me file paths"; "yes but ill need …", "ill need …"
         calm = " ".join(_AGREED.sub("", _SWEARING.sub("", said_first)).split()).strip(" ,.!")
