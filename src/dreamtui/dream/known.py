@@ -840,7 +840,7 @@ class KnownIndex:
         main = core.stems | (Features.of(unexampled).strong if unexampled != query.text else query.strong)
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text), _scope(core.text),
                      tuple(normalise(core.text).split()), _instead(core.text),
-                     _aside_items(plain, core.facts.actions) if core.facts.actions else ())
+                     _aside_items(plain, core))
         found: list[tuple[int, int, float, int, int, KnownMatch]] = []
         for i in self.candidates(query, said.numbers):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
@@ -1384,11 +1384,14 @@ class _Said:
     aside_items: tuple[frozenset[str], ...] = ()
 
 
-def _aside_items(text: str, actions: frozenset[str]) -> tuple[frozenset[str], ...]:
+def _aside_items(text: str, core: Features) -> tuple[frozenset[str], ...]:
     """The stems of each item of a list (_list_items) an aside of `text` gives, when the aside
-    does one of `actions` (the memory's), without those actions' stems."""
+    does one of the actions of `core` (the memory's outside its asides), without those actions'
+    stems."""
+    asides = _ASIDE_RE.findall(text) if "," in text else []
+    actions = core.facts.actions if asides else frozenset()  # (facts read only for a list aside)
     found: list[frozenset[str]] = []
-    for aside in _ASIDE_RE.findall(text):
+    for aside in asides if actions else []:
         aside = aside.strip(" -–—()[]")
         if not actions.isdisjoint(Features.of(aside).facts.actions):
             found += [item - actions for item in _list_items(aside) if item - actions]
@@ -1604,6 +1607,8 @@ def _languages_named(text: str) -> set[str]:
 def _beside_language(text: str) -> bool:
     """Whether `text` says little but which language is for what: its words outside the clauses
     naming a language and its bold label are at most MAX_BESIDE_LANGUAGE."""
+    if not _LANGUAGE_RE.search(text.lower()):
+        return False  # (most memories: no clause to read)
     unlabelled = _LABEL_RE.sub(" ", text)
     beside = [clause for sentence in re.split(r"[.!?。！？\n]+", unlabelled.lower())
               for clause in _LANGUAGE_CLAUSE_RE.split(sentence) if not _languages_named(clause)]
