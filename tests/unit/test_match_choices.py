@@ -1,4 +1,4 @@
-"""Choices: what one rule prefers is what another prefers something over."""
+"""Choices: what one rule prefers is what another prefers something over; one word of two kinds."""
 
 from __future__ import annotations
 
@@ -21,3 +21,12 @@ def test_opposite_preferences_are_two_rules(a: str, b: str) -> None:
 def test_one_preference_said_two_ways_is_one_rule() -> None:
     assert compare_texts("Prefer composition over inheritance.",
                          "Use composition instead of inheritance wherever you can.").same_lesson
+
+
+def test_one_word_qualified_two_ways_names_two_kinds() -> None:
+    # "custom CSS" is rejected, "Bootstrap CSS" used: no opposite stances on CSS.
+    assert compare_texts("Avoid inline styles or custom CSS unless really needed.",
+                         "Style with Bootstrap CSS; avoid inline styles.").same_lesson
+    # The same qualifier on both sides is still an opposite stance.
+    verdict = compare_texts("Never use raw SQL in handlers.", "Always use raw SQL for reports.")
+    assert "sql" in [c.slot for c in verdict.conflicts]

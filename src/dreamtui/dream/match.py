@@ -1662,6 +1662,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         # output is noisy") is not a pick of it.
         if s in _TOOL_SLOT and doer.heads.get(s) != 1:
             continue
+        # "avoid custom CSS" / "style with Tailwind CSS", "never raw SQL" / "use parameterised
+        # SQL": each side qualifies the word by its own word, so each speaks of another kind.
+        if _qualified_apart(s, fa, fb):
+            continue
         heads = {fa.heads.get(s, 0), fb.heads.get(s, 0)} == {1, 2}
         if s in strong or (heads and not doer.rejects_any) or (choices and s not in _VERBS):
             yield Conflict(s, "do" if fa.stance[s] == 1 else "do not",
@@ -1761,6 +1765,28 @@ def _circumstantial(swap: tuple[str, str], a: Features, b: Features) -> bool:
     return bool(a.circumstances) and bool(b.circumstances) \
         and all(stem(w) in a.circumstances for w in old.split()) \
         and all(stem(w) in b.circumstances for w in new.split())
+
+
+def _qualified_apart(s: str, fa: _Facts, fb: _Facts) -> bool:
+    """Each text says `s` after a content word of its own (its qualifier), and neither says the
+    other's qualifier anywhere."""
+    qa, qb = _qualifiers(s, fa.words), _qualifiers(s, fb.words)
+    if not qa or not qb or not qa.isdisjoint(qb):
+        return False
+    stems_a, stems_b = {stem(w) for w in fa.words}, {stem(w) for w in fb.words}
+    return qa.isdisjoint(stems_b) and qb.isdisjoint(stems_a)
+
+
+def _qualifiers(s: str, words: Sequence[str]) -> set[str]:
+    """The stems of the content words right before each occurrence of `s`; empty when one
+    occurrence has none (then the text also says `s` unqualified)."""
+    found = set()
+    for i, word in enumerate(words):
+        if stem(word) == s:
+            if i == 0 or not _content(words[i - 1]) or words[i - 1] in _REJECT or stem(words[i - 1]) in _VERBS:
+                return set()
+            found.add(stem(words[i - 1]))
+    return found
 
 
 def _prefers(facts: _Facts) -> bool:
