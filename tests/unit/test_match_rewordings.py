@@ -45,3 +45,8 @@ def test_only_when_asked_and_unasked_are_two_rules() -> None:
 ])
 def test_one_permission_said_two_ways_is_still_one_rule(a: str, b: str) -> None:
     assert compare_texts(a, b).same_lesson
+
+
+def test_brevity_is_concise_and_conversations_are_a_scope() -> None:
+    # "In all conversations and code reviews" says where the rule applies; "brevity" is "brief".
+    assert compare_texts("In all conversations and code reviews, favour brevity.", "Be concise.").same_lesson

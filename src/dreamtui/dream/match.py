@@ -251,7 +251,7 @@ _ALIASES = {"postgresql": "postgres", "mongo": "mongodb"}
 # rule). Each maps onto the first.
 _SYNONYM_GROUPS = (
     ("secret", "credenti", "password", "token", "apikey", "passphras"),
-    ("concis", "brief", "succinct", "ters"),
+    ("concis", "brief", "succinct", "ters", "breviti"),
     ("summar", "summari"),
     ("delet", "remov"),
     ("doc", "document", "documentation"),
@@ -561,6 +561,7 @@ file files code codebase codebases repo repos repository repositories project pr
 pull commit commits change changes response responses replies message messages output outputs doc docs
 documentation component components function functions class classes method methods test tests script
 scripts text directory directories folder folders package packages notebook notebooks
+interaction interactions conversation conversations chat chats
 """.split())
 _SCOPE_NOUN = rf"(?:{'|'.join(sorted(_SCOPE_NOUNS - {'pull'}, key=len, reverse=True))}|pull requests?)"
 _SCOPE_PREPOSITIONS = frozenset("in for across to within throughout on inside".split())
