@@ -152,3 +152,47 @@ def test_the_error_lines_leave_out_passing_tests_and_keep_a_headed_list() -> Non
     assert error_lines(report, 600) == "Exit code 1\nTests:       1 failed, 1 passed, 2 total"
     options = "Exit code 1\nInvalid Options:\n- Unknown options: useEslintrc, extensions\n\n> next lint"
     assert error_lines(options, 600) == "Exit code 1\nInvalid Options:\n- Unknown options: useEslintrc, extensions"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("/bin/bash: 行 1: tree: 未找到命令", "tree"),
+    ("bash: Zeile 1: jq: Befehl nicht gefunden", "jq"),
+    ("bash: ligne 1 : rg : commande introuvable", "rg"),  # French puts a space before the colon
+    ("bash: line 1: fd: команда не найдена", "fd"),
+])
+def test_a_missing_command_in_the_shells_language_is_a_missing_command(text: str, name: str) -> None:
+    assert environment_fact(text)
+    assert environment_subject(text) == (f"command:{name}", f"`{name}` is not installed here")
+
+
+@pytest.mark.parametrize("text", ["/bin/bash: line 1: ls: command not found", "zsh:1: command not found: cat"])
+def test_a_utility_every_system_has_not_found_is_the_lines_path_not_a_missing_program(text: str) -> None:
+    assert not environment_fact(text)
+    assert environment_subject(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "No task found with ID: b7c1e2f",
+    "Error: Ref e42 not found in the current page snapshot. Try capturing new snapshot.",
+    "Invalid patch hunk on line 3: '' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}'",
+])
+def test_a_tools_guard_on_a_stale_reference_and_a_malformed_patch_are_routine(text: str) -> None:
+    assert routine_error(text)
+
+
+def test_a_turn_on_the_subject_of_a_refused_patch_does_not_comment_on_the_guard() -> None:
+    from dreamtui.intake.lessons import names_failure
+    patch = "apply_patch << 'PATCH'\n*** Update File: docs/pins.md\n- M106 fan on (Marlin, Klipper)\nPATCH"
+    guard = "Failed to find expected lines in docs/pins.md:\n- M106 fan on (Marlin, Klipper)"
+    assert not names_failure("Which firmwares should we cover? Marlin and Klipper at least", patch, guard)
+    assert names_failure("the edit of pins.md keeps failing, rewrite the file", patch, guard)
+
+
+def test_a_long_test_report_keeps_its_tally_and_its_first_line() -> None:
+    report = "Exit code 1\n" + "\n".join(f"  ✕ maps error {i} to a status" for i in range(60)) + \
+        "\nTests:       60 failed, 60 total"
+    lines = error_lines(report, 300)
+    assert len(lines) <= 300
+    assert lines.startswith("Exit code 1\n✕ maps error 0 to a status")
+    assert lines.endswith("Tests:       60 failed, 60 total")
+    assert routine_error(lines)

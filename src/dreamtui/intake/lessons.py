@@ -1065,6 +1065,12 @@ def instruct_pending(store: STMStore, instruction: Callable[[str, Mapping[str, A
 
 # -- which tool errors are worth a lesson (any agent's: the texts are the shell's and the OS's) --
 
+# bash's "command not found" in the languages of its translations (zh_CN, de, fr, es, ru, ja, pt,
+# it). Searched on its own, case-sensitive: a letter outside ASCII folds no case for `fastsearch`.
+_NOT_FOUND_LOCALISED = (r"未找到命令|找不到命令|Befehl nicht gefunden|commande introuvable|orden no encontrada|"
+                        r"no se encontró la orden|команда не найдена|コマンドが見つかりません|comando não encontrado|"
+                        r"comando non trovato")
+_find_localised_not_found = matcher(re.compile(_NOT_FOUND_LOCALISED))
 # An environment fact: the command or tool is missing or forbidden here, whatever the agent tries.
 _ENVIRONMENT = re.compile(
     r"command not found|"
@@ -1094,7 +1100,10 @@ _ROUTINE = re.compile(
     r"InputValidationError|<tool_use_error>|Interrupted by user|No files found|"
     r"Path does not exist|Directory does not exist|The file .* does not exist|"
     r"Cancelled|Request failed with status code|timeout of \d+ms exceeded|"
-    r"\S+ is temporarily unavailable)", re.IGNORECASE)
+    r"\S+ is temporarily unavailable|"
+    # a background task's output asked for after it was gone; a browser tool's element reference
+    # from a page snapshot the page has since left behind
+    r"No task found with ID|Ref \S+ not found in the current page snapshot)", re.IGNORECASE)
 _EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
 _ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|not recognized|no such|cannot|can't|unable|"
                          r"could(?:n't| not)|invalid|refused|exception|traceback|forbidden|missing|blocked|"
@@ -1116,6 +1125,11 @@ def names_failure(text: str, target: str | None, evidence: str) -> bool:
     is a long prompt, which names the project's folders because it sets out the next task."""
     if len(text) > _COMMENT_CHARS:
         return False
+    if tool_guard(evidence):
+        # What follows a tool's guard, and a patch's or a script's text on the command line, is
+        # the agent's own writing, which shares words with any turn on the subject; the command
+        # and what the guard names ("Failed to find expected lines in docs/a.md:") are the call.
+        target, evidence = command_head(target or ""), evidence.strip().split("\n", 1)[0]
     named = f"{target or ''} {evidence}".lower()
     words = {w.lower() for w in _WORD.findall(text)} - _COMMON
     return any(w in named for w in words)
@@ -1160,6 +1174,7 @@ _SHELL_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: |\d+: )?[\w./+-
 # an image's manifest), never a program.
 _MISSING_COMMAND = re.compile(
     r"(?:^|\s)([\w.+][\w.+-]*): (?:command )?not found\s*$"
+    r"|(?:^|\s)([\w.+][\w.+-]*) ?: (?:" + _NOT_FOUND_LOCALISED + r")\s*$"  # French: "rg : commande introuvable"
     r"|(?:^|[\s:])command not found: ([\w.+][\w.+-]*)"  # zsh: "zsh:1: …", "(eval):1: …"
     r"|Failed to spawn: `([\w.+-]+)`\s+Caused by: No such file or directory"  # uv run
     r"|\(([\w.+-]+):String\) \[[\w-]*\], CommandNotFoundException"
@@ -1206,13 +1221,17 @@ _SETUP_FACTS = (
 #   file) or a submodule of a package that loaded ("No module named 'app.services'": the code's
 #   layout, not an installation);
 # - a program the shell did not find whose name is a here-document's delimiter or a variable's
-#   ("EOF: command not found": the agent's quoting);
+#   ("EOF: command not found": the agent's quoting), or a utility every system has ("ls: command
+#   not found" after the line set PATH: the agent's PATH, not a program missing);
 # - what a shell's start-up script printed before the command ran (Homebrew's "…/shellenv.sh:
 #   line 18: /bin/ps: Operation not permitted" in a sandbox, whichever command followed).
+_CORE_UTILITIES = r"(?:ls|cat|cp|mv|rm|mkdir|chmod|touch|head|tail|sed|grep|sort|uniq|wc|cut|tr|dirname|basename|env|" \
+                  r"sh|sleep|date|pwd|tee|xargs|find|awk|uname|id|test|echo|printf|readlink)"
 _NOT_MACHINE_LINE = re.compile(
     r"(?m)^[^\n]*(?:\berror TS\d{4}:|Cannot find (?:module|package) '(?:\.{1,2}/|/|@/|~/|[^'\n]*\.(?:[cm]?[jt]sx?|"
     r"json|vue|svelte)')|Cannot find module '[^'\n]+' from '|No module named '?\w+\.[\w.]+"
-    r"|(?:^|\s)[A-Z][A-Z\d_]+: command not found|command not found: [A-Z][A-Z\d_]+\s*$"
+    r"|(?:^|\s)(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r"): command not found"
+    r"|command not found: (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$"
     r"|[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: )[^\n]*$")
 
 
@@ -1270,7 +1289,8 @@ def environment_fact(text: str) -> bool:
 
 def _states_fact(text: str) -> bool:
     return _find_environment(text) or (
-        ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None)
+        ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None) or (
+        _find_localised_not_found(text) and _MISSING_COMMAND.search(text) is not None)
 
 
 # The agent's own slip in code it just wrote: a bug of its script or its shell quoting, which it
@@ -1280,7 +1300,7 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"|has no attribute '|syntax error near unexpected token|is already in use by container|"
                    r"unexpected EOF while looking for matching"
                    # a patch the agent wrote in the wrong format, which it writes again
-                   r"|invalid patch: |invalid hunk at line \d+"
+                   r"|invalid patch: |invalid hunk at line \d+|Invalid patch hunk on line \d+"
                    # a flag the command does not take, which its --help puts right
                    r"|unexpected argument '|unrecognized arguments?: |unknown (?:option|flag)[: ]|"
                    r"error: Found argument '"
@@ -1448,7 +1468,16 @@ def error_lines(text: str, limit: int) -> str:
     # A debug record's words ("msg=… error=…") say less than the program's own error after it.
     wanted = [line for line in wanted if not _QUIET_LOG.search(line)] or wanted
     picked = list(dict.fromkeys(([head] if head else []) + (wanted or lines)))
-    return clip("\n".join(picked), limit)
+    text = "\n".join(picked)
+    if len(text) > limit:
+        # A test run's tally comes last ("Tests: 1 failed, 4 passed"): the clip keeps it, as it
+        # says what the lines before it are.
+        counts = [line for line in picked[1:] if _find_test_failures(line)]
+        tally = "\n".join(counts)[: limit // 3]
+        if tally:
+            rest = "\n".join(line for line in picked if line not in counts)
+            return f"{clip(rest, limit - len(tally) - 1)}\n{tally}"
+    return clip(text, limit)
 
 
 def error_signature(tool: str, text: str) -> str:
