@@ -236,3 +236,37 @@ def test_a_codex_stop_while_the_agent_only_talked_names_no_earlier_call(tmp_path
                .abort().typed("no, put the docs in docs/api.md, not the README"))
     [friction] = read_rollout(rollout.write(tmp_path))[0]
     assert (friction.kind, friction.action) == ("interruption", None)
+
+
+# -- words typed while a call ran, then the call stopped ------------------------------------------
+
+
+def test_words_typed_while_a_call_ran_are_the_reason_of_the_stop_that_follows(
+        workspace: Workspace, projects: Path) -> None:
+    report = "the status line is redrawn every millisecond, it should show once"
+    log = _Log("d5d5d5d5-0000-4000-8000-000000000001", mode="bypassPermissions")
+    log.typed("fix the story parsing in flow.sh")
+    log.says("Fixed. Committing.")
+    commit = log.calls("Bash", command="git add bin/flow.sh && git commit -m 'fix: parse the story'")
+    log.typed(report)  # typed while the commit ran
+    log.refused(commit).marker().marker("[Request interrupted by user]")
+    log.typed(report)  # sent again, so that the agent reads it
+    log.says("I see, the spinner repeats. Let me fix it.")
+    [memory] = _mined(workspace, projects, log)
+    assert (memory.metadata["kind"], memory.metadata["reason"]) == ("interruption", report)
+    assert "git commit" in memory.title
+
+
+def test_words_typed_while_a_call_ran_are_the_reason_when_nothing_is_typed_after(
+        workspace: Workspace, projects: Path) -> None:
+    fix = ("your recursion starts from the related PRD, not the one being checked: start it from "
+           "the initial path and the cycle is found on the first visit")
+    log = _Log("d5d5d5d5-0000-4000-8000-000000000002", mode="bypassPermissions")
+    log.typed("why is the cycle found so late?")
+    trace = log.calls("Bash", command="node -e \"require('./prd-utils').syncMemory('docs/a.json')\"")
+    log.typed(fix)
+    log.refused(trace).marker()
+    log.says("Let me fix hasCircularDependency to start from the initial path.")
+    log.calls("Read", file_path="/home/u/shop/prd-utils.js")
+    [memory] = _mined(workspace, projects, log)
+    assert (memory.metadata["kind"], memory.metadata["reason"]) == ("interruption", fix)

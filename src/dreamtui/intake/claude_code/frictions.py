@@ -145,6 +145,9 @@ class _Thread:
     stop: Friction | None = None  # a stop waiting for the person's reason
     prompt: str | None = None  # the person's last typed turn: the work a stop cut short
     candidate: Friction | None = None  # a typed turn waiting for the agent's reply
+    # The person's turn the agent has not acted on yet, and its `_typed_event`: typed while a call
+    # ran, the stop of that call that follows is the person making the agent read it.
+    unanswered: tuple[str, str | None] | None = None
     open_errors: list[_Error] = field(default_factory=list)  # since the last success
 
 
@@ -175,6 +178,7 @@ class Detector:
         self._refused: dict[str, list[Friction]] = {}
         self._to_run: dict[int, int] = {}  # by id of such a refusal: how many of its calls have not run
         self._ran_after: set[int] = set()  # ids of those refusals whose every call then ran
+        self._typed_first: set[int] = set()  # ids of stops whose reason was typed before them
 
     # -- the agent ------------------------------------------------------------------------------
 
@@ -261,6 +265,14 @@ class Detector:
         waiting = thread.stop
         if waiting is None:
             thread.stop = friction
+            if thread.unanswered is not None:
+                # Typed while the call ran, then the call stopped: the turn is the stop's reason.
+                text, typed = thread.unanswered
+                friction.reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
+                if typed:
+                    friction.extra.setdefault("events", []).append(typed)
+                thread.unanswered, thread.candidate = None, None
+                self._typed_first.add(id(friction))
             return
         # Parallel calls stopped at once: one event, the strongest kind names it.
         waiting.calls.extend(c for c in friction.calls if c not in waiting.calls)
@@ -303,6 +315,7 @@ class Detector:
                 thread.stop.extra.setdefault("events", []).append(typed)
             self._give_reason(thread, text, prompt)
             return True
+        thread.unanswered = (text, _typed_event(where, text))
         self._comment_errors(thread, text)
         if prompt is None and not agent.acted and corrections.reports_earlier_work(text):
             # The session's first turn says what was done before it is still wrong.
@@ -336,6 +349,7 @@ class Detector:
             if rule is not None:
                 friction.extra["rule"] = rule
                 self.frictions.append(friction)
+                thread.unanswered = None  # a correction already, whatever stops next
             else:
                 thread.candidate = friction  # the agent's reply decides
         return True
@@ -371,9 +385,22 @@ class Detector:
     def _give_reason(self, thread: _Thread, text: str, prompt: str | None) -> None:
         stop = thread.stop
         assert stop is not None
-        reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
-        stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
         thread.stop = None
+        reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
+        if id(stop) in self._typed_first and stop.reason:
+            # The reason was typed while the call ran; the turn after the stop is often the same
+            # words sent again so that the agent reads them, or only "go on".
+            said = stop.reason
+            if reason != said and not corrections.sent_again(reason, said) and \
+                    not corrections.just_continues(reason):
+                stop.reason = f"{said}\n{reason}"
+            self._judge(stop, said, None)
+            return
+        stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
+        self._judge(stop, reason, prompt)
+
+    def _judge(self, stop: Friction, reason: str, prompt: str | None) -> None:
+        """Keep a stop given its reason, `prompt` the request it cut short (module docstring)."""
         if corrections.accidental(reason):
             return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
         if stop.kind == "interruption" and prompt is not None and corrections.sent_again(reason, prompt):
@@ -387,7 +414,7 @@ class Detector:
         # what the person wanted otherwise, a redirect in any words.
         changed = stop.kind == "interruption" and prompt is not None and corrections.sent_changed(reason, prompt)
         if stop.kind == "interruption" and not stopped_plan and not changed and \
-                not corrections.redirects(stop.reason):
+                not corrections.redirects(stop.reason or reason):
             return
         if corrections.disowned(reason):
             return  # relayed from another agent, or the person's own slip: not the agent's lesson
@@ -453,7 +480,10 @@ class Detector:
     def _settle(self, sidechain: bool) -> None:
         thread = self._threads[sidechain]
         stop, thread.stop = thread.stop, None
-        if stop is not None and stop.kind != "interruption" and not (
+        thread.unanswered = None
+        if stop is not None and stop.reason and id(stop) in self._typed_first:
+            self._judge(stop, stop.reason, None)  # its reason typed before it, none after
+        elif stop is not None and stop.kind != "interruption" and not (
                 stop.kind == "rejection" and lessons.only_looks(stop.calls)):
             self._keep(stop)  # a change refused with no reason typed: still a rule
 
