@@ -50,3 +50,17 @@ def test_one_permission_said_two_ways_is_still_one_rule(a: str, b: str) -> None:
 def test_brevity_is_concise_and_conversations_are_a_scope() -> None:
     # "In all conversations and code reviews" says where the rule applies; "brevity" is "brief".
     assert compare_texts("In all conversations and code reviews, favour brevity.", "Be concise.").same_lesson
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("No sweeping rewrites or drive-by cleanups.", "Prefer minimal, targeted rewrites."),
+    ("Do not be verbose.", "Be concise."),
+])
+def test_a_word_rejected_states_its_opposite(a: str, b: str) -> None:
+    assert compare_texts(a, b).same_lesson
+    assert merged(a, b)
+
+
+def test_the_word_unrejected_is_no_opposite() -> None:
+    assert not compare_texts("Be verbose.", "Be concise.").same_lesson
+    assert not compare_texts("Make sweeping rewrites.", "Prefer minimal rewrites.").same_lesson

@@ -443,6 +443,33 @@ def kindred(a: str, b: str) -> bool:
     return not KIN.get(a, frozenset()).isdisjoint(KIN.get(b, ()))
 
 
+# Words a rule says negated for the word it means: "no sweeping changes" asks
+# for minimal ones, "don't be verbose" for concise answers. A text rejecting one says
+# its opposite too (as a stem of its own), so it meets the rewordings stating the positive.
+_OPPOSITE_WORDS = {"sweeping": "minimal", "verbose": "concise", "wordy": "concise"}
+_OPPOSITES = {_STEMMER.stemWord(word): _SYNONYMS.get(_STEMMER.stemWord(other), _STEMMER.stemWord(other))
+              for word, other in _OPPOSITE_WORDS.items()}
+_NEGATED_WINDOW = 5  # tokens before the word where its rejection may stand ("no X changes or Y edits")
+
+
+def _negated_opposites(text: str) -> set[str]:
+    """The opposites (as stems) of the words in _OPPOSITES the text says rejected: after a
+    negation or "over"/"instead of" within a few words, no comma or stop between."""
+    found = set()
+    tokens = _CLAUSE_TOKEN_RE.findall(_APOSTROPHES_RE.sub("", text.lower()))
+    for position, token in enumerate(tokens):
+        opposite = _OPPOSITES.get(stem(token)) if token[0].isalpha() else None
+        if opposite is None:
+            continue
+        for before in reversed(tokens[max(0, position - _NEGATED_WINDOW):position]):
+            if before == ",":
+                break
+            if before in _REJECT or before in _REJECT_PHRASE:
+                found.add(opposite)
+                break
+    return found
+
+
 def _content(word: str) -> bool:
     return word not in _NOT_CONTENT and (len(word) > 1 or word.isdigit())
 
@@ -698,6 +725,8 @@ class Features:
                 stems.add(s)
                 if tool:
                     tools.add(s)
+        if not _OPPOSITES.keys().isdisjoint(stems):
+            stems |= _negated_opposites(text)
         self.stems = frozenset(stems)  # content stems of the whole text (synonyms folded)
         # Stems only inside double quotes: examples and literal text ('"Add feature" not
         # "Added feature"'), which name words rather than use them.
@@ -1727,8 +1756,19 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         # What each forbids differs: another rule (a subject slot), not a fact to correct.
         yield Conflict("prohibited", *flag)
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
-    if swap is not None and not _other_alternative(swap, fa, fb) and not _circumstantial(swap, a, b):
+    if swap is not None and not _other_alternative(swap, fa, fb) and not _circumstantial(swap, a, b) \
+            and not _opposite_rejected(swap, a, b):
         yield Conflict("word", *swap)
+
+
+def _opposite_rejected(swap: tuple[str, str], a: Features, b: Features) -> bool:
+    """The swap is a word one text rejects for the opposite the other states ("Do not be
+    verbose" / "Be concise"): one rule (_negated_opposites read the rejection)."""
+    old, new = (side.split() for side in swap)
+    if len(old) != 1 or len(new) != 1:
+        return False
+    x, y = stem(old[0]), stem(new[0])
+    return (_OPPOSITES.get(x) == y and y in a.stems) or (_OPPOSITES.get(y) == x and x in b.stems)
 
 
 _STEP_AXES = frozenset({"before/after"})
