@@ -1,9 +1,10 @@
-"""Corrections that are not shaped "a problem after done": a "why" with a negation, in English and
-Chinese; what following the agent's own instructions gave; the language to answer in; a reminder
-of what the agent should know; a failure reported after the agent asked the person to try. And
-the shapes near them that stay no correction, or keep their words as the title: a request about
-what is not needed, a new request the agent praised as a good call, a pasted review to weigh, an
-error of another process, a report of how the agent works.
+"""Corrections that are not shaped "a problem after done": a "why" with a negation or a failure,
+in English and Chinese; how a mistake came about and that it not come again; what following the
+agent's own instructions gave; the language to answer in; a reminder of what the agent should
+know; a failure reported after the agent asked the person to try. And the shapes near them that
+stay no correction, or keep their words as the title: a request about what is not needed, a new
+request the agent praised as a good call, a pasted review to weigh, an error of another process,
+a report of how the agent works.
 
 Every text here is written for the test, reproducing the shape of turns seen in public logs (the
 projects, files and words are made up)."""
@@ -17,7 +18,7 @@ import pytest
 
 from dreamtui.intake.claude_code.frictions import Detector, Origin
 from dreamtui.intake.codex.importer import read_rollout
-from dreamtui.intake.corrections import concedes, correction_rule, lesson, reports_after_done
+from dreamtui.intake.corrections import concedes, correction_rule, lesson, reports_after_done, wonders
 from dreamtui.intake.lessons import ToolCall
 from tests.unit.test_codex_import import Rollout
 
@@ -27,6 +28,11 @@ from tests.unit.test_codex_import import Rollout
     ("why did none of the requests go through the gateway?", "question"),
     ("why doesn't tapping the row open the detail view like we planned?", "question"),
     ("why did not you push the tag?", "question"),
+    ("Why was there a null pointer exception in the parser?", "question"),  # "why" with a failure
+    ("why did the deploy step get stuck", "question"),
+    # how the mistake came about, that it not come again
+    ("first find out how this happened and how to prevent it from happening again", "recurrence"),
+    ("改回来，以后不要再删测试", "recurrence"),
     ("为什么所有请求都没有经过网关", "zh"),
     ("检查一下设置页，为什么点开卡片，没有像我们设计的那样跳到编辑页", "zh"),
     ("这个名字只是给你的示例，不要写进配置", "zh"),
@@ -72,6 +78,16 @@ def test_the_shapes_near_them_stay_no_correction(text: str) -> None:
 ])
 def test_a_failure_after_the_agent_asked_to_try_it(text: str, said: str, reported: bool) -> None:
     assert reports_after_done(text, said) is reported
+
+
+@pytest.mark.parametrize(("text", "wondering"), [
+    ("why is that a problem for the cache?", True),  # a plain question, unless the agent concedes
+    ("Why was there a null pointer exception in the parser?", False),
+    ("why did the deploy step get stuck", False),
+    ("why did none of the requests go through the gateway?", False),
+])
+def test_a_why_with_a_failure_or_a_negation_points_at_the_work(text: str, wondering: bool) -> None:
+    assert wonders(text) is wondering
 
 
 def test_a_new_request_praised_as_a_good_call_concedes_nothing() -> None:

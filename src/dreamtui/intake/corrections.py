@@ -54,6 +54,8 @@ precision holds:
 |             | "answer in English", "用中文交流"); not a document's ("translate it to …")    |
 | reminded    | what the agent was told or should know, a few words in: "I'm on Ubuntu 22.04.|
 |             | You should know this...", "I told you that before", "我之前说过"             |
+| recurrence  | how the mistake came about, that it not come again: "determine how this      |
+|             | happened and how to prevent it from happening again", "以后不要再这样"       |
 | premise     | a short fact correcting what the agent assumed: "the keybinds were made in   |
 |             | hyprland", "teams is installed as a pwa"                                     |
 | process     | anywhere in the turn, telling the agent to stop asking or waiting: "stop     |
@@ -199,16 +201,19 @@ _WRONG_FIRST = re.compile(
     r"|[^.!?\n]{0,60}?\b(?:doesn'?t|does not|don'?t|do not) (?:look|seem|sound) (?:right|correct)\b")
 _WRONG_CUES = ("quite", "exactly", "close", "almost", "right", "off", "option", "solution", "need",
                "necessar", "required", "wrong")
-# "why" with a negation: what did not happen as it should ("why did none of them go through the
-# gateway?", "why doesn't clicking the card open the page as we designed?", "why did not you tag
-# it?"); a "why" about what is ("why do they all begin with t") has none.
-_WHY_NOT = (r"why (?:(?:did|does|do|is|are|was|were|has|have|would|will|can|could)\s+(?:not\b|[^?\n,.]{0,50}?"
-            r"\b(?:none|nothing|never|nobody|no one|not)\b)|(?:didn'?t|doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|"
-            r"weren'?t|hasn'?t|haven'?t|won'?t|can'?t|couldn'?t|wouldn'?t)\b)")
+# "why" with a negation or a failure: what did not happen as it should ("why did none of them go
+# through the gateway?", "why doesn't clicking the card open the page as we designed?", "why did
+# not you tag it?", "why was there an infinite recursion?", "why did this step get stuck"); a
+# "why" about what is ("why do they all begin with t", "why is that an issue?") has neither.
+_WHY_AMISS = (r"why (?:(?:did|does|do|is|are|was|were|has|have|would|will|can|could)\s+(?:not\b|[^?\n,.]{0,50}?"
+              r"\b(?:none|nothing|never|nobody|no one|not)\b)|(?:didn'?t|doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|"
+              r"weren'?t|hasn'?t|haven'?t|won'?t|can'?t|couldn'?t|wouldn'?t)\b"
+              r"|[^?\n]{0,60}?\b(?:errors?|fail\w*|crash\w*|broke|broken|exceptions?|recursion|stuck|hangs|hanging|"
+              r"empty|blank|missing|wrong|warnings?)\b)")
 _QUESTION = re.compile(
     # "why" asks about the agent's work ("why did you …", "why is it doing this", "why does it
     # still …"), not about the world ("why do they all begin with t", "why is he here?")
-    rf"^(?:{_WHY_NOT}|why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
+    rf"^(?:{_WHY_AMISS}|why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
     r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\b(?:still|again)\b"
     r"|why (?:does|do|did) (?:it|this|that|you|u|they) keep\b"
     r"|why (?:can'?t|won'?t|couldn'?t|cant|wont) (?:you|u|we|it|this|that)\b|why\b[^?\n]{0,40}\band not\b|how come\b"
@@ -424,6 +429,13 @@ _REMINDED = re.compile(r"\byou (?:should|ought to|must) (?:already |have )?(?:kn
                        r"|\bi (?:already |just )?(?:told|said|mentioned|explained)(?: (?:you|u))?"
                        r"(?: (?:that|this|it|so))? (?:already|before|earlier|twice|many times)\b"
                        r"|我(?:已经|之前|刚才|早就)(?:说|讲|告诉你)过")
+# Asking how the agent's mistake came about and that it not come again ("examine your instructions,
+# determine how this happened and what can be done to prevent it from happening ever again",
+# "que ça ne se reproduise plus", "以后不要再这样"): what went before was wrong.
+_RECURRENCE = re.compile(r"\b(?:prevent|avoid|stop) (?:this|it|that) (?:from )?happening (?:again|ever again)\b"
+                         r"|\b(?:never|not) (?:let )?(?:this|that|it) happen again\b|\bhow (?:did )?(?:this|that) "
+                         r"happen(?:ed)?\b|\bne se reproduise (?:plus|pas)\b|以后(?:不要|别)再|避免再次|怎么会这样")
+_RECURRENCE_CUES = ("happen", "reprodui", "以后", "再次", "怎么会")
 _REMINDED_CUES = ("know", "remember", "told", "said", "mentioned", "explained", "说过", "讲过", "告诉你过")
 _REMINDED_WITHIN = 200
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
@@ -930,7 +942,8 @@ def game_move(text: str, said: str | None) -> bool:
 # The names correction_rule gives (stored as a correction's `rule`): mypy checks every return
 # against this list, so a new rule is named here or it does not type-check.
 TurnRule = Literal["reverse", "no", "dont", "imperative", "wrong", "question", "instead", "fails",
-                   "doubt", "habit", "zh", "script", "prefer", "frustrated", "premise", "process", "reminded"]
+                   "doubt", "habit", "zh", "script", "prefer", "frustrated", "premise", "process", "reminded",
+                   "recurrence"]
 
 
 def correction_rule(text: str) -> TurnRule | None:
@@ -984,6 +997,9 @@ def correction_rule(text: str) -> TurnRule | None:
         return "prefer"
     if any(cue in head[:_REMINDED_WITHIN] for cue in _REMINDED_CUES) and _REMINDED.search(head, 0, _REMINDED_WITHIN):
         return "reminded"
+    if any(cue in head[:_REMINDED_WITHIN + 100] for cue in _RECURRENCE_CUES) and \
+            _RECURRENCE.search(head, 0, _REMINDED_WITHIN + 100):
+        return "recurrence"
     if len(first) <= 200 and _FRUSTRATED.search(first) and not _PLEASED.search(first) and \
             not (_SWORE_AT_OTHERS.search(first) and not _PERSISTS.search(first)):
         return "frustrated"
@@ -1331,7 +1347,7 @@ _ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what
 # did you delete …"). Any other "why" ("why did we need the months field?", "why is that an
 # issue?") may be a plain question: the agent's reply says which.
 _WHY_POINTED = re.compile(
-    rf"{_WHY_NOT}|"
+    rf"{_WHY_AMISS}|"
     r"why (?:not\b|don'?t (?:we|you|u)\b|(?:didn'?t|don'?t|aren'?t|isn'?t|wasn'?t|haven'?t|doesn'?t|"
     r"won'?t|can'?t)\b|[^?\n]{0,60}\b(?:still|again|keeps?|kept)\b|(?:did|would|are|were|do|have) "
     r"(?:you|u|we) (?:just |even |go and |keep )?(?:remove|delete|add|change|modify|rename|move|create|"
