@@ -145,9 +145,9 @@ class _Thread:
     stop: Friction | None = None  # a stop waiting for the person's reason
     prompt: str | None = None  # the person's last typed turn: the work a stop cut short
     candidate: Friction | None = None  # a typed turn waiting for the agent's reply
-    # The person's turn the agent has not acted on yet, and its `_typed_event`: typed while a call
+    # The person's turn the agent has not acted on yet, and where it was typed: typed while a call
     # ran, the stop of that call that follows is the person making the agent read it.
-    unanswered: tuple[str, str | None] | None = None
+    unanswered: tuple[str, Origin] | None = None
     open_errors: list[_Error] = field(default_factory=list)  # since the last success
 
 
@@ -267,8 +267,9 @@ class Detector:
             thread.stop = friction
             if thread.unanswered is not None:
                 # Typed while the call ran, then the call stopped: the turn is the stop's reason.
-                text, typed = thread.unanswered
+                text, where = thread.unanswered
                 friction.reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
+                typed = _typed_event(where, text)
                 if typed:
                     friction.extra.setdefault("events", []).append(typed)
                 thread.unanswered, thread.candidate = None, None
@@ -315,7 +316,7 @@ class Detector:
                 thread.stop.extra.setdefault("events", []).append(typed)
             self._give_reason(thread, text, prompt)
             return True
-        thread.unanswered = (text, _typed_event(where, text))
+        thread.unanswered = (text, where)
         self._comment_errors(thread, text)
         if prompt is None and not agent.acted and corrections.reports_earlier_work(text):
             # The session's first turn says what was done before it is still wrong.
