@@ -196,3 +196,28 @@ def test_a_long_test_report_keeps_its_tally_and_its_first_line() -> None:
     assert lines.startswith("Exit code 1\n✕ maps error 0 to a status")
     assert lines.endswith("Tests:       60 failed, 60 total")
     assert routine_error(lines)
+
+
+def test_a_name_imported_from_the_projects_own_module_is_the_agents_slip() -> None:
+    own = "ImportError: cannot import name 'fetch_all' from 'app.clients.store' (/home/u/app/app/clients/store.py)"
+    assert routine_error(own)
+    # from an installed package, it is the version installed: not the agent's code
+    installed = ("ImportError: cannot import name 'soft_unicode' from 'markupsafe' "
+                 "(/home/u/.venv/lib/python3.12/site-packages/markupsafe/__init__.py)")
+    assert not routine_error(installed)
+
+
+def test_a_script_written_with_a_here_document_is_named_by_what_runs_it() -> None:
+    error = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package '@acme/db' imported from /tmp/probe.mjs"
+    ran = _failure("cd /srv/api && cat > /tmp/probe.mjs << 'EOF' import { q } from '@acme/db'; EOF && "
+                   "node /tmp/probe.mjs", error)
+    assert lesson_title(ran, 120).startswith("`node /tmp/probe.mjs` fails here: Error [ERR_MODULE_NOT_FOUND]")
+    cut = _failure("cd /srv/api && cat > /tmp/probe.mjs << 'EOF' import { q } from '@acme/db'; console.log(q)…", error)
+    assert lesson_title(cut, 120).startswith("The script written to `/tmp/probe.mjs` fails here:")
+
+
+def test_a_failure_title_opens_with_a_capital() -> None:
+    read = Friction(kind="tool_error", scope="s1", session_id="s1", record_uuids=["u1"], timestamp=None,
+                    calls=[ToolCall("Edit", "/etc/hosts", "/etc/hosts")], said=None,
+                    evidence="EACCES: permission denied, open '/etc/hosts'")
+    assert lesson_title(read, 120).startswith("Edit `/etc/hosts` fails here: EACCES")

@@ -485,6 +485,7 @@ def _failure_title(friction: Friction, reason: str | None) -> str:
     person told the agent what to do about it ("don't bother running mix precommit"), that is
     the lesson, and the fact follows."""
     fact = _machine_fact(friction) or f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
+    fact = fact[:1].upper() + fact[1:]  # "the script written to …" opens the title
     return (_instructed(fact, reason) if reason else None) or fact
 
 
@@ -623,12 +624,32 @@ def _failed_step(command: str, evidence: str) -> str | None:
     return None
 
 
+# A script written with a here-document, `cat > /tmp/check.ts << 'EOF'` (or `cat << EOF > f`):
+# writing it is a step; what runs it after the delimiter is the command.
+_HEREDOC_FILE = re.compile(r"^cat\s+(?:>\s*(?P<file>\S+)\s+<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)"
+                           r"|<<-?\s*(?P<q2>['\"]?)(?P<end2>\w+)(?P=q2)\s*>\s*(?P<file2>\S+))")
+
+
+def _heredoc_run(command: str) -> str | None:
+    """What a line that writes a script with a here-document runs: the command after the
+    delimiter (`npx tsx /tmp/check.ts`), else "the script written to `/tmp/check.ts`" (the log
+    cut the line before it); None when the line writes no script so."""
+    rest = _SETUP.sub("", _past_comment(command)).strip()
+    written = _HEREDOC_FILE.match(rest)
+    if written is None:
+        return None
+    end, file = written.group("end") or written.group("end2"), written.group("file") or written.group("file2")
+    after = re.search(rf"(?:^|\s){re.escape(end)}\s*(?:&&|;|\n)\s*(\S.*)", rest[written.end():], re.DOTALL)
+    return f"`{command_head(after.group(1))}`" if after else f"the script written to `{file}`"
+
+
 def _short(friction: Friction) -> str:
     """The failed call in a few words: the step that failed or a command's head, else what it
     did."""
     call = friction.call
     if call is not None and call.name in _SHELL_TOOLS and call.target:
-        return f"`{_failed_step(call.target, friction.evidence) or command_head(call.target)}`"
+        failed = _failed_step(call.target, friction.evidence)
+        return f"`{failed}`" if failed else _heredoc_run(call.target) or f"`{command_head(call.target)}`"
     return friction.doing() or "that tool call"
 
 
@@ -1312,6 +1333,9 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"|^\s*\d+:\d+\s+(?:[Ee]rror|[Ww]arning)\b"
                    # an import the agent wrote by a path that is not there (`_NOT_MACHINE_LINE`)
                    r"|Cannot find module '(?:\.{1,2}/|/|@/)"
+                   # a name imported from the project's own module (not an installed package's,
+                   # where it is a version's change): the agent's code
+                   r"|cannot import name '[^'\n]+' from '[^'\n]+' \((?![^)\n]*(?:site|dist)-packages)[^)\n]*\)"
                    # SQL the agent wrote: its syntax, or a table or column its schema does not have
                    r"|\bERROR:\s+(?:syntax error at (?:or near|end of input)|(?:column|relation) \"[^\"\n]*\""
                    r"(?: of relation \"[^\"\n]*\")? does not exist)|\bnear \"[^\"\n]*\": syntax error"
