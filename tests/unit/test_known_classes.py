@@ -97,3 +97,36 @@ SAFETY = "## Safety\n\n- Never commit tokens, passwords, or private keys\n"
 ])
 def test_an_aside_listing_examples_of_the_object_is_no_news(tmp_path: Path, memory: str, known: bool) -> None:
     assert (_kind(tmp_path, SAFETY, memory) == "known") is known
+
+
+# A file saying "commit" in most rules: the rarest words of a permission memory are elsewhere.
+GATED = (
+    "# AGENTS.md\n"
+    "\n"
+    "## Commits\n"
+    "\n"
+    "- Commit messages use the imperative mood.\n"
+    "- Each commit holds one logical change.\n"
+    "- Run the commit hooks on every commit.\n"
+    "- Squash fixup commits before review.\n"
+    "- **Approval:** never commit changes without the user's explicit approval.\n"
+    "\n"
+    "## Helpers\n"
+    "\n"
+    "- The release helper creates a branch, collects the commits since the last tag and explicitly lists them.\n"
+    "- The review helper creates a summary explicitly listing the commits of a branch.\n"
+    "- The triage helper creates an issue explicitly naming the commits it blames.\n"
+    "- The docs helper creates a page explicitly citing the commits it documents.\n"
+    "- The changelog helper creates an entry explicitly grouping the commits by type.\n"
+    "- The backport helper creates a branch explicitly picking the commits to port.\n"
+)
+
+
+@pytest.mark.parametrize("memory, known", [
+    # the rule saying the same step needs the person's word is found and restated
+    ("Do not create commits unless explicitly asked.", True),
+    # ... not for another step
+    ("Do not push unless explicitly asked.", False),
+])
+def test_a_step_needing_the_persons_word_finds_its_rule(tmp_path: Path, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, GATED, memory) == "known") is known

@@ -144,7 +144,7 @@ basics tip tips principle principles agent agents claude code guide guidance ref
 _PERMISSION_RE = re.compile(
     r"\b(?:ask(?:ing)?\s+(?:\w+\s+){0,2}?(?:before|first)|unless\s+(?:\w+\s+){0,3}?(?:asks?|asked|requests?"
     r"|requested|tells?|told|instructs?|instructed|directs?|directed|approves?|approved)"
-    r"|without\s+(?:\w+\s+){0,2}?(?:asking|permission|approval|consent)"
+    r"|without\s+(?:[\w'’]+\s+){0,3}?(?:asking|permission|approval|consent)"
     r"|only\s+(?:\w+\s+){0,4}?(?:when|if)\s+(?:\w+\s+){0,2}?(?:asks?|asked|requests?|requested|tells?|told|instructed)|(?:confirm|permission|approval)\s+(?:\w+\s+){0,2}?before)\b",
     re.IGNORECASE)
 _PERMISSION = frozenset(stem(w) for w in """
@@ -259,6 +259,7 @@ _ROLE_NAMES = {"JavaScript": "js ts typescript node", "Python": "py"}
 _IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action, places in (
     ("commit", "version control git repository repo vcs history"),
     ("push", "remote origin git repository repo upstream"))}
+_PLACED = frozenset().union(*_IMPLIED.values())
 # Words naming the kind of thing a name is ("the Conventional Commits spec", "… format", "…
 # style"): "Use Conventional Commits format" says what "Follow the Conventional Commits spec" does.
 _KIND = frozenset(stem(w) for w in "format spec style standard syntax".split())
@@ -748,11 +749,25 @@ class KnownIndex:
     # (rule, language) for the rules saying which language the agent answers in; read on the
     # first memory saying one (most batches have none)
     languages: list[tuple[int, str]] | None = None
+    # stem -> the rules saying a step with that stem needs the person's word ("never commit
+    # without approval"): in a file saying "commit" in every other rule, the rarest words of
+    # "don't commit unless asked" are elsewhere; read on the first memory saying so
+    gates: dict[str, list[int]] | None = None
 
     def __post_init__(self) -> None:
         for i, found in enumerate(self.numbers):
             for number in found:
                 self.by_number.setdefault(number, []).append(i)
+
+    def gating(self, gated: str) -> list[int]:
+        """The rules saying the step `gated` (a stem) needs the person's word, in order."""
+        if self.gates is None:
+            self.gates = {}
+            for i, rule in enumerate(self.index.items):
+                if _PERMISSION_RE.search(rule.text):
+                    for s in self.index.features[i].stems:
+                        self.gates.setdefault(s, []).append(i)
+        return self.gates.get(gated, [])
 
     @classmethod
     def build(cls, corpus: KnownCorpus, batch: Sequence[Memory] = ()) -> KnownIndex:
@@ -842,7 +857,7 @@ class KnownIndex:
                      tuple(normalise(core.text).split()), _instead(core.text),
                      _aside_items(plain, core))
         found: list[tuple[int, int, float, int, int, KnownMatch]] = []
-        for i in self.candidates(query, said.numbers):
+        for i in self.candidates(query, said.numbers, said.gated):
             verdict = compare(query, self.index.features[i], self.index.weights, threshold=self.threshold)
             # Other readings, while none has found the lesson or a fact differing (each returns
             # a same-lesson verdict or None): without the memory's asides, against the rule's
@@ -865,7 +880,7 @@ class KnownIndex:
                     found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, verdict)))
                 continue
             alike = verdict.same_lesson or self.same_number(verdict, said, i) \
-                or self.contained(query, main, said, i, verdict)
+                or self.contained(query, main, said, i, verdict) or self.same_gate(verdict, said, i)
             alternatives = self.agreed_pick(query, i) if alike or not verdict.conflicts else None
             if alike or (alternatives is not None and not verdict.conflicts):
                 against = None if permitted else self.opposed(stance, i)
@@ -899,14 +914,17 @@ class KnownIndex:
         # contradiction, which keeps the memory for a person, goes before a restatement.
         return max(found, key=lambda item: item[:5])[5] if found else self.other_choice(query)
 
-    def candidates(self, query: Features, numbers: frozenset[str]) -> list[int]:
-        """The rules sharing the memory's rarest words, then those giving its rarest number (each
-        at most RULE_CANDIDATES)."""
+    def candidates(self, query: Features, numbers: frozenset[str], gated: str = "") -> list[int]:
+        """The rules sharing the memory's rarest words, then those giving its rarest number, then
+        those saying the step it says needs the person's word needs it (each at most
+        RULE_CANDIDATES)."""
         found = self.index.candidates(query, limit=RULE_CANDIDATES)
         rarest = min(((len(self.by_number[n]), n) for n in numbers if n in self.by_number), default=None)
-        if rarest is None:
-            return found
-        return found + [i for i in self.by_number[rarest[1]][:RULE_CANDIDATES] if i not in found]
+        if rarest is not None:
+            found += [i for i in self.by_number[rarest[1]][:RULE_CANDIDATES] if i not in found]
+        if gated:
+            found += [i for i in self.gating(gated)[:RULE_CANDIDATES] if i not in found]
+        return found
 
     def telling(self, query: Features, rule: int, verdict: Verdict) -> Verdict:
         """The verdict without the differences that state no fact against the docs: a one-word
@@ -1060,6 +1078,14 @@ class KnownIndex:
                 or any(_ROLE[s] not in roles for s in commands | words if s in _ROLE):
             return None
         return frozenset(commands | words)
+
+    def same_gate(self, verdict: Verdict, said: _Said, rule: int) -> bool:
+        """A verdict short of the same lesson that states no fact differently, when the memory and
+        the rule say one step needs the person's word ("Do not create commits unless asked" /
+        "never commit changes without the user's approval"): match.py weighs the words saying
+        so as a stock clause, which is all but the step here. Coverage still decides."""
+        return bool(said.gated) and verdict.score >= CONTAINED_SIMILARITY and not verdict.conflicts \
+            and not verdict.correction and _gated(_rule_core(self.index.items[rule].text)) == said.gated
 
     def same_number(self, verdict: Verdict, said: _Said, rule: int) -> bool:
         """A verdict a little short of the same lesson that states no fact differently, when the
@@ -1573,8 +1599,10 @@ def _gated(text: str) -> str:
     said = found.group(0).lower()
     side = (text[found.end():] if said.endswith(("before", "first"))
             else said if said.startswith("only") else text[:found.start()])
+    # (the frame's verbs make the step and where a commit goes names it: "create a git commit"
+    # gates committing)
     for word in _content_words(side):
-        stems = Features.of(word).stems - _GENERIC - _PERMISSION  # synonyms folded, as the rule's
+        stems = Features.of(word).stems - _GENERIC - _PERMISSION - FRAME - _PLACED  # synonyms folded
         if stems:
             return min(stems)
     return ""
