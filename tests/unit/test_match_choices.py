@@ -30,3 +30,13 @@ def test_one_word_qualified_two_ways_names_two_kinds() -> None:
     # The same qualifier on both sides is still an opposite stance.
     verdict = compare_texts("Never use raw SQL in handlers.", "Always use raw SQL for reports.")
     assert "sql" in [c.slot for c in verdict.conflicts]
+
+
+def test_a_choice_over_an_alternative_is_no_rule_forbidding_an_action_on_it() -> None:
+    verdict = compare_texts('Use "trunk" as the default branch name, rather than "develop"',
+                            "**Never push directly to `develop`.** Always open a feature branch and a pull request.")
+    assert not verdict.same_lesson
+    assert not verdict.correction  # another rule, not a fact of this one
+    # A rule naming the pick restates the choice, whatever it forbids besides.
+    assert compare_texts("Always use `bun` instead of `npm`",
+                         "**Use bun only.** Never run `npm install` or `npx`.").same_lesson

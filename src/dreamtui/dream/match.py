@@ -1632,6 +1632,10 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         unpicked = _unpicked(a, b) or _unpicked(b, a)
         if unpicked is not None:
             yield Conflict("picks", *unpicked)
+    if fa.rejected and fb.rejected:
+        forbidden = _forbids_another_action(a, b) or _forbids_another_action(b, a)
+        if forbidden is not None:
+            yield Conflict("prohibited", *forbidden)
     axes = fa.axes, fb.axes
     for axis in sorted(axes[0].keys() & axes[1].keys()) if axes[0] and axes[1] else ():
         if axes[0][axis].isdisjoint(axes[1][axis]):
@@ -1835,6 +1839,24 @@ def _prefers(facts: _Facts) -> bool:
     Y", "X instead of Y"."""
     return bool(facts.done) and bool(facts.rejected) and not _REJECT_PHRASE.isdisjoint(facts.words) \
         and not NEGATIONS.intersection(facts.words)
+
+
+def _forbids_another_action(a: Features, b: Features) -> tuple[str, str] | None:
+    """`a` prefers something over an alternative ("Use master as the branch name, rather than
+    main"); `b` forbids an action on that alternative that `a` never names ("Never commit
+    directly to main") and never names what `a` picks: one rejects a choice, the other an
+    action, two rules."""
+    fa, fb = a.facts, b.facts
+    if not _prefers(fa) or fa.rejected.isdisjoint(fb.rejected):
+        return None
+    # What `a` picks heads its clause ("Use `pnpm` instead of npm"); a `b` naming it restates it.
+    chosen = {s for s, bits in fa.heads.items() if bits == 1 and s in fa.done and s not in _VERBS}
+    if not chosen or _mentioned(chosen, b):
+        return None
+    actions = {s for s in fb.rejected & ACTIONS if not _mentioned({s}, a)}
+    if not actions:
+        return None
+    return "/".join(sorted(fa.rejected & fb.rejected)), "/".join(sorted(actions))
 
 
 def _unpicked(a: Features, b: Features) -> tuple[str, str] | None:
