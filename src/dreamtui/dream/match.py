@@ -99,6 +99,7 @@ _ANTONYM_PAIRS = (
     ("input", "output"), ("fast", "slow"), ("faster", "slower"), ("always", "sometimes"),
     ("debug", "release"), ("dev", "prod"), ("development", "production"), ("staging", "production"),
     ("ipv4", "ipv6"), ("http", "https"), ("tabs", "spaces"), ("lock", "unlock"), ("on", "off"),
+    ("simplified", "traditional"),  # Chinese script
 )
 POLES: dict[str, tuple[str, int]] = {}
 for _low, _high in _ANTONYM_PAIRS:
@@ -470,6 +471,23 @@ def _negated_opposites(text: str) -> set[str]:
     return found
 
 
+# Languages and scripts named in their own writing, read as their English names: a file written
+# in Chinese says "回复使用中文" where another says "respond in Chinese", and "简体中文" is the
+# Simplified script ("Traditional Chinese" is another). Scripts without spaces between words
+# otherwise make one token of a whole clause.
+_NATIVE_NAMES = {
+    "简体": "simplified", "簡體": "simplified", "繁体": "traditional", "繁體": "traditional",
+    "中文": "chinese", "汉语": "chinese", "漢語": "chinese", "英文": "english", "英语": "english", "英語": "english",
+    "日本語": "japanese", "日本语": "japanese", "한국어": "korean", "영어": "english",
+}
+_NATIVE_RE = re.compile("|".join(sorted(_NATIVE_NAMES, key=len, reverse=True)))
+
+
+def _native_names(text: str) -> str:
+    # Capitalised, as English writes a language's name (a proper name: a strong feature).
+    return _NATIVE_RE.sub(lambda found: f" {_NATIVE_NAMES[found.group()].capitalize()} ", text)
+
+
 def _content(word: str) -> bool:
     return word not in _NOT_CONTENT and (len(word) > 1 or word.isdigit())
 
@@ -710,6 +728,9 @@ class Features:
             # what the rule says, and rewordings link other pages or none.
             text = _LINK_RE.sub(r"\1", text)
             body = None if body is None else _LINK_RE.sub(r"\1", body)
+        if not text.isascii() and _NATIVE_RE.search(text):
+            text = _native_names(text)
+            body = None if body is None else _native_names(body)
         self.text = text
         self.body = text if body is None else body  # whose word order single_swap compares
         code = {w for span in _CODE_RE.findall(text) for w in _WORD_RE.findall(span.lower())}
