@@ -221,3 +221,20 @@ def test_a_failure_title_opens_with_a_capital() -> None:
                     calls=[ToolCall("Edit", "/etc/hosts", "/etc/hosts")], said=None,
                     evidence="EACCES: permission denied, open '/etc/hosts'")
     assert lesson_title(read, 120).startswith("Edit `/etc/hosts` fails here: EACCES")
+
+
+@pytest.mark.parametrize("text", [
+    "Exit code 3\njq: error: syntax error, unexpected INVALID_CHARACTER (Unix shell quoting issues?) at <top-level>, "
+    "line 1:\njq: 1 compile error",
+    "Traceback (most recent call last):\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+    "Exit code 1\nyaml: line 12: did not find expected key",
+    "yaml.scanner.ScannerError: mapping values are not allowed here",
+    "Exit code 1\n ERROR  Unknown option: 'frozen'",
+    "ls: cannot access 'scripts/init.sql/': Not a directory",
+])
+def test_a_program_text_or_flag_the_agent_wrote_wrong_and_a_path_miss_are_routine(text: str) -> None:
+    assert routine_error(text)
+
+
+def test_options_a_config_file_holds_that_the_tool_no_longer_knows_are_not_the_agents_flag() -> None:
+    assert not routine_error("Exit code 1\nInvalid Options:\n- Unknown options: useEslintrc, extensions")

@@ -1317,13 +1317,16 @@ def _states_fact(text: str) -> bool:
 # The agent's own slip in code it just wrote: a bug of its script or its shell quoting, which it
 # fixes by writing it again; nothing lasting about the project or the machine.
 _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError|SyntaxError|FileNotFoundError|"
-                   r"IndentationError|UnboundLocalError|UndefinedColumnError|UndefinedTableError)\b"
+                   r"IndentationError|UnboundLocalError|UndefinedColumnError|UndefinedTableError|JSONDecodeError)\b"
                    r"|has no attribute '|syntax error near unexpected token|is already in use by container|"
                    r"unexpected EOF while looking for matching"
+                   # a jq program or a YAML file the agent wrote that does not parse
+                   r"|^jq: error: syntax error|^jq: \d+ compile errors?|^yaml: line \d+: "
+                   r"|yaml\.(?:scanner|parser)\.\w+Error"
                    # a patch the agent wrote in the wrong format, which it writes again
                    r"|invalid patch: |invalid hunk at line \d+|Invalid patch hunk on line \d+"
                    # a flag the command does not take, which its --help puts right
-                   r"|unexpected argument '|unrecognized arguments?: |unknown (?:option|flag)[: ]|"
+                   r"|unexpected argument '|unrecognized arguments?: |[Uu]nknown (?:option|flag)[: ]|"
                    r"error: Found argument '"
                    # the compiler or linter on code the agent is writing: its work in progress
                    r"|\berror TS\d{4}:|\berror\[E\d{4}\]|error: could not compile `|"
@@ -1365,7 +1368,7 @@ def no_match(command: str, text: str) -> bool:
 # A search or a read that named paths which are not there: "rg: deps/x.ex: No such file or
 # directory (os error 2)" among its matches is the agent guessing a layout while exploring.
 _MISSING_PATH_LINE = re.compile(r"^(?:rg|grep|ls|cat|sed|head|tail|wc|find|stat)(?:\.exe)?: .*(?:No such "
-                                r"file or directory|cannot find the (?:file|path) specified)"
+                                r"file or directory|cannot find the (?:file|path) specified|Not a directory)"
                                 r"|^[\w-]+ : Cannot find path '", re.IGNORECASE)
 # PowerShell's lines after its message: where it was, the category, the error id.
 _POWERSHELL_TRAILER = re.compile(r"^(?:\+ |At line:\d|At [^\n]*:\d+ char:\d)")
