@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dreamtui.dream.cluster import cluster_memories
-from dreamtui.dream.match import compare_texts
+from dreamtui.dream.match import Features, compare_texts
 from tests.factories import memory
 
 
@@ -45,3 +45,14 @@ def test_a_rejected_flag_is_what_the_rule_forbids() -> None:
     # The flag said by its word is the same rule.
     assert compare_texts("Never use `git push --force` unless the user asks.",
                          "Never force push unless the user asks.").same_lesson
+
+
+def test_a_pull_request_is_one_thing_not_a_request() -> None:
+    features = Features("Link the issue in every pull request.")
+    assert "ask" not in features.stems  # "request" asks for permission; a pull request does not
+    assert "pr" in features.stems
+
+
+def test_a_scope_does_not_reach_across_a_dash() -> None:
+    # "to develop - use PRs" is no scope "to ... PRs": develop is what the rule is about.
+    assert Features("Never push to develop - use PRs and a code review").circumstances == frozenset()

@@ -471,6 +471,13 @@ def _negated_opposites(text: str) -> set[str]:
     return found
 
 
+_PULL_REQUEST_RE = re.compile(r"\bpull[ -]+request(s?)\b", re.IGNORECASE)
+
+
+def _pr(found: re.Match[str]) -> str:
+    return f"PR{found.group(1)}"
+
+
 # Languages and scripts named in their own writing, read as their English names: a file written
 # in Chinese says "回复使用中文" where another says "respond in Chinese", and "简体中文" is the
 # Simplified script ("Traditional Chinese" is another). Scripts without spaces between words
@@ -612,7 +619,7 @@ _SCOPE_NOUN = rf"(?:{'|'.join(sorted(_SCOPE_NOUNS - {'pull'}, key=len, reverse=T
 _SCOPE_PREPOSITIONS = frozenset("in for across to within throughout on inside".split())
 _SCOPE_RE = re.compile(
     rf"\b(?:{'|'.join(sorted(_SCOPE_PREPOSITIONS))})\s+"
-    rf"(?:(?!(?:in|for|to|on|with|by|from|at|as|and|or|but|unless|if|when)\b)[\w./-]+,?\s+){{0,4}}?{_SCOPE_NOUN}"
+    rf"(?:(?!(?:in|for|to|on|with|by|from|at|as|and|or|but|unless|if|when)\b)\w[\w./-]*,?\s+){{0,4}}?{_SCOPE_NOUN}"
     rf"(?:\s+{_SCOPE_NOUN})*\b(?:,?\s+(?:and|or)\s+(?:[\w-]+\s+){{0,2}}?{_SCOPE_NOUN}\b)*")
 # The agent named as who the rule is for ("AI must never ...", "Agents should ..."): instruction
 # files address it in the third person as often as not, and "you" is a stop word.
@@ -728,6 +735,10 @@ class Features:
             # what the rule says, and rewordings link other pages or none.
             text = _LINK_RE.sub(r"\1", text)
             body = None if body is None else _LINK_RE.sub(r"\1", body)
+        if "request" in text.lower() and _PULL_REQUEST_RE.search(text):
+            # One thing, a PR: not "pull" and a "request" (which asks for permission).
+            text = _PULL_REQUEST_RE.sub(_pr, text)
+            body = None if body is None else _PULL_REQUEST_RE.sub(_pr, body)
         if not text.isascii() and _NATIVE_RE.search(text):
             text = _native_names(text)
             body = None if body is None else _native_names(body)
