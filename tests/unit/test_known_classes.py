@@ -130,3 +130,36 @@ GATED = (
 ])
 def test_a_step_needing_the_persons_word_finds_its_rule(tmp_path: Path, memory: str, known: bool) -> None:
     assert (_kind(tmp_path, GATED, memory) == "known") is known
+
+
+SPARING = "## Style\n\n- Add docstrings only where the code is not obvious\n- Use exclamation marks sparingly\n"
+EVERYWHERE = "## Style\n\n- Always add docstrings to the code\n"
+
+
+@pytest.mark.parametrize("docs, memory, known", [
+    # a step done only on some occasions, or little, against one saying to do it: two rules
+    (SPARING, "Always add docstrings", False),
+    (SPARING, "Use exclamation marks in every heading", False),
+    (EVERYWHERE, "Add docstrings only where the code is not obvious", False),
+    # ... both saying so restate each other
+    (SPARING, "Only add docstrings where the code is not obvious.", True),
+    # an "only" picking a tool or waiting for the person's word says nothing of how often
+    ("## Git\n\n- Never commit unless asked\n", "Only commit when the user asks", True),
+])
+def test_a_step_done_only_sometimes_is_no_step_done_always(tmp_path: Path, docs: str, memory: str,
+                                                          known: bool) -> None:
+    assert (_kind(tmp_path, docs, memory) == "known") is known
+
+
+CHINESE = "# CLAUDE.md\n\n## 语言\n\n- 所有回复都使用中文\n"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # a language named again in an aside, in its own script and variant, is the same language
+    (CHINESE, "Always answer in Chinese (Simplified Chinese).", "known"),
+    # a variant the docs leave out says more than they do, no other language
+    (CHINESE, "Reply in Traditional Chinese.", "close"),
+    ("# AGENTS.md\n\n- Respond in British English.\n", "Respond in American English.", "contradicts"),
+])
+def test_a_variant_of_the_language_of_replies(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind

@@ -243,6 +243,12 @@ LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long be
 _HEDGES = frozenset(stem(w) for w in """
 need needed necessary applicable possible appropriate relevant required useful sensible practical
 available feasible unsure unclear whenever well""".split())
+# A step done only on some occasions, or little ("Use comments only when necessary", "emojis
+# sparingly"): a side saying so and one saying to do it (always, or plainly) state two rules,
+# however alike their words. (An "only" after a tool picks it, "only when asked" is the person's
+# word: neither says how often.)
+_RESTRICTED_RE = re.compile(r"\bonly\s+(?:\w+\s+){0,3}?(?:when|if|where|as\s+needed)\b|\bsparingly\b|\brarely\b"
+                            r"|\bas\s+(?:little|few|rarely|seldom)\s+as\b", re.IGNORECASE)
 # What a rule says it holds under: "if …", "when …" (to the clause's end).
 # ("even if …" concedes: the rule holds whatever follows it, so that is no condition)
 _CONDITION_RE = re.compile(r"(?<!\beven\s)\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
@@ -796,7 +802,8 @@ class KnownIndex:
         if not self.corpus.rules:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
-        language = _reply_language(query.text) \
+        # (read without its asides first: "Chinese (Simplified Chinese)" names the language twice)
+        language = (_reply_language(_without_asides(query.text)) or _reply_language(query.text)) \
             if len(query.stems) <= MAX_LANGUAGE_STEMS or _beside_language(query.text) else ""
         if language:
             said = self.reply_language(language)
@@ -809,8 +816,9 @@ class KnownIndex:
     def reply_language(self, language: str) -> KnownMatch | None:
         """The docs' rule on the language the agent answers in, against the memory's: the same is
         a restatement in whatever language each is written ("ユーザーへの応答は日本語で行う" and
-        "Provide all responses in Japanese"), another a contradiction. None when no rule says
-        one."""
+        "Provide all responses in Japanese"), another a contradiction. One naming a variant the
+        other leaves out ("British English" / "English") says more: close. None when no rule
+        says one."""
         if self.languages is None:
             self.languages = [(i, found) for i, rule in enumerate(self.rules)
                               if (found := _reply_language(rule.text))]
@@ -819,6 +827,10 @@ class KnownIndex:
         same = next((i for i, found in self.languages if found == language), None)
         if same is not None:
             return KnownMatch("known", self.rules[same], Verdict(100.0, (), self.threshold))
+        base = language.split()[-1]
+        narrower = next((i for i, found in self.languages if base == found or found.split()[-1] == language), None)
+        if narrower is not None:
+            return KnownMatch("close", self.rules[narrower], Verdict(100.0, (), self.threshold))
         i, found = self.languages[0]
         differs = Conflict("language of replies", language, found)
         return KnownMatch("contradicts", self.rules[i], Verdict(100.0, (differs,), self.threshold))
@@ -904,7 +916,8 @@ class KnownIndex:
                     found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
                 elif coverage >= KNOWN_COVERAGE and not self.new_step(core, i) and not other_number \
                         and not unconditioned and not self.spread(query, main, i) \
-                        and not self.undone(stance, i) and not self.acted_on(stance, i):
+                        and not self.undone(stance, i) and not self.acted_on(stance, i) \
+                        and _restricted(query.text) == _restricted(rule.text):
                     found.append((1, shared, verdict.score, 0, -i, KnownMatch("known", rule, verdict)))
                 elif coverage >= CLOSE_COVERAGE:
                     found.append((0, shared, verdict.score, 0, -i, KnownMatch("close", rule, verdict)))
@@ -1745,6 +1758,15 @@ def _condition(text: str, making: bool = False) -> frozenset[str]:
     for phrase in _CONDITION_RE.findall(_without_asides(text)):
         found |= Features.of(phrase).stems
     return frozenset(found) if making else frozenset(found - _PERMISSION - _GENERIC - _MAKING - _HEDGES)
+
+
+@lru_cache(maxsize=4096)
+def _restricted(text: str) -> bool:
+    """Whether `text` says its step is done only on some occasions or little (_RESTRICTED_RE),
+    its permission phrases and asides aside."""
+    if not _RESTRICTED_RE.search(text):
+        return False
+    return _RESTRICTED_RE.search(_PERMISSION_RE.sub(" ", _without_asides(text))) is not None
 
 
 @lru_cache(maxsize=4096)
