@@ -238,3 +238,10 @@ def test_a_program_text_or_flag_the_agent_wrote_wrong_and_a_path_miss_are_routin
 
 def test_options_a_config_file_holds_that_the_tool_no_longer_knows_are_not_the_agents_flag() -> None:
     assert not routine_error("Exit code 1\nInvalid Options:\n- Unknown options: useEslintrc, extensions")
+
+
+def test_a_title_names_the_later_command_whose_own_error_lines_these_are() -> None:
+    install = _failure("which pnpm && pnpm -v || npm install -g pnpm",
+                       "Exit code 243\nnpm error code EACCES\nnpm error Error: EACCES: permission denied, mkdir "
+                       "'/usr/lib/node_modules/pnpm'")
+    assert lesson_title(install, 120).startswith("`npm install` fails here: npm error code EACCES")

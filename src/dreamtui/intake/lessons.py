@@ -609,7 +609,8 @@ def _failed_step(command: str, evidence: str) -> str | None:
     """The part of a command line the error says failed: a step that prepares the command ("cd:
     portal: No such file or directory", ".claude/lib/lock.sh: No such file or directory" after
     `source .claude/lib/lock.sh`: the command after it never ran), or a later command of the line
-    that the error's lines name as theirs (`cat a.json | jq …` failing with "jq: error: …")."""
+    that the error's lines name as theirs (`cat a.json | jq …` failing with "jq: error: …", `which
+    pnpm || npm install -g pnpm` with "npm error code EACCES")."""
     for step in _STEP.finditer(command):
         target = step.group(2).strip("'\"")
         if f"{target}: No such file" in evidence or f"cd: {target}:" in evidence:
@@ -619,7 +620,7 @@ def _failed_step(command: str, evidence: str) -> str | None:
         head = command_head(part)
         program = head.split(" ", 1)[0].rsplit("/", 1)[-1]
         if program and program != command_head(parts[0]).split(" ", 1)[0] and \
-                re.search(rf"(?m)^(?:[\w./-]+: (?:line \d+: )?)?{re.escape(program)}: ", evidence):
+                re.search(rf"(?m)^(?:[\w./-]+: (?:line \d+: )?)?{re.escape(program)}(?:: | (?:error|ERR!) )", evidence):
             return head
     return None
 
