@@ -90,6 +90,16 @@ def test_a_why_with_a_failure_or_a_negation_points_at_the_work(text: str, wonder
     assert wonders(text) is wondering
 
 
+@pytest.mark.parametrize(("turn", "reply", "rule"), [
+    ("the script patched the other file after creating the new one", "Thanks for flagging that mix-up. "
+     "I added a guard.", "acknowledged"),
+    ("导出的文件少了表头", "感谢指正，我来补上表头。", "acknowledged"),
+    ("what does the flag do?", "Thanks for asking. It sets the mode.", None),
+])
+def test_an_agent_thanking_for_the_catch_concedes(turn: str, reply: str, rule: str | None) -> None:
+    assert concedes(turn, reply) == rule
+
+
 def test_a_new_request_praised_as_a_good_call_concedes_nothing() -> None:
     turn = "I want a second list with add and remove buttons on the settings tab"
     reply = "Good call — I've added the list editor you asked for."

@@ -99,7 +99,7 @@ agent concedes.
 
 And the agent's own words are strong, cheap signals (`concedes`): a turn the agent answers with
 "You're absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good point",
-"Fair enough. Let me revert …", "你说得对", "对，", "确实", "抱歉", "好思路", "Tu as raison",
+"Fair enough. Let me revert …", "Thanks for flagging that", "你说得对", "对，", "确实", "抱歉", "好思路", "Tu as raison",
 "Tienes razón", "Du hast recht", … (after "Ah,", "Yes —"; `acknowledges_mistake`), or concedes
 within its first sentences ("好问题。坦率说，目前确实有…的问题"), is a correction whatever its
 wording; so is a question whether the agent did something answered "No" with what it left out
@@ -619,6 +619,9 @@ _ACKNOWLEDGED = re.compile(
     # "Fair enough. Let me revert …", and the same concession in other languages
     r"fair point|fair(?: enough)?\W+(?:let me|i'?ll) (?:revert|undo|fix|remove|redo|restore|put|drop)\b|"
     r"valid point|nice catch|well spotted|i stand corrected|oops|"
+    # thanking for the catch: "Thanks for flagging that mispatch", "感谢指正"
+    r"thanks? (?:you )?for (?:flagging|catching|spotting|pointing (?:that|this|it) out|the catch)|"
+    r"(?:感谢|谢谢)(?:你的)?(?:指正|指出|纠正)|"
     r"对[，,]|没错|有道理|确实|的确|分析得(?:很)?(?:准|对|到位)|"
     r"(?:vous avez|tu as) (?:\w+ )?raison|effectivement|en effet|bonne remarque|"
     r"désolé|pardon|je me suis trompé|j'ai eu tort|(?:c'(?:était|est) )?(?:une )?erreur de ma part|"
