@@ -40,3 +40,11 @@ def test_a_choice_over_an_alternative_is_no_rule_forbidding_an_action_on_it() ->
     # A rule naming the pick restates the choice, whatever it forbids besides.
     assert compare_texts("Always use `bun` instead of `npm`",
                          "**Use bun only.** Never run `npm install` or `npx`.").same_lesson
+
+
+def test_wrapping_and_catching_are_two_actions() -> None:
+    # Both forbid something about rescue blocks; one forbids wrapping calls, the other catching errors.
+    verdict = compare_texts("Never wrap `require` calls in `begin`/`rescue` blocks.",
+                            "**Don't catch broad errors** - avoid bare `rescue` blocks or `rescue Exception`.")
+    assert not verdict.same_lesson
+    assert "action" in [c.slot for c in verdict.conflicts]

@@ -287,6 +287,7 @@ ACTIONS = frozenset("""
 commit push pull merg rebas amend squash revert read edit write modifi delet drop creat add
 instal uninstal deploy publish displai output print expos share upload download copi move renam
 disclos includ mock hardcod store stage bypass skip ignor disabl enabl leak reveal load log
+catch wrap
 """.split())
 # Stems of the words that frame an instruction (how, not what: "never include", "make sure to
 # run", "prefer", "keep", "add"): two rules sharing their frame and little else ("Never include
