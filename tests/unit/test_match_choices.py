@@ -48,3 +48,15 @@ def test_wrapping_and_catching_are_two_actions() -> None:
                             "**Don't catch broad errors** - avoid bare `rescue` blocks or `rescue Exception`.")
     assert not verdict.same_lesson
     assert "action" in [c.slot for c in verdict.conflicts]
+
+
+def test_generating_a_file_and_exposing_secrets_are_two_actions() -> None:
+    verdict = compare_texts("Generate `.env.sample` with dummy values whenever config vars are added.",
+                            "Never expose tokens or passwords; keep them in environment variables.")
+    assert "action" in [c.slot for c in verdict.conflicts]
+
+
+def test_a_participle_names_a_kind_not_an_action() -> None:
+    # "generated docs" is a kind of document: no action "generate" to set against "commit".
+    assert compare_texts("Never use emojis in generated docs or code.",
+                         "No emojis anywhere: not in commits, code or replies.").same_lesson

@@ -287,7 +287,7 @@ ACTIONS = frozenset("""
 commit push pull merg rebas amend squash revert read edit write modifi delet drop creat add
 instal uninstal deploy publish displai output print expos share upload download copi move renam
 disclos includ mock hardcod store stage bypass skip ignor disabl enabl leak reveal load log
-catch wrap
+catch wrap generat
 """.split())
 # Stems of the words that frame an instruction (how, not what: "never include", "make sure to
 # run", "prefer", "keep", "add"): two rules sharing their frame and little else ("Never include
@@ -1278,7 +1278,8 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
         stance[s] = stance.get(s, 0) | bit
         if since == 0:
             heads[s] = heads.get(s, 0) | bit
-        if since < 2 and kind & _ACTION_K:
+        # A participle names a kind, not the action ("generated code", "committed files").
+        if since < 2 and kind & _ACTION_K and not word.endswith("ed"):
             said.actions.add(s)
         since += 1
         if tool is not None and not rejected:
