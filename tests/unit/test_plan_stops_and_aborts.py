@@ -270,3 +270,18 @@ def test_words_typed_while_a_call_ran_are_the_reason_when_nothing_is_typed_after
     log.calls("Read", file_path="/home/u/shop/prd-utils.js")
     [memory] = _mined(workspace, projects, log)
     assert (memory.metadata["kind"], memory.metadata["reason"]) == ("interruption", fix)
+
+
+def test_a_long_plan_pasted_back_is_read_as_far_as_the_call_keeps_it(workspace: Workspace,
+                                                                     projects: Path) -> None:
+    # A plan of many thousand characters: the call keeps its first 2000, the paste is compared
+    # with them, and its line cut at that length is not taken for a change.
+    steps = "".join(f"{n}. Move handler {n} of the checkout into `shop/handlers_{n}.py`\n" for n in range(400))
+    plan = f"# Split the checkout handlers\n\n## Steps\n\n{steps}"
+    log = _Log("d3d3d3d3-0000-4000-8000-000000000004", mode="plan")
+    log.typed("plan the split of the checkout handlers")
+    tool = log.calls("ExitPlanMode", plan=plan)
+    log.result(tool, REJECTED.split(" STOP")[0] + " To tell you how to proceed, the user said:\n"
+               + plan.replace("#", "").replace("`", ""), True, toolUseResult="User rejected tool use")
+    log.says("The plan is ready.")
+    assert _mined(workspace, projects, log) == []

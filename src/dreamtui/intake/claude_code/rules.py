@@ -334,6 +334,11 @@ def reason_at_plan(text: str, plan: str | None) -> str | None:
         planned = _words(plan[:_PLAN_WORDS])
         if len(words & planned) >= _PASTED_BACK * len(words):
             whole = lines if len(text) <= _PLAN_WORDS else lines[:-1]  # else the last is cut short
+            if len(plan) >= _PLAN_WORDS - 1 or plan.endswith("…"):
+                # The call kept the plan's head only: past the last line found in it, the paste
+                # (shorter without the plan's Markdown) cannot be compared.
+                found = [n for n, line in enumerate(whole) if _words(line) and not _words(line) - planned]
+                whole = whole[:found[-1] + 1] if found else []
             changed = [line.strip() for line in whole if _words(line) - planned]
             return "\n".join(changed) or None
     if len(text) < _PASTED_REVIEW:
