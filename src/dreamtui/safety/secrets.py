@@ -291,6 +291,35 @@ _URL_SIGNATURE_RE = re.compile(
     r"[?&](?i:sig|signature|x-amz-signature|x-goog-signature)=(?P<value>[A-Za-z0-9%+/=~._-]{16,})"
 )
 
+# Passwords handed to a prompt on standard input: expect's answer to a password prompt
+# (`expect "Password:"` then `send "S3cret\r"`, or `expect "password:" { send … }`), and what is
+# piped to a command that reads its password from stdin (`echo 'pw' | sudo -S …`, `passwd
+# --stdin`); agents script both to get past a prompt they cannot type into.
+_PROMPT_WORDS = (r"(?:password|passphrase|passwd|passcode|密码|口令|пароль|passwort|kennwort|mot de passe"
+                 r"|contraseña|senha)")
+_EXPECT_SEND_RE = re.compile(
+    r"""\bexpect[ \t]+(?:-[a-z]+[ \t]+)*(?P<q>["'{]?)[^"'{}\n]*?""" + _PROMPT_WORDS +
+    r"""[^"'{}\n]*(?P=q)[\s;{]*send[ \t]+(?:--[ \t]+)?(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\{[^{}\n]*\})""",
+    re.I,
+)
+_STDIN_PASSWORD_RE = re.compile(
+    r"""\b(?:echo|printf)[ \t]+(?:-[a-z]+[ \t]+)*(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s|;&'"]+)[ \t]*\|[ \t]*"""
+    r"""(?:sudo[ \t]+(?:-[a-zA-Z]+[ \t]+)*-[a-zA-Z]*S\b|passwd[ \t]+(?:\S+[ \t]+)*--stdin\b)"""
+)
+# A value's own escapes for the Enter that ends it (`\r`, `\n`) are the keystroke, not the password.
+_ENTER_RE = re.compile(r"(?:\\[rn])+$")
+
+
+def _stdin_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for regex in (_EXPECT_SEND_RE, _STDIN_PASSWORD_RE):
+        for m in regex.finditer(text):
+            raw = m["value"]
+            start, value = (m.start("value") + 1, raw[1:-1]) if raw[:1] in "\"'{" else (m.start("value"), raw)
+            value = _ENTER_RE.sub("", value)
+            if value and value[0] not in "$[" and not _PLACEHOLDER_RE.match(value):
+                yield start, start + len(value), "password"
+
+
 # Shell environment assignments (`PGPASSWORD=… psql`, `export DEPLOY_KEY=…`). The variables the
 # clients read a password from hold one whatever it looks like, even a word (`PGPASSWORD=secret`);
 # other upper-case `*_KEY`/`*_TOKEN`/`*_SECRET` variables only machine-made values, so
@@ -637,6 +666,7 @@ def _candidate_spans(text: str) -> Iterator[tuple[int, int, str]]:
     yield from _keyed_spans(_XML_SETTING_RE, text)
     yield from _assignment_spans(text)
     yield from _env_spans(text)
+    yield from _stdin_spans(text)
     yield from _prose_spans(text)
 
 
@@ -705,7 +735,7 @@ _VENDOR_LITERALS = (
     "sg.", ":aa", "akia", "asia", "aws", "://", "authorization", "bearer", "-u", "--user",
     "login", "pypi-", "ya29.", "lin_api_", ".run(", "client(", "sig=", "signature=", "mysql",
     "mariadb", "sshpass", "twine", "redis-cli", "keydb-cli", "auth=", "auth =", "auth(", 'auth"',
-    "auth'", "_auth",
+    "auth'", "_auth", "sudo", "--stdin", 'expect "', "expect '", "expect -",
 )
 _KEYED_WORDS = ("pass", "pwd", "secret", "token", "key", "cred") + tuple(
     w for w in _PROSE_PASSWORD_WORDS + _PROSE_KEY_WORDS if w.isascii() is False
