@@ -163,3 +163,14 @@ CHINESE = "# CLAUDE.md\n\n## 语言\n\n- 所有回复都使用中文\n"
 ])
 def test_a_variant_of_the_language_of_replies(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+@pytest.mark.parametrize("docs, memory", [
+    # "always X unless told" does X by default: the opposite of "never X unless told"
+    ("## Git\n\n- Never rebase shared branches unless told to.\n",
+     "Always rebase shared branches unless told otherwise."),
+    ("## Tests\n\n- Avoid slow fixtures unless explicitly requested.\n",
+     "Always use slow fixtures unless explicitly requested."),
+])
+def test_a_step_done_by_default_contradicts_one_waiting_for_a_word(tmp_path: Path, docs: str, memory: str) -> None:
+    assert _kind(tmp_path, docs, memory) == "contradicts"

@@ -1051,8 +1051,9 @@ class KnownIndex:
     def agreed(self, query: Features, rule: int) -> frozenset[str]:
         """The words both take the same stance on (both do, or both only reject)."""
         asked, docs = query.facts, self.index.features[rule].facts
+        # (not the person's word: "unless explicitly requested" both say takes no stance on the step)
         return frozenset(s for s in (asked.done & docs.done) | (asked.rejected & docs.rejected)
-                         if s not in _GENERIC and s not in FRAME)
+                         if s not in _GENERIC and s not in FRAME and s not in _PERMISSION)
 
     def agreed_pick(self, query: Features, rule: int) -> frozenset[str] | None:
         """The alternatives a memory rejects, when what it picks (its commands, the tools it
@@ -1612,6 +1613,11 @@ def _gated(text: str) -> str:
     said = found.group(0).lower()
     side = (text[found.end():] if said.endswith(("before", "first"))
             else said if said.startswith("only") else text[:found.start()])
+    if side is not said and not said.endswith(("before", "first")):
+        # "Always force-push unless told otherwise" does it by default: no step waits for a word
+        words = set(normalise(side).split())
+        if "always" in words and words.isdisjoint(NEGATIONS):
+            return ""
     # (the frame's verbs make the step and where a commit goes names it: "create a git commit"
     # gates committing)
     for word in _content_words(side):
