@@ -75,6 +75,8 @@ def test_the_shapes_near_them_stay_no_correction(text: str) -> None:
     ("你如何看待以下评审意见。主线清晰，但错误处理策略没有写成标准，落地时容易走样。", "✅ 文档已更新", False),
     ("看一下另一个终端里这个错误是怎么回事", "已修复 ✅", False),
     ("那个名字只是给你的示例，具体名字不要写进配置。有问题问我", "✅ 完成", False),
+    # a problem the person calls harmless: a wish to tidy it
+    ("i have this error, it does not cause any issues so i leave it, maybe we can fix it", "Done ✅", False),
 ])
 def test_a_failure_after_the_agent_asked_to_try_it(text: str, said: str, reported: bool) -> None:
     assert reports_after_done(text, said) is reported

@@ -99,8 +99,8 @@ agent concedes.
 
 And the agent's own words are strong, cheap signals (`concedes`): a turn the agent answers with
 "You're absolutely right", "My mistake", "I see the issue", "Let me fix that", "Good point",
-"Fair enough. Let me revert …", "Thanks for flagging that", "你说得对", "对，", "确实", "抱歉", "好思路", "Tu as raison",
-"Tienes razón", "Du hast recht", … (after "Ah,", "Yes —"; `acknowledges_mistake`), or concedes
+"Fair enough. Let me revert …", "Thanks for flagging that", "你说得对", "对，", "确实", "抱歉",
+"好思路", "Tu as raison", "Tienes razón", "Du hast recht", … (after "Ah,", "Yes —"; `acknowledges_mistake`), or concedes
 within its first sentences ("好问题。坦率说，目前确实有…的问题"), is a correction whatever its
 wording; so is a question whether the agent did something answered "No" with what it left out
 ("did you follow the full release prompt?" → "Non, il manque le step 13"; not "did you find
@@ -1105,6 +1105,8 @@ def reports_after_done(text: str, said: str | None) -> bool:
         return False  # "Why is that an issue?", "…解决我们的问题吗？": a question about it
     if _PLEASED_FIRST.match(first.lower()):
         return False  # "Great, it works. One issue left: …" praises first; judged on its own
+    if _HARMLESS.search(lowered):
+        return False  # "i have this error, it does not cause any issues, maybe fix it": no failure of the work
     claim = (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
     if _ASKS_TASK.match(first):
         # A task said first names a failure to handle ("add error handling"), unless the agent had
@@ -1135,6 +1137,11 @@ _TRY_FAILED = re.compile(r"fail|报错|失败|不行|crash|broken|not working|�
 _UNLESS_BEFORE = re.compile(r"\b(?:if|when|whenever|unless|in case|make sure|ensure|so that|avoid|prevent|"
                             r"handle|without|si|quand|lorsque|au cas o[uù]|pour [eé]viter|sans|cuando|wenn|falls)\b"
                             r"|如果|假如|避免|防止|만약|경우|場合", re.IGNORECASE)
+# A problem the person calls harmless ("it does not cause any issues", "no harm", "不影响"): a
+# wish to tidy it, not a report that the work fails.
+_HARMLESS = re.compile(r"\b(?:does ?n'?t|does not|do not|don'?t|won'?t) (?:cause|make|do) (?:any |much )?"
+                       r"(?:issues?|problems?|harm|difference)\b|\bno (?:harm|big deal)\b|\bharmless\b|"
+                       r"\bnot (?:a )?(?:big deal|problem)\b|不影响|没有?影响")
 _PLEASED_FIRST = re.compile(r"^(?:great|perfect|nice|awesome|excellent|good|super|parfait|génial|très bien|top)\b")
 
 
