@@ -174,3 +174,12 @@ def test_a_variant_of_the_language_of_replies(tmp_path: Path, docs: str, memory:
 ])
 def test_a_step_done_by_default_contradicts_one_waiting_for_a_word(tmp_path: Path, docs: str, memory: str) -> None:
     assert _kind(tmp_path, docs, memory) == "contradicts"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # a language a clause rejects is not the language of replies it says
+    ("Never reply to the user in Japanese.", "contradicts"),
+    ("Do not answer in English; always answer in Japanese.", "known"),
+])
+def test_a_rejected_language_is_not_the_one_said(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, JAPANESE, memory) == kind

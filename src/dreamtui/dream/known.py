@@ -1667,6 +1667,11 @@ def _clause_language(sentence: str) -> str:
     names = _languages_named(sentence)
     if len(names) == 1:
         name = names.pop()
+        # "Never respond in Korean" names the language it rejects ("No exceptions." after it
+        # rejects nothing of it)
+        at = min(sentence.find(alias) for alias in _LANGUAGES[name] if alias in sentence)
+        if not NEGATIONS.isdisjoint(normalise(sentence[:at]).split()):
+            return ""
         # ... or says nothing but the language ("Use UK English.")
         bare = set(normalise(sentence).split()) - STOPWORDS - _LANGUAGE_WORDS - {name}
         if any(word in sentence for word in _REPLY_WORDS) or _REPLY_RE.search(sentence) or not bare:
