@@ -57,6 +57,7 @@ def test_challenges_and_reports_without_a_done_before_them(text: str, rule: str)
     "why do they all start with a digit?",  # a "why" about what is, no negation
     "I followed your steps and it works now, thanks",  # the instructions pleased them
     "按照你说的计划执行",  # "go ahead with the plan you described"
+    "我开个新窗口试一下，想对比改完之后有没有变化",  # asks whether anything changed
     "translate the README into English",  # a document's language
     "Please remove the parts that are not necessary",  # a request about what is not needed
     "okay no probs, I already merged it, now update the docs",  # "no probs" is no "no"

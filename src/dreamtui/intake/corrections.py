@@ -352,8 +352,9 @@ def _broken(first: str) -> bool:
 
 # The agent's habit: "AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "you keep adding …".
 _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keeps?|kept) \w+ing\b")
-# "并没有跳转" (and it did not navigate): what the agent said it did, not done.
-_ZH_FAILS = re.compile(r"没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
+# "并没有跳转" (and it did not navigate): what the agent said it did, not done. "有没有变化" asks
+# whether anything changed: a question, no report.
+_ZH_FAILS = re.compile(r"(?<!有)没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
                        r"还是(?:不行|不对|没|报错|一样|失败|有问题)|并没有?|并未|并不(?:能|行|生效|起作用|对|正确)")
 # Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
@@ -1064,7 +1065,7 @@ _PROBLEM = re.compile(
     r"\bfehler\b|funktioniert nicht"
     # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
     r"|报错|(?:^|有|出现了?|报了?|遇到了?|发现了?|还是|一堆)(?:一个|个|些|很多)?错误|错误[:：]|失败|不行|不对|"
-    r"没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题(?!\s*(?:问|请|随时|可以|就|再|的话))|出问题|问题(?:还在|依旧|仍然)|"
+    r"(?<!有)没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题(?!\s*(?:问|请|随时|可以|就|再|的话))|出问题|问题(?:还在|依旧|仍然)|"
     r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하|"
     r"ошибк|не работает|не работают|проблем[аы]")
 # Words every English or French alternative of `_PROBLEM` holds (other scripts are searched).
