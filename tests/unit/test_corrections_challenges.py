@@ -59,6 +59,8 @@ def test_challenges_and_reports_without_a_done_before_them(text: str, rule: str)
     "按照你说的计划执行",  # "go ahead with the plan you described"
     "我开个新窗口试一下，想对比改完之后有没有变化",  # asks whether anything changed
     "translate the README into English",  # a document's language
+    "make the settings page work in English and French",  # the app's languages
+    "приложение теперь работает на русском",  # "the app now works in Russian"
     "Please remove the parts that are not necessary",  # a request about what is not needed
     "okay no probs, I already merged it, now update the docs",  # "no probs" is no "no"
     "now, like I said, where is the generated helper and how do I call it?",

@@ -413,9 +413,11 @@ _PREFER = re.compile(
 # как требуется работай на русском", "please answer in English from now on", "用中文和我交流"):
 # the agent used another. Not a document's language ("translate the README into English").
 _LANGUAGE = re.compile(
-    r"\b(?:reply|replies|answer|respond|talk|speak|communicate|work|chat|write to me|ask me)\w* (?:to me |with me )?"
-    r"(?:only |always )?in (?:english|chinese|russian|french|spanish|german|japanese|korean|portuguese|italian)\b"
-    r"|(?:работа|отвеча|обща|говор)\w* (?:со мной |мне )?(?:только |всегда )?(?:на русском|по-русски)"
+    r"\b(?:(?:reply|answer|respond|talk|speak|communicate|chat)\w*(?: to me| with me)?|write to me|ask me|work with me)"
+    r" (?:only |always )?in (?:english|chinese|russian|french|spanish|german|japanese|korean|portuguese|italian)\b"
+    # the person telling the agent to, not the app that works in it ("приложение работает на русском")
+    r"|(?:работай|работайте|работать|отвечай|отвечайте|отвечать|общайся|общайтесь|общаться|говори|говорите|говорить)"
+    r" (?:со мной |мне )?(?:только |всегда )?(?:на русском|по-русски)"
     r"|用中文(?:回答|回复|交流|沟通|交互|问我|和我|跟我|说)|中文交互|(?:和|跟)我说中文"
     r"|(?:réponds|répondez|parle|parlez|écris-moi)(?:-moi)? (?:toujours )?en français"
     r"|(?:responde|respóndeme|habla|háblame)\w* en español|(?:antworte|sprich)\w* (?:mit mir )?(?:auf |in )?deutsch")
