@@ -285,3 +285,12 @@ def test_a_long_plan_pasted_back_is_read_as_far_as_the_call_keeps_it(workspace: 
                + plan.replace("#", "").replace("`", ""), True, toolUseResult="User rejected tool use")
     log.says("The plan is ready.")
     assert _mined(workspace, projects, log) == []
+
+
+def test_the_plan_pasted_back_as_the_turn_after_staying_in_plan_mode_is_no_reason(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("d3d3d3d3-0000-4000-8000-000000000005", mode="plan")
+    log.result(_planned(log), STAYED, True).marker()
+    log.typed(RENDERED)
+    log.says("That is the plan as written; shall I go on?")
+    assert _mined(workspace, projects, log) == []

@@ -397,6 +397,11 @@ class Detector:
                 stop.reason = f"{said}\n{reason}"
             self._judge(stop, said, None)
             return
+        if stop.kind == "plan_rejection":
+            own = rules.reason_at_plan(reason, next((c.plan for c in stop.calls if c.plan), None))
+            if own is None:
+                return  # the plan pasted back, a review approving it, typed next: no reason either
+            reason = own
         stop.reason = f"{stop.reason}\n{reason}" if stop.reason else reason
         self._judge(stop, reason, prompt)
 
