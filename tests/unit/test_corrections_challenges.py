@@ -56,6 +56,8 @@ def test_challenges_and_reports_without_a_done_before_them(text: str, rule: str)
 @pytest.mark.parametrize("text", [
     "why do they all start with a digit?",  # a "why" about what is, no negation
     "I followed your steps and it works now, thanks",  # the instructions pleased them
+    "I built it with your script and got a clean build, no errors",
+    "按照你的步骤跑了一遍，没有报错",  # "ran it by your steps, no errors"
     "按照你说的计划执行",  # "go ahead with the plan you described"
     "我开个新窗口试一下，想对比改完之后有没有变化",  # asks whether anything changed
     "translate the README into English",  # a document's language

@@ -502,10 +502,12 @@ _FOLLOWED = re.compile(
     r"|\b(?:did|ran|tried|followed|typed) (?:exactly |just )?what you (?:said|told me|suggested|wrote)\b"
     r"|\bas you (?:said|suggested|told me|instructed)\b|按照?你(?:的|说的)|照你说的|用你(?:的|给的|说的)")
 _FOLLOWED_CUES = ("your", "what you", "as you", "你")
-_WENT_WRONG = re.compile(r"\b(?:got|get|getting|errors?|fail\w*|exit\w* (?:immediately|right away|instantly|at once)|"
-                         r"crash\w*|never|nothing|not|still|same|broke\w*|wrong|traceback)\b|n'?t\b|"
+_WENT_WRONG = re.compile(r"\b(?:got|get|getting)\s*[:：]|\b(?:errors?|fail\w*|crash\w*|never|nothing|not|still|same|"
+                         r"exit\w* (?:immediately|right away|instantly|at once)|broke\w*|wrong|traceback)\b|n'?t\b|"
                          r"报错|失败|不行|没|错误|还是")
 _NEGATED = re.compile(r"n'?t\b|\b(?:not|never|no)\b")
+_NONE_MET = re.compile(r"\b(?:no|without|zero|0) (?:errors?|issues?|problems?|warnings?|failures?)\b|"
+                       r"没有?(?:报错|错误|问题)")
 _FOLLOWED_WITHIN = 300
 
 
@@ -517,7 +519,7 @@ def _followed_in_vain(first: str) -> bool:
     found = _FOLLOWED.search(window)
     if found is None:
         return False
-    rest = window[found.end():]
+    rest = _NONE_MET.sub("", window[found.end():])  # "… and got a clean build, no errors" met none
     pleased = _TRIED_PLEASED.search(rest) is not None and _NEGATED.search(rest) is None
     return not pleased and _WENT_WRONG.search(rest) is not None
 
