@@ -36,6 +36,7 @@ from tests.unit.test_codex_import import Rollout
     ("为什么所有请求都没有经过网关", "zh"),
     ("检查一下设置页，为什么点开卡片，没有像我们设计的那样跳到编辑页", "zh"),
     ("这个名字只是给你的示例，不要写进配置", "zh"),
+    ("那只是一个例子，不要照抄到文档里", "zh"),
     ("点了以后并没有跳转，还停在首页", "fails"),
     # what following the agent's own instructions gave
     ("I tried to start the server using your instructions and got: port already in use", "fails"),
@@ -59,6 +60,7 @@ def test_challenges_and_reports_without_a_done_before_them(text: str, rule: str)
     "I built it with your script and got a clean build, no errors",
     "按照你的步骤跑了一遍，没有报错",  # "ran it by your steps, no errors"
     "按照你说的计划执行",  # "go ahead with the plan you described"
+    "帮我写一个导出脚本，格式比如 a,b,c，这只是一个例子",  # an example in a new request
     "我开个新窗口试一下，想对比改完之后有没有变化",  # asks whether anything changed
     "translate the README into English",  # a document's language
     "make the settings page work in English and French",  # the app's languages

@@ -384,7 +384,7 @@ _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应
                        r"你(?:本来|本)?应(?:该|当)|你(?:又|还是)?(?:忘|漏)|重复(?:做|工|劳动)|而不是"
                        # an example taken for the spec ("X只是给你的示例"); why something did not happen
                        # ("为什么都没有走网关", "为什么点击卡片，没有像我们设计的那样跳转"), and not as agreed
-                       r"|只是(?:给你的|一个|举个)?(?:示例|例子|举例|参考)|为什么[^。？！?\n]{0,30}?(?:没|不|未)|没有?像(?:我们|我|之前)(?:设计|说|要求|约定|讨论|计划|规定)")
+                       r"|只是给你的(?:示例|例子|参考)|只是(?:一个|举个)?(?:示例|例子|举例)[^。\n]{0,20}?(?:不要|别|不是|不用)|为什么[^。？！?\n]{0,30}?(?:没|不|未)|没有?像(?:我们|我|之前)(?:设计|说|要求|约定|讨论|计划|规定)")
 # Swearing at the agent or its work in a short turn ("give me fucking file paths", "ur stupid"):
 # it went wrong, whatever the words; not when the work pleased ("fuck yeah, it works").
 _FRUSTRATED = re.compile(r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|ffs|wtf|stupid|dumb|retarded|idiot\w*|useless)\b")
