@@ -294,3 +294,10 @@ def test_the_plan_pasted_back_as_the_turn_after_staying_in_plan_mode_is_no_reaso
     log.typed(RENDERED)
     log.says("That is the plan as written; shall I go on?")
     assert _mined(workspace, projects, log) == []
+
+
+def test_a_pasted_review_approving_the_plan_in_chinese_is_no_reason_and_one_with_a_but_is() -> None:
+    body = "\n\n### 优点\n\n" + "".join(f"{n}. 缓存只在一个地方读取，价格修改时清空。\n" for n in range(1, 30))
+    assert reason_at_plan("这个方案整体非常可行，可以开始实施。" + body, PLAN) is None
+    critique = "这个方案整体可行，但是过期时间太长，促销时价格会过时。" + body
+    assert reason_at_plan(critique, PLAN) == critique

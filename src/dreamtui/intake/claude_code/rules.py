@@ -306,7 +306,8 @@ _APPROVES = re.compile(
     r"\b(?:is|are|looks?|seems?|reads?)\s+(?:now\s+)?(?:very\s+|really\s+|quite\s+|all\s+)?(?:excellent|solid|"
     r"strong|great|good|sound|correct|ready|approved|production[- ]ready|well[- ](?:designed|structured|"
     r"thought[- ]out))\b|\bapproved\b|\blgtm\b|\bready (?:for|to) (?:implementation|implement|go|ship|coding)\b"
-    r"|(?:计划|方案)(?:整体)?(?:很好|不错|可行|合理|没问题|可以(?:开始)?(?:执行|实施))", re.IGNORECASE)
+    r"|(?:计划|方案|设计)(?:整体|总体)?上?(?:非常|很|十分|已经|已)?(?:好|不错|可行|合理|完善|成熟|没问题|可以(?:开始)?(?:执行|实施))",
+    re.IGNORECASE)
 # What keeps a review from approving as it stands: a reservation in the same sentence ("…, with two
 # small but mandatory corrections", "very close, but …").
 _RESERVED = re.compile(r"\b(?:but|however|though|although|except|unless|before|needs?|must|missing|"
