@@ -68,6 +68,7 @@ def test_challenges_and_reports_without_a_done_before_them(text: str, rule: str)
     "Please remove the parts that are not necessary",  # a request about what is not needed
     "okay no probs, I already merged it, now update the docs",  # "no probs" is no "no"
     "now, like I said, where is the generated helper and how do I call it?",
+    "you should know that the deploy takes an hour, so start it first",  # a fact told
 ])
 def test_the_shapes_near_them_stay_no_correction(text: str) -> None:
     assert correction_rule(text) is None

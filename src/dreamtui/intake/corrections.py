@@ -427,8 +427,9 @@ _LANGUAGE_WITHIN = 300
 # The person reminding the agent of what it was told or should know, a few words in ("I'm on
 # Ubuntu 22.04. You should know this...", "I told you that before", "我之前说过"): it went on
 # without it. ("like I said" said first is `_IMPERATIVE`'s; a few words in it often only recalls
-# the person's own question.)
-_REMINDED = re.compile(r"\byou (?:should|ought to|must) (?:already |have )?(?:know|known|remember|remembered)\b"
+# the person's own question. "You should know that the deploy takes an hour" tells a fact.)
+_REMINDED = re.compile(r"\byou (?:should|ought to|must) (?:have )?(?:already )?(?:know|known|remember|remembered)"
+                       r"(?: (?:this|that|it))?(?: (?:by now|already))?(?=\s*(?:[.!…,;]|$))"
                        r"|\bi (?:already |just )?(?:told|said|mentioned|explained)(?: (?:you|u))?"
                        r"(?: (?:that|this|it|so))? (?:already|before|earlier|twice|many times)\b"
                        r"|我(?:已经|之前|刚才|早就)(?:说|讲|告诉你)过")
