@@ -183,3 +183,18 @@ def test_a_step_done_by_default_contradicts_one_waiting_for_a_word(tmp_path: Pat
 ])
 def test_a_rejected_language_is_not_the_one_said(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, JAPANESE, memory) == kind
+
+
+SHORT = "# Rules\n\n- Never deploy\n- Be terse.\n- No tabs.\n\nImportant:\n\n- Use spaces for indentation\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # an instruction of one word opening with its stance is a rule to restate or contradict
+    ("Keep answers terse.", "known"),
+    ("Do not use tabs.", "known"),
+    ("Always deploy after merging.", "contradicts"),
+    # ... a label line is none
+    ("Important notes go in the changelog.", ""),
+])
+def test_a_one_word_instruction_is_a_rule(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, SHORT, memory) == kind

@@ -90,7 +90,11 @@ _BLOCK_END_RE = re.compile(r"<!--\s*dreamtui:end\b")
 
 MARK_CONTRADICTS = "contradicts-project-docs"  # a person decides which is right
 RULE_CHARS = 400  # a rule's text as cited in a rationale and given to a model
-MIN_RULE_WORDS = 2  # content words: "## Setup" or "Be concise." alone are no rule to match
+MIN_RULE_WORDS = 2  # content words: "## Setup" or "Important:" alone are no rule to match
+# ... but an instruction opening with its stance is one with a single word ("Be concise.", "Never
+# push."), of at most this many words.
+MAX_ONE_WORD_RULE = 4
+_STANCE_OPENERS = frozenset("be never always no avoid dont use prefer keep".split())
 # Japanese, Chinese and Korean write a sentence without spaces: a line of this many of their
 # characters is a rule (read for the language it says to answer in, _reply_language).
 MIN_CJK_CHARS = 4
@@ -501,7 +505,8 @@ def split_rules(text: str, path: str) -> list[Rule]:
             if len(pieces) > 1:
                 pieces.append(joined)
             for piece in pieces:
-                if len(_content_words(piece)) >= MIN_RULE_WORDS or len(_CJK_RE.findall(piece)) >= MIN_CJK_CHARS:
+                if len(_content_words(piece)) >= MIN_RULE_WORDS or len(_CJK_RE.findall(piece)) >= MIN_CJK_CHARS \
+                        or _one_word_rule(piece):
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
                                       heading, lead if kind == "item" else ""))
         current, kind = [], ""
@@ -565,6 +570,13 @@ def split_rules(text: str, path: str) -> list[Rule]:
             current, start, kind = [stripped], number, "para"
     flush()
     return rules
+
+
+def _one_word_rule(piece: str) -> bool:
+    """A short instruction saying its stance on one thing ("Be concise.", "Never push.",
+    "No emojis."): a rule, though "## Setup" or "Important:" alone is none."""
+    words = normalise(piece).split()
+    return len(_content_words(piece)) == 1 and len(words) <= MAX_ONE_WORD_RULE and words[0] in _STANCE_OPENERS
 
 
 def _parts(rules: Sequence[Rule]) -> list[Rule]:
@@ -947,8 +959,9 @@ class KnownIndex:
         if not verdict.conflicts:
             return verdict
         text = self.index.items[rule].text
-        kept = tuple(c for c in verdict.conflicts if _telling_swap(c) and not self.unstated(query, rule, c)
-                     and not self.gated_step(query, rule, c)
+        # (match.py may give one value twice, "negated" against "negated": no difference)
+        kept = tuple(c for c in verdict.conflicts if c.a != c.b and _telling_swap(c)
+                     and not self.unstated(query, rule, c) and not self.gated_step(query, rule, c)
                      and not (c.slot == "word" and _listed(query.text, c.a) and _listed(text, c.b))
                      # "run `vitest`" runs what "run the test suite" does, where the rule names no tool
                      and not (c.slot == "object" and _stepped(c.a, self.index.features[rule])))
