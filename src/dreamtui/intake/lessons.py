@@ -44,7 +44,7 @@ from dreamtui.intake.corrections import (
     spoken,
 )
 from dreamtui.intake.corrections import lesson as correction_lesson
-from dreamtui.intake.fastsearch import matcher
+from dreamtui.intake.fastsearch import matcher, screen
 from dreamtui.intake.validate import prepare
 from dreamtui.model import Memory, NewMemory, frontmatter_int
 from dreamtui.store.stm import STMStore
@@ -1088,11 +1088,12 @@ def instruct_pending(store: STMStore, instruction: Callable[[str, Mapping[str, A
 # -- which tool errors are worth a lesson (any agent's: the texts are the shell's and the OS's) --
 
 # bash's "command not found" in the languages of its translations (zh_CN, de, fr, es, ru, ja, pt,
-# it). Searched on its own, case-sensitive: a letter outside ASCII folds no case for `fastsearch`.
+# it). Searched on its own, case-sensitive: a letter outside ASCII folds no case for `fastsearch`,
+# and `re` skips to the first letters of the phrases by itself.
 _NOT_FOUND_LOCALISED = (r"未找到命令|找不到命令|Befehl nicht gefunden|commande introuvable|orden no encontrada|"
                         r"no se encontró la orden|команда не найдена|コマンドが見つかりません|comando não encontrado|"
                         r"comando non trovato")
-_find_localised_not_found = matcher(re.compile(_NOT_FOUND_LOCALISED))
+_LOCALISED_NOT_FOUND = re.compile(_NOT_FOUND_LOCALISED)
 # An environment fact: the command or tool is missing or forbidden here, whatever the agent tries.
 _ENVIRONMENT = re.compile(
     r"command not found|"
@@ -1249,17 +1250,31 @@ _SETUP_FACTS = (
 #   line 18: /bin/ps: Operation not permitted" in a sandbox, whichever command followed).
 _CORE_UTILITIES = r"(?:ls|cat|cp|mv|rm|mkdir|chmod|touch|head|tail|sed|grep|sort|uniq|wc|cut|tr|dirname|basename|env|" \
                   r"sh|sleep|date|pwd|tee|xargs|find|awk|uname|id|test|echo|printf|readlink)"
-_NOT_MACHINE_LINE = re.compile(
-    r"(?m)^[^\n]*(?:\berror TS\d{4}:|Cannot find (?:module|package) '(?:\.{1,2}/|/|@/|~/|[^'\n]*\.(?:[cm]?[jt]sx?|"
-    r"json|vue|svelte)')|Cannot find module '[^'\n]+' from '|No module named '?\w+\.[\w.]+"
-    r"|(?:^|\s)(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r"): command not found"
-    r"|command not found: (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$"
-    r"|[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: )[^\n]*$")
+_NOT_MACHINE = tuple((screen(part), part) for part in map(functools.partial(re.compile, flags=re.MULTILINE), (
+    r"\berror TS\d{4}:",
+    r"Cannot find (?:module|package) '(?:\.{1,2}/|/|@/|~/|[^'\n]*\.(?:[cm]?[jt]sx?|json|vue|svelte)')",
+    r"Cannot find module '[^'\n]+' from '",
+    r"No module named '?\w+\.[\w.]+",
+    r"(?:^|\s)(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r"): command not found",
+    r"command not found: (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$",
+    r"[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: ")))
 
 
 def _of_the_machine(text: str) -> str:
-    """The text without the lines that state no fact of the machine (`_NOT_MACHINE_LINE`)."""
-    return _NOT_MACHINE_LINE.sub("", text)
+    """The text without the lines that state no fact of the machine (`_NOT_MACHINE`; each rule
+    searched only where its words are)."""
+    spans = sorted((text.rfind("\n", 0, found.start()) + 1, found.end())
+                   for could, part in _NOT_MACHINE if could(text) for found in part.finditer(text))
+    if not spans:
+        return text
+    kept, start = [], 0
+    for line, found_end in spans:
+        if line < start:
+            continue  # a second one on a line already left out
+        end = text.find("\n", found_end)
+        kept.append(text[start:line])
+        start = len(text) if end < 0 else end + 1
+    return "".join(kept) + text[start:]
 
 
 def environment_subject(text: str) -> tuple[str, str] | None:
@@ -1306,13 +1321,14 @@ def environment_fact(text: str) -> bool:
         text = _OPTION_NOT_FOUND.sub("", text)  # a line the shell split states nothing of the machine
     if not _states_fact(text):
         return False  # nearly every failure: the lines are looked at only when it may state one
-    return _states_fact(_of_the_machine(text))
+    kept = _of_the_machine(text)
+    return kept is text or _states_fact(kept)
 
 
 def _states_fact(text: str) -> bool:
     return _find_environment(text) or (
         ": not found" in text and _SHELL_NOT_FOUND.search(text) is not None) or (
-        _find_localised_not_found(text) and _MISSING_COMMAND.search(text) is not None)
+        _LOCALISED_NOT_FOUND.search(text) is not None and _MISSING_COMMAND.search(text) is not None)
 
 
 # The agent's own slip in code it just wrote: a bug of its script or its shell quoting, which it
@@ -1335,7 +1351,7 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"\bis not assignable to (?:type|parameter)\b|cannot find symbol\b"
                    # a linter's finding at a line and column ("81:6  Warning: React Hook …")
                    r"|^\s*\d+:\d+\s+(?:[Ee]rror|[Ww]arning)\b"
-                   # an import the agent wrote by a path that is not there (`_NOT_MACHINE_LINE`)
+                   # an import the agent wrote by a path that is not there (`_NOT_MACHINE`)
                    r"|Cannot find module '(?:\.{1,2}/|/|@/)"
                    # a name imported from the project's own module (not an installed package's,
                    # where it is a version's change): the agent's code
@@ -1487,7 +1503,10 @@ def error_lines(text: str, limit: int) -> str:
     if not lines:
         return ""
     head = lines[0] if re.match(r"^(?:Error: )?Exit code \d+$", lines[0]) else None
-    numbers = [i for i in _error_line_numbers("\n".join(lines)) if not _PASSED_LINE.match(lines[i])]
+    joined = "\n".join(lines)
+    numbers = list(_error_line_numbers(joined))
+    if "PASS" in joined or "✓" in joined or "✔" in joined or "√" in joined:
+        numbers = [i for i in numbers if not _PASSED_LINE.match(lines[i])]
     # A heading of a word or two that ends in ":" and opens a list says what its first item
     # states ("Invalid Options:" then "- Unknown options: …").
     numbers += [i + 1 for i in numbers if lines[i].endswith(":") and len(lines[i].split()) <= 2
@@ -1497,9 +1516,9 @@ def error_lines(text: str, limit: int) -> str:
     wanted = [line for line in wanted if not _QUIET_LOG.search(line)] or wanted
     picked = list(dict.fromkeys(([head] if head else []) + (wanted or lines)))
     text = "\n".join(picked)
-    if len(text) > limit:
+    if len(text) > limit and _find_test_failures(text[text.rfind("\n", 0, limit) + 1:]):
         # A test run's tally comes last ("Tests: 1 failed, 4 passed"): the clip keeps it, as it
-        # says what the lines before it are.
+        # says what the lines before it are (looked for only where the clip cuts).
         counts = [line for line in picked[1:] if _find_test_failures(line)]
         tally = "\n".join(counts)[: limit // 3]
         if tally:
