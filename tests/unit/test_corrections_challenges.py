@@ -114,8 +114,9 @@ def test_a_new_request_praised_as_a_good_call_concedes_nothing() -> None:
     turn = "I want a second list with add and remove buttons on the settings tab"
     reply = "Good call — I've added the list editor you asked for."
     assert concedes(turn, reply, "I can add presets next if you like.") is None
-    # an objection the agent praised still is one
+    # an objection the agent praised still is one, and so is a way asked for instead of its own
     assert concedes("why not keep the old list?", reply, None) == "acknowledged"
+    assert concedes("please reuse the existing list widget", reply, None) == "acknowledged"
 
 
 @pytest.mark.parametrize(("text", "title"), [

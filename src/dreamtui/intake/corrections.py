@@ -1251,7 +1251,7 @@ _ADDS_ON = re.compile(r"^(?:还有|另外|并且|而且|此外|也)")
 
 def _welcomed(turn: str, reply: str, before: str | None) -> bool:
     """An answer to the agent's own question, an addition ("还有一个…", "also …") or a new request
-    ("I want …", "add …"), with no cue of a correction and asking nothing back, that the agent
+    said as a want ("I want …"), with no cue of a correction and asking nothing back, that the agent
     only praised as an idea (`_IDEA_PRAISED`)."""
     if not _IDEA_PRAISED.match(_REPLY_OPENER.sub("", reply)) or correction_rule(turn) is not None or \
             "?" in turn or "？" in turn:
@@ -1259,11 +1259,12 @@ def _welcomed(turn: str, reply: str, before: str | None) -> bool:
     head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
     first = head.split("\n", 1)[0]
     return asked(before) or _ADDITION.search(first) is not None or _ADDS_ON.match(head) is not None or \
-        _WANTS.match(first) is not None or _TASK_VERB.match(first) is not None
+        _WANTS.match(first) is not None
 
 
 # A new request said as a want ("I want a similar list with add/remove buttons on the other tab"):
-# an agent praising it as a good call welcomes it, and concedes nothing.
+# an agent praising it as a good call welcomes it, and concedes nothing. ("please use the existing
+# helper" answered "Good call" may turn the agent from its way: not read as a want.)
 _WANTS = re.compile(r"^(?:i|we) (?:really |also |just |now )?(?:want|would like|'d like|wish|need)\b")
 
 
