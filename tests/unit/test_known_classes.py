@@ -198,3 +198,13 @@ SHORT = "# Rules\n\n- Never deploy\n- Be terse.\n- No tabs.\n\nImportant:\n\n- U
 ])
 def test_a_one_word_instruction_is_a_rule(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, SHORT, memory) == kind
+
+
+@pytest.mark.parametrize("memory, known", [
+    # a word naming nothing in particular, named as code, is a name the rule must say
+    ("Prefer precise types; avoid `any`.", True),
+    ("Prefer precise types; avoid `unknown`.", False),
+])
+def test_an_indefinite_word_as_code_is_a_name(tmp_path: Path, memory: str, known: bool) -> None:
+    docs = "# TypeScript\n\n- **Never use the `any` type** in new code\n"
+    assert (_kind(tmp_path, docs, memory) == "known") is known

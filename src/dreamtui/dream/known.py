@@ -1322,7 +1322,8 @@ class KnownIndex:
                 says = says | _role_stems(slot)
         # (a hedge, "when practical", "relevant", and a word naming nothing in particular,
         # "everything", need no rule either)
-        words = (main or query.stems) - _GENERIC - _HEDGES - _INDEFINITE
+        # (an indefinite word it names as code is a name: `any` is the TypeScript type)
+        words = (main or query.stems) - _GENERIC - _HEDGES - (_INDEFINITE - query.strong)
         # A memory's time words, and its verb of making in its condition ("when creating a
         # commit"), where the memory names all the rule's condition names, or the rule says when
         # in time words and names all the memory's condition names (_TIMING); where the rule's
