@@ -125,6 +125,8 @@ def test_a_new_request_praised_as_a_good_call_concedes_nothing() -> None:
     ("I'm on Fedora 39. You should know this by now.",
      "Keep in mind what the person told you: “I'm on Fedora 39. You should know this by now.”"),
     ("点了以后并没有跳转，还停在首页", "点了以后并没有跳转，还停在首页: check that it works before saying it is done"),
+    ("Im using your suggested flags and both builds exit immediately.", "Check that your instructions work "
+     "before giving them: the person said “Im using your suggested flags and both builds exit immediately.”"),
 ])
 def test_the_titles_of_those_corrections(text: str, title: str | None) -> None:
     assert lesson(text, None, "Done.") == title

@@ -111,7 +111,8 @@ otherwise ("we should …", "我们应该…") right after the agent recommended
 
 A correction's title is its lesson (`lesson`): a report that the work fails says what fails, then
 to check it works before saying it is done ("Syntax highlighting does not quite work: check …"),
-unless it is about how the agent works ("You're not following your instructions": its words);
+unless it is about how the agent works ("You're not following your instructions": its words) or
+what its instructions gave (check that they work before giving them);
 one with no words of its own ("still broken") names what the agent had just done ("After you edit
 `main.go`, check …"); a bare "Nope", "Stop" says not to do what the agent had just done or said,
 quoting it; a challenging question that holds its lesson is said as what to do ("can we not just
@@ -1540,6 +1541,9 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     check = "check that it works before saying it is done"
     rule = None if bare else correction_rule(words)
     # a report that the work fails, in words or right after the agent said it was done
+    if rule == "fails" and _followed_in_vain(_plain(words).lower()):
+        # "I tried to run it using your instructions and got: …": the instructions are what failed
+        return f"Check that your instructions work before giving them: the person said {quote}"
     if not bare and (rule == "fails" or (rule is None and reports_after_done(words, said))):
         line, _, after = words.partition("\n")
         if line.rstrip().endswith((":", "：")) and after.strip():
