@@ -42,6 +42,7 @@ from tests.unit.test_codex_import import Rollout
     ("I tried to start the server using your instructions and got: port already in use", "fails"),
     ("Im using your suggested flags and both builds exit immediately. Check the entry point.", "fails"),
     ("I did exactly what you told me and nothing shows up", "fails"),
+    ("getting a blank screen: Uncaught TypeError: x is undefined", "fails"),
     # the language to answer in, anywhere in the opening
     ("ok, and answer in English from now on", "prefer"),
     ("好的，以后用中文和我交流", "prefer"),

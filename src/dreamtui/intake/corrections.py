@@ -265,12 +265,12 @@ _FAILS = re.compile(
 # Words before a failure that make it a condition, a wish or a reason, not a report.
 _UNLESS = re.compile(r"\b(?:if|when|whenever|while|until|unless|whether|where|case|that|which|who|want|"
                      r"wants|should|must|need|needs|make|so|ensure|handle|how|as|because|since)\b|[.!?\n]")
-# Reports said first: "Getting failure here", "What happened to …", "it seems that … is not …",
-# "there are two warnings that haven't been addressed".
+# Reports said first: "Getting failure here", "getting a blank screen: …", "What happened to …",
+# "it seems that … is not …", "there are two warnings that haven't been addressed".
 _BROKEN_FIRST = re.compile(
     r"^(?:getting|got|seeing|hitting)\s+(?:(?:a|an|the|this|that|these|same|another|new|some|"
     r"more|following|weird|strange)\s+)?(?:\w+\s+)?(?:errors?|failures?|exceptions?|crash(?:es)?|"
-    r"tracebacks?|panics?)\b"
+    r"tracebacks?|panics?|(?:blank|white|black|empty) (?:screen|page|window))\b"
     r"|^there(?: are| is|'s) (?:still )?[^.!?\n]{0,60}?\b(?:that|which) (?:still )?(?:haven'?t|hasn'?t|"
     r"have not|has not|aren'?t|isn'?t|weren'?t|wasn'?t|don'?t|doesn'?t|didn'?t|fail|break|error)\b"
     r"|^(?:what happened to|where did (?:my|the|all|our)\b[^?\n]{0,60}\bgo\b)"
@@ -337,7 +337,7 @@ _TASK_VERB = re.compile(r"^(?:add|handle|support|document|implement|write|create
 # A word one of the reports holds: most turns hold none, and the scans cost more.
 _BROKEN_CUE = re.compile(r"error|fail|crash|exception|traceback|panic|n'?t\b|\bnot\b|gone|missing|lost|"
                          r"disappear|vanish|seem|look|appear|happened|where did|broke|borked|busted|messed|"
-                         r"issue|problem|bug|glitch|hitch")
+                         r"issue|problem|bug|glitch|hitch|blank|white|black|empty")
 
 
 def _broken(first: str) -> bool:
