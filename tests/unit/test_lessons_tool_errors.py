@@ -245,3 +245,17 @@ def test_a_title_names_the_later_command_whose_own_error_lines_these_are() -> No
                        "Exit code 243\nnpm error code EACCES\nnpm error Error: EACCES: permission denied, mkdir "
                        "'/usr/lib/node_modules/pnpm'")
     assert lesson_title(install, 120).startswith("`npm install` fails here: npm error code EACCES")
+
+
+def test_a_compiler_diagnostic_of_the_projects_setup_is_no_slip_of_the_code() -> None:
+    setting = ("src/jobs/__tests__/worker.test.ts(4,22): error TS2835: Relative import paths need explicit file "
+               "extensions in ECMAScript imports when '--moduleResolution' is 'node16' or 'nodenext'. "
+               "Did you mean '../worker.js'?")
+    assert not routine_error(setting)
+    assert routine_error("src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.")
+
+
+def test_a_setup_diagnostic_among_the_codes_own_errors_is_the_work_in_progress() -> None:
+    mixed = ("src/a.ts(2,3): error TS6196: 'Job' is declared but never used.\n"
+             "src/b.ts(4,22): error TS2835: Relative import paths need explicit file extensions in ECMAScript imports")
+    assert routine_error(mixed)

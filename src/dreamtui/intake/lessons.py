@@ -1362,6 +1362,21 @@ _SLIP = re.compile(r"\b(?:AttributeError|NameError|TypeError|KeyError|IndexError
                    r"|You have an error in your SQL syntax", re.MULTILINE)
 
 
+# A compiler's diagnostic that states how the project is set up, not a slip in the code: TypeScript's
+# "Relative import paths need explicit file extensions … when '--moduleResolution' is 'node16'"
+# (TS2835), a tsconfig error (TS5xxx, TS17004 "Cannot use JSX unless the '--jsx' flag is provided").
+# Only when every diagnostic is one: among the code's own errors it is the work in progress too.
+_PROJECT_SETTING = re.compile(r"\berror TS(?:2835|2792|5\d{3}|17004|1343|1378):")
+_TS_DIAGNOSTIC = re.compile(r"\berror TS\d+:")
+
+
+def _project_setting(text: str) -> bool:
+    if "error TS" not in text:
+        return False
+    settings = len(_PROJECT_SETTING.findall(text))
+    return settings > 0 and settings == len(_TS_DIAGNOSTIC.findall(text))
+
+
 # Commands whose exit status 1 means "nothing matched" or "they differ", not a failure.
 _STATUS_ONE_OK = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack", "diff", "cmp", "test", "["})
 # Matched lines may hold the word "error" (`CodexConfigError`); only the tool's own complaint
@@ -1447,7 +1462,7 @@ def routine_error(text: str) -> bool:
     the script it wrote, its quoting): no lesson on its own."""
     stripped = text.strip()
     if not stripped or _ROUTINE.match(stripped) is not None or \
-            _EXIT_ONLY.match(stripped) is not None or _find_slip(stripped) or \
+            _EXIT_ONLY.match(stripped) is not None or (_find_slip(stripped) and not _project_setting(stripped)) or \
             timed_out(stripped) or _find_test_failures(stripped) or _find_work_tree(stripped):
         return True
     lines = list(map(str.strip, stripped.splitlines()))
