@@ -47,6 +47,8 @@ from tests.unit.test_codex_import import Rollout
     ("ok, and answer in English from now on", "prefer"),
     ("好的，以后用中文和我交流", "prefer"),
     ("да, поправь план и работай со мной на русском", "prefer"),
+    ("요약은 좋아요. 한글로 답변해줘", "prefer"),
+    ("日本語で答えてください", "prefer"),
     # a reminder of what the agent should know
     ("I'm on Fedora 39. You should know this by now.", "reminded"),
     ("The port is 5433, I told you that before", "reminded"),

@@ -411,7 +411,8 @@ _PREFER = re.compile(
     r"over-?complicat\w+)|(?:continue\W+)?i (?:don'?t|do not) "
     r"(?:want|need)|i (?:really )?(?:don'?t|do not) like|(?:i'?m |im )?not sure (?:i |we )?like)\b")
 # The language the person wants to be answered in, anywhere in the opening ("да внеси коррективы и
-# как требуется работай на русском", "please answer in English from now on", "用中文和我交流"):
+# как требуется работай на русском", "please answer in English from now on", "用中文和我交流",
+# "한글로 답변해줘", "日本語で答えて"):
 # the agent used another. Not a document's language ("translate the README into English").
 _LANGUAGE = re.compile(
     r"\b(?:(?:reply|answer|respond|talk|speak|communicate|chat)\w*(?: to me| with me)?|write to me|ask me|work with me)"
@@ -420,10 +421,12 @@ _LANGUAGE = re.compile(
     r"|(?:работай|работайте|работать|отвечай|отвечайте|отвечать|общайся|общайтесь|общаться|говори|говорите|говорить)"
     r" (?:со мной |мне )?(?:только |всегда )?(?:на русском|по-русски)"
     r"|用中文(?:回答|回复|交流|沟通|交互|问我|和我|跟我|说)|中文交互|(?:和|跟)我说中文"
+    r"|(?:한국어|한글)로 (?:답변|대답|말|얘기|이야기)|日本語で(?:答え|回答|返答|返事|話し|話して)"
     r"|(?:réponds|répondez|parle|parlez|écris-moi)(?:-moi)? (?:toujours )?en français"
     r"|(?:responde|respóndeme|habla|háblame)\w* en español|(?:antworte|sprich)\w* (?:mit mir )?(?:auf |in )?deutsch")
 _LANGUAGE_CUES = ("english", "chinese", "russian", "french", "spanish", "german", "japanese", "korean",
-                  "portuguese", "italian", "русск", "中文", "français", "español", "deutsch")
+                  "portuguese", "italian", "русск", "中文", "français", "español", "deutsch", "한국어", "한글",
+                  "日本語")
 _LANGUAGE_WITHIN = 300
 # The person reminding the agent of what it was told or should know, a few words in ("I'm on
 # Ubuntu 22.04. You should know this...", "I told you that before", "我之前说过"): it went on
