@@ -259,3 +259,12 @@ def test_a_setup_diagnostic_among_the_codes_own_errors_is_the_work_in_progress()
     mixed = ("src/a.ts(2,3): error TS6196: 'Job' is declared but never used.\n"
              "src/b.ts(4,22): error TS2835: Relative import paths need explicit file extensions in ECMAScript imports")
     assert routine_error(mixed)
+
+
+@pytest.mark.parametrize("text", ["000", "Exit code 7\n000", "Exit code 1\n-1"])
+def test_an_output_of_a_status_code_alone_states_no_error(text: str) -> None:
+    assert routine_error(text)
+
+
+def test_a_short_error_in_letters_of_any_script_still_states_one() -> None:
+    assert not routine_error("Exit code 1\n连接被拒绝")

@@ -1466,6 +1466,8 @@ def routine_error(text: str) -> bool:
             timed_out(stripped) or _find_test_failures(stripped) or _find_work_tree(stripped):
         return True
     lines = list(map(str.strip, stripped.splitlines()))
+    if len(stripped) < _PASTE_CHARS and not any(_LETTERS.search(line) for line in lines if not _EXIT_ONLY.match(line)):
+        return True  # a status printed and nothing else ("000" from `curl -w '%{http_code}'`): no error stated
     trailer = next((i for i, line in enumerate(lines) if _POWERSHELL_TRAILER.match(line)), len(lines))
     worded = [line for line in lines[:trailer] if _ERROR_LINE.search(line)]
     told = [line for line in worded if not _QUIET_LOG.search(line) and not _RUNNER_EXIT.search(line)]
