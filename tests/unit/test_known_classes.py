@@ -208,3 +208,20 @@ def test_a_one_word_instruction_is_a_rule(tmp_path: Path, memory: str, kind: str
 def test_an_indefinite_word_as_code_is_a_name(tmp_path: Path, memory: str, known: bool) -> None:
     docs = "# TypeScript\n\n- **Never use the `any` type** in new code\n"
     assert (_kind(tmp_path, docs, memory) == "known") is known
+
+
+@pytest.mark.parametrize("docs, memory, known", [
+    # a line an agent definition labels as describing ("When to use:") is no rule to restate
+    ("## Agents\n\n- **When to use:** A maintainer has finished a release and pushed the tag to the remote.\n"
+     "- Tags follow semver.\n", "Push the tag to the remote after finishing a release.", False),
+    ("## Agents\n\n- **When to use:** A maintainer has finished a release and pushed the tag to the remote.\n"
+     "- Tags follow semver.\n", "Use semver for tags.", True),
+    # the clauses of a memory are no list of things a rule naming one word of each says whole
+    ("## Helpers\n\n- `release-notes.md`: writes release notes based on staged changes.\n",
+     "If there are modified files for the release, stage only related files and write the release notes in the"
+     " same turn.", False),
+    ("## Helpers\n\n- `release-notes.md`: writes release notes based on staged changes.\n",
+     "Write release notes based on the staged changes.", True),
+])
+def test_descriptions_and_clauses_say_no_rule(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, docs, memory) == "known") is known

@@ -167,6 +167,7 @@ _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[,_]\d{3})*(?:\.\d+)?(?![\w])")
 # keys") is covered whole.
 _LIST_SPLIT_RE = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 MIN_LIST_ITEMS = 3
+MIN_CLAUSE_WORDS = 3  # a verb and this many words in all: a clause ("stage the files"), no item
 MAX_ITEM_WORDS = 3
 # Words that name no particular thing: a one-word swap of one ("anything" for "files") states
 # no other fact.
@@ -505,6 +506,8 @@ def split_rules(text: str, path: str) -> list[Rule]:
             if len(pieces) > 1:
                 pieces.append(joined)
             for piece in pieces:
+                if _DESCRIBING_RE.match(piece):
+                    continue
                 if len(_content_words(piece)) >= MIN_RULE_WORDS or len(_CJK_RE.findall(piece)) >= MIN_CJK_CHARS \
                         or _one_word_rule(piece):
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
@@ -570,6 +573,13 @@ def split_rules(text: str, path: str) -> list[Rule]:
             current, start, kind = [stripped], number, "para"
     flush()
     return rules
+
+
+# Lines an agent definition labels as describing, not instructing ("**When to use:** A developer
+# has finished a feature, pushed their branch …", "Context: …", "user: …"): no rule, though they
+# name every step of one.
+_DESCRIBING_RE = re.compile(r"\s*(?:\*\*|__)?(?:description|context|when\s+to\s+use|usage\s+example|examples?"
+                            r"|user|assistant|commentary)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)?\s*:)", re.IGNORECASE)
 
 
 def _one_word_rule(piece: str) -> bool:
@@ -1874,11 +1884,22 @@ def _list_items(text: str) -> tuple[frozenset[str], ...]:
     if text.count(",") < MIN_LIST_ITEMS - 2:
         return ()
     listed = text.partition(":")[2] or text
-    items = [Features.of(part).stems for part in _LIST_SPLIT_RE.split(listed)]
+    parts = _LIST_SPLIT_RE.split(listed)
+    items = [Features.of(part).stems for part in parts]
     items = [item for item in items if item]
     if len(items) < MIN_LIST_ITEMS:
         return ()
-    return tuple(item for item in items if len(item) <= MAX_ITEM_WORDS)
+    # A part opening with a condition, or after the first with a verb and a few words more, is a
+    # clause, no item ("if there are changes, stage the files and create a commit"): it names a
+    # step, not one thing. (The first part carries the list's verb: "avoid committing X, Y or Z".)
+    return tuple(Features.of(part).stems for k, part in enumerate(parts)
+                 if 0 < len(Features.of(part).stems) <= MAX_ITEM_WORDS and not _clause_part(part, k > 0))
+
+
+def _clause_part(part: str, later: bool) -> bool:
+    words = normalise(part).split()
+    return bool(words) and ([words[0]] in _OPENING_CONDITION or (
+        later and len(words) >= MIN_CLAUSE_WORDS and stem(words[0]) in _VERBS_KNOWN | ACTIONS | FRAME))
 
 
 def _stanced(rule: Rule) -> str:
