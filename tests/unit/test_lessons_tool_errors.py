@@ -268,3 +268,8 @@ def test_an_output_of_a_status_code_alone_states_no_error(text: str) -> None:
 
 def test_a_short_error_in_letters_of_any_script_still_states_one() -> None:
     assert not routine_error("Exit code 1\n连接被拒绝")
+
+
+def test_a_mistyped_tool_is_routine_and_an_mcp_tool_missing_is_not() -> None:
+    assert routine_error("Error: No such tool available: Bsh")
+    assert not routine_error("Error: No such tool available: mcp__tracker__create_issue")

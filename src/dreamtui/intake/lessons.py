@@ -1126,7 +1126,9 @@ _ROUTINE = re.compile(
     r"\S+ is temporarily unavailable|"
     # a background task's output asked for after it was gone; a browser tool's element reference
     # from a page snapshot the page has since left behind
-    r"No task found with ID|Ref \S+ not found in the current page snapshot)", re.IGNORECASE)
+    r"No task found with ID|Ref \S+ not found in the current page snapshot|"
+    # a tool name the agent mistyped ("Gash"); an MCP server's tool missing is a fact of the setup
+    r"No such tool available: (?!mcp__))", re.IGNORECASE)
 _EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
 _ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|not recognized|no such|cannot|can't|unable|"
                          r"could(?:n't| not)|invalid|refused|exception|traceback|forbidden|missing|blocked|"
