@@ -273,3 +273,9 @@ def test_a_short_error_in_letters_of_any_script_still_states_one() -> None:
 def test_a_mistyped_tool_is_routine_and_an_mcp_tool_missing_is_not() -> None:
     assert routine_error("Error: No such tool available: Bsh")
     assert not routine_error("Error: No such tool available: mcp__tracker__create_issue")
+
+
+def test_a_powershell_here_string_is_named_by_what_it_is_piped_to() -> None:
+    script = "@'\nimport csv\nrows = list(csv.reader(open('a.csv')))\n'@ | python -"
+    friction = _failure(script, "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 10")
+    assert lesson_title(friction, 120).startswith("`python` given a script on stdin fails here: UnicodeDecodeError")

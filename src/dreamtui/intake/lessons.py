@@ -631,11 +631,19 @@ _HEREDOC_FILE = re.compile(r"^cat\s+(?:>\s*(?P<file>\S+)\s+<<-?\s*(?P<q>['\"]?)(
                            r"|<<-?\s*(?P<q2>['\"]?)(?P<end2>\w+)(?P=q2)\s*>\s*(?P<file2>\S+))")
 
 
+# PowerShell's here-string piped to what runs it: `@' … '@ | python -`.
+_HERE_STRING = re.compile(r"^@(['\"])\s.*?^\1@\s*\|\s*(\S[^\n]*)", re.DOTALL | re.MULTILINE)
+
+
 def _heredoc_run(command: str) -> str | None:
     """What a line that writes a script with a here-document runs: the command after the
     delimiter (`npx tsx /tmp/check.ts`), else "the script written to `/tmp/check.ts`" (the log
-    cut the line before it); None when the line writes no script so."""
+    cut the line before it); what a PowerShell here-string is piped to (`python -`); None when
+    the line writes no script so."""
     rest = _SETUP.sub("", _past_comment(command)).strip()
+    piped = _HERE_STRING.match(rest) if rest.startswith("@") else None
+    if piped:
+        return f"`{command_head(piped.group(2))}` given a script on stdin"
     written = _HEREDOC_FILE.match(rest)
     if written is None:
         return None
