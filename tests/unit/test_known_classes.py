@@ -225,3 +225,9 @@ def test_an_indefinite_word_as_code_is_a_name(tmp_path: Path, memory: str, known
 ])
 def test_descriptions_and_clauses_say_no_rule(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
     assert (_kind(tmp_path, docs, memory) == "known") is known
+
+
+def test_the_verb_of_a_memorys_condition_is_its_event(tmp_path: Path) -> None:
+    # "if flags are added" names the event the step waits for; "when working with flags" another
+    docs = "## Config\n\n- When working with feature flags, only reference `flags.example.toml`\n"
+    assert _kind(tmp_path, docs, "Update `flags.example.toml` if new feature flags are added.") != "known"

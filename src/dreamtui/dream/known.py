@@ -1334,15 +1334,18 @@ class KnownIndex:
         # "everything", need no rule either)
         # (an indefinite word it names as code is a name: `any` is the TypeScript type)
         words = (main or query.stems) - _GENERIC - _HEDGES - (_INDEFINITE - query.strong)
-        # A memory's time words, and its verb of making in its condition ("when creating a
-        # commit"), where the memory names all the rule's condition names, or the rule says when
+        # A memory's time words where the memory names all the rule's condition names, and its
+        # verb of making in its condition too ("when creating a commit") where the rule says when
         # in time words and names all the memory's condition names (_TIMING); where the rule's
-        # action goes needs naming by neither.
+        # action goes needs naming by neither. (A verb of the memory's condition against a
+        # rule's condition is the event itself: "if variables are added" / "when working with
+        # variables".)
         implied = frozenset().union(*(_IMPLIED.get(action, ()) for action in features.facts.actions))
         ruled, mine = _condition(features.text) - implied, _condition(query.text) - implied
-        if (ruled and ruled <= query.stems) \
-                or (mine and mine <= features.stems and not _TIMING.isdisjoint(features.stems)):
+        if mine and mine <= features.stems and not _TIMING.isdisjoint(features.stems):
             words = words - _TIMING - (_MAKING & _condition(query.text, making=True))
+        elif ruled and ruled <= query.stems:
+            words = words - _TIMING
         # Where an action the rule takes always goes needs no rule: "commit secrets to version
         # control" is "commit secrets".
         for action in features.facts.actions & _IMPLIED.keys():
