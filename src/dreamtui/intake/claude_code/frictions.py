@@ -22,7 +22,8 @@ Order matters four times:
   (`corrections.sent_again`: the same words, a typo fixed, a slash command's template around it);
   sent again with a change of its own (`corrections.sent_changed`: a constraint added, another
   file, a detail changed) it is kept, the turn its reason, whatever its words; an Esc followed by
-  "continue" in any language (`corrections.just_continues`: "继续", "go on") is none.
+  "continue" in any language (`corrections.just_continues`: "继续", "go on"), alone or before
+  text pasted without a word of the person's own (`lessons.mostly_pasted`), is none.
   A refusal followed by Claude Code's hand-off of the plan to a cleared context ("Implement the
   following plan:", `rules.is_plan_handoff`) is no refusal: the person accepted the plan. A plan
   rejection whose text is pasted material (`rules.reason_at_plan`: the plan pasted back unchanged,
@@ -123,6 +124,16 @@ _STATES_NO_ERROR = re.compile(r"(?im)\bwarning\b|^No changes to make|nothing (?:
                               r"|\bdisable this (?:message|warning|notice)\b")
 # A failed call whose whole output is Claude Code's word for it: nothing said, nothing to learn.
 _SAID_NOTHING = re.compile(r"\s*(?:Error|Error: Exit code \d+|Exit code \d+)?\s*\Z")
+
+
+def _continues(reason: str) -> bool:
+    """"continue" in any language (`corrections.just_continues`), alone or before what the person
+    pasted without a word of their own ("继续" and the diff lines the agent had shown): they let
+    the agent go on, and named nothing it did wrong."""
+    if corrections.just_continues(reason):
+        return True
+    words = reason.split(maxsplit=1)
+    return len(words) == 2 and corrections.just_continues(words[0]) and lessons.mostly_pasted(words[1])
 
 
 def _signature(call: ToolCall | None) -> str:
@@ -411,7 +422,7 @@ class Detector:
             return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
         if stop.kind == "interruption" and prompt is not None and corrections.sent_again(reason, prompt):
             return  # the same request sent again (a typo fixed, or through a slash command): no lesson
-        if stop.kind == "interruption" and corrections.just_continues(reason):
+        if stop.kind == "interruption" and _continues(reason):
             return  # "继续", "go on": the person let the agent go on, in any language
         # "Retry", a question, one more feature, a new request: not a lesson. Stopping a plan
         # about to be carried out is itself a redirect: what the person types next replaces it.

@@ -20,9 +20,10 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | or its result "User chose to stay in plan mode and continue planning" (the |
 |                | person's next typed turn is the reason). Not one when the text typed at   |
 |                | the prompt is pasted material, not the person's reason (`reason_at_plan`: |
-|                | the plan itself pasted back, a pasted review approving it), nor when the  |
-|                | next turn is Claude Code's hand-off of an accepted plan to a cleared      |
-|                | context ("Implement the following plan:", `is_plan_handoff`).             |
+|                | the plan itself pasted back, a pasted review approving it; a question     |
+|                | about the plan, another task: `asks_about_plan`, `asks_otherwise`), nor   |
+|                | when the next turn is Claude Code's hand-off of an accepted plan to a     |
+|                | cleared context ("Implement the following plan:", `is_plan_handoff`).     |
 | clarification  | that rejection of `AskUserQuestion`, or a reason opening "The user wants to |
 |                | clarify these questions." — questions, not an objection.                  |
 | interruption   | the Esc key: `[Request interrupted by user…]` as a tool result or a user   |
@@ -57,6 +58,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from dreamtui.intake import corrections
 
 _REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected",
              "The user doesn't want to take this action right now.")
@@ -342,9 +345,86 @@ def reason_at_plan(text: str, plan: str | None) -> str | None:
                 whole = whole[:found[-1] + 1] if found else []
             changed = [line.strip() for line in whole if _words(line) - planned]
             return "\n".join(changed) or None
+    if asks_about_plan(text) or asks_otherwise(text, plan):
+        return None  # a question before deciding, or another task: no reason of the refusal
     if len(text) < _PASTED_REVIEW:
         return text
     plain = _MARKUP.sub("", text).strip()
     end = _FIRST_SENTENCE.search(plain)
     first = plain[:end.start() if end else 400]
     return None if _APPROVES.search(first) and not _RESERVED.search(first) else text
+
+
+# A sentence that asks: a question mark, a Chinese question particle at its end or a question word
+# in it (吗, 呢, 什么, 怎样, 哪些, 是否 …), a plain English question (`corrections.only_asks`), or a
+# request to explain ("explain point 1", "解释一下…").
+_ASKS_ZH = re.compile(r"(?:吗|呢|么|嘛)\W*$|[?？]\W*$|什么|为什么|为何|怎么|怎样|如何|哪些|哪个|哪里|是否|有没有|多少")
+_EXPLAIN = re.compile(r"^(?:please |can you |could you )?(?:explain|describe|clarify|elaborate|walk me through|"
+                      r"tell me (?:what|why|how|which|more)|what|why|how|which)\b"
+                      r"|^请?(?:解释|介绍|说明|讲讲|说说|讲解)", re.IGNORECASE)
+# A question that proposes ("what if we …", "why not …", "如果我们修改…呢"): an instruction about
+# the plan said as a question.
+_PROPOSES = re.compile(r"^(?:what if|what about|how about|why not|why don'?t|could we|can we|"
+                       r"shouldn'?t (?:we|you|it)|should(?:n'?t)? we|wouldn'?t it|would it be better)\b"
+                       r"|^(?:如果|要不|能不能|可不可以|是不是应该|为什么不|何不)", re.IGNORECASE)
+# A sentence that tells the agent what to change or avoid, besides the questions.
+_INSTRUCTS = re.compile(r"\b(?:don'?t|do not|never|instead|rather|avoid|must|need to|needs to|should|only|"
+                        r"keep|remember|make sure|without)\b|不要|别|不用|不需要|保持|而不是|只|必须|需要|应该|改成|"
+                        r"改为|换成|记住|注意|避免", re.IGNORECASE)
+_CLAUSES = re.compile(r"[。！？!?；;\n]+|(?<=[.])\s+")
+_COMMA = re.compile(r"[，,、]")
+# Where the person's own words end: a blank line, a drawn box or table pasted after them.
+_OWN_END = re.compile(r"\n\s*\n|[╔═║┌─│┏━]")
+_OWN_CHARS = 400
+
+
+def _asks(clause: str) -> bool:
+    return _ASKS_ZH.search(clause) is not None or _EXPLAIN.match(clause) is not None or \
+        corrections.only_asks(clause)
+
+
+def asks_about_plan(text: str) -> bool:
+    """Does the text typed at a plan's prompt only ask about it ("explain point 1 …", "这个文档和
+    当前代码实现符合吗", "为什么要生成问答对；这是什么意思")? A question before deciding is no reason
+    for refusing the plan: it names nothing to change. One that proposes ("what if …", "如果…呢"),
+    corrects (`corrections.correction_rule`) or also says what to do ("…, and keep it in one file")
+    is a reason. Only the person's first words are read, not what they pasted after them."""
+    own = _OWN_END.split(text.strip(), maxsplit=1)[0][:_OWN_CHARS]
+    sentences = [c.strip() for c in _CLAUSES.split(own) if c.strip()]
+    if not sentences or _PROPOSES.match(sentences[0]) or not _asks(sentences[0]) or \
+            corrections.correction_rule(own) is not None:
+        return False
+    # An instruction run into a question by a comma ("保持极简，不要过度工程化，…哪些合理") is one.
+    clauses = [c.strip() for s in sentences for c in _COMMA.split(s) if c.strip()]
+    return not any(_INSTRUCTS.search(c) and not _asks(c) for c in clauses)
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+# Words any request may hold, whatever it is about.
+_ANY_REQUEST = frozenset("""a an the to of and or in on for with at by from as is are be it its we you i me my our
+your please also then now just can could would will add use make run install create do let lets get set put
+new one all some here there so""".split())
+# A request that points at the plan or the work: "this", "the above", "step 2", "以上", "这个方案".
+_POINTS_AT_PLAN = re.compile(r"\b(?:this|that|these|those|it|above|plan|steps?|points?|phases?|sections?|"
+                             r"parts?|items?)\b|以上|上面|上述|这个|这些|该|此|计划|方案|文档|步骤", re.IGNORECASE)
+
+
+# A request that says how the work is done ("switch to vitest", "use bun", "keep it in one file"):
+# an instruction about the plan, whatever words it shares with it.
+_CHANGES = re.compile(r"(?:please |just |no,? )?(?:use|switch|change|replace|rename|move|remove|drop|skip|"
+                      r"split|merge|keep|avoid|prefer|stick|go with|instead|rather|only|don'?t|do not|never)\b",
+                      re.IGNORECASE)
+
+
+def asks_otherwise(text: str, plan: str | None) -> bool:
+    """Is the text typed at a plan's prompt another task, no word of which the plan holds ("mcp add
+    playwright npx @playwright/mcp@latest" after a plan about the billing page)? The person set the
+    plan aside for something else: no reason for refusing it. Read only where its words can be
+    compared: written in Latin script, two names or more, none pointing at the plan, no correction."""
+    if not plan or _CJK.search(text) or _POINTS_AT_PLAN.search(text) or _CHANGES.match(text.strip()):
+        return False
+    names = {w.lower() for w in _NAME.findall(text)} - _ANY_REQUEST
+    if len(names) < 2 or names & _words(plan):
+        return False
+    return corrections.correction_rule(text) is None

@@ -22,7 +22,8 @@
 | interruption| the person's stop (`turn_aborted`, "aborted by user") followed by a turn that  |
 |             | redirects the agent ("Wait, hold on. I see a console error…"), its reason:    |
 |             | one per turn, however many calls were running, quoting the call the agent had |
-|             | made in it. A stop followed by nothing, by a template (a slash command or     |
+|             | made in it (polling a command left running, `write_stdin`: that command).     |
+|             | A stop followed by nothing, by a template (a slash command or     |
 |             | prompt file expanded into the turn: `typed_words`), by a turn that redirects  |
 |             | nothing ("Retry", a question, a new request: `corrections.redirects`), by the |
 |             | request it cut short sent again, or by the person's own message typed again   |
@@ -233,6 +234,8 @@ def _corrects(text: str, said: str | None) -> bool:
     return rule is not None
 
 
+# Codex's answer to a command still running when its call returns: the session `write_stdin` polls.
+_RUNNING = re.compile(r"^Process running with session ID (\d+)\s*$", re.MULTILINE)
 # Calls that keep Codex's own books: polling a running command for output, updating the plan.
 _BOOKKEEPING = frozenset({"write_stdin", "update_plan"})
 
@@ -323,6 +326,7 @@ class Detector:
         # check; gh pr create` succeeds after "error: Failed to spawn: `ruff`", a real fact.
         self._printed_by: dict[str, str] = {}  # a success's first line: the first program printing it
         self._notices: set[str] = set()
+        self._running: dict[str, Call] = {}  # by session id: the commands left running, which `write_stdin` polls
 
     def feed(self, event: Event) -> None:
         if isinstance(event, Meta):
@@ -331,8 +335,10 @@ class Detector:
         elif isinstance(event, Call):
             self._calls[event.call_id] = event
             self._acted = True
-            if event.tool not in _BOOKKEEPING:  # not what a person saw the agent do
-                self._last_call = event
+            polled = self._running.get(event.polls) if event.polls else None
+            if polled is not None or event.tool not in _BOOKKEEPING:  # not what a person saw the agent do
+                # Polling a running command is waiting on it: the command is what the agent does.
+                self._last_call = polled or event
                 self._called = True
         elif isinstance(event, Result):
             self._result(event)
@@ -363,6 +369,10 @@ class Detector:
         result = _bounded(result)
         if result.head:
             self._note_notices(result.head, call.action.split(maxsplit=1)[0] if call and call.action else "")
+            running = _RUNNING.search(result.head) if call is not None and call.tool == "shell" and \
+                "session ID" in result.head else None
+            if running and call is not None:
+                self._running[running.group(1)] = call
         elif self._notices and not result.ok:
             result = replace(result, text="\n".join(line for line in result.text.splitlines()
                                                     if line.strip() not in self._notices))

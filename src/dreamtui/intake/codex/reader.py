@@ -122,6 +122,7 @@ class Call:
     call_id: str
     tool: str
     action: str  # what a memory names: the command line, "apply_patch a.py", the tool
+    polls: str | None = None  # `write_stdin`: the session of the running command it reads or writes
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,9 @@ def _call(item: dict[str, Any]) -> Call | None:
         files = _PATCH_FILE.findall(raw if isinstance(raw, str) else _text(_arguments(raw)))
         return Call(call_id, name, "apply_patch " + ", ".join(files) if files else "apply_patch")
     args = _arguments(raw)
+    if name == "write_stdin":
+        session = args.get("session_id")
+        return Call(call_id, name, name, polls=str(session) if isinstance(session, (int, str)) else None)
     command = _command(args.get("command") or args.get("cmd"))
     if command:
         return Call(call_id, "shell", strip_ansi(command))
