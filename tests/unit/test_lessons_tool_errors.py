@@ -279,3 +279,11 @@ def test_a_powershell_here_string_is_named_by_what_it_is_piped_to() -> None:
     script = "@'\nimport csv\nrows = list(csv.reader(open('a.csv')))\n'@ | python -"
     friction = _failure(script, "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x92 in position 10")
     assert lesson_title(friction, 120).startswith("`python` given a script on stdin fails here: UnicodeDecodeError")
+
+
+def test_a_program_not_found_after_the_line_set_path_is_not_said_to_be_missing() -> None:
+    after_path = _failure('export PATH="$HOME/.local/tools:$PATH" && which deploy',
+                          "/bin/bash: line 1: which: command not found")
+    assert lesson_title(after_path, 120) == "`which` is not found once the line has set PATH"
+    plain = _failure("which deploy", "/bin/bash: line 1: which: command not found")
+    assert lesson_title(plain, 120) == "`which` is not installed here"

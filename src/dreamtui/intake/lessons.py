@@ -449,6 +449,16 @@ def _program(friction: Friction) -> str | None:
     return words[0] if words and _INTERPRETER.search(words[0]) else None
 
 
+_SETS_PATH = re.compile(r"(?:^|[\s;&(])(?:export\s+)?PATH=")
+
+
+def _sets_path(friction: Friction) -> bool:
+    """Does the shell line of the call set PATH before what it runs?"""
+    call = friction.call
+    return call is not None and call.name in _SHELL_TOOLS and bool(call.target) and \
+        _SETS_PATH.search(call.target or "") is not None
+
+
 def _machine_fact(friction: Friction) -> str | None:
     """The fact of the machine a failure states, as a title says it; None when it states none.
     A missing module is missing for the interpreter that ran: the project's own environment
@@ -458,6 +468,9 @@ def _machine_fact(friction: Friction) -> str | None:
         program = _program(friction) if subject[0].startswith("module:") else None
         if program:
             return subject[1].replace(" is not installed here", f" is not installed for `{program}`")
+        if subject[0].startswith("command:") and _sets_path(friction):
+            # `export PATH="$HOME/bin:$PATH" && which flow`: the line changed where programs are found
+            return subject[1].replace(" is not installed here", " is not found once the line has set PATH")
         return _fact(friction, subject[1])
     limit = _environment_line(friction.evidence) if friction.kind == "environment" else None
     return f"{_short(friction)} cannot run here: {limit}" if limit else None
