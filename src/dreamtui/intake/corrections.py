@@ -1230,6 +1230,8 @@ def redirects(text: str) -> bool:
         return False  # a model or mode switched: how the agent runs, not what it did
     if correction_rule(text) is not None:
         return True
+    if just_continues(text):
+        return False  # "继续", "weiter": a retry in any language, not only the English _RETRY
     if disowned(text) or pasted_log(text):
         return False  # not the person's lesson; a build log they pasted says what they saw
     if _HEADING.match(first) or first.strip().isdigit() or _BARE_URL.match(first):
@@ -1297,7 +1299,9 @@ def concedes(turn: str, reply: str, before: str | None = None) -> str | None:
 
 
 _CONTINUE = re.compile(r"^(?:continue|go on|go ahead|proceed|keep going|next|yes|y|ok(?:ay)?|"
-                       r"sure|thanks?|thank you|done|[0-9a-e]|继续|可以|好的?|是的?|符合|对)"
+                       r"sure|thanks?|thank you|done|[0-9a-e]|继续|可以|好的?|是的?|符合|对|"
+                       r"weiter|mach weiter|continuer|continue[sz]|continuar|contin[uú]a|"
+                       r"продолжай(?:те)?|дальше|続けて|계속(?:해)?)"
                        r"[\s.!。！]*$", re.IGNORECASE)
 
 
