@@ -231,3 +231,17 @@ def test_the_verb_of_a_memorys_condition_is_its_event(tmp_path: Path) -> None:
     # "if flags are added" names the event the step waits for; "when working with flags" another
     docs = "## Config\n\n- When working with feature flags, only reference `flags.example.toml`\n"
     assert _kind(tmp_path, docs, "Update `flags.example.toml` if new feature flags are added.") != "known"
+
+
+DOUBT = "## Working\n\n- Ask for clarification when in doubt\n"
+
+
+@pytest.mark.parametrize("memory, known", [
+    # to ask is to ask questions; "when in doubt" is a hedge; the act a step replaces is no news
+    ("Ask questions for clarification instead of guessing.", True),
+    # ... not with the opposite stance on asking, nor a thing picked over
+    ("Never ask questions for clarification; decide yourself.", False),
+    ("Ask for clarification in the issue tracker instead of chat.", False),
+])
+def test_asking_questions_in_doubt_says_asking_for_clarification(tmp_path: Path, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, DOUBT, memory) == "known") is known

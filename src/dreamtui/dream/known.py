@@ -247,7 +247,7 @@ LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long be
 # "when needed", "if applicable": a hedge, not a condition a restatement must say.
 _HEDGES = frozenset(stem(w) for w in """
 need needed necessary applicable possible appropriate relevant required useful sensible practical
-available feasible unsure unclear whenever well""".split())
+available feasible unsure unclear doubt whenever well unnecessarily needlessly excessively overly""".split())
 # A step done only on some occasions, or little ("Use comments only when necessary", "emojis
 # sparingly"): a side saying so and one saying to do it (always, or plainly) state two rules,
 # however alike their words. (An "only" after a tool picks it, "only when asked" is the person's
@@ -271,6 +271,9 @@ _IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action,
     ("commit", "version control git repository repo vcs history"),
     ("push", "remote origin git repository repo upstream"))}
 _PLACED = frozenset().union(*_IMPLIED.values())
+# What a verb's object is when the verb alone says it: to ask is to ask a question ("Ask
+# clarifying questions" / "Ask for clarification").
+_OBJECT_SAID = {stem("ask"): frozenset({stem("question"), stem("questions")})}
 # Words naming the kind of thing a name is ("the Conventional Commits spec", "… format", "…
 # style"): "Use Conventional Commits format" says what "Follow the Conventional Commits spec" does.
 _KIND = frozenset(stem(w) for w in "format spec style standard syntax".split())
@@ -314,7 +317,10 @@ _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
 # A reason a memory gives ("…, so runs are reproducible"; "… to make sure nothing breaks") says
 # why, not what to do: a restatement may add it.
 _REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since|even\s+(?:if|when|though))\s[^.;!?]*"
-                        r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*",
+                        r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*"
+                        # ... and so does the one act a step is done in place of ("ask instead of
+                        # assuming"): the step rejects it (a tool or thing picked over is news)
+                        r"|,?\s+\b(?:instead\s+of|rather\s+than)\s+[a-z]+ing(?=\s*(?:[.;,!?]|$))",
                         re.IGNORECASE)
 _DISUSED_RE = re.compile(r"\s(?:is|are|was|were|must|should|can|will|need|needs)?\s*(?:not|no\s+longer|never)\s+"
                          r"(?:be\s+)?(?:used|needed|required|allowed|permitted|supported|wanted)\b", re.IGNORECASE)
@@ -1350,6 +1356,10 @@ class KnownIndex:
         # control" is "commit secrets".
         for action in features.facts.actions & _IMPLIED.keys():
             words = words - _IMPLIED[action]
+        for verb in features.stems & _OBJECT_SAID.keys():
+            # (when both take one stance on the verb: "never ask questions" is not "always ask")
+            if (verb in query.facts.rejected) == (verb in features.facts.rejected):
+                words = words - _OBJECT_SAID[verb]
         # A word of the memory whose kin the rule says (match.py's families: commit/push,
         # leak/commit, edit/change, minimal/targeted) is said, in part (match.KIN_SHARE); each
         # one, even beside a word of its family the rule says too ("minimal, targeted" against
