@@ -705,9 +705,6 @@ def _first_line(friction: Friction) -> str:
     if kind == "correction":
         after = f" after it tried to {doing}" if friction.calls else \
             " as a session began, of the work before it" if friction.extra.get("rule") == "earlier_work" else ""
-        if friction.extra.get("interrupted"):  # the person stopped the agent to say it
-            after = " when they stopped the agent" + (
-                f" as it was about to {doing}" if friction.calls else "")
         return f"Do as the person said{after}: “{one_line(friction.evidence, 2 * QUOTE_CHARS)}”"
     if kind == "plan_rejection":
         return (f"Revise the plan before going on: the person rejected it and said {said}."
