@@ -12,7 +12,10 @@ How a memory is read against a rule (KnownIndex.check), with match.py's verdict 
   the same stance on the same thing and no other value: most of what the memory says (by rarity,
   kin words in part, `covered`) is in the rule. What needs no rule: its asides, examples, opening
   bold label and reasons; the alternatives a pick rejects (`agreed_pick`); the person's word
-  ("unless told to"); generic and frame words. A command the rule never names is news;
+  ("unless told to"); generic and frame words; a step's tool where the rule names the step and
+  no tool (`pytest` / "run the tests"); time words against the rule's condition ("immediately
+  after making commits" / "when creating a commit"). A command the rule never names is news, and
+  a step done only sometimes or little ("only where needed", "sparingly") is not one done always;
 - a contradiction is the same thing with the opposite stance or another value: a command, code
   or tool one side does and the other rejects, plain words opposed on more than they agree on,
   "X is not used any more" against a rule doing X, or match.py's conflicts. No stance is read
@@ -25,8 +28,11 @@ How a memory is read against a rule (KnownIndex.check), with match.py's verdict 
   (`_parts`, citing the line). A short form must still say what makes it a rule: the condition
   the rule holds under ("if tests fail"), the action ("push commits" is no "commit"), in one
   sentence of a long rule, and no word swapped for another ("secrets" for "files");
-- the language of replies is read across languages (a Japanese rule and an English memory);
-  other rules in another language are not matched (that needs translation);
+- the language of replies is read across languages (a Japanese rule and an English memory),
+  clause by clause where a line names two ("think in English, but answer in Chinese"); other
+  rules in another language are not matched (that needs translation);
+- lines an agent definition labels as describing ("When to use:", "Context:") are no rules, and a
+  one-word instruction opening with its stance ("Be terse.", "Never push") is one;
 - anything else is related at most: a partial restatement is noted ("close"), never discarded.
 
 Reading is bounded: at most MAX_FILES files of at most MAX_FILE_BYTES each, a DECISIONS.md
