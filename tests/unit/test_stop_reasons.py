@@ -17,7 +17,7 @@ import pytest
 from dreamtui.intake.claude_code.rules import asks_about_plan, asks_otherwise, reason_at_plan
 from dreamtui.intake.codex.importer import read_rollout
 from dreamtui.workspace.layout import Workspace
-from tests.unit.test_claude_code_mining import _Log, _mined, projects, workspace
+from tests.unit.test_claude_code_mining import MARKER, _Log, _mined, projects, workspace
 from tests.unit.test_codex_import import PROJECT, Rollout
 from tests.unit.test_plan_stops_and_aborts import PLAN, STAYED, _planned, _rejected_with
 
@@ -156,3 +156,50 @@ def test_an_esc_then_continue_and_words_of_ones_own_is_kept(workspace: Workspace
     log.typed("继续，但是不要用 motion.div，用普通的 div")
     log.says("好的，改用普通的 div。")
     assert [m.metadata["kind"] for m in _mined(workspace, projects, log)] == ["interruption"]
+
+
+# -- an Esc right after the person's own slash command --------------------------------------------
+
+
+def test_an_esc_stopping_the_persons_own_skill_is_no_interruption_of_the_call_before(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e3e3e3e3-0000-4000-8000-000000000001")
+    log.typed("sync the docs to the backup repo")
+    log.result(log.calls("Bash", command="bash ~/.claude/skills/sync/run.sh"), "synced 4 files")
+    log.says("Sync done: 4 files pushed.")
+    log.typed('<command-message>The "deploy-check" skill is running</command-message>\n'
+              "<command-name>deploy-check</command-name>")
+    log.typed("Base directory for this skill: /home/u/.claude/skills/deploy-check\n\n# Overview\n"
+              "- Check the deploy before release.", isMeta=False)
+    log.marker(ESC)
+    log.typed("remove the deploy-check skill")
+    log.says("Removing it.")
+    assert [m.metadata["kind"] for m in _mined(workspace, projects, log)] == []
+
+
+def test_an_esc_after_the_agent_acted_on_the_command_is_an_interruption(
+        workspace: Workspace, projects: Path) -> None:
+    log = _Log("e3e3e3e3-0000-4000-8000-000000000002")
+    log.typed("sync the docs to the backup repo")
+    log.says("Sync done: 4 files pushed.")
+    log.typed("<command-name>/deploy-check</command-name>")
+    log.says("Running the deploy check.")
+    log.result(log.calls("Bash", command="./scripts/deploy-check.sh --prod"), "", False).marker(MARKER)
+    log.typed("not against prod, run it against staging")
+    log.says("Running it against staging.")
+    assert [m.metadata["kind"] for m in _mined(workspace, projects, log)] == ["interruption"]
+
+
+@pytest.mark.parametrize("text", [
+    "Does this properly handle guest checkouts? Logged-in carts vs guest carts?",
+    "Are the five minutes actually based on how often prices change?",
+    "这个方案考虑到了促销价格吗",
+])
+def test_a_question_pointing_at_a_gap_in_the_plan_is_its_reason(text: str) -> None:
+    assert not asks_about_plan(text)
+    assert reason_at_plan(text, PLAN) == text
+
+
+def test_a_want_about_the_plan_is_no_other_task() -> None:
+    # the plan is kept by its head only: a word of it may be past what the call holds
+    assert not asks_otherwise("I want to make sure we're deliberate about what is in .gitignore and why", PLAN)

@@ -160,6 +160,9 @@ class _Thread:
     # ran, the stop of that call that follows is the person making the agent read it.
     unanswered: tuple[str, Origin] | None = None
     open_errors: list[_Error] = field(default_factory=list)  # since the last success
+    # The person ran a slash command or a skill the agent has not acted on yet: an Esc now stops
+    # their own command, not the call the agent made before it.
+    commanded: bool = False
 
 
 def _banner(errors: list[_Error]) -> frozenset[str]:
@@ -195,6 +198,7 @@ class Detector:
 
     def agent_acted(self, sidechain: bool) -> None:
         """An agent record in a thread: a stop still waiting there gets no reason now."""
+        self._threads[sidechain].commanded = False
         self._settle(sidechain)
 
     def awaits_reply(self, sidechain: bool) -> bool:
@@ -299,12 +303,15 @@ class Detector:
     def person_typed(self, where: Origin, agent: Agent, text: str, *, human: bool = True) -> bool:
         """A user text; True when it is a turn, which starts the agent's context anew. `human`
         is False for a session the Agent SDK ran: its turns are a program's."""
-        text = rules.clean_user_text(text)
-        if not text:
-            return False
+        cleaned = rules.clean_user_text(text)
         thread = self._threads[where.sidechain]
+        if not cleaned:
+            thread.commanded = thread.commanded or rules.runs_command(text)
+            return False
+        text = cleaned
         if rules.is_interruption(text):
-            if thread.stop is None and agent.acted:  # else the person stopped their own prompt
+            # else the person stopped their own prompt, or the command they had just run
+            if thread.stop is None and agent.acted and not thread.commanded:
                 calls = [agent.last_tool] if agent.last_tool else []
                 thread.stop = _friction("interruption", where, agent, calls, text)
             return False

@@ -235,6 +235,16 @@ def is_slash_command(text: str) -> bool:
     return text.lstrip().startswith("<command-name>/")
 
 
+_RUNS_COMMAND = ("<command-name>", "<command-message>", "Base directory for this skill:")
+
+
+def runs_command(text: str) -> bool:
+    """Is a user text the person's slash command or the skill it loads ("<command-message>The
+    "deploy-check" skill is running…", "Base directory for this skill: …")? The agent's work
+    from then on is that command's."""
+    return text.lstrip().startswith(_RUNS_COMMAND)
+
+
 def error_text(content: str) -> str:
     """A failed tool result's text without reminders and Claude Code's error tags; a hook that
     printed its newlines escaped (`failed:\\n\\n[FORMAT]`) gets them back."""
@@ -371,6 +381,11 @@ _PROPOSES = re.compile(r"^(?:what if|what about|how about|why not|why don'?t|cou
 _INSTRUCTS = re.compile(r"\b(?:don'?t|do not|never|instead|rather|avoid|must|need to|needs to|should|only|"
                         r"keep|remember|make sure|without)\b|不要|别|不用|不需要|保持|而不是|只|必须|需要|应该|改成|"
                         r"改为|换成|记住|注意|避免", re.IGNORECASE)
+# A question that points at a gap in the plan ("Does this properly handle Microsoft accounts?", "Are
+# these actually based on the conventions?", "会不会漏掉…"): a challenge, the person's reason.
+_CHALLENGES = re.compile(r"\b(?:actually|really|properly|correctly|handles?|cover(?:s|ed)?|accounts? for|"
+                         r"miss(?:es|ed|ing)?|forg[eo]t(?:ten)?|consider(?:s|ed)?|break(?:s)?|safe)\b"
+                         r"|真的|确实|考虑|遗漏|漏掉|覆盖|会不会", re.IGNORECASE)
 _CLAUSES = re.compile(r"[。！？!?；;\n]+|(?<=[.])\s+")
 _COMMA = re.compile(r"[，,、]")
 # Where the person's own words end: a blank line, a drawn box or table pasted after them.
@@ -392,7 +407,7 @@ def asks_about_plan(text: str) -> bool:
     own = _OWN_END.split(text.strip(), maxsplit=1)[0][:_OWN_CHARS]
     sentences = [c.strip() for c in _CLAUSES.split(own) if c.strip()]
     if not sentences or _PROPOSES.match(sentences[0]) or not _asks(sentences[0]) or \
-            corrections.correction_rule(own) is not None:
+            _CHALLENGES.search(own) or corrections.correction_rule(own) is not None:
         return False
     # An instruction run into a question by a comma ("保持极简，不要过度工程化，…哪些合理") is one.
     clauses = [c.strip() for s in sentences for c in _COMMA.split(s) if c.strip()]
@@ -404,7 +419,8 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 # Words any request may hold, whatever it is about.
 _ANY_REQUEST = frozenset("""a an the to of and or in on for with at by from as is are be it its we you i me my our
 your please also then now just can could would will add use make run install create do let lets get set put
-new one all some here there so""".split())
+new one all some here there so what why how about sure want need re""".split())
+_OTHER_TASK_WORDS = 12  # a command or a one-line ask; a longer text explains itself, about the plan or not
 # A request that points at the plan or the work: "this", "the above", "step 2", "以上", "这个方案".
 _POINTS_AT_PLAN = re.compile(r"\b(?:this|that|these|those|it|above|plan|steps?|points?|phases?|sections?|"
                              r"parts?|items?)\b|以上|上面|上述|这个|这些|该|此|计划|方案|文档|步骤", re.IGNORECASE)
@@ -421,8 +437,10 @@ def asks_otherwise(text: str, plan: str | None) -> bool:
     """Is the text typed at a plan's prompt another task, no word of which the plan holds ("mcp add
     playwright npx @playwright/mcp@latest" after a plan about the billing page)? The person set the
     plan aside for something else: no reason for refusing it. Read only where its words can be
-    compared: written in Latin script, two names or more, none pointing at the plan, no correction."""
-    if not plan or _CJK.search(text) or _POINTS_AT_PLAN.search(text) or _CHANGES.match(text.strip()):
+    compared: a line in Latin script, two names or more, none pointing at the plan, no instruction
+    (`_INSTRUCTS`, `_CHANGES`) and no correction."""
+    if not plan or len(text.split()) > _OTHER_TASK_WORDS or _CJK.search(text) or \
+            _POINTS_AT_PLAN.search(text) or _CHANGES.match(text.strip()) or _INSTRUCTS.search(text):
         return False
     names = {w.lower() for w in _NAME.findall(text)} - _ANY_REQUEST
     if len(names) < 2 or names & _words(plan):
