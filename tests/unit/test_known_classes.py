@@ -245,3 +245,14 @@ DOUBT = "## Working\n\n- Ask for clarification when in doubt\n"
 ])
 def test_asking_questions_in_doubt_says_asking_for_clarification(tmp_path: Path, memory: str, known: bool) -> None:
     assert (_kind(tmp_path, DOUBT, memory) == "known") is known
+
+
+@pytest.mark.parametrize("memory, known", [
+    # an adverb of manner ("gracefully", "properly") says nothing a rule must state
+    ("Handle failures gracefully and never swallow them.", True),
+    # ... the thing it is said of still must be the rule's
+    ("Handle timeouts gracefully and never swallow them.", False),
+])
+def test_an_adverb_of_manner_needs_no_rule(tmp_path: Path, memory: str, known: bool) -> None:
+    docs = "## Failures\n\n- Failures are data. Do not ignore them; handle each one.\n"
+    assert (_kind(tmp_path, docs, memory) == "known") is known

@@ -253,7 +253,8 @@ LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long be
 # "when needed", "if applicable": a hedge, not a condition a restatement must say.
 _HEDGES = frozenset(stem(w) for w in """
 need needed necessary applicable possible appropriate relevant required useful sensible practical
-available feasible unsure unclear doubt whenever well unnecessarily needlessly excessively overly""".split())
+available feasible unsure unclear doubt whenever well unnecessarily needlessly excessively overly
+gracefully properly carefully correctly thoroughly""".split())
 # A step done only on some occasions, or little ("Use comments only when necessary", "emojis
 # sparingly"): a side saying so and one saying to do it (always, or plainly) state two rules,
 # however alike their words. (An "only" after a tool picks it, "only when asked" is the person's
