@@ -1081,7 +1081,8 @@ _PROBLEM = re.compile(
 _PROBLEM_CUES = ("problem", "issue", "error", "bug", "exception", "fail", "broken", "not ", "n't", "crash", "correcti",
                  "stuck", "hang", "froze", "infinit", "nothing", "empty", "blank", "missing", "gone", "null",
                  "undefined", "probl", "erreur", "bogue", "persist", "marche", "fonctionne", "charge", "affiche",
-                 "ouvre", "pas du tout", "cass", "bloqu", "incoh", "fehler", "funktioniert", "soucis")
+                 "ouvre", "pas du tout", "cass", "bloqu", "incoh", "fehler", "funktioniert", "soucis", "isnt", "doesnt",
+                 "didnt", "dont", "wont", "cant", "arent", "wasnt")
 _SENTENCE_END_AT = re.compile(r"[.!?。！？\n]")
 _PROBLEM_WITHIN = 160  # characters: a report says so at once; a new task may mention errors later
 # A task said first ("add error handling", "can you add a retry when it fails", "fix the typo in
@@ -1107,8 +1108,7 @@ def reports_after_done(text: str, said: str | None) -> bool:
     if first.isascii() and not any(cue in lowered for cue in _PROBLEM_CUES):
         return False  # most turns name no problem: a substring test before the search
     found = _PROBLEM.search(lowered)
-    if found is None or _UNLESS_BEFORE.search(lowered, 0, found.start()) or only_asks(head) or \
-            _HEADING.match(first):
+    if found is None or _conditional(lowered, found.start()) or only_asks(head) or _HEADING.match(first):
         return False
     end = _SENTENCE_END_AT.search(head, found.end())
     if end is not None and end.group() in "?？":
@@ -1147,6 +1147,22 @@ _TRY_FAILED = re.compile(r"fail|报错|失败|不行|crash|broken|not working|�
 _UNLESS_BEFORE = re.compile(r"\b(?:if|when|whenever|unless|in case|make sure|ensure|so that|avoid|prevent|"
                             r"handle|without|si|quand|lorsque|au cas o[uù]|pour [eé]viter|sans|cuando|wenn|falls)\b"
                             r"|如果|假如|避免|防止|만약|경우|場合", re.IGNORECASE)
+# What the person did, then what it gave ("if I go to the dashboard, it shows …", "当我点击登录，
+# 页面报错"): a report of their try, not a condition a task is to handle, once a comma ends it.
+_PERSON_TRIED = re.compile(r"(?:if|when|whenever|si|quand|cuando|wenn)\s+(?:i|we)\b[^,，\n]*[,，]"
+                           r"|(?:如果|当)我[^,，\n]*[,，]", re.IGNORECASE)
+
+
+def _conditional(lowered: str, problem_at: int) -> bool:
+    """Whether the problem named at `problem_at` is a case to handle ("if it fails, retry"):
+    a condition said before it that is not the person telling what they did."""
+    for m in _UNLESS_BEFORE.finditer(lowered, 0, problem_at):
+        tried = _PERSON_TRIED.match(lowered, m.start())
+        if tried is None or tried.end() > problem_at:
+            return True
+    return False
+
+
 # A problem the person calls harmless ("it does not cause any issues", "no harm", "不影响"): a
 # wish to tidy it, not a report that the work fails.
 _HARMLESS = re.compile(r"\b(?:does ?n'?t|does not|do not|don'?t|won'?t) (?:cause|make|do) (?:any |much )?"
