@@ -406,8 +406,7 @@ def _representative(indices: list[int], features: Sequence[Features], weights: W
 class EntryIndex:
     entries: list[Entry]
     signatures: list[Signature]  # of title + guidance + tags: what the entry is about
-    body_norms: list[str]  # of the whole entry: what it mentions anywhere
-    body_numbers: list[frozenset[int]]
+    body_norms: BodyNorms  # of the whole entry: what it mentions anywhere
     tokens: TokenIndex
     features: list[Features]  # the signatures' (match.py)
     matcher: MatchIndex[int]  # finds an entry's position by its features
@@ -418,21 +417,35 @@ def entry_text(entry: Entry) -> str:
     return f"{entry.title}.\n{entry.guidance}\n{' '.join(entry.tags)}"
 
 
+class BodyNorms:
+    """Each entry's whole text (title, body, tags) normalised, by the entry's position, read on
+    first use: only a flag's candidates are ever looked up (policy.match_flag), and normalising
+    all 5,000 bodies of a big LTM up front cost a dream more than every lookup of it."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self._entries = entries
+        self._norms: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, position: int) -> str:
+        found = self._norms.get(position)
+        if found is None:
+            entry = self._entries[position]
+            found = self._norms[position] = normalise(f"{entry.title}\n{entry.body}\n{' '.join(entry.tags)}")
+        return found
+
+
 def build_entry_index(snapshot: LTMSnapshot) -> EntryIndex:
     """An inverted index over the live entries (sorted by path, so matching is deterministic)."""
     entries = sorted(snapshot.live(), key=lambda e: e.path)
     signatures = [Signature.of(entry_text(e), e.guidance) for e in entries]
-    body_norms: list[str] = []
-    body_numbers: list[frozenset[int]] = []
-    for entry, sig in zip(entries, signatures, strict=True):
-        full = f"{entry.title}\n{entry.body}\n{' '.join(entry.tags)}"
-        body_norms.append(normalise(full))
-        body_numbers.append(numbers(full) | sig.numbers)
     tokens = TokenIndex([informative(sig) for sig in signatures])
     features = [sig.features for sig in signatures]
     weights = Weights(features)
     matcher = MatchIndex.build(list(range(len(entries))), features, weights)
-    return EntryIndex(entries, signatures, body_norms, body_numbers, tokens, features, matcher, weights)
+    return EntryIndex(entries, signatures, BodyNorms(entries), tokens, features, matcher, weights)
 
 
 def entry_candidates(sig: Signature, index: EntryIndex, limit: int = ENTRY_CANDIDATES) -> list[int]:

@@ -41,19 +41,43 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
-from typing import Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar, overload
 
 import snowballstemmer  # type: ignore[import-untyped]  # ships no type information
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 T = TypeVar("T")
+_V = TypeVar("_V")
+
+
+class _read_once(Generic[_V]):  # noqa: N801  # a decorator, named as functools.cached_property is
+    """functools.cached_property without its lock: Python 3.11's takes one lock shared by every
+    instance on each first read, and a 10k dream first-reads ~270,000 Features properties, each
+    text's in one thread. The value lands in the instance's __dict__, which is read from then on."""
+
+    def __init__(self, func: Callable[[Any], _V]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _V: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> _V | Self:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
 
 # --- words -------------------------------------------------------------------------------------
 
@@ -779,12 +803,12 @@ class Features:
     def __repr__(self) -> str:
         return f"Features({self.text!r})"
 
-    @cached_property
+    @_read_once
     def names(self) -> frozenset[tuple[str, ...]]:
         """Identifiers (files, variables, proper names), as normalised words."""
         return identifiers(self.text)
 
-    @cached_property
+    @_read_once
     def strong(self) -> frozenset[str]:
         """The stems that are commands, paths, flags, code spans or tool names (without the
         full reading: the weights need them for every text compared, the facts only for the
@@ -792,13 +816,13 @@ class Features:
         words = self._code.union(*self.names)
         return frozenset(stem(w) for w in words if stem(w) in self.stems) | self._tools
 
-    @cached_property
+    @_read_once
     def acronyms(self) -> frozenset[str]:
         """Its acronyms, lowercased: "ESM", "TDD", "PRs"."""
         return frozenset(m.lower() for m in _ACRONYM_RE.findall(self.text)) if _ACRONYM_RE.search(self.text) \
             else _NO_WORDS
 
-    @cached_property
+    @_read_once
     def initials(self) -> tuple[str, list[int], list[str]]:
         """Its words' initials in order (a short acronym's every letter, a stop word a gap),
         the word each letter is of, and the words: where an acronym is spelled out."""
@@ -809,39 +833,39 @@ class Features:
             return given, list(range(len(words))), words
         return given, [number for number, letter in enumerate(letters) for _ in letter], words
 
-    @cached_property
+    @_read_once
     def linking_kin(self) -> dict[int, frozenset[str]]:
         """Its kindred words in the families that may link a batch's memories (LINKING_KIN)."""
         return {f: m for f, m in self.kin.items() if f in LINKING_KIN} if self.kin else _NO_KIN
 
-    @cached_property
+    @_read_once
     def linking_stems(self) -> frozenset[str]:
         kin = self.linking_kin
         return frozenset().union(*kin.values()) if kin else _NO_WORDS
 
-    @cached_property
+    @_read_once
     def _settings(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         return _circumstances(self.text, self.stems, frozenset(stem(w) for w in self._code))
 
-    @cached_property
+    @_read_once
     def circumstances(self) -> frozenset[str]:
         """The stems the text says only in a stock clause of when, where or for whom it
         applies, or in an example it gives."""
         return self._settings[0]
 
-    @cached_property
+    @_read_once
     def examples(self) -> frozenset[str]:
         """Those of the circumstances said in an example ("(e.g. `feat: ...`)") or a bold
         label ("**Test Reporting:**")."""
         return self._settings[1]
 
-    @cached_property
+    @_read_once
     def asks(self) -> frozenset[str]:
         """The permission words of an instruction to ask ("Ask before deleting", "Get approval
         first"): the rule another text states as its condition ("unless asked")."""
         return self._settings[2]
 
-    @cached_property
+    @_read_once
     def alternatives(self) -> frozenset[str]:
         """The tools the text names only to reject them beside the one it picks in their slot
         ("Use uv (not pip, pipx or poetry)"): the rule is the pick, and a rewording that leaves
@@ -858,7 +882,7 @@ class Features:
         return frozenset(t for t in tools & facts.rejected
                          if t not in picked and _STEM_SLOT.get(t) in facts.picks)
 
-    @cached_property
+    @_read_once
     def _conditions(self) -> tuple[bool, bool]:
         """(it names a permission as a condition: "unless asked", "without approval", "on
         request"; it allows what it says only on some condition: "only ... when")."""
@@ -874,14 +898,14 @@ class Features:
         instruction to ask first ("Ask before deleting")."""
         return bool(self.asks) or any(self._conditions)
 
-    @cached_property
+    @_read_once
     def permission(self) -> bool:
         """It allows what it says only with permission: "Only commit when asked", "Never push
         unless the user asks"."""
         asked, only = self._conditions
         return asked and (only or self.facts.rejects_any)
 
-    @cached_property
+    @_read_once
     def facts(self) -> _Facts:
         """Everything else, read in one pass on first use."""
         return _Facts.read(self)

@@ -1,0 +1,50 @@
+"""What the dream's speed-ups remember must read as reading afresh would: the lazily read entry
+bodies, the lesson cache, the Features properties read once."""
+
+from __future__ import annotations
+
+import pytest
+
+from dreamtui.dream import guidance
+from dreamtui.dream.cluster import build_entry_index
+from dreamtui.dream.guidance import lesson
+from dreamtui.dream.match import Features, normalise
+from tests.factories import entry_text, snapshot_of
+
+
+def test_entry_bodies_are_normalised_on_first_use_as_read_whole() -> None:
+    snapshot = snapshot_of(
+        ("topics/ci-port.md", entry_text("ci-port", "CI Postgres port", "CI's Postgres listens on `5432`.",
+                                         tags=("ci", "postgres"))),
+        ("topics/lint.md", entry_text("lint", "Lint before pushing", "Run `ruff check` before pushing.")))
+    index = build_entry_index(snapshot)
+    assert len(index.body_norms) == 2
+    for position, entry in enumerate(index.entries):
+        expected = normalise(f"{entry.title}\n{entry.body}\n{' '.join(entry.tags)}")
+        assert index.body_norms[position] == expected
+        assert index.body_norms[position] is index.body_norms[position]  # read once
+    assert "postgres listens on 5432" in index.body_norms[0]
+    with pytest.raises(IndexError):
+        index.body_norms[2]
+
+
+def test_a_lesson_read_again_is_equal_and_its_own() -> None:
+    guidance._taught.cache_clear()
+    title, content = "Postgres port", "CI's Postgres listens on 5433. Connect with `psql -p 5433`.\n\nIt moved."
+    first = lesson(title, content)
+    first.rest.append("changed by a caller")
+    second = lesson(title, content)
+    assert guidance._taught.cache_info().hits == 1
+    assert second.rest is not first.rest and "changed by a caller" not in second.rest
+    assert (second.guidance, second.rest, second.actionable) == \
+        (guidance._lesson(title, content).guidance, guidance._lesson(title, content).rest,
+         guidance._lesson(title, content).actionable)
+
+
+def test_a_features_property_is_read_once_and_then_kept() -> None:
+    features = Features("Never push directly to `main`; open a PR.")
+    assert "facts" not in features.__dict__
+    facts = features.facts
+    assert features.__dict__["facts"] is facts and features.facts is facts
+    assert features.circumstances is features.circumstances
+    assert Features.facts.__doc__ and "read in one pass" in Features.facts.__doc__
