@@ -256,3 +256,13 @@ def test_asking_questions_in_doubt_says_asking_for_clarification(tmp_path: Path,
 def test_an_adverb_of_manner_needs_no_rule(tmp_path: Path, memory: str, known: bool) -> None:
     docs = "## Failures\n\n- Failures are data. Do not ignore them; handle each one.\n"
     assert (_kind(tmp_path, docs, memory) == "known") is known
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # "No exceptions." after a rule says it holds always: no stance on exceptions, nor a rule
+    ("Raise exceptions for invalid input.", ""),
+    ("Run the linters before every push.", "known"),
+])
+def test_no_exceptions_is_emphasis(tmp_path: Path, memory: str, kind: str) -> None:
+    docs = "# Rules\n\nAlways run the linters before pushing. No exceptions.\n"
+    assert _kind(tmp_path, docs, memory) == kind

@@ -519,7 +519,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
             if len(pieces) > 1:
                 pieces.append(joined)
             for piece in pieces:
-                if _DESCRIBING_RE.match(piece):
+                if _DESCRIBING_RE.match(piece) or _EMPHASIS_RE.fullmatch(piece):
                     continue
                 if len(_content_words(piece)) >= MIN_RULE_WORDS or len(_CJK_RE.findall(piece)) >= MIN_CJK_CHARS \
                         or _one_word_rule(piece):
@@ -593,6 +593,11 @@ def split_rules(text: str, path: str) -> list[Rule]:
 # name every step of one.
 _DESCRIBING_RE = re.compile(r"\s*(?:\*\*|__)?(?:description|context|when\s+to\s+use|usage\s+example|examples?"
                             r"|user|assistant|commentary)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)?\s*:)", re.IGNORECASE)
+
+
+# "No exceptions." after a rule says it holds always: no stance on exceptions (nor a rule).
+_EMPHASIS_RE = re.compile(r"(?:^|(?<=[.!?:]))\s*\**\s*(?:no|without)\s+(?:exceptions?|excuses?)"
+                          r"(?:\s*[.!]+|(?=\s*\**\s*$))\s*\**(?=\s|$)", re.IGNORECASE)
 
 
 def _one_word_rule(piece: str) -> bool:
@@ -1954,6 +1959,8 @@ def _plain(text: str) -> str:
     (match.py reads the digits either side of a comma as two numbers: "1,600" vs "1,500" would
     differ as 600 vs 500, and "1500" from "1,500")."""
     text = _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
+    if "xception" in text or "xcuse" in text:
+        text = _EMPHASIS_RE.sub(" ", text)
     return _THOUSANDS_RE.sub("", text) if "," in text else text
 
 
