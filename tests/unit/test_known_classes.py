@@ -266,3 +266,14 @@ def test_an_adverb_of_manner_needs_no_rule(tmp_path: Path, memory: str, known: b
 def test_no_exceptions_is_emphasis(tmp_path: Path, memory: str, kind: str) -> None:
     docs = "# Rules\n\nAlways run the linters before pushing. No exceptions.\n"
     assert _kind(tmp_path, docs, memory) == kind
+
+
+@pytest.mark.parametrize("docs, memory, known", [
+    # the flag instruction files forbid by name, said by what it does, both ways
+    ("## Git\n\n- Do not pass `--no-verify` to git commit.\n", "Never bypass the pre-commit hooks.", True),
+    ("## Git\n\n- Never bypass the pre-commit hooks.\n", "Do not run `git commit --no-verify`.", True),
+    # ... not another check
+    ("## Git\n\n- Do not pass `--no-verify` to git commit.\n", "Never bypass the CI checks.", False),
+])
+def test_a_forbidden_flag_is_what_it_does(tmp_path: Path, docs: str, memory: str, known: bool) -> None:
+    assert (_kind(tmp_path, docs, memory) == "known") is known

@@ -595,6 +595,10 @@ _DESCRIBING_RE = re.compile(r"\s*(?:\*\*|__)?(?:description|context|when\s+to\s+
                             r"|user|assistant|commentary)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)?\s*:)", re.IGNORECASE)
 
 
+# The flags instruction files forbid by name, and what they do, in the words others use for it
+# ("Never bypass the pre-commit hooks" / "Never use `git commit --no-verify`").
+_FLAG_MEANINGS = {"--no-verify": "bypassing the pre-commit hooks"}
+_FLAG_STEMS = {flag: features_of(meaning).stems for flag, meaning in _FLAG_MEANINGS.items()}
 # "No exceptions." after a rule says it holds always: no stance on exceptions (nor a rule).
 _EMPHASIS_RE = re.compile(r"(?:^|(?<=[.!?:]))\s*\**\s*(?:no|without)\s+(?:exceptions?|excuses?)"
                           r"(?:\s*[.!]+|(?=\s*\**\s*$))\s*\**(?=\s|$)", re.IGNORECASE)
@@ -992,7 +996,9 @@ class KnownIndex:
                      and not self.unstated(query, rule, c) and not self.gated_step(query, rule, c)
                      and not (c.slot == "word" and _listed(query.text, c.a) and _listed(text, c.b))
                      # "run `vitest`" runs what "run the test suite" does, where the rule names no tool
-                     and not (c.slot == "object" and _stepped(c.a, self.index.features[rule])))
+                     and not (c.slot == "object" and _stepped(c.a, self.index.features[rule]))
+                     # a forbidden flag the other side names by what it does
+                     and not (c.slot == "prohibited" and _flag_said(c, query, self.index.features[rule])))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -1427,6 +1433,13 @@ def _stepped(command: str, rule: Features) -> bool:
     steps = _STEP_ROLES.get(slot or "")
     return steps is not None and not steps.isdisjoint(rule.stems) and not rule.facts.commands \
         and not any(_ROLE.get(s) == slot for s in rule.stems)
+
+
+def _flag_said(conflict: Conflict, query: Features, rule: Features) -> bool:
+    """Whether a flag one side forbids and the other does not name (match.py's "prohibited") is
+    said by the other in the words for what it does ("bypass the pre-commit hooks")."""
+    return any(flag in _FLAG_STEMS and _FLAG_STEMS[flag] <= query.stems & rule.stems
+               for flag in (conflict.a, conflict.b))
 
 
 def _squashed(command: str) -> str:
@@ -1957,10 +1970,14 @@ def _plain(text: str) -> str:
     """What a text says, not where it links: "[Poetry](https://python-poetry.org/)" is "Poetry"
     (a URL's host and path words would count as rare words no rule shares); "1,500" is 1500
     (match.py reads the digits either side of a comma as two numbers: "1,600" vs "1,500" would
-    differ as 600 vs 500, and "1500" from "1,500")."""
+    differ as 600 vs 500, and "1500" from "1,500"). A flag instruction files forbid by name
+    says what it does (_FLAG_MEANINGS)."""
     text = _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
     if "xception" in text or "xcuse" in text:
         text = _EMPHASIS_RE.sub(" ", text)
+    for flag, meaning in _FLAG_MEANINGS.items():
+        if flag in text:
+            text = text.replace(flag, f"{flag} ({meaning})", 1)
     return _THOUSANDS_RE.sub("", text) if "," in text else text
 
 
