@@ -48,3 +48,30 @@ def test_a_features_property_is_read_once_and_then_kept() -> None:
     assert features.__dict__["facts"] is facts and features.facts is facts
     assert features.circumstances is features.circumstances
     assert Features.facts.__doc__ and "read in one pass" in Features.facts.__doc__
+
+
+def test_what_the_paused_collector_let_live_is_old_and_its_cycles_still_freed() -> None:
+    """After the pause its survivors sit in the oldest generation, so the next young collection
+    does not walk them all; garbage cycles made during the pause are still collected."""
+    import gc
+    import weakref
+
+    from dreamtui.dream.cluster import _collector_paused
+
+    class Node:
+        other: object = None
+
+    assert gc.isenabled()
+    with _collector_paused():
+        kept = [[n] for n in range(20_000)]
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        cycle = weakref.ref(a)
+        del a, b
+    assert gc.isenabled()
+    marker = kept[-1]
+    assert any(o is marker for o in gc.get_objects(generation=2))
+    assert not any(o is marker for o in gc.get_objects(generation=0))
+    assert cycle() is not None  # nothing collected it on the way out
+    gc.collect()
+    assert cycle() is None

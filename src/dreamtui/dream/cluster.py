@@ -305,6 +305,13 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # What was made meanwhile and still lives (the batch, the snapshot, the proposals,
+            # the caches) goes straight to the oldest generation, unscanned (freeze, then
+            # unfreeze): else the first collection after the pause walks it all as its youngest,
+            # ~0.2 s CPU after a 10,000-memory dream, to free a few hundred objects. A cycle
+            # left among them is freed by a later full collection.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
