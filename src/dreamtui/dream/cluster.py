@@ -278,10 +278,14 @@ def candidate_pairs(token_lists: Sequence[Sequence[str]], limit: int = MAX_CANDI
     for each document, how many of its rarest tokens a candidate shares (MIN_SHARED_TOKENS)."""
     index = TokenIndex(token_lists)
     pairs: set[tuple[int, int]] = set()
+    add = pairs.add
     for i, tokens in enumerate(token_lists):
         least = MIN_SHARED_TOKENS if needed is None else needed[i]
-        pairs.update((min(i, j), max(i, j)) for j in index.candidates(tokens, needed=least, limit=limit + 1)
-                     if j != i)
+        for j in index.candidates(tokens, needed=least, limit=limit + 1):
+            if j > i:
+                add((i, j))
+            elif j < i:
+                add((j, i))
     return sorted(pairs)
 
 
@@ -353,9 +357,10 @@ def _cluster(memories: Sequence[Memory], threshold: float, index: EntryIndex | N
     tokens = [sorted(f.stems) + [f"{KIN_TOKEN}{family}" for family in sorted(f.linking_kin) if family in INDEXED_KIN]
               for f in features]
     for i, j in candidate_pairs(tokens, CLUSTER_CANDIDATES, needed=needed):
-        if min(cores[i], cores[j]) > 1 and _one_plain_word(features[i], features[j]):
+        fi, fj = features[i], features[j]
+        if cores[i] > 1 and cores[j] > 1 and _one_plain_word(fi, fj):
             continue
-        raw = raw_overlap(features[i], features[j], weights, linking=True)
+        raw = raw_overlap(fi, fj, weights, linking=True)
         score = calibrated(raw)
         if score >= threshold:
             links.append((-score, i, j, raw))
