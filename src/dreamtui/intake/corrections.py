@@ -195,7 +195,7 @@ _WRONG_FIRST = re.compile(
     r"|(?:that'?s|that is|this is|it'?s|it is) not an? (?:option|solution)\b"
     # (not a request about them: "please remove things that are not necessary", "drop what isn't needed")
     r"|(?!(?:if|when|unless|in case|whether|please|pls|remove|delete|drop|clean|get rid|strip|cut|trim)\b)"
-    r"(?:(?!\b(?:that|which|what)\b)[^.!?\n]){0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
+    r"[^.!?\n]{0,60}?\b(?:is|are|'s|'re)(?: not|n'?t) (?:needed|"
     r"necessary|required)\b|[^.!?\n]{0,60}?\b(?:is|are) unnecessary\b"
     r"|[^.!?\n]{0,60}?\b(?:is|are|'s|was|were) (?:\w+ing|using|picking|showing) the wrong\b"
     r"|(?:you|u) (?:\w+ed|picked|read|took|ran|wrote|made|put|got) the wrong\b"
