@@ -18,6 +18,14 @@ from dreamtui.safety.secrets import redact
     ("echo 'Hunter2!' | sudo -S apt-get install -y jq", "Hunter2!"),
     ("echo mypass | sudo -kS systemctl restart nginx", "mypass"),
     ("echo \"newpass99\" | passwd --stdin alice", "newpass99"),
+    # the usual glob and regex prompts, and Tcl's block form
+    ("expect \"*assword:\"\nsend \"Plum9tree\\r\"", "Plum9tree"),
+    ("expect -re \"(P|p)assword:\" { send \"Plum9tree\\r\" }", "Plum9tree"),
+    ("expect {\n  \"password:\" { send \"Plum9tree\\r\"; exp_continue }\n}", "Plum9tree"),
+    ("expect { \"password:\" { send \"Plum9tree\\r\" } }", "Plum9tree"),
+    ("printf '%s\\n' 'Plum9tree' | sudo -S ls", "Plum9tree"),  # the format string is not the value
+    ("echo Plum9tree | sudo --stdin ls", "Plum9tree"),
+    ("echo Plum9tree | sudo -u deploy -S ls", "Plum9tree"),
 ])
 def test_a_password_sent_to_a_prompt_is_redacted(text: str, secret: str) -> None:
     result = redact(text)

@@ -292,32 +292,48 @@ _URL_SIGNATURE_RE = re.compile(
 )
 
 # Passwords handed to a prompt on standard input: expect's answer to a password prompt
-# (`expect "Password:"` then `send "S3cret\r"`, or `expect "password:" { send … }`), and what is
-# piped to a command that reads its password from stdin (`echo 'pw' | sudo -S …`, `passwd
+# (`expect "*assword:"` then `send "S3cret\r"`, `expect -re "(P|p)assword" { send … }`, the block
+# form `expect { "password:" { send … } }`), and what is piped to a command that reads its
+# password from stdin (`echo 'pw' | sudo -S …`, `printf '%s\n' 'pw' | sudo --stdin …`, `passwd
 # --stdin`); agents script both to get past a prompt they cannot type into.
-_PROMPT_WORDS = (r"(?:password|passphrase|passwd|passcode|密码|口令|пароль|passwort|kennwort|mot de passe"
-                 r"|contraseña|senha)")
-_EXPECT_SEND_RE = re.compile(
-    r"""\bexpect[ \t]+(?:-[a-z]+[ \t]+)*(?P<q>["'{]?)[^"'{}\n]*?""" + _PROMPT_WORDS +
-    r"""[^"'{}\n]*(?P=q)[\s;{]*send[ \t]+(?:--[ \t]+)?(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\{[^{}\n]*\})""",
-    re.I,
-)
+_SEND_RE = re.compile(r"""\bsend[ \t]+(?:--[ \t]+)?(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\{[^{}\n]*\}|[^\s;{}"']+)""")
+# The prompt an `expect` waits for, in the text before a `send` (globs and regexes cut its head).
+_PROMPT_RE = re.compile(r"p?ass(?:word|wd|phrase|code)|密码|口令|пароль|kennwort|mot de passe|contraseña|senha",
+                        re.IGNORECASE)
+_EXPECT_WINDOW = 200  # characters before a `send`: its `expect` and prompt sit just before it
 _STDIN_PASSWORD_RE = re.compile(
-    r"""\b(?:echo|printf)[ \t]+(?:-[a-z]+[ \t]+)*(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s|;&'"]+)[ \t]*\|[ \t]*"""
-    r"""(?:sudo[ \t]+(?:-[a-zA-Z]+[ \t]+)*-[a-zA-Z]*S\b|passwd[ \t]+(?:\S+[ \t]+)*--stdin\b)"""
+    r"""\b(?:echo|printf)[ \t]+(?:-[a-z]+[ \t]+)*(?:(?:"[^"\n]*%[^"\n]*"|'[^'\n]*%[^'\n]*')[ \t]+)?"""
+    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s|;&'"]+)[ \t]*\|[ \t]*"""
+    r"""(?:sudo(?:[ \t]+-[a-zA-Z]*[a-zA-RT-Z](?:[ \t]+[^\s-]\S*)?)*[ \t]+(?:-[a-zA-Z]*S\b|--stdin\b)"""
+    r"""|passwd[ \t]+(?:[^\s|;&]+[ \t]+)*?--stdin\b)"""
 )
 # A value's own escapes for the Enter that ends it (`\r`, `\n`) are the keystroke, not the password.
 _ENTER_RE = re.compile(r"(?:\\[rn])+$")
 
 
+def _expect_answers(text: str) -> Iterator[re.Match[str]]:
+    """The `send`s answering a password prompt: an `expect` naming one in the few characters
+    before (bounded, so a long text costs one scan)."""
+    last = 0
+    for m in _SEND_RE.finditer(text):
+        window = text[max(last, m.start() - _EXPECT_WINDOW):m.start()]
+        last = m.end()
+        at = window.lower().rfind("expect")
+        if at >= 0 and _PROMPT_RE.search(window, at):
+            yield m
+
+
 def _stdin_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    for regex in (_EXPECT_SEND_RE, _STDIN_PASSWORD_RE):
-        for m in regex.finditer(text):
-            raw = m["value"]
-            start, value = (m.start("value") + 1, raw[1:-1]) if raw[:1] in "\"'{" else (m.start("value"), raw)
-            value = _ENTER_RE.sub("", value)
-            if value and value[0] not in "$[" and not _PLACEHOLDER_RE.match(value):
-                yield start, start + len(value), "password"
+    found = list(_STDIN_PASSWORD_RE.finditer(text)) if "|" in text else []
+    if "send" in text:
+        found += _expect_answers(text)
+    for m in found:
+        raw = m["value"]
+        quoted = raw[:1] in "\"'{" and len(raw) > 1
+        start, value = (m.start("value") + 1, raw[1:-1]) if quoted else (m.start("value"), raw)
+        value = _ENTER_RE.sub("", value)
+        if value and value[0] not in "$[" and not _PLACEHOLDER_RE.match(value):
+            yield start, start + len(value), "password"
 
 
 # Shell environment assignments (`PGPASSWORD=… psql`, `export DEPLOY_KEY=…`). The variables the
