@@ -1265,7 +1265,9 @@ _SETUP_FACTS = (
 #   layout, not an installation);
 # - a program the shell did not find whose name is a here-document's delimiter or a variable's
 #   ("EOF: command not found": the agent's quoting), or a utility every system has ("ls: command
-#   not found" after the line set PATH: the agent's PATH, not a program missing);
+#   not found" after the line set PATH: the agent's PATH, not a program missing), in any of bash's
+#   languages ("ls: 未找到命令"); the name's space is `[ \t]`, never a line break, or a match would
+#   start on the line before and the line itself be passed over as already left out;
 # - what a shell's start-up script printed before the command ran (Homebrew's "…/shellenv.sh:
 #   line 18: /bin/ps: Operation not permitted" in a sandbox, whichever command followed).
 _CORE_UTILITIES = r"(?:ls|cat|cp|mv|rm|mkdir|chmod|touch|head|tail|sed|grep|sort|uniq|wc|cut|tr|dirname|basename|env|" \
@@ -1275,8 +1277,8 @@ _NOT_MACHINE = tuple((screen(part), part) for part in map(functools.partial(re.c
     r"Cannot find (?:module|package) '(?:\.{1,2}/|/|@/|~/|[^'\n]*\.(?:[cm]?[jt]sx?|json|vue|svelte)')",
     r"Cannot find module '[^'\n]+' from '",
     r"No module named '?\w+\.[\w.]+",
-    r"(?:^|\s)(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r"): command not found",
-    r"command not found: (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$",
+    r"(?:^|[ \t])(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r") ?: (?:command not found|" + _NOT_FOUND_LOCALISED + r")",
+    r"(?:command not found|" + _NOT_FOUND_LOCALISED + r"): (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$",
     r"[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: ")))
 
 

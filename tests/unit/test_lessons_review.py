@@ -1,0 +1,40 @@
+"""Tool errors after the second read of the day's changes: what counts as a fact of the machine,
+which program a command line names, and the first line of a stop.
+
+The outputs are written in the shapes shells and Python print them, not copied from anyone's logs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dreamtui.intake.lessons import environment_fact, environment_subject
+
+
+@pytest.mark.parametrize("text", [
+    # the second line would start its match on the first line's newline and be passed over
+    "ls: command not found\ncat: command not found",
+    "Exit code 127\nEOF: command not found\nEOF: command not found",
+    "Exit code 127\nPATH_X: command not found\nmkdir: command not found",
+])
+def test_every_line_of_a_delimiter_or_utility_run_as_a_command_is_left_out(text: str) -> None:
+    assert not environment_fact(text)
+    assert environment_subject(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "bash: line 1: ls: 未找到命令",
+    "bash: line 1: EOF: 未找到命令",
+    "bash: Zeile 1: END_SQL: Befehl nicht gefunden",
+    "bash: ligne 1: cat : commande introuvable",
+    "bash: строка 1: EOF: команда не найдена",
+])
+def test_a_delimiter_or_utility_not_found_in_another_language_is_no_missing_program(text: str) -> None:
+    assert not environment_fact(text)
+    assert environment_subject(text) is None
+
+
+def test_a_program_not_found_in_another_language_is_still_one() -> None:
+    assert environment_subject("bash: line 1: rg: 未找到命令") == ("command:rg", "`rg` is not installed here")
+    assert environment_subject("ls: command not found\nbash: line 2: jq: command not found") == (
+        "command:jq", "`jq` is not installed here")
