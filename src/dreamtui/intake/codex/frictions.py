@@ -211,15 +211,21 @@ def _redirects_after_stop(text: str) -> bool:
 _IDE_CONTEXT = re.compile(r"^\s*# (?:Context from my IDE setup|Files mentioned by the user):")
 _IDE_REQUEST = "## My request for Codex:"
 _TEMPLATE_OPENING = re.compile(r"^\s*#{1,6} \S")
+# The block a spec-kit-style template fills in with what the person typed after its command.
+_USER_INPUT = re.compile(r"^#{1,6} User Input[ \t]*\n\s*```[^\n]*\n(.*?)^```", re.M | re.S)
 
 
 def typed_words(text: str) -> str | None:
-    """The person's own words in a turn: the request after the IDE's context; None when there
-    are none (the context alone) or the turn is a template (`_TEMPLATE_OPENING`)."""
+    """The person's own words in a turn: the request after the IDE's context, or what a
+    template's "User Input" block holds; None when there are none (the context alone, an empty
+    block) or the turn is a template without that block (`_TEMPLATE_OPENING`)."""
     if _IDE_CONTEXT.match(text):
         text = text.partition(_IDE_REQUEST)[2]
     text = text.strip()
-    return None if not text or _TEMPLATE_OPENING.match(text) else text
+    if _TEMPLATE_OPENING.match(text):
+        block = _USER_INPUT.search(text)
+        text = block[1].strip() if block else ""
+    return text or None
 
 
 def _corrects(text: str, said: str | None) -> bool:
@@ -442,13 +448,17 @@ class Detector:
         return len(before.split()) >= 3 and now.startswith(before[:80])
 
     def _typed(self, turn: UserTurn) -> None:
+        # Every rule reads the person's own words, and the turn is remembered in them: the IDE's
+        # context heads each turn of an IDE session alike (each turn after a stop would "amend"
+        # the one before, and no correction would be read), and a template is no one's words.
+        words = typed_words(turn.text)
+        turn = replace(turn, text=words or "")
         self.instructions.extend(instructions_in(turn.text, self.session_id))
         reason = clip(turn.text, 2 * QUOTE_CHARS)
         stopped = any(f.kind == "interruption" for f in self._waiting)
         if stopped and self._amends(turn):
             self._amended(turn)
             return
-        words = typed_words(turn.text)
         # Esc at the approval prompt declines the call and stops the turn: one event, the refusal.
         refused = any(f.kind == "rejection" for f in self._waiting)
         for friction in self._waiting:

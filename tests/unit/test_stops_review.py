@@ -1,0 +1,63 @@
+"""Stops and plan rejections: the cases a second read found (review1 H1, H2, H6, M1, M7, L1,
+L2, L8), each on a made-up session in the shape of a real one."""
+from __future__ import annotations
+
+from dreamtui.intake.codex.frictions import Detector, typed_words
+from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Meta, Result, UserTurn
+
+IDE = ("# Context from my IDE setup:\n\n## Active file: src/parser.ts\n\n## Open tabs:\n"
+       "- parser.ts: src/parser.ts\n- lexer.ts: src/lexer.ts\n\n## My request for Codex:\n")
+
+
+def _codex(*events: object) -> list[tuple[str, str | None, str]]:
+    detector = Detector()
+    detector.feed(Meta("s1", "/home/u/p", "0.50.0"))
+    for event in events:
+        detector.feed(event)  # type: ignore[arg-type]
+    return [(f.kind, f.reason, f.evidence) for f in detector.finish()]
+
+
+def _stopped_then(first: str, second: str) -> list[tuple[str, str | None, str]]:
+    return _codex(UserTurn(first, "2026-11-02T10:00:00Z", 1),
+                  AgentText("I'll rewrite the lexer."),
+                  Call("c1", "shell", "sed -i s/a/b/ src/lexer.ts"),
+                  Aborted("interrupted", "2026-11-02T10:00:05Z"),
+                  UserTurn(second, "2026-11-02T10:00:09Z", 5))
+
+
+def test_codex_redirect_after_a_stop_is_read_under_the_ide_context() -> None:
+    said = "Wait, do not touch the lexer, only fix the parser's error recovery"
+    found = _stopped_then(IDE + "fix the parser's error recovery", IDE + said)
+    assert [(kind, reason) for kind, reason, _ in found] == [("interruption", said)]
+
+
+def test_codex_amendment_under_the_ide_context_keeps_only_the_typed_words() -> None:
+    found = _stopped_then(IDE + "fix the parser's error recovery",
+                          IDE + "fix the parser's error recovery, but don't touch the public API")
+    assert [(kind, reason) for kind, reason, _ in found] == [
+        ("interruption", "fix the parser's error recovery, but don't touch the public API")]
+
+
+def test_codex_correction_after_done_is_found_under_the_ide_context() -> None:
+    said = "No, revert that, the old parser handled comments and this one does not"
+    found = _codex(UserTurn(IDE + "rewrite the parser", "2026-11-02T10:00:00Z", 1),
+                   Call("c1", "shell", "sed -i s/a/b/ src/parser.ts"),
+                   Result("c1", True, "", "2026-11-02T10:00:02Z"),
+                   AgentText("Done: the parser is rewritten."),
+                   UserTurn(IDE + said, "2026-11-02T10:00:10Z", 4))
+    assert [(kind, evidence) for kind, _, evidence in found] == [("correction", said)]
+
+
+TEMPLATE = ("## User Input\n\n```text\nDon't touch the migrations, only fix the API handler\n```\n\n"
+            "You **MUST** consider the user input before proceeding (if not empty).")
+
+
+def test_codex_template_user_input_block_is_the_persons_words() -> None:
+    assert typed_words(TEMPLATE) == "Don't touch the migrations, only fix the API handler"
+    assert typed_words("## Outline\n\n1. Load the spec.\n2. Write the plan.") is None
+    found = _codex(UserTurn("fix the API handler for uploads", "2026-11-02T10:00:00Z", 1),
+                   Call("c1", "shell", "alembic revision --autogenerate"),
+                   Aborted("interrupted", "2026-11-02T10:00:05Z"),
+                   UserTurn(TEMPLATE, "2026-11-02T10:00:09Z", 5))
+    assert [(kind, reason) for kind, reason, _ in found] == [
+        ("interruption", "Don't touch the migrations, only fix the API handler")]
