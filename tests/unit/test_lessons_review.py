@@ -38,3 +38,17 @@ def test_a_program_not_found_in_another_language_is_still_one() -> None:
     assert environment_subject("bash: line 1: rg: 未找到命令") == ("command:rg", "`rg` is not installed here")
     assert environment_subject("ls: command not found\nbash: line 2: jq: command not found") == (
         "command:jq", "`jq` is not installed here")
+
+
+@pytest.mark.parametrize("module", [
+    "google.protobuf", "ruamel.yaml", "azure.storage.blob", "backports.zoneinfo", "opentelemetry.sdk.trace"])
+def test_a_distribution_missing_from_a_shared_namespace_is_a_fact_of_the_machine(module: str) -> None:
+    text = (f'Traceback (most recent call last):\n  File "/srv/api/main.py", line 3, in <module>\n'
+            f"    import {module}\nModuleNotFoundError: No module named '{module}'")
+    assert environment_fact(text)
+    assert environment_subject(text) == (f"module:{module}", f"The module `{module}` is not installed here")
+
+
+@pytest.mark.parametrize("module", ["api.routes.health", "googleish.client", "azurefs.blob"])
+def test_a_submodule_of_the_projects_own_package_is_still_its_layout(module: str) -> None:
+    assert environment_subject(f"ModuleNotFoundError: No module named '{module}'") is None

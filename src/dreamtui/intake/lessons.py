@@ -1262,7 +1262,9 @@ _SETUP_FACTS = (
 #   'y.test.ts'";
 # - a module named by its path ("Cannot find module './dist/index.js'", '@/lib/queue', a source
 #   file) or a submodule of a package that loaded ("No module named 'app.services'": the code's
-#   layout, not an installation);
+#   layout, not an installation), unless the package is a namespace that distributions share
+#   (`_NAMESPACE_ROOTS`: 'google.protobuf' is named so when another google-* distribution is
+#   installed and protobuf is not, an installation missing);
 # - a program the shell did not find whose name is a here-document's delimiter or a variable's
 #   ("EOF: command not found": the agent's quoting), or a utility every system has ("ls: command
 #   not found" after the line set PATH: the agent's PATH, not a program missing), in any of bash's
@@ -1272,11 +1274,13 @@ _SETUP_FACTS = (
 #   line 18: /bin/ps: Operation not permitted" in a sandbox, whichever command followed).
 _CORE_UTILITIES = r"(?:ls|cat|cp|mv|rm|mkdir|chmod|touch|head|tail|sed|grep|sort|uniq|wc|cut|tr|dirname|basename|env|" \
                   r"sh|sleep|date|pwd|tee|xargs|find|awk|uname|id|test|echo|printf|readlink)"
+_NAMESPACE_ROOTS = (r"(?:google|azure|ruamel|backports|jaraco|zope|sphinxcontrib|opentelemetry|mpl_toolkits|"
+                    r"llama_index|airflow\.providers)\.")
 _NOT_MACHINE = tuple((screen(part), part) for part in map(functools.partial(re.compile, flags=re.MULTILINE), (
     r"\berror TS\d{4}:",
     r"Cannot find (?:module|package) '(?:\.{1,2}/|/|@/|~/|[^'\n]*\.(?:[cm]?[jt]sx?|json|vue|svelte)')",
     r"Cannot find module '[^'\n]+' from '",
-    r"No module named '?\w+\.[\w.]+",
+    r"No module named '?(?!" + _NAMESPACE_ROOTS + r")\w+\.[\w.]+",
     r"(?:^|[ \t])(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r") ?: (?:command not found|" + _NOT_FOUND_LOCALISED + r")",
     r"(?:command not found|" + _NOT_FOUND_LOCALISED + r"): (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$",
     r"[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: ")))
