@@ -2,6 +2,7 @@
 L2, L8), each on a made-up session in the shape of a real one."""
 from __future__ import annotations
 
+from dreamtui.intake.claude_code.rules import reason_at_plan
 from dreamtui.intake.codex.frictions import Detector, typed_words
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Meta, Result, UserTurn
 
@@ -61,3 +62,27 @@ def test_codex_template_user_input_block_is_the_persons_words() -> None:
                    UserTurn(TEMPLATE, "2026-11-02T10:00:09Z", 5))
     assert [(kind, reason) for kind, reason, _ in found] == [
         ("interruption", "Don't touch the migrations, only fix the API handler")]
+
+
+PLAN = """# Plan: rate limiting for the public API
+
+1. Add a `RateLimiter` class in `api/limits.py`, backed by Redis, with a fixed window per API key.
+2. Wire the limiter into the request handler after authentication, so that anonymous requests use the client IP.
+3. Return 429 with a Retry-After header when a key is over its limit.
+4. Add tests for the limiter and for the handler: one key over the limit, two keys, the window reset.
+5. Do not change the database schema; the limits live in the settings file for now.
+"""
+
+
+def test_a_short_reason_in_the_plans_words_is_no_paste() -> None:
+    typed = "Do not use Redis for the limiter; use the settings file for the limits, and add the tests."
+    assert reason_at_plan(typed, PLAN) == typed
+    two = ("Do not use Redis for the limiter.\n"
+           "Keep the limits in the settings file and add tests for the window reset first")
+    assert reason_at_plan(two, PLAN) == two
+
+
+def test_a_line_added_to_a_pasted_plan_in_its_words_is_kept() -> None:
+    pasted = PLAN.replace("3. Return 429", "Do not use Redis for the limiter.\n3. Return 429")
+    assert reason_at_plan(PLAN, PLAN) is None
+    assert reason_at_plan(pasted, PLAN) == "Do not use Redis for the limiter."

@@ -336,24 +336,34 @@ def _words(text: str) -> set[str]:
 
 def reason_at_plan(text: str, plan: str | None) -> str | None:
     """The person's reason in the text typed at a rejected plan's prompt, None when it is pasted
-    material with nothing of theirs: the plan itself pasted back (`_PASTED_BACK` of its first words
-    are the plan's) unchanged, or a pasted review (`_PASTED_REVIEW` characters or more) whose first
-    sentence approves the plan with no reservation. A plan pasted back with lines the person changed
-    gives those lines (what is compared is the plan's first `_PLAN_WORDS` characters, all a call
-    keeps of it). A pasted critique ("This is very close, but …", "Strengths … Weaknesses …") is the
-    person's reason, in another's words."""
+    material with nothing of theirs: the plan itself pasted back unchanged (as long as half the
+    plan or `_PASTED_REVIEW` characters, `_PASTED_BACK` of its first words the plan's), or a pasted
+    review (`_PASTED_REVIEW` characters or more) whose first sentence approves the plan with no
+    reservation. A plan pasted back with lines the person changed or added (lines whose words do
+    not run in the plan in that order) gives those lines (what is compared is the plan's first
+    `_PLAN_WORDS` characters, all a call keeps of it). A pasted critique ("This is very close, but
+    …", "Strengths … Weaknesses …") is the person's reason, in another's words."""
     lines = [line for line in text[:_PLAN_WORDS].splitlines() if not _PLAN_VIEWER.match(line)]
     words = _words("\n".join(lines))
-    if plan and len(words) >= 12:
+    # A paste is long: a line or two typed in the plan's own terms ("Do not use Redis for the
+    # limiter") is the person's reason, however many of its words the plan holds.
+    if plan and len(words) >= 12 and len(text) >= min(_PASTED_REVIEW, len(plan) // 2):
         planned = _words(plan[:_PLAN_WORDS])
         if len(words & planned) >= _PASTED_BACK * len(words):
+            # A line is the plan's when its words run in the plan in that order (Markdown and
+            # numbering aside), not when the plan merely holds each of them.
+            sequence = f" {' '.join(_WORD.findall(plan[:_PLAN_WORDS].lower()))} "
+
+            def pasted(line: str) -> bool:
+                return f" {' '.join(_WORD.findall(line.lower()))} " in sequence
+
             whole = lines if len(text) <= _PLAN_WORDS else lines[:-1]  # else the last is cut short
             if len(plan) >= _PLAN_WORDS - 1 or plan.endswith("…"):
                 # The call kept the plan's head only: past the last line found in it, the paste
                 # (shorter without the plan's Markdown) cannot be compared.
-                found = [n for n, line in enumerate(whole) if _words(line) and not _words(line) - planned]
+                found = [n for n, line in enumerate(whole) if _words(line) and pasted(line)]
                 whole = whole[:found[-1] + 1] if found else []
-            changed = [line.strip() for line in whole if _words(line) - planned]
+            changed = [line.strip() for line in whole if _words(line) and not pasted(line)]
             return "\n".join(changed) or None
     if asks_about_plan(text) or asks_otherwise(text, plan):
         return None  # a question before deciding, or another task: no reason of the refusal
