@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreamtui.intake.lessons import environment_fact, environment_subject
+from dreamtui.intake.lessons import command_head, environment_fact, environment_subject
 
 
 @pytest.mark.parametrize("text", [
@@ -52,3 +52,14 @@ def test_a_distribution_missing_from_a_shared_namespace_is_a_fact_of_the_machine
 @pytest.mark.parametrize("module", ["api.routes.health", "googleish.client", "azurefs.blob"])
 def test_a_submodule_of_the_projects_own_package_is_still_its_layout(module: str) -> None:
     assert environment_subject(f"ModuleNotFoundError: No module named '{module}'") is None
+
+
+@pytest.mark.parametrize(("command", "head"), [
+    ('"/srv/build tools/check.sh" --all 2>&1', "/srv/build tools/check.sh"),
+    ("'D:\\Apps\\Java Runtime\\bin\\java.exe' -version", "D:\\Apps\\Java Runtime\\bin\\java.exe"),
+    ('"$HOME/.local/bin/deploy" staging', "$HOME/.local/bin/deploy staging"),
+    # a quote left open (PowerShell's here-string) still gives its first part only
+    ("@'\nprint('hi')\n'@ | python -", "@'"),
+])
+def test_a_quoted_program_path_is_named_whole_without_its_quotes(command: str, head: str) -> None:
+    assert command_head(command) == head

@@ -574,8 +574,21 @@ def command_head(command: str) -> str:
             head.append(word)
             if len(head) > 2 or head[-1] not in _RUNS:
                 break
-    # A first word with a quote left open (PowerShell's `@'` here-string) runs on: its first part.
-    return " ".join(head[:1][0].split(None, 1)[:1] + head[1:]) if head else ""
+    return " ".join([_program_word(head[0])] + head[1:]) if head else ""
+
+
+# A shell word whose every quote is closed on its line: `"/opt/my tools/run.sh"`, `'C:\Program
+# Files\x.exe'` (a quote that spans lines is a here-string's body, no program's name).
+_CLOSED_WORD = re.compile(r"(?:[^\s'\"\\]+|\\.|'[^'\n]*'|\"(?:\\.|[^\"\\\n])*\")+")
+_QUOTED_PART = re.compile(r"'([^'\n]*)'|\"((?:\\.|[^\"\\\n])*)\"")
+
+
+def _program_word(word: str) -> str:
+    """The program a command's first shell word names: a quoted path without its quotes, and of a
+    word whose quote is left open (PowerShell's `@'` here-string runs on to the end) its first part."""
+    if _CLOSED_WORD.fullmatch(word):
+        return _QUOTED_PART.sub(lambda part: part[1] if part[1] is not None else part[2], word)
+    return word.split(None, 1)[0]
 
 
 # Calls that only look (read a file, list a folder, show history): refused without a word, they
