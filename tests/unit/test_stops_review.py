@@ -2,7 +2,7 @@
 L2, L8), each on a made-up session in the shape of a real one."""
 from __future__ import annotations
 
-from dreamtui.intake.claude_code.rules import reason_at_plan
+from dreamtui.intake.claude_code.rules import asks_about_plan, asks_otherwise, reason_at_plan
 from dreamtui.intake.codex.frictions import Detector, typed_words
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Meta, Result, UserTurn
 
@@ -86,3 +86,19 @@ def test_a_line_added_to_a_pasted_plan_in_its_words_is_kept() -> None:
     pasted = PLAN.replace("3. Return 429", "Do not use Redis for the limiter.\n3. Return 429")
     assert reason_at_plan(PLAN, PLAN) is None
     assert reason_at_plan(pasted, PLAN) == "Do not use Redis for the limiter."
+
+
+def test_a_question_then_a_statement_of_fact_is_an_objection() -> None:
+    for text in ("Why Redis? An in-memory bucket is enough for one server.",
+                 "What happens to existing API keys? They would all be rate limited at once.",
+                 "Why 429? Our clients expect 503 here."):
+        assert not asks_about_plan(text), text
+        assert reason_at_plan(text, PLAN) == text
+    assert asks_about_plan("explain step 2") and reason_at_plan("explain step 2", PLAN) is None
+
+
+def test_a_counter_proposal_without_a_verb_of_work_is_no_other_task() -> None:
+    for text in ("Postgres advisory locks would be simpler", "Cloudflare already rate limits us at the edge"):
+        assert not asks_otherwise(text, PLAN), text
+        assert reason_at_plan(text, PLAN) == text
+    assert asks_otherwise("mcp add playwright npx @playwright/mcp@latest", PLAN)

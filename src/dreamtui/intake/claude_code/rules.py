@@ -401,6 +401,7 @@ _COMMA = re.compile(r"[，,、]")
 # Where the person's own words end: a blank line, a drawn box or table pasted after them.
 _OWN_END = re.compile(r"\n\s*\n|[╔═║┌─│┏━]")
 _OWN_CHARS = 400
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def _asks(clause: str) -> bool:
@@ -415,9 +416,14 @@ def asks_about_plan(text: str) -> bool:
     corrects (`corrections.correction_rule`) or also says what to do ("…, and keep it in one file")
     is a reason. Only the person's first words are read, not what they pasted after them."""
     own = _OWN_END.split(text.strip(), maxsplit=1)[0][:_OWN_CHARS]
-    sentences = [c.strip() for c in _CLAUSES.split(own) if c.strip()]
-    if not sentences or _PROPOSES.match(sentences[0]) or not _asks(sentences[0]) or \
-            _CHALLENGES.search(own) or corrections.correction_rule(own) is not None:
+    # A list's numbers ("1.", "2.") are no sentences.
+    sentences = [c.strip() for c in _CLAUSES.split(own) if _LETTER.search(c)]
+    if not sentences or _PROPOSES.match(sentences[0]) or _CHALLENGES.search(own) or \
+            corrections.correction_rule(own) is not None:
+        return False
+    # Every sentence asks: a statement after the question ("Why Redis? An in-memory bucket is
+    # enough") is the objection the question was put for.
+    if not all(_asks(s) for s in sentences):
         return False
     # An instruction run into a question by a comma ("保持极简，不要过度工程化，…哪些合理") is one.
     clauses = [c.strip() for s in sentences for c in _COMMA.split(s) if c.strip()]
@@ -443,13 +449,25 @@ _CHANGES = re.compile(r"(?:please |just |no,? )?(?:use|switch|change|replace|ren
                       re.IGNORECASE)
 
 
+# How another task opens: a command line ("mcp add playwright npx @playwright/mcp@latest": a
+# program's name, then a flag, a scope or a path) or a verb of work at its head ("add the storybook
+# addon"); a statement ("Postgres advisory locks would be simpler") is the person's counter-proposal.
+_TASK_OPENING = re.compile(
+    r"^(?:[a-z][\w.-]*(?:\s+\S+)*?\s+(?:--?\w|@|\S*/)"
+    r"|(?:(?:please|now|also|then|ok|okay)\W+)*(?:add|install|uninstall|create|run|make|set ?up|build|"
+    r"write|start|open|fix|update|upgrade|deploy|configure|generate|check|show|list|test|implement|"
+    r"remove|delete|init|commit|push|pull|clone|review|read|look|search|find|publish|release)\b)",
+    re.IGNORECASE)
+
+
 def asks_otherwise(text: str, plan: str | None) -> bool:
     """Is the text typed at a plan's prompt another task, no word of which the plan holds ("mcp add
     playwright npx @playwright/mcp@latest" after a plan about the billing page)? The person set the
     plan aside for something else: no reason for refusing it. Read only where its words can be
-    compared: a line in Latin script, two names or more, none pointing at the plan, no instruction
-    (`_INSTRUCTS`, `_CHANGES`) and no correction."""
+    compared: a line in Latin script opening as a task (`_TASK_OPENING`), two names or more, none
+    pointing at the plan, no instruction (`_INSTRUCTS`, `_CHANGES`) and no correction."""
     if not plan or len(text.split()) > _OTHER_TASK_WORDS or _CJK.search(text) or \
+            not _TASK_OPENING.match(text.strip()) or \
             _POINTS_AT_PLAN.search(text) or _CHANGES.match(text.strip()) or _INSTRUCTS.search(text):
         return False
     names = {w.lower() for w in _NAME.findall(text)} - _ANY_REQUEST
