@@ -206,15 +206,23 @@ _WRONG_CUES = ("quite", "exactly", "close", "almost", "right", "off", "option", 
 # through the gateway?", "why doesn't clicking the card open the page as we designed?", "why did
 # not you tag it?", "why was there an infinite recursion?", "why did this step get stuck"); a
 # "why" about what is ("why do they all begin with t", "why is that an issue?") has neither.
-_WHY_AMISS = (r"why (?:(?:did|does|do|is|are|was|were|has|have|would|will|can|could)\s+(?:not\b|[^?\n,.]{0,50}?"
-              r"\b(?:none|nothing|never|nobody|no one|not)\b)|(?:didn'?t|doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|"
-              r"weren'?t|hasn'?t|haven'?t|won'?t|can'?t|couldn'?t|wouldn'?t)\b"
-              r"|[^?\n]{0,60}?\b(?:errors?|fail\w*|crash\w*|broke|broken|exceptions?|recursion|stuck|hangs|hanging|"
-              r"empty|blank|missing|wrong|warnings?)\b)")
+_WHY_NEGATED = (r"why (?:(?:did|does|do|is|are|was|were|has|have|would|will|can|could)\s+(?:not\b|[^?\n,.]{0,50}?"
+                r"\b(?:none|nothing|never|nobody|no one|not)\b)|(?:didn'?t|doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|"
+                r"weren'?t|hasn'?t|haven'?t|won'?t|can'?t|couldn'?t|wouldn'?t)\b)")
+_AMISS_WORDS = (r"\b(?:errors?|fail\w*|crash\w*|broke|broken|exceptions?|recursion|stuck|hangs|hanging|empty|blank|"
+                r"missing|wrong|warnings?)\b")
+_WHY_AMISS = rf"{_WHY_NEGATED}|why [^?\n]{{0,60}}?{_AMISS_WORDS}"
+# A failure asked about is the agent's when the work is the subject ("why did the deploy step get
+# stuck", "why was there an infinite recursion?"); "why does python raise an error when you divide
+# by zero?" asks about the world.
+_WHY_FAILED = (r"why (?:did|does|do|is|are|was|were|has|have) "
+               r"(?:it|this|that|there|the|my|our|your|these|those|we|you|u)"
+               rf"\b[^?\n]{{0,60}}?{_AMISS_WORDS}")
 _QUESTION = re.compile(
     # "why" asks about the agent's work ("why did you …", "why is it doing this", "why does it
     # still …"), not about the world ("why do they all begin with t", "why is he here?")
-    rf"^(?:{_WHY_AMISS}|why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
+    rf"^(?:{_WHY_NEGATED}|{_WHY_FAILED}"
+    r"|why (?:did|do|are|is|would|were|was|didn'?t|don'?t|isn'?t|aren'?t|wasn'?t|does|doesn'?t)"
     r" (?:you|u|we|it|this|that|there)\b|why (?:not|the hell)\b|why\b[^?\n]{0,60}\b(?:still|again)\b"
     r"|why (?:does|do|did) (?:it|this|that|you|u|they) keep\b"
     r"|why (?:can'?t|won'?t|couldn'?t|cant|wont) (?:you|u|we|it|this|that)\b|why\b[^?\n]{0,40}\band not\b|how come\b"
@@ -354,9 +362,12 @@ def _broken(first: str) -> bool:
 # The agent's habit: "AGENTS KEEP ASSUMING THEY KNOW WHAT a tool is for", "you keep adding …".
 _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keeps?|kept) \w+ing\b")
 # "并没有跳转" (and it did not navigate): what the agent said it did, not done. "有没有变化" asks
-# whether anything changed: a question, no report.
+# whether anything changed: a question, no report. 并没有 needs the deed it denies after it:
+# "这样并没有什么问题" (that is no problem at all) denies a problem.
 _ZH_FAILS = re.compile(r"(?<!有)没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
-                       r"还是(?:不行|不对|没|报错|一样|失败|有问题)|并没有?|并未|并不(?:能|行|生效|起作用|对|正确)")
+                       r"还是(?:不行|不对|没|报错|一样|失败|有问题)|并(?:没有?|未)(?:被|真正|真的|实际)?(?:生效|跳转|改|变|更新|修复|"
+                       r"解决|起作用|反应|效果|成功|显示|执行|运行|保存|删除|移除|添加|加上|创建|调用|完成|用|按|加载|"
+                       r"启动|安装|提交|处理|识别|触发|打开|关闭|切换|写)|并不(?:能|行|生效|起作用|对|正确)")
 # Doubting what the agent did or assumed: "i dont think we saved any data room", and in Chinese
 # "这个方案不是很合理", "我们应该避免…" anywhere in a short turn.
 _DOUBT = re.compile(r"^i (?:don'?t|do not) think (?:it|that|this|we|you|they|the|there)\b"
@@ -414,12 +425,23 @@ _PREFER = re.compile(
 # как требуется работай на русском", "please answer in English from now on", "用中文和我交流",
 # "한글로 답변해줘", "日本語で答えて"):
 # the agent used another. Not a document's language ("translate the README into English").
+# The verb is the agent's when it opens a clause, follows "please"/"you", or is "to me/with me";
+# after a noun it is the app's ("the app should respond in English to US users", "can the bot
+# reply in Spanish …?", "сайт должен говорить по-русски с клиентами").
 _LANGUAGE = re.compile(
-    r"\b(?:(?:reply|answer|respond|talk|speak|communicate|chat)\w*(?: to me| with me)?|write to me|ask me|work with me)"
+    r"(?:(?:^|[.!?,;:\n(]\s*|\b(?:please|pls|and|so|then|now|ok|okay)\s+|\b(?:you|u)(?: (?:should|must|need to|"
+    r"have to|to|will|can|could|would|shall))?\s+)(?:(?:always|only|just|also) )?"
+    r"(?:reply|answer|respond|talk|speak|communicate|chat)\w*|\b(?:reply|answer|respond|talk|speak|communicate|chat)\w*"
+    r" (?:to|with) me|\bwrite to me|\bask me|\bwork with me)"
     r" (?:only |always )?in (?:english|chinese|russian|french|spanish|german|japanese|korean|portuguese|italian)\b"
-    # the person telling the agent to, not the app that works in it ("приложение работает на русском")
-    r"|(?:работай|работайте|работать|отвечай|отвечайте|отвечать|общайся|общайтесь|общаться|говори|говорите|говорить)"
+    # the person telling the agent to, not the app that works in it ("приложение работает на русском",
+    # "приложение должно работать на русском"): an imperative, or an infinitive asked of "you"/"me"
+    r"|(?:работай|работайте|отвечай|отвечайте|общайся|общайтесь|говори|говорите)"
     r" (?:со мной |мне )?(?:только |всегда )?(?:на русском|по-русски)"
+    r"|(?:(?:прошу|пожалуйста|давай|давайте|можешь|можете|будешь|будете|(?:тебе|вам) (?:нужно|надо|следует)|"
+    r"ты должен|ты должна|вы должны) )(?:работать|отвечать|общаться|говорить) (?:со мной |мне )?(?:только |всегда )?"
+    r"(?:на русском|по-русски)|(?:работать|отвечать|общаться|говорить) (?:со мной|мне) (?:только |всегда )?"
+    r"(?:на русском|по-русски)"
     r"|用中文(?:回答|回复|交流|沟通|交互|问我|和我|跟我|说)|中文交互|(?:和|跟)我说中文"
     r"|(?:한국어|한글)로 (?:답변|대답|말|얘기|이야기)|日本語で(?:答え|回答|返答|返事|話し|話して)"
     r"|(?:réponds|répondez|parle|parlez|écris-moi)(?:-moi)? (?:toujours )?en français"
@@ -441,8 +463,8 @@ _REMINDED = re.compile(r"\byou (?:should|ought to|must) (?:have )?(?:already )?(
 # determine how this happened and what can be done to prevent it from happening ever again",
 # "que ça ne se reproduise plus", "以后不要再这样"): what went before was wrong.
 _RECURRENCE = re.compile(r"\b(?:prevent|avoid|stop) (?:this|it|that) (?:from )?happening (?:again|ever again)\b"
-                         r"|\b(?:never|not) (?:let )?(?:this|that|it) happen again\b|\bhow (?:did )?(?:this|that) "
-                         r"happen(?:ed)?\b|\bne se reproduise (?:plus|pas)\b|以后(?:不要|别)再|避免再次|怎么会这样")
+                         r"|\b(?:never|not) (?:let )?(?:this|that|it) happen again\b"
+                         r"|\bne se reproduise (?:plus|pas)\b|以后(?:不要|别)再|避免再次|怎么会这样")
 _RECURRENCE_CUES = ("happen", "reprodui", "以后", "再次", "怎么会")
 _REMINDED_CUES = ("know", "remember", "told", "said", "mentioned", "explained", "说过", "讲过", "告诉你过")
 _REMINDED_WITHIN = 200
@@ -500,28 +522,39 @@ _TRIED = re.compile(r"^(?:i (?:just )?(?:tested|tried|ran|checked|ran) (?:it|thi
 # instructions and got: …", "Im using your suggested commands and they both exit immediately",
 # "I did exactly what you told me", "按你说的改了，还是报错"): the instructions failed them, when
 # what follows says so (`_WENT_WRONG`); "I followed your steps and it works" pleased them.
+# Only what the person carries out is instructions; "with your fix/script …" reports on the agent's
+# code (`_FOLLOWED_WORK`): a failure all the same, but of the work, not of the instructions.
+_YOUR = (r"\b(?:using|following|followed|with|per|from) your (?:own )?"
+         r"(?:suggested |proposed |recommended |new |updated )?")
 _FOLLOWED = re.compile(
-    r"\b(?:using|following|followed|with|per|from) your (?:own )?(?:suggested |proposed |recommended |new |"
-    r"updated )?(?:instructions?|commands?|steps?|suggestions?|advice|fix(?:es)?|solution|script|guide|"
-    r"directions)\b|\byour (?:suggested|proposed|recommended) \w+"
+    rf"{_YOUR}(?:instructions?|commands?|steps?|suggestions?|advice|guide|directions)\b"
+    r"|\byour (?:suggested|proposed|recommended) \w+"
     r"|\b(?:did|ran|tried|followed|typed) (?:exactly |just )?what you (?:said|told me|suggested|wrote)\b"
     r"|\bas you (?:said|suggested|told me|instructed)\b|按照?你(?:的|说的)|照你说的|用你(?:的|给的|说的)")
+_FOLLOWED_WORK = re.compile(rf"{_YOUR}(?:fix(?:es)?|solution|script)\b|{_FOLLOWED.pattern}")
 _FOLLOWED_CUES = ("your", "what you", "as you", "你")
-_WENT_WRONG = re.compile(r"\b(?:got|get|getting)\s*[:：]|\b(?:errors?|fail\w*|crash\w*|never|nothing|not|still|same|"
+# "got:" counts when an error follows it ("… and got: port already in use"), not any output
+# ("with your script I get: 3 files processed").
+_WENT_WRONG = re.compile(r"\b(?:got|get|getting)\s*[:：](?=[\s\S]{0,200}?(?:error|exception|traceback|fail|denied|"
+                         r"refused|in use|not found|no such|cannot|can'?t|unable|invalid|fatal|panic|abort|killed|"
+                         r"timed? ?out|exit (?:code|status) [1-9]|errno|undefined|unknown|missing|报错|错误|失败))"
+                         r"|\b(?:errors?|fail\w*|crash\w*|never|nothing|not|still|same|"
                          r"exit\w* (?:immediately|right away|instantly|at once)|broke\w*|wrong|traceback)\b|n'?t\b|"
                          r"报错|失败|不行|没|错误|还是")
 _NEGATED = re.compile(r"n'?t\b|\b(?:not|never|no)\b")
-_NONE_MET = re.compile(r"\b(?:no|without|zero|0) (?:errors?|issues?|problems?|warnings?|failures?)\b|"
+_NONE_MET = re.compile(r"\b(?:(?:no|without|zero|0)|not (?:a single|one|any)|without (?:a|any)(?: single)?) "
+                       r"(?:errors?|issues?|problems?|warnings?|failures?|hitch(?:es)?|glitch(?:es)?)\b|"
                        r"没有?(?:报错|错误|问题)")
 _FOLLOWED_WITHIN = 300
 
 
-def _followed_in_vain(first: str) -> bool:
-    """Did the person follow the agent's instructions and meet a failure (`_FOLLOWED`)?"""
+def _followed_in_vain(first: str, followed: re.Pattern[str] = _FOLLOWED_WORK) -> bool:
+    """Did the person follow the agent's instructions or use its work (`_FOLLOWED_WORK`), or only
+    its instructions (`followed=_FOLLOWED`), and meet a failure?"""
     window = first[:_FOLLOWED_WITHIN]
     if not any(cue in window for cue in _FOLLOWED_CUES):
         return False
-    found = _FOLLOWED.search(window)
+    found = followed.search(window)
     if found is None:
         return False
     rest = _NONE_MET.sub("", window[found.end():])  # "… and got a clean build, no errors" met none
@@ -1130,6 +1163,8 @@ def reports_after_done(text: str, said: str | None) -> bool:
 # works", "请在 … 尝试发送，告诉我结果", "如果仍有问题"): it holds the work done, and what the person
 # names next is what the try gave, even said as a request ("帮我测试一下（请求失败：…）").
 _ASKED_TO_TRY = re.compile(
+    # (the agent's own next step is no request: "Now let me run the tests again.")
+    r"(?<!let me )(?<!let's )(?<!i'll )(?<!i will )(?<!we'll )(?<!going to )(?<!i need to )(?<!i can )(?<!i'd )"
     r"\b(?:try|test|refresh|reload|retry|rerun|re-run|run) (?:it |this |that |the \w+ )?(?:again|now)\b"
     r"|\bplease (?:try|test|refresh|reload|retry|restart)\b|\bgive it a (?:try|go|shot)\b"
     r"|\blet me know (?:if|whether) (?:it|that|this|everything|the \w+) (?:works|worked|helps|fixes|still|now)\b"
@@ -1564,7 +1599,7 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     check = "check that it works before saying it is done"
     rule = None if bare else correction_rule(words)
     # a report that the work fails, in words or right after the agent said it was done
-    if rule == "fails" and _followed_in_vain(_plain(words).lower()):
+    if rule == "fails" and _followed_in_vain(_plain(words).lower(), _FOLLOWED):
         # "I tried to run it using your instructions and got: …": the instructions are what failed
         return f"Check that your instructions work before giving them: the person said {quote}"
     if not bare and (rule == "fails" or (rule is None and reports_after_done(words, said))):
