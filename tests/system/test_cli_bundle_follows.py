@@ -129,3 +129,19 @@ def test_a_marked_bundle_never_follows_implicitly(seeded_sample: Workspace) -> N
     assert committed.exit_code == 0, committed.output
     assert ws.agents_md.read_text() == before
     assert "left undecided (it carries safety marks)" in committed.stderr
+
+
+def test_a_first_reject_that_leaves_the_bundle_unchanged_says_so(seeded_sample: Workspace) -> None:
+    """A fresh dream previews every proposal as accepted; after a reject, with nothing accepted,
+    AGENTS.md would not change: decide and review show say why the context proposal is gone."""
+    ws = seeded_sample
+    result = run(ws, "--headless", "dream", "--json")
+    dream_id = json.loads(result.stdout)["dream_id"]
+    assert context(ws, dream_id) is not None
+    entry = next(p for p in proposals(ws, dream_id) if p["op"] == "create" and not p["safety"])
+    decided = run(ws, "decide", dream_id, entry["id"], "reject")
+    assert decided.exit_code == 0, decided.output
+    assert context(ws, dream_id) is None
+    assert "no context proposal: AGENTS.md would not change" in decided.stdout
+    shown = run(ws, "review", "show", dream_id)
+    assert "no context proposal: AGENTS.md would not change" in shown.stdout

@@ -274,7 +274,8 @@ def review_show(app: AppContext, dream_id: str, proposal_ref: str | None, propos
         click.echo("usage: " + ", ".join(f"{k} {v}" for k, v in changeset.usage.items()))
     known = _known_corpus(changeset)
     if known.get("rules") or known.get("problems"):
-        click.echo(f"{known.get('summary')}; {known.get('known', 0)} already stated there, "
+        # Counts of memories, not of rules: "3 contradicting them" read as the docs' 3 rules.
+        click.echo(f"{known.get('summary')}; of the memories, {known.get('known', 0)} already stated there, "
                    f"{known.get('close', 0)} maybe, {known.get('contradicts', 0)} contradicting them")
     for refusal in changeset.refused:
         click.echo(click.style(f"refused {refusal.op} {refusal.target}: {refusal.reason}", fg="yellow"))
@@ -282,6 +283,8 @@ def review_show(app: AppContext, dream_id: str, proposal_ref: str | None, propos
     for number, proposal in numbered:
         _show_proposal(number, proposal, memories)
         _show_skill(workspace, proposal)
+    if changeset.status == "open" and changeset.bundle is None and chosen is None:
+        click.echo(NO_CONTEXT)
     if changeset.status == "open":
         click.echo(f"decide: dreamtui decide {changeset.id} N… accept|pin|archive|reject|defer  "
                    f"(N: the numbers above, or ids; or --all accept [--op OP]); "
@@ -363,6 +366,10 @@ def review_questions(app: AppContext, markdown: bool) -> None:
 # -- decide, undo, commit, abandon ---------------------------------------------------------------
 
 EDIT = "edit"  # `decide D P edit`: not a decision of its own, an edit that ends in accept
+# A fresh dream previews every proposal as accepted; once one is decided, the bundle follows the
+# accepted ones only (docs/changeset-semantics.md, "The bundle"), and may then change nothing.
+NO_CONTEXT = ("no context proposal: AGENTS.md would not change (it follows the accepted proposals; "
+              "before any decision, all of them)")
 
 
 def _after_decide(changeset: Changeset) -> None:
@@ -371,6 +378,8 @@ def _after_decide(changeset: Changeset) -> None:
         click.echo(f"[{proposal_number(changeset, context)}] context {context.id}: "
                    f"{context.decision or 'undecided'} "
                    f"({context.rationale})")
+    else:
+        click.echo(NO_CONTEXT)
     flagged = [p for p in changeset.reviewable if p.decision is None and p.safety]
     if flagged:
         click.echo(click.style(f"{counted(len(flagged), 'undecided proposal')} with safety marks "
