@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from dreamtui.intake.lessons import command_head, environment_fact, environment_subject
+from dreamtui.intake.lessons import (
+    Friction,
+    ToolCall,
+    command_head,
+    environment_fact,
+    environment_subject,
+    lesson_title,
+)
 
 
 @pytest.mark.parametrize("text", [
@@ -63,3 +70,20 @@ def test_a_submodule_of_the_projects_own_package_is_still_its_layout(module: str
 ])
 def test_a_quoted_program_path_is_named_whole_without_its_quotes(command: str, head: str) -> None:
     assert command_head(command) == head
+
+
+def _failure(command: str, evidence: str, reason: str | None = None) -> Friction:
+    return Friction(kind="tool_error", scope="s1", session_id="s1", record_uuids=["u1"], timestamp=None,
+                    calls=[ToolCall("Bash", command, None)], said=None, evidence=evidence, reason=reason)
+
+
+def test_the_fact_after_the_persons_words_goes_on_their_sentence_in_lower_case() -> None:
+    script = "cat > /tmp/probe.py << 'EOF'\nimport sys\nEOF"
+    failed = "Exit code 1\nTraceback (most recent call last):\nValueError: bad header"
+    fact = "script written to `/tmp/probe.py` fails here: Traceback (most recent call last): ValueError: bad header"
+    assert lesson_title(_failure(script, failed), 200) == f"The {fact}"
+    assert lesson_title(_failure(script, failed, reason="don't bother running it"), 200) == (
+        f"Don't bother running it (the {fact})")
+    missing = "ModuleNotFoundError: No module named 'httpx'"
+    assert lesson_title(_failure("python3 fetch.py", missing, reason="don't install anything"), 200) == (
+        "Don't install anything (the module `httpx` is not installed for `python3`)")

@@ -498,14 +498,17 @@ def _failure_title(friction: Friction, reason: str | None) -> str:
     person told the agent what to do about it ("don't bother running mix precommit"), that is
     the lesson, and the fact follows."""
     fact = _machine_fact(friction) or f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
-    fact = fact[:1].upper() + fact[1:]  # "the script written to …" opens the title
-    return (_instructed(fact, reason) if reason else None) or fact
+    return (_instructed(fact, reason) if reason else None) or fact[:1].upper() + fact[1:]
 
 
 def _instructed(fact: str, reason: str) -> str | None:
     """A failure's title with what the person said to do about it first; None when their words
-    say nothing to do (not a rule: "why?")."""
-    return f"{reason} ({fact})" if correction_rule(reason) is not None else None
+    say nothing to do (not a rule: "why?"). Inside the parentheses the fact goes on the person's
+    sentence, so its first word is not capitalised (as a title alone it was: "The script …"),
+    an acronym's ("SSH") left as it is."""
+    if correction_rule(reason) is None:
+        return None
+    return f"{reason} ({fact[:1].lower() + fact[1:] if fact[1:2].islower() else fact})"
 
 
 # Steps that prepare a command rather than being it: a comment, `cd`, `export`, `sleep`, and a
