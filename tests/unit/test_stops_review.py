@@ -2,9 +2,15 @@
 L2, L8), each on a made-up session in the shape of a real one."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from dreamtui.intake.claude_code.rules import asks_about_plan, asks_otherwise, reason_at_plan
 from dreamtui.intake.codex.frictions import Detector, typed_words
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Meta, Result, UserTurn
+from dreamtui.workspace.layout import Workspace
+from tests.unit.test_claude_code_mining import MARKER, _Log, _mined, projects, workspace
+
+__all__ = ["projects", "workspace"]  # the fixtures, used by name
 
 IDE = ("# Context from my IDE setup:\n\n## Active file: src/parser.ts\n\n## Open tabs:\n"
        "- parser.ts: src/parser.ts\n- lexer.ts: src/lexer.ts\n\n## My request for Codex:\n")
@@ -102,3 +108,17 @@ def test_a_counter_proposal_without_a_verb_of_work_is_no_other_task() -> None:
         assert not asks_otherwise(text, PLAN), text
         assert reason_at_plan(text, PLAN) == text
     assert asks_otherwise("mcp add playwright npx @playwright/mcp@latest", PLAN)
+
+
+def test_words_typed_while_a_call_ran_have_one_owner(workspace: Workspace, projects: Path) -> None:
+    log = _Log("a1a1a1a1-0000-4000-8000-000000000001")
+    log.typed("build the docs site")
+    first = log.calls("Bash", command="mkdocs build --strict")
+    log.result(first, "Exit code 1\nERROR - Config value 'theme': Unrecognised theme name: 'material'.", True)
+    second = log.calls("Bash", command="mkdocs build --strict --verbose")
+    log.typed("the material theme lives in requirements-docs.txt, install that file with pip first")
+    log.result(second, MARKER, True, toolDenialKind="interrupted").marker()
+    log.says("I'll install requirements-docs.txt.")
+    mined = _mined(workspace, projects, log)
+    assert [m.metadata["kind"] for m in mined] == ["tool_error"]
+    assert "requirements-docs.txt" in mined[0].content

@@ -334,8 +334,9 @@ class Detector:
                 thread.stop.extra.setdefault("events", []).append(typed)
             self._give_reason(thread, text, prompt)
             return True
-        thread.unanswered = (text, where)
-        self._comment_errors(thread, text)
+        # The words have one owner: the failed call's comment, or else the reason of a stop of
+        # the call running while they were typed.
+        thread.unanswered = None if self._comment_errors(thread, text) else (text, where)
         if prompt is None and not agent.acted and corrections.reports_earlier_work(text):
             # The session's first turn says what was done before it is still wrong.
             friction = _friction("correction", where, agent, [], text)
@@ -444,9 +445,10 @@ class Detector:
             return  # relayed from another agent, or the person's own slip: not the agent's lesson
         self._keep(stop)
 
-    def _comment_errors(self, thread: _Thread, text: str) -> None:
+    def _comment_errors(self, thread: _Thread, text: str) -> bool:
         """The person typed while an error was the last thing that happened: their comment, if
-        it corrects the agent or names what failed (not "continue", not another subject)."""
+        it corrects the agent or names what failed (not "continue", not another subject). True
+        when the text is that comment."""
         if thread.open_errors:
             last = thread.open_errors[-1]
             call = last.friction.call
@@ -459,7 +461,10 @@ class Detector:
                                           "" if routine else last.friction.evidence):
                 last.friction.reason = clip(strip_ansi(text).strip(), QUOTE_CHARS)
                 last.friction.why = "the person commented on it"
+                thread.open_errors.clear()
+                return True
         thread.open_errors.clear()
+        return False
 
     # -- the end --------------------------------------------------------------------------------
 
