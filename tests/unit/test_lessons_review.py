@@ -10,12 +10,15 @@ import pytest
 
 from dreamtui.intake.lessons import (
     Friction,
+    Source,
     ToolCall,
+    build_memories,
     command_head,
     environment_fact,
     environment_subject,
     lesson_title,
 )
+from dreamtui.workspace.config import Config
 
 
 @pytest.mark.parametrize("text", [
@@ -87,3 +90,18 @@ def test_the_fact_after_the_persons_words_goes_on_their_sentence_in_lower_case()
     missing = "ModuleNotFoundError: No module named 'httpx'"
     assert lesson_title(_failure("python3 fetch.py", missing, reason="don't install anything"), 200) == (
         "Don't install anything (the module `httpx` is not installed for `python3`)")
+
+
+_SOURCE = Source(name="test-agent", agent_id="test-agent", subagent_id="test-agent", key_prefix="t", label="Test")
+
+
+@pytest.mark.parametrize(("calls", "opening"), [
+    ([], "The person stopped the agent while it was answering and said “Stop, keep the adapter layer”."),
+    ([ToolCall("Bash", "rm -rf clients/", None)],
+     "The person stopped the agent as it was about to run `rm -rf clients/` and said “Stop, keep the adapter layer”."),
+])
+def test_a_stop_with_no_call_says_the_agent_was_answering(calls: list[ToolCall], opening: str) -> None:
+    stop = Friction(kind="interruption", scope="s1", session_id="s1", record_uuids=["u1"], timestamp=None,
+                    calls=calls, said=None, evidence="", reason="Stop, keep the adapter layer")
+    [memory] = build_memories([stop], Config(), _SOURCE)
+    assert memory.content.startswith(opening)

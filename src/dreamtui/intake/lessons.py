@@ -736,8 +736,9 @@ def _first_line(friction: Friction) -> str:
     if kind == "clarification":
         return f"Before you {doing}, clarify with the person" + (f": {said}." if said else ".")
     if kind == "interruption":
-        return f"The person stopped the agent as it was about to {doing}" + (
-            f" and said {said}." if said else " (no reason typed).")
+        # Without a call the agent was only talking (a Codex turn aborted mid-reply).
+        when = f"as it was about to {doing}" if friction.doing() else "while it was answering"
+        return f"The person stopped the agent {when}" + (f" and said {said}." if said else " (no reason typed).")
     if kind == "hook_block":
         return f"Do not {doing}: a hook blocks it with “{one_line(friction.evidence, QUOTE_CHARS)}”."
     if kind == "denial" and _tool_denied(friction):
