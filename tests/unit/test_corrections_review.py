@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreamtui.intake.corrections import correction_rule, lesson, reports_after_done
+from dreamtui.intake.corrections import concedes, correction_rule, lesson, reports_after_done
 
 
 @pytest.mark.parametrize(("text", "rule"), [
@@ -77,3 +77,35 @@ def test_the_agents_own_rerun_is_no_request_to_try() -> None:
 ])
 def test_instructions_title_only_for_instructions(text: str, title: str) -> None:
     assert lesson(text, "edit `report.py`", "Done ✅ the export is fixed.") == title
+
+
+@pytest.mark.parametrize(("text", "after_done"), [
+    # 错误 after a verb: the work does it wrongly
+    ("订单列表显示错误", True),
+    ("上传后的文件名保存错误，下载时乱码", True),
+    ("日志里打印错误信息了", True),
+    # 错误 as a noun to build or to point at
+    ("再加上错误处理和重试", False),
+    ("把错误码统一成枚举", False),
+    ("看一下那个错误是从哪来的", False),
+    # a failure with a harmless side: the side spares something else, the failure stands
+    ("导入页面报错了，不过对导出没有影响", True),
+    ("The import page crashes now. It doesn't cause any issues for export, but import is broken", True),
+    # a problem the person calls harmless itself: a wish to tidy it
+    ("我看到一个报错，不影响使用，有空再修", False),
+    ("there is a warning error in the console, it does not cause any issues, maybe clean it up", False),
+])
+def test_problem_after_done(text: str, after_done: bool) -> None:
+    assert reports_after_done(text, "已完成 ✅ 页面已更新。") is after_done
+
+
+@pytest.mark.parametrize(("turn", "conceded"), [
+    # a reproach that opens like "what do you make of …"
+    ("你怎么看不出来这里少了判空？", "acknowledged"),
+    ("你怎么看都没看就提交了", "acknowledged"),
+    # asking the agent's view of a text: its "you are right" concedes nothing
+    ("你怎么看这个方案？", None),
+    ("你如何看待以下评审意见。接口命名不统一。", None),
+])
+def test_reproach_is_no_request_for_advice(turn: str, conceded: str | None) -> None:
+    assert concedes(turn, "你说得对，我马上修复。", None) == conceded

@@ -1105,8 +1105,10 @@ _PROBLEM = re.compile(
     r"|\bne (?:\w+ )?(?:marche|fonctionne|charge|s'affiche|s'ouvre) "
     r"(?:pas|plus)|pas du tout|infiniment|à l'infini|cass[ée]e?s?\b|bloqu[ée]e?s?\b|incoh[eé]ren|\bproblema\b|"
     r"\bfehler\b|funktioniert nicht"
-    # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem)
-    r"|报错|(?:^|有|出现了?|报了?|遇到了?|发现了?|还是|一堆)(?:一个|个|些|很多)?错误|错误[:：]|失败|不行|不对|"
+    # Chinese, Japanese, Korean (问题 alone is also "question": only with what makes it a problem;
+    # 错误 names a failure, "页面显示错误", "保存错误", but not as a noun to build or point at:
+    # "加上错误处理", "错误码", "看一下这个错误是怎么回事")
+    r"|报错|(?<![这那]个)(?<![这那]些)错误(?!处理|码|代码|日志|边界|类型|捕获|上报|监控|检查)|失败|不行|不对|"
     r"(?<!有)没(?:有)?(?:生效|反应|变化|成功)|卡住|有问题(?!\s*(?:问|请|随时|可以|就|再|的话))|出问题|问题(?:还在|依旧|仍然)|"
     r"エラー|動かない|おかしい|오류|에러|문제가|안 ?(?:돼|되|됨|나와|보여)|작동하지|실패|두 ?번씩|이상해|이상하|"
     r"ошибк|не работает|не работают|проблем[аы]")
@@ -1148,7 +1150,7 @@ def reports_after_done(text: str, said: str | None) -> bool:
         return False  # "Why is that an issue?", "…解决我们的问题吗？": a question about it
     if _PLEASED_FIRST.match(first.lower()):
         return False  # "Great, it works. One issue left: …" praises first; judged on its own
-    if _HARMLESS.search(lowered):
+    if _harmless(lowered):
         return False  # "i have this error, it does not cause any issues, maybe fix it": no failure of the work
     claim = (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
     if _ASKS_TASK.match(first):
@@ -1203,6 +1205,22 @@ def _conditional(lowered: str, problem_at: int) -> bool:
 _HARMLESS = re.compile(r"\b(?:does ?n'?t|does not|do not|don'?t|won'?t) (?:cause|make|do) (?:any |much )?"
                        r"(?:issues?|problems?|harm|difference)\b|\bno (?:harm|big deal)\b|\bharmless\b|"
                        r"\bnot (?:a )?(?:big deal|problem)\b|不影响|没有?影响")
+# A harmless side of a failure names what it spares ("it doesn't cause any issues for login",
+# "对登录没有影响", "not a big deal for the demo, but it has to work"): the failure stands.
+_SPARES_AFTER = re.compile(r"\s+(?:for|to|on|with) (?!(?:me|us|now|anyone|anything|the moment)\b)\w")
+_SPARES_BEFORE = re.compile(r"对(?!我)[^，。,.!?！？\n]{1,12}$")
+
+
+def _harmless(lowered: str) -> bool:
+    """Does the person call the problem itself harmless (`_HARMLESS`), not a side it spares?"""
+    for found in _HARMLESS.finditer(lowered):
+        spared = _SPARES_AFTER.match(lowered, found.end()) or \
+            _SPARES_BEFORE.search(lowered[max(0, found.start() - 13):found.start()])
+        if not spared:
+            return True
+    return False
+
+
 _PLEASED_FIRST = re.compile(r"^(?:great|perfect|nice|awesome|excellent|good|super|parfait|génial|très bien|top)\b")
 
 
@@ -1414,7 +1432,9 @@ def reports_failure(text: str) -> bool:
 _ADVICE = re.compile(r"^(?:what(?:'s| is| would be| will be)? (?:the )?best|what do you (?:think|suggest|"
                      r"recommend|make of)|which (?:one|is better|would you)|what (?:should|would) (?:we|i|you))\b"
                      # "你如何看待以下修改意见。…" (what do you make of this review): a pasted text to weigh
-                     r"|^(?:你(?:如何|怎么)看(?:待)?|qu'en (?:penses-tu|pensez-vous)|¿?qu[ée] (?:opinas|piensas) "
+                     # (not "你怎么看不出来…" how could you not see, "你怎么看都没看" you did not even look)
+                     r"|^(?:你(?:如何|怎么)看待|你(?:如何|怎么)看(?=[这那以此上下]|[?？。!！]|$)"
+                     r"|qu'en (?:penses-tu|pensez-vous)|¿?qu[ée] (?:opinas|piensas) "
                      r"(?:de|sobre)|was (?:hältst|denkst) du (?:von|über))")
 
 
