@@ -105,3 +105,14 @@ def test_a_stop_with_no_call_says_the_agent_was_answering(calls: list[ToolCall],
                     calls=calls, said=None, evidence="", reason="Stop, keep the adapter layer")
     [memory] = build_memories([stop], Config(), _SOURCE)
     assert memory.content.startswith(opening)
+
+
+@pytest.mark.parametrize(("command", "head"), [
+    ("cat > /tmp/probe.py << 'EOF'\n# read stdin to EOF\nimport sys\nprint(sys.stdin.read())\nEOF\n"
+     "python3 /tmp/probe.py < rows.json", "`python3 /tmp/probe.py`"),
+    ("cat << END > /tmp/q.sql\nselect 1; -- the END\nEND\npsql -f /tmp/q.sql", "`psql`"),
+    ("cat > /tmp/probe.py << 'EOF'\n# up to EOF\nimport sys", "the script written to `/tmp/probe.py`"),
+])
+def test_a_here_document_ends_only_at_its_delimiter_alone_on_a_line(command: str, head: str) -> None:
+    failed = "Exit code 1\nTraceback (most recent call last):\nValueError: bad row"
+    assert lesson_title(_failure(command, failed), 200).startswith(f"{head[:1].upper()}{head[1:]} fails here")

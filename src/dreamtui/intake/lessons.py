@@ -677,7 +677,10 @@ def _heredoc_run(command: str) -> str | None:
     if written is None:
         return None
     end, file = written.group("end") or written.group("end2"), written.group("file") or written.group("file2")
-    after = re.search(rf"(?:^|\s){re.escape(end)}\s*(?:&&|;|\n)\s*(\S.*)", rest[written.end():], re.DOTALL)
+    # The delimiter alone on its line ends the body: a body line that ends in the word ("# read
+    # stdin to EOF") does not.
+    after = re.search(rf"^[ \t]*{re.escape(end)}[ \t]*(?:&&|;|\n)\s*(\S.*)", rest[written.end():],
+                      re.DOTALL | re.MULTILINE)
     return f"`{command_head(after.group(1))}`" if after else f"the script written to `{file}`"
 
 
