@@ -122,3 +122,16 @@ def test_words_typed_while_a_call_ran_have_one_owner(workspace: Workspace, proje
     mined = _mined(workspace, projects, log)
     assert [m.metadata["kind"] for m in mined] == ["tool_error"]
     assert "requirements-docs.txt" in mined[0].content
+
+
+def test_a_plan_handoff_drops_only_the_refusal_of_exit_plan_mode(workspace: Workspace, projects: Path) -> None:
+    log = _Log("e5e5e5e5-0000-4000-8000-000000000001")
+    log.typed("tidy the api module")
+    edit = log.calls("Edit", file_path="/home/u/shop/api/v1.py", old_string="a", new_string="b")
+    log.refused(edit).marker()
+    log.attachment(type="queued_command", prompt="the mobile clients still import v1")
+    log.typed("Implement the following plan:\n1. Move the handlers to api/v2.\n2. Keep the v1 routes.")
+    log.says("I'll follow that plan.")
+    mined = _mined(workspace, projects, log)
+    assert [(m.metadata["kind"], m.title.split(" (")[0]) for m in mined] == [
+        ("rejection", "The mobile clients still import v1")]

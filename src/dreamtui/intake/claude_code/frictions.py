@@ -315,10 +315,15 @@ class Detector:
                 calls = [agent.last_tool] if agent.last_tool else []
                 thread.stop = _friction("interruption", where, agent, calls, text)
             return False
-        if rules.is_plan_handoff(text):
-            # The person accepted the plan and cleared the context: the refusal that ended the
-            # planning conversation was Claude Code's, and the plan it sends is no correction.
-            thread.stop, thread.candidate, thread.prompt = None, None, text
+        if not where.sidechain and rules.is_plan_handoff(text):
+            # The person accepted the plan and cleared the context: the refusal of ExitPlanMode
+            # that ended the planning conversation (a call of the earlier log, unknown here, when
+            # the new log opens with it) was Claude Code's, and the plan it sends is no
+            # correction. Any other stop waiting gets no reason from it (the plan is no one's why).
+            if thread.stop is not None and all(c.name == "ExitPlanMode" for c in thread.stop.calls):
+                thread.stop = None
+            self._settle(False)
+            thread.candidate, thread.prompt = None, text
             thread.open_errors.clear()
             return True
         # A refusal or an Esc shows a person at the prompt even where a program (an IDE through
