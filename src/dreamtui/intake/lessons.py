@@ -678,9 +678,10 @@ def _heredoc_run(command: str) -> str | None:
         return None
     end, file = written.group("end") or written.group("end2"), written.group("file") or written.group("file2")
     # The delimiter alone on its line ends the body: a body line that ends in the word ("# read
-    # stdin to EOF") does not.
-    after = re.search(rf"^[ \t]*{re.escape(end)}[ \t]*(?:&&|;|\n)\s*(\S.*)", rest[written.end():],
-                      re.DOTALL | re.MULTILINE)
+    # stdin to EOF") does not. A log that joined the lines into one has only spaces around it.
+    body = rest[written.end():]
+    alone = rf"^[ \t]*{re.escape(end)}[ \t]*" if "\n" in body else rf"(?:^|\s){re.escape(end)}\s*"
+    after = re.search(alone + r"(?:&&|;|\n)\s*(\S.*)", body, re.DOTALL | re.MULTILINE)
     return f"`{command_head(after.group(1))}`" if after else f"the script written to `{file}`"
 
 
