@@ -135,3 +135,12 @@ def test_a_plan_handoff_drops_only_the_refusal_of_exit_plan_mode(workspace: Work
     mined = _mined(workspace, projects, log)
     assert [(m.metadata["kind"], m.title.split(" (")[0]) for m in mined] == [
         ("rejection", "The mobile clients still import v1")]
+
+
+def test_codex_refusal_reason_keeps_its_lines_as_a_stops_does() -> None:
+    said = "Don't run the migration here.\nThe staging database is shared with the billing team."
+    found = _codex(UserTurn("add the index to orders", "2026-11-02T10:00:00Z", 1),
+                   Call("c1", "shell", "alembic upgrade head"),
+                   Result("c1", False, "exec command rejected by user", "2026-11-02T10:00:03Z"),
+                   UserTurn(said, "2026-11-02T10:00:09Z", 5))
+    assert [(kind, reason) for kind, reason, _ in found] == [("rejection", said)]

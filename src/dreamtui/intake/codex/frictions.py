@@ -465,11 +465,12 @@ class Detector:
             if friction.kind == "rejection" and accidental(turn.text):
                 continue  # "oops, go on": the person's slip at the prompt, no rule
             if friction.kind == "rejection":
-                self.frictions.append(replace(friction, reason=clip(words, 2 * QUOTE_CHARS) if words else None))
+                # The refusal, or the stop, and what the person typed after it: their reason (its
+                # lines kept: a title reads its first sentence, not a pasted spec run into it).
+                self.frictions.append(replace(friction, reason=lessons.clip(words, 2 * QUOTE_CHARS)
+                                              if words else None))
             elif not refused and words is not None and _redirects_after_stop(words) and not (
                     self._prompt is not None and sent_again(words, self._prompt.text)):
-                # The stop, with what was running, and what the person typed after it: their reason
-                # (its lines kept: a title reads its first sentence, not a pasted spec run into it).
                 self.frictions.append(replace(friction, reason=lessons.clip(words, 2 * QUOTE_CHARS)))
         answered_a_stop = bool(self._waiting)
         self._waiting.clear()
