@@ -144,3 +144,18 @@ def test_codex_refusal_reason_keeps_its_lines_as_a_stops_does() -> None:
                    Result("c1", False, "exec command rejected by user", "2026-11-02T10:00:03Z"),
                    UserTurn(said, "2026-11-02T10:00:09Z", 5))
     assert [(kind, reason) for kind, reason, _ in found] == [("rejection", said)]
+
+
+def test_the_plan_a_call_keeps_is_what_a_paste_is_compared_with(workspace: Workspace, projects: Path) -> None:
+    from dreamtui.intake.claude_code.rules import PLAN_CHARS  # one number, the parser's and the rule's
+
+    steps = "\n".join(f"{n}. Move handler {n} of the orders service to api/v2 and keep route {n} in v1."
+                      for n in range(1, 60))
+    assert len(steps) > PLAN_CHARS + 500
+    log = _Log("f6f6f6f6-0000-4000-8000-000000000001", mode="plan")
+    log.typed("plan the move of the orders handlers")
+    plan = log.calls("ExitPlanMode", plan=steps)
+    log.refused(plan).marker()
+    log.typed(steps)  # the whole plan pasted back: more than the call kept of it
+    log.says("I'll revise the plan.")
+    assert _mined(workspace, projects, log) == []

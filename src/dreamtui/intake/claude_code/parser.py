@@ -99,7 +99,6 @@ _ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_
 
 _KEPT_TOOLS = 64  # tool calls remembered across imports: results follow their call closely
 _KEPT_HOOKS = 64  # tool calls a PreToolUse hook ran for, remembered until their result
-_PLAN_CHARS = 2000  # how much of a plan a rejected plan's memory may quote
 _READ_BUFFER = 1 << 20
 _TARGET_CHARS = 100  # a tool call's target (command, path, url, …) as a lesson quotes it
 _KEPT_EVENTS = 4096  # events of a log remembered across its imports, to know their replays
@@ -135,7 +134,7 @@ def _tool_call(block: dict[str, Any]) -> ToolCall:
                 target = data[key]
                 break
     return ToolCall(name, _one_line(target, _TARGET_CHARS) if target else None, path,
-                    clip(plan.strip(), _PLAN_CHARS) if plan else None)
+                    clip(plan.strip(), rules.PLAN_CHARS) if plan else None)
 
 
 def _one_line(text: str, limit: int) -> str:

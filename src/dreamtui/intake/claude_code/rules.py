@@ -308,7 +308,9 @@ def is_plan_handoff(text: str) -> bool:
 
 
 _WORD = re.compile(r"\w+")
-_PLAN_WORDS = 2000  # how much of a text typed at a plan's prompt is compared with the plan
+# Characters of a plan a call keeps (the parser clips it), and so how much of a text typed at a
+# plan's prompt is compared with the plan.
+PLAN_CHARS = 2000
 _PASTED_BACK = 0.8  # share of its words the plan has, that makes a text the plan pasted back
 _PASTED_REVIEW = 600  # characters: shorter, a text is typed ("Great plan -- also add …"), not pasted
 # Claude Code's plan viewer, copied with the plan: its words, not the person's.
@@ -341,24 +343,24 @@ def reason_at_plan(text: str, plan: str | None) -> str | None:
     review (`_PASTED_REVIEW` characters or more) whose first sentence approves the plan with no
     reservation. A plan pasted back with lines the person changed or added (lines whose words do
     not run in the plan in that order) gives those lines (what is compared is the plan's first
-    `_PLAN_WORDS` characters, all a call keeps of it). A pasted critique ("This is very close, but
+    `PLAN_CHARS` characters, all a call keeps of it). A pasted critique ("This is very close, but
     …", "Strengths … Weaknesses …") is the person's reason, in another's words."""
-    lines = [line for line in text[:_PLAN_WORDS].splitlines() if not _PLAN_VIEWER.match(line)]
+    lines = [line for line in text[:PLAN_CHARS].splitlines() if not _PLAN_VIEWER.match(line)]
     words = _words("\n".join(lines))
     # A paste is long: a line or two typed in the plan's own terms ("Do not use Redis for the
     # limiter") is the person's reason, however many of its words the plan holds.
     if plan and len(words) >= 12 and len(text) >= min(_PASTED_REVIEW, len(plan) // 2):
-        planned = _words(plan[:_PLAN_WORDS])
+        planned = _words(plan[:PLAN_CHARS])
         if len(words & planned) >= _PASTED_BACK * len(words):
             # A line is the plan's when its words run in the plan in that order (Markdown and
             # numbering aside), not when the plan merely holds each of them.
-            sequence = f" {' '.join(_WORD.findall(plan[:_PLAN_WORDS].lower()))} "
+            sequence = f" {' '.join(_WORD.findall(plan[:PLAN_CHARS].lower()))} "
 
             def pasted(line: str) -> bool:
                 return f" {' '.join(_WORD.findall(line.lower()))} " in sequence
 
-            whole = lines if len(text) <= _PLAN_WORDS else lines[:-1]  # else the last is cut short
-            if len(plan) >= _PLAN_WORDS - 1 or plan.endswith("…"):
+            whole = lines if len(text) <= PLAN_CHARS else lines[:-1]  # else the last is cut short
+            if len(plan) >= PLAN_CHARS - 1 or plan.endswith("…"):
                 # The call kept the plan's head only: past the last line found in it, the paste
                 # (shorter without the plan's Markdown) cannot be compared.
                 found = [n for n, line in enumerate(whole) if _words(line) and pasted(line)]
