@@ -47,11 +47,12 @@ precision holds:
 | zh          | 不要/别/不是/不对/错了/为什么/你没有/还是不行/还是有问题/重新/但是/其实… at   |
 |             | the start; 不(是很)合理/应该避免/搞错/会不会太…/有没有污染/没按照/为什么还/你应该 |
 |             | /而不是… anywhere in a short turn; 为什么…没有/不 (why … not), 没有像我们设计 |
-|             | 的那样 (not as designed), 只是给你的示例 (only an example), 并没有 (did not)  |
+|             | 的那样 (not as designed), 只是给你的示例 (only an example), 并没有生效 (did not) |
 | prefer      | how to work: "one question at a time", "more concise please", "just tell me |
 |             | …", "yes, but I need …", "i dont want a minimal version", "let's stick with"|
 |             | and, anywhere in the opening, the language to answer in ("работай на русском",|
-|             | "answer in English", "用中文交流"); not a document's ("translate it to …")    |
+|             | "answer in English", "用中文交流"); not a document's or the app's ("the bot |
+|             | should reply in Spanish", "translate it to …")                               |
 | reminded    | what the agent was told or should know, a few words in: "I'm on Ubuntu 22.04.|
 |             | You should know this...", "I told you that before", "我之前说过"             |
 | recurrence  | how the mistake came about, that it not come again: "determine how this      |
