@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreamtui.dream import guidance
+from dreamtui.dream import guidance, match
 from dreamtui.dream.cluster import build_entry_index
 from dreamtui.dream.guidance import lesson
 from dreamtui.dream.match import Features, normalise
@@ -80,6 +80,7 @@ def test_what_the_paused_collector_let_live_is_old_and_its_cycles_still_freed() 
 # The patterns as they were written before they were reordered for speed: the fast ones must
 # find exactly what these find.
 _CODE_WORD_BEFORE = r"[\w.-]*[_./][\w./-]+"
+_TOKEN_BEFORE = r"(?<![\w-])--?[^\W_][\w-]*|[^\W_]+|,"
 _PAST_BEFORE = (r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bget )(?<!\bgets )(?:\b[a-z]{3,}(?<!e)ed\b"
                 r"|\b(?:rewrote|wrote|took|went|ran|made|broke|threw|gave|got|saw|found|forgot|did|had)\b)")
 _TRICKY = [
@@ -87,7 +88,7 @@ _TRICKY = [
     "foo_bar.baz/ qux", "é_x naïve.py ünï/code", "`src/gen` a.b.c/d_e-f", "x_", "_x", "./run.sh", "v1.2.3-rc.1",
     "The port is mapped, then it turned; we seeded and added it. Tests are required; it gets used.",
     "Is used, are needed, be saved, get killed, gets fixed: rewrote, wrote, took, seed, speed, bred, ed.",
-    "", "\n", "a\tb/c\nd.e",
+    "", "\n", "a\tb/c\nd.e", "Run `ls --all -la` -x, a-b --no-cache -- --, x--y -_z -é",
 ]
 
 
@@ -96,9 +97,10 @@ def test_the_reordered_patterns_find_what_they_found_before() -> None:
     import re
 
     rng = random.Random(11)
-    alphabet = "ab_./-é1 \n`:,is are get ed "
+    alphabet = "aB_./-é1 \n`:,is are get ed —"
     texts = _TRICKY + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
-    for fast, before in ((guidance._CODE_WORD_RE, _CODE_WORD_BEFORE), (guidance._PAST_RE, _PAST_BEFORE)):
+    for fast, before in ((guidance._CODE_WORD_RE, _CODE_WORD_BEFORE), (guidance._PAST_RE, _PAST_BEFORE),
+                         (match._TOKEN_RE, _TOKEN_BEFORE)):
         slow = re.compile(before)
         for text in texts:
             assert [m.span() for m in fast.finditer(text)] == [m.span() for m in slow.finditer(text)], (fast, text)

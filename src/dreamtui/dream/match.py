@@ -359,7 +359,10 @@ _DECIMAL_RE = re.compile(r"(\d)\.(\d)")
 _DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
 _CODE_RE = re.compile(r"`([^`\n]+)`")
-_TOKEN_RE = re.compile(r"(?<![\w-])--?[^\W_][\w-]*|[^\W_]+|,")
+# A word, a flag or a comma (each starts with its own kind of character, so their order changes
+# no match): the word first, since most tokens are words and the flag's look-behind then runs
+# only where a word cannot start (a quarter faster on a 10k dream's texts, the same tokens).
+_TOKEN_RE = re.compile(r"[^\W_]+|(?<![\w-])--?[^\W_][\w-]*|,")
 _CLAUSE_TOKEN_RE = re.compile(r"`[^`\n]+`|(?<![\w-])--?[^\W_][\w-]*|[^\W_]+|,")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
