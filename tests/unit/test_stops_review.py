@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from dreamtui.intake.claude_code import frictions
 from dreamtui.intake.claude_code.rules import asks_about_plan, asks_otherwise, reason_at_plan
 from dreamtui.intake.codex.frictions import Detector, typed_words
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Meta, Result, UserTurn
@@ -159,3 +162,24 @@ def test_the_plan_a_call_keeps_is_what_a_paste_is_compared_with(workspace: Works
     log.typed(steps)  # the whole plan pasted back: more than the call kept of it
     log.says("I'll revise the plan.")
     assert _mined(workspace, projects, log) == []
+
+
+def test_a_dropped_stop_leaves_no_mark_on_a_later_one(
+        workspace: Workspace, projects: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # CPython gives a freed object's address to a later one: every object sharing one id stands
+    # for the second stop taking the first one's place.
+    monkeypatch.setattr(frictions, "id", lambda _: 1, raising=False)
+    log = _Log("a7a7a7a7-0000-4000-8000-000000000001")
+    log.typed("fix the parser")
+    first = log.calls("Bash", command="sleep 30")
+    log.typed("hmm")  # typed while the call ran: the reason of the Esc after it, which it drops
+    log.result(first, MARKER, True, toolDenialKind="interrupted").marker()
+    log.says("Stopped.")
+    asked = "Don't touch the lexer, only fix the parser"
+    log.typed(asked)
+    second = log.calls("Bash", command="sed -i s/a/b/ src/lexer.ts")
+    log.result(second, MARKER, True, toolDenialKind="interrupted").marker()
+    log.attachment(type="queued_command", prompt=asked)
+    log.typed(asked)  # the request sent again: no lesson of the Esc
+    log.says("Only the parser, then.")
+    assert "interruption" not in [m.metadata["kind"] for m in _mined(workspace, projects, log)]

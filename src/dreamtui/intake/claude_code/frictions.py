@@ -62,6 +62,9 @@ from dreamtui.intake.claude_code import rules
 from dreamtui.intake.lessons import QUOTE_CHARS, Friction, ToolCall, clip, strip_ansi
 
 _STOPS = ("plan_rejection", "rejection", "clarification", "interruption")  # strongest first
+# A waiting stop's mark (in `Friction.extra`, taken off when it is judged): its reason was typed
+# while its call ran, before it.
+_TYPED_FIRST = "typed_first"
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,6 @@ class Detector:
         self._refused: dict[str, list[Friction]] = {}
         self._to_run: dict[int, int] = {}  # by id of such a refusal: how many of its calls have not run
         self._ran_after: set[int] = set()  # ids of those refusals whose every call then ran
-        self._typed_first: set[int] = set()  # ids of stops whose reason was typed before them
 
     # -- the agent ------------------------------------------------------------------------------
 
@@ -288,7 +290,7 @@ class Detector:
                 if typed:
                     friction.extra.setdefault("events", []).append(typed)
                 thread.unanswered, thread.candidate = None, None
-                self._typed_first.add(id(friction))
+                friction.extra[_TYPED_FIRST] = True  # the stop itself is marked: an id outlives it
             return
         # Parallel calls stopped at once: one event, the strongest kind names it.
         waiting.calls.extend(c for c in friction.calls if c not in waiting.calls)
@@ -412,7 +414,7 @@ class Detector:
         assert stop is not None
         thread.stop = None
         reason = clip(strip_ansi(text).strip(), 2 * QUOTE_CHARS)
-        if id(stop) in self._typed_first and stop.reason:
+        if stop.extra.pop(_TYPED_FIRST, False) and stop.reason:
             # The reason was typed while the call ran; the turn after the stop is often the same
             # words sent again so that the agent reads them, or only "go on".
             said = stop.reason
@@ -515,7 +517,8 @@ class Detector:
         thread = self._threads[sidechain]
         stop, thread.stop = thread.stop, None
         thread.unanswered = None
-        if stop is not None and stop.reason and id(stop) in self._typed_first:
+        typed_first = stop is not None and stop.extra.pop(_TYPED_FIRST, False)
+        if stop is not None and stop.reason and typed_first:
             self._judge(stop, stop.reason, None)  # its reason typed before it, none after
         elif stop is not None and stop.kind != "interruption" and not (
                 stop.kind == "rejection" and lessons.only_looks(stop.calls)):
