@@ -6,14 +6,19 @@ said something, a tool call failed or succeeded, the person typed (or queued tex
 worked), the log ended. The `Detector` classifies them with `rules`, `dreamtui.intake.corrections`
 and `dreamtui.intake.lessons`, and keeps the frictions.
 
-Order matters four times:
+Order matters three times:
 
 - **A stop waits for its reason.** A rejection, plan rejection, clarification or Esc without a
   reason in the tool result waits for the person's next typed turn in its thread (and any text
   they queued meanwhile): that is the reason, and that turn is not also a correction. The
   interrupt marker that follows a stop is part of it, and further stops before the person types
-  (parallel calls refused or stopped at once) join it: one Esc, one memory. The agent acting
-  again first settles it without a reason; an Esc without any reason is no lesson and is dropped,
+  (parallel calls refused or stopped at once) join it: one Esc, one memory. A turn typed while
+  the call ran, before the stop, is its reason instead (judged as the stop settles, the turn
+  after it added unless it only sends those words again or says "go on"), unless it commented on
+  the failed call just before (`_comment_errors`): the words have one owner. An Esc right after
+  the person's own slash command, before the agent acted on it, stopped that command, not the
+  agent: no stop. The agent acting again first settles a stop with the reason it has, or none;
+  an Esc without any reason is no lesson and is dropped,
   and so is one whose turn does not redirect the agent (`corrections.redirects`: not "Retry", a
   plain question, an added feature, a new request, a pasted log, a model switched), and any stop
   whose reason is not the person's lesson (`corrections.disowned`: relayed from another agent,
@@ -24,8 +29,9 @@ Order matters four times:
   file, a detail changed) it is kept, the turn its reason, whatever its words; an Esc followed by
   "continue" in any language (`corrections.just_continues`: "继续", "go on"), alone or before
   text pasted without a word of the person's own (`lessons.mostly_pasted`), is none.
-  A refusal followed by Claude Code's hand-off of the plan to a cleared context ("Implement the
-  following plan:", `rules.is_plan_handoff`) is no refusal: the person accepted the plan. A plan
+  A refusal of ExitPlanMode followed by Claude Code's hand-off of the plan to a cleared context
+  ("Implement the following plan:", `rules.is_plan_handoff`) is no refusal: the person accepted
+  the plan (another stop waiting gets no reason from it). A plan
   rejection whose text is pasted material (`rules.reason_at_plan`: the plan pasted back unchanged,
   a review approving it) is none either; the plan pasted back with lines changed has those lines as
   its reason.
