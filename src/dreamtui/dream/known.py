@@ -55,6 +55,7 @@ from pathlib import Path
 
 from dreamtui.deliver.decisions import HEADER as DECISIONS_HEADER
 from dreamtui.deliver.decisions import RECORDED_BY
+from dreamtui.dream.guidance import of_the_occasion
 from dreamtui.dream.match import (
     ACTIONS,
     DEFAULT_SIMILARITY,
@@ -166,6 +167,8 @@ user developer human maintainer
 # does not say counts against the restatement. "1,500" is one number.
 _POLARITY = {"do", "do not"}  # match.py's values for a step said and its negation
 _USE = {"use", "do not use"}  # ... and for a command
+# match.py's values for a stance, not a thing named (KnownMatch.differs)
+_STANCES = frozenset({*_POLARITY, *_USE, "negated", "affirmed", "only when asked", "unasked"})
 _THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[,_]\d{3})*(?:\.\d+)?(?![\w])")
 # The items of a list a memory gives ("never read: .env, secrets/, private keys, credentials")
@@ -271,6 +274,16 @@ _TIMING = frozenset(stem(w) for w in "after afterwards once immediately right aw
 # A step a memory says something comes before ("run the tests before committing"): "never commit
 # if the tests fail" says the same.
 _BEFORE_RE = re.compile(r"\b(?:before|prior\s+to)\s+([^.;:!?,]+)", re.IGNORECASE)
+# A tool said to be missing on the machine ("`npm` is not installed here", "sh: 1: npm: not
+# found", "zsh: command not found: npm"): an environment fact, which picks no tool.
+_ABSENT_RE = re.compile(r"`?([\w.+-]+)`?\s+(?:is|are|was|were)(?:\s+not|n't)\s+(?:installed|available|found|present)"
+                        r"|\b([\w.+-]+):\s+(?:command\s+)?not\s+found(?!:)|command\s+not\s+found:\s*([\w.+-]+)",
+                        re.IGNORECASE)
+# The occasion a prohibition is made on ("Do not use --no-verify when committing", "… after it
+# tried to run `git commit --no-verify`"): a clause of time, which names the step without telling
+# to take it.
+_OCCASION_RE = re.compile(r"\b(?:when|whenever|while|during|before|after|once|prior\s+to)\s+([^.;:!?,]+)",
+                          re.IGNORECASE)
 # The short names of the languages tool roles are named for (match.TOOL_SLOTS).
 _ROLE_NAMES = {"JavaScript": "js ts typescript node", "Python": "py"}
 # Where a version-control action goes, by the action's stem.
@@ -770,7 +783,14 @@ class KnownMatch:
 
     @property
     def differs(self) -> str:
-        return "; ".join(str(c) for c in self.verdict.conflicts)
+        """The differences, each once: match.py reads one swap in several slots ("JavaScript
+        package manager: yarn vs pnpm", "command: yarn test vs pnpm test", "word: yarn vs
+        pnpm"); one that the swap before it explains says nothing more."""
+        kept: list[Conflict] = []
+        for c in self.verdict.conflicts:
+            if not any(_explains(k, c) for k in kept):
+                kept.append(c)
+        return "; ".join(str(c) for c in kept)
 
     def to_json(self) -> dict[str, object]:
         """What a proposal's details record: the citation, the rule, what differs."""
@@ -998,7 +1018,8 @@ class KnownIndex:
                      # "run `vitest`" runs what "run the test suite" does, where the rule names no tool
                      and not (c.slot == "object" and _stepped(c.a, self.index.features[rule]))
                      # a forbidden flag the other side names by what it does
-                     and not (c.slot == "prohibited" and _flag_said(c, query, self.index.features[rule])))
+                     and not (c.slot == "prohibited" and _flag_said(c, query, self.index.features[rule]))
+                     and not self.occasion(query, rule, c))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -1025,6 +1046,16 @@ class KnownIndex:
         condition = _condition(text)
         return conflict.slot in self.index.features[rule].facts.rejected and bool(condition) \
             and not condition.isdisjoint(query.stems)
+
+    def occasion(self, query: Features, rule: int, conflict: Conflict) -> bool:
+        """Whether a do-vs-do-not difference is on a step a prohibition names only as its
+        occasion, in a clause of time ("Do not use --no-verify when committing", "Do not skip
+        the linters when pushing"): it forbids something on that step and takes no stance on
+        the step, which the other may forbid ("Never use `git commit --no-verify`")."""
+        if {conflict.a, conflict.b} != _POLARITY:
+            return False
+        doer = query if conflict.a == "do" else self.index.features[rule]
+        return doer.facts.rejects_any and conflict.slot not in Features.of(_without_occasion(doer.text)).stems
 
     def unstated(self, query: Features, rule: int, conflict: Conflict) -> bool:
         """Whether a do-vs-do-not difference is on a word the doing side takes no stance on: one
@@ -1083,7 +1114,8 @@ class KnownIndex:
             if s in _GENERIC or s in FRAME or s in _PERMISSION or s not in unnamed:
                 continue
             conflict = Conflict(s, "do" if s in asked.done else "do not", "do" if s in docs.done else "do not")
-            if self.unstated(query, rule, conflict) or self.gated_step(query, rule, conflict):
+            if self.unstated(query, rule, conflict) or self.gated_step(query, rule, conflict) \
+                    or self.occasion(query, rule, conflict):
                 continue
             if s in strong:
                 return conflict
@@ -1162,9 +1194,12 @@ class KnownIndex:
         names both may use both) and only for roles a project fills once (ONE_CHOICE_SLOTS)."""
         if not self.choices or query.stems.isdisjoint(_CHOICE_STEMS):
             return None  # no tool named: the facts need not be read
-        for slot, tools in sorted(query.facts.picks.items()):
+        absent = _absent(query.text)
+        for slot, picked in sorted(query.facts.picks.items()):
+            # a tool the memory says is missing here is a fact of the machine, not its choice
+            tools = picked - absent if absent else picked
             documented = self.choices.get(slot)
-            if documented is None or not tools.isdisjoint(documented[0]) \
+            if not tools or documented is None or not tools.isdisjoint(documented[0]) \
                     or any(stem(tool) in self.index.postings for tool in tools):
                 continue
             i = documented[1]
@@ -1462,8 +1497,13 @@ def _choices(features: Sequence[Features]) -> dict[str, tuple[frozenset[str], in
 
 def memory_features(memory: Memory) -> Features:
     """A memory as compared with the rules: its content, and its title when that says more
-    than the content's first words (MCP clients often send those as the title)."""
-    title, content = _credential(_plain(memory.title), False), _credential(_plain(memory.content), False)
+    than the content's first words (MCP clients often send those as the title). A mined
+    memory's record of its occasion ("The agent had just called: Bash git commit --no-verify …")
+    is evidence, no part of what it says: the call it records is no step it tells to take."""
+    body = memory.content
+    if "The agent" in body or "Denied calls" in body or "Seen " in body:
+        body = "\n".join(line for line in body.splitlines() if not of_the_occasion(line))
+    title, content = _credential(_plain(memory.title), False), _credential(_plain(body), False)
     said = normalise(title)
     text = content if not said or normalise(content).startswith(said) else f"{title}\n{content}"
     return Features.of(text, content)
@@ -1847,6 +1887,38 @@ def _before_step(text: str) -> frozenset[str]:
     """The stems of the step a memory says something comes before ("… before committing
     changes"): what it gates, not what it does."""
     return frozenset().union(*(Features.of(phrase).stems for phrase in _BEFORE_RE.findall(text)))
+
+
+def _explains(first: Conflict, then: Conflict) -> bool:
+    """Whether `then` is `first`'s swap again: its values are `first`'s, or `first`'s a turned
+    into its b inside them ("yarn" -> "pnpm" makes "yarn test" "pnpm test"). Stances ("do" /
+    "do not") are said of each slot's own word: never one swap."""
+    if {first.a, first.b} <= _STANCES or {then.a, then.b} <= _STANCES:
+        return False
+    if (then.a, then.b) == (first.a, first.b):
+        return True
+    swapped = re.sub(rf"(?<![\w-]){re.escape(first.a)}(?![\w-])", first.b, then.a)
+    return swapped != then.a and swapped == then.b
+
+
+def _absent(text: str) -> frozenset[str]:
+    """The tools `text` says are missing on the machine (_ABSENT_RE), lowercased, without the
+    full stop of a sentence ending in one."""
+    if "not" not in text.lower():
+        return frozenset()
+    return frozenset(name.lower().rstrip(".") for found in _ABSENT_RE.findall(text) for name in found if name)
+
+
+def _unmeant(text: str) -> str:
+    """`text` without the meanings _plain() gave its flags ("pre-commit" is no commit made)."""
+    for flag, meaning in _FLAG_MEANINGS.items():
+        text = text.replace(f"{flag} ({meaning})", flag)
+    return text
+
+
+def _without_occasion(text: str) -> str:
+    """`text` without its clauses of time (_OCCASION_RE) and its flags' meanings."""
+    return _OCCASION_RE.sub(" ", _unmeant(text))
 
 
 @lru_cache(maxsize=4096)

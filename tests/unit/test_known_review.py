@@ -1,0 +1,62 @@
+"""What a new user's walkthrough found the known corpus getting wrong (dream/known.py): a
+prohibition restated with its occasion said as a clause of time, or with the mined record of the
+call it was made on, read as doing that step against a rule forbidding it.
+
+Every line is written for this file, in the shapes instruction files and mined memories take.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_known_rewordings import _check, _kind
+
+HOOKS = "# app\n\n## Git\n- Run the linters with `make lint`.\n- Never use `git push --force`.\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # the step is the occasion of the prohibition, said as a clause of time ...
+    ("Do not use --force when pushing.", "known"),
+    ("Never pass --force while pushing to the remote.", "known"),
+    # ... or in the record of the call a mined memory was made on
+    ("Do not use --force.\nThe agent had just called: Bash git push --force origin main", "known"),
+    # a prohibition of something else on that occasion is still no restatement of the rule
+    ("Do not use --no-verify when pushing.", ""),
+])
+def test_the_occasion_of_a_prohibition_is_no_step_taken(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, HOOKS, memory) == kind
+
+
+def test_a_step_forbidden_outright_still_differs_from_its_occasion(tmp_path: Path) -> None:
+    # "never push" forbids nothing but the push: a memory on what to do when pushing presumes one
+    docs = "# app\n\n## Git\n- Never push.\n"
+    assert _kind(tmp_path, docs, "Do not use --force when pushing.") != "known"
+
+
+PNPM = "# app\n\n## Testing\n- Run the tests with `pnpm test`.\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # a tool missing on the machine is a fact of the machine: no choice of tool against the docs'
+    ("`bun` is not installed here: `bun test` failed with “sh: 1: bun: not found”; do not count on it.", ""),
+    ("zsh: command not found: bun. The runner isn't available on this machine.", ""),
+    # ... while one picking it still contradicts the docs' choice
+    ("Use `bun` to run the tests.", "contradicts"),
+])
+def test_a_missing_tool_picks_none(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, PNPM, memory) == kind
+
+
+def test_one_swap_is_said_once(tmp_path: Path) -> None:
+    found = _check(tmp_path, PNPM, "Run the tests with `yarn test`.")
+    assert found is not None and found.kind == "contradicts"
+    assert found.differs == "JavaScript package manager: yarn vs pnpm"
+
+
+def test_stances_on_two_words_are_two_differences(tmp_path: Path) -> None:
+    found = _check(tmp_path, "# app\n\n## Git\n- Always commit and push at the end of each task.\n",
+                   "Never commit and never push at the end of a task.")
+    assert found is not None and found.kind == "contradicts"
+    assert found.differs == "; ".join(str(c) for c in found.verdict.conflicts)
