@@ -42,6 +42,8 @@ def test_a_password_sent_to_a_prompt_is_redacted(text: str, secret: str) -> None
     "echo ok | grep -S x",
     'expect(result).toBe("password")',
     "expect the password prompt, then send the code you were given",
+    # prose with a link (the scan runs) and an unquoted word after "send"
+    "We expect users to reset their password at https://example.com/reset and then send them a mail.",
 ])
 def test_look_alikes_stay(text: str) -> None:
     assert redact(text).text == text

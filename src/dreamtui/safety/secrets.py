@@ -296,7 +296,9 @@ _URL_SIGNATURE_RE = re.compile(
 # form `expect { "password:" { send … } }`), and what is piped to a command that reads its
 # password from stdin (`echo 'pw' | sudo -S …`, `printf '%s\n' 'pw' | sudo --stdin …`, `passwd
 # --stdin`); agents script both to get past a prompt they cannot type into.
-_SEND_RE = re.compile(r"""\bsend[ \t]+(?:--[ \t]+)?(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\{[^{}\n]*\}|[^\s;{}"']+)""")
+# Only a quoted or braced answer: an unquoted word after "send" is prose as often as Tcl ("we
+# expect users to reset their password … and send them a mail").
+_SEND_RE = re.compile(r"""\bsend[ \t]+(?:--[ \t]+)?(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|\{[^{}\n]*\})""")
 # The prompt an `expect` waits for, in the text before a `send` (globs and regexes cut its head).
 _PROMPT_RE = re.compile(r"p?ass(?:word|wd|phrase|code)|密码|口令|пароль|kennwort|mot de passe|contraseña|senha",
                         re.IGNORECASE)
@@ -329,7 +331,7 @@ def _stdin_spans(text: str) -> Iterator[tuple[int, int, str]]:
         found += _expect_answers(text)
     for m in found:
         raw = m["value"]
-        quoted = raw[:1] in "\"'{" and len(raw) > 1
+        quoted = raw[:1] in "\"'{" and len(raw) > 1  # the stdin rule also takes a bare word
         start, value = (m.start("value") + 1, raw[1:-1]) if quoted else (m.start("value"), raw)
         value = _ENTER_RE.sub("", value)
         if value and value[0] not in "$[" and not _PLACEHOLDER_RE.match(value):
