@@ -124,6 +124,14 @@ def then(first: Setup, step: Callable[[Path], None]) -> Setup:
     return setup
 
 
+def cut_rollout(ws: Path) -> None:
+    """A rollout of the workspace's project whose second line was cut mid-record."""
+    path = ws.parent / "sessions/2026/11/30/rollout-2026-11-30T10-00-00-cut.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = json.dumps({"type": "session_meta", "payload": {"id": "s1", "cwd": str(ws)}})
+    path.write_text(meta + '\n{"type":"event_msg","payload":{"type":"user_mes\n', encoding="utf-8")
+
+
 def pending_memory(ws: Path) -> None:
     with STMStore.for_workspace(open_workspace(ws)) as store:
         store.submit(new_memory("Use uv sync", agent_id="agent-a", content="Use uv sync instead of pip install."))
@@ -419,6 +427,10 @@ CASES: tuple[Case, ...] = (
          ("1 rollout could not be read", "rollout-2026-11-30T10-00-00-bad.jsonl", "Is a directory"),
          then(plain, lambda ws: (ws.parent / "sessions/2026/11/30/rollout-2026-11-30T10-00-00-bad.jsonl").mkdir(
              parents=True))),
+    Case("import codex: a rollout with a truncated line",
+         w("import", "codex", "--sessions-dir", "sessions", "--include-live"), 0,
+         ("1 malformed line skipped", "rollout-2026-11-30T10-00-00-cut.jsonl:2"),
+         then(plain, cut_rollout)),
     Case("import --since that is not a moment", w("import", "claude-code", "--since", "last tuesday"),
          2, ("--since", "'last tuesday'", "is not a moment"), plain),
     # dreaming

@@ -76,7 +76,8 @@ def _summary(report: CodexReport, options: CodexOptions) -> None:
         click.echo(f"  {counted(len(report.unreadable), 'rollout')} could not be read: "
                    f"{report.unreadable[0]}{more}")
     if stats.malformed:
-        click.echo(f"  {counted(stats.malformed, 'malformed line')} skipped")
+        click.echo(f"  {counted(stats.malformed, 'malformed line')} skipped (not a JSON object), "
+                   f"the first at {report.malformed_at}")
     if stats.unknown:
         shapes = ", ".join(f"{name} ×{n}" for name, n in stats.unknown.most_common(8))
         click.echo(f"  {counted(sum(stats.unknown.values()), 'record')} of a shape this version "

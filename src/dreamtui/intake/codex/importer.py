@@ -61,6 +61,7 @@ class CodexReport:
     other_project: int = 0
     no_cwd: int = 0
     unreadable: list[str] = field(default_factory=list)  # "<rollout>: <why>", one a rollout
+    malformed_at: str = ""  # "<rollout>:<line>" of the first malformed line, for the person to look at
     stats: ReadStats = field(default_factory=ReadStats)
     frictions: int = 0
     memories: list[NewMemory] = field(default_factory=list)
@@ -292,6 +293,8 @@ def import_rollouts(workspace: Workspace, options: CodexOptions, *,
             continue
         instructions.extend(said)
         report.read += 1
+        if stats.first_malformed and not report.malformed_at:
+            report.malformed_at = f"{path}:{stats.first_malformed}"
         report.stats.add(stats)
         kept = [f for f in frictions if _after(f, options.since)]
         report.frictions += len(kept)

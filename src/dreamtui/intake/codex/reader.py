@@ -152,6 +152,7 @@ class ReadStats:
     bytes_read: int = 0
     lines_read: int = 0
     malformed: int = 0
+    first_malformed: int = 0  # the first malformed line's number (rollouts are read whole)
     unknown: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: ReadStats) -> None:
@@ -159,6 +160,11 @@ class ReadStats:
         self.lines_read += other.lines_read
         self.malformed += other.malformed
         self.unknown.update(other.unknown)
+
+    def skip_malformed(self) -> None:
+        """Count the line just read (number `lines_read`) as malformed."""
+        self.malformed += 1
+        self.first_malformed = self.first_malformed or self.lines_read
 
 
 def _text(value: Any) -> str:
@@ -412,12 +418,12 @@ class RolloutReader:
             try:
                 record = decode.loads(line)
             except ValueError:
-                self.stats.malformed += 1
+                self.stats.skip_malformed()
                 continue
             if isinstance(record, dict):
                 yield from self._record(record)
             else:
-                self.stats.malformed += 1
+                self.stats.skip_malformed()
 
     def _wanted(self, kind: str, sub: str, line: bytes) -> bool:
         """From the head alone: is this record worth decoding? Quiet shapes are not, nor the
