@@ -60,3 +60,21 @@ def test_stances_on_two_words_are_two_differences(tmp_path: Path) -> None:
                    "Never commit and never push at the end of a task.")
     assert found is not None and found.kind == "contradicts"
     assert found.differs == "; ".join(str(c) for c in found.verdict.conflicts)
+
+
+def test_a_command_used_against_one_forbidden_is_one_difference(tmp_path: Path) -> None:
+    found = _check(tmp_path, HOOKS, "Always run `git push --force` after a rebase.")
+    assert found is not None and found.kind == "contradicts"
+    assert found.differs == "`git push --force`: use vs do not use"
+
+
+def test_the_command_a_memory_was_made_on_is_no_command_used(tmp_path: Path) -> None:
+    # the mined shape: what the person said after the call, which the rule forbids too
+    memory = "Do as the person said after it tried to run `git push --force`: “Don't force the push.”"
+    assert _kind(tmp_path, HOOKS, memory) != "contradicts"
+
+
+def test_a_difference_names_the_rules_command_as_written(tmp_path: Path) -> None:
+    found = _check(tmp_path, "# app\n\n## Git\n- Never use `git commit --no-verify`.\n",
+                   "Always run `git commit --no-verify`.")
+    assert found is not None and found.differs == "`git commit --no-verify`: use vs do not use"

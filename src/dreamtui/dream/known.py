@@ -785,12 +785,21 @@ class KnownMatch:
     def differs(self) -> str:
         """The differences, each once: match.py reads one swap in several slots ("JavaScript
         package manager: yarn vs pnpm", "command: yarn test vs pnpm test", "word: yarn vs
-        pnpm"); one that the swap before it explains says nothing more."""
+        pnpm"); one that the swap before it explains says nothing more, nor the stance on a word
+        of a command both take opposite stances on."""
+        conflicts = self.verdict.conflicts
+        # a command one uses and the other rejects says the stances on its words
+        # ("`git commit --no-verify`: use vs do not use" against "git: do vs do not"); a path
+        # is no command ("`fixtures/raw/`": the stance is on what is done to it)
+        commanded = frozenset().union(*(features_of(c.slot).stems for c in conflicts
+                                        if c.slot.startswith("`") and " " in c.slot and {c.a, c.b} == _USE))
         kept: list[Conflict] = []
-        for c in self.verdict.conflicts:
-            if not any(_explains(k, c) for k in kept):
+        for c in conflicts:
+            if not any(_explains(k, c) for k in kept) \
+                    and not ({c.a, c.b} == _POLARITY and c.slot in commanded):
                 kept.append(c)
-        return "; ".join(str(c) for c in kept)
+        # (without the meanings _plain() gave the flags: the rule's command as it is written)
+        return _unmeant("; ".join(str(c) for c in kept))
 
     def to_json(self) -> dict[str, object]:
         """What a proposal's details record: the citation, the rule, what differs."""
@@ -1052,6 +1061,11 @@ class KnownIndex:
         occasion, in a clause of time ("Do not use --no-verify when committing", "Do not skip
         the linters when pushing"): it forbids something on that step and takes no stance on
         the step, which the other may forbid ("Never use `git commit --no-verify`")."""
+        if {conflict.a, conflict.b} == _USE and conflict.slot.startswith("`"):
+            # a command the doing side names only as the call it was made on ("… after it tried
+            # to run `git commit --no-verify`")
+            doer = query if conflict.a == "use" else self.index.features[rule]
+            return doer.facts.rejects_any and _unmeant(conflict.slot) not in _without_occasion(doer.text).lower()
         if {conflict.a, conflict.b} != _POLARITY:
             return False
         doer = query if conflict.a == "do" else self.index.features[rule]
@@ -1911,8 +1925,8 @@ def _absent(text: str) -> frozenset[str]:
 
 def _unmeant(text: str) -> str:
     """`text` without the meanings _plain() gave its flags ("pre-commit" is no commit made)."""
-    for flag, meaning in _FLAG_MEANINGS.items():
-        text = text.replace(f"{flag} ({meaning})", flag)
+    for meaning in _FLAG_MEANINGS.values():
+        text = text.replace(f" ({meaning})", "")
     return text
 
 
