@@ -183,3 +183,21 @@ def test_a_dropped_stop_leaves_no_mark_on_a_later_one(
     log.typed(asked)  # the request sent again: no lesson of the Esc
     log.says("Only the parser, then.")
     assert "interruption" not in [m.metadata["kind"] for m in _mined(workspace, projects, log)]
+
+
+def test_a_question_then_a_request_to_think_harder_still_only_asks() -> None:
+    text = "这个方案和 docs/spec-v3.md、docs/config.md 一致吗。最佳的模式应该是怎样。ultrathink,深度访谈我"
+    assert asks_about_plan(text) and reason_at_plan(text, PLAN) is None
+
+
+def test_codex_spec_sent_again_through_a_templates_user_input_is_no_lesson() -> None:
+    spec = ("Users upload invoices as PDF files; the service stores each file in the bucket, extracts "
+            "the totals and the due date, and shows them on the dashboard within a minute of the upload.")
+    pasted = f"Here is the original spec:\n\n# Feature: Invoice upload\n\n**Input**: {spec}"
+    template = (f"## User Input\n\n```text\n**Input**: {spec}\n```\n\n"
+                "You **MUST** consider the user input before proceeding (if not empty).")
+    found = _codex(UserTurn(pasted, "2026-11-02T10:00:00Z", 1),
+                   Call("c1", "shell", "cat > specs/plan.md <<'EOF'\n# Plan\nEOF"),
+                   Aborted("interrupted", "2026-11-02T10:00:05Z"),
+                   UserTurn(template, "2026-11-02T10:00:09Z", 5))
+    assert found == []

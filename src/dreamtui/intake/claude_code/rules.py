@@ -404,6 +404,11 @@ _COMMA = re.compile(r"[，,、]")
 _OWN_END = re.compile(r"\n\s*\n|[╔═║┌─│┏━]")
 _OWN_CHARS = 400
 _LETTER = re.compile(r"[^\W\d_]")
+# A request to look harder before answering ("ultrathink, 深度访谈我", "think hard and interview me"):
+# part of the question, no statement against the plan.
+_EXAMINE = re.compile(r"(?:please |and )?(?:ultrathink|think (?:hard|harder|deeply)|interview me|ask me|"
+                      r"review (?:it|this) (?:deeply|carefully))\b|请?(?:深度|仔细|认真)?(?:访谈|采访|思考|review)",
+                      re.IGNORECASE)
 
 
 def _asks(clause: str) -> bool:
@@ -425,7 +430,7 @@ def asks_about_plan(text: str) -> bool:
         return False
     # Every sentence asks: a statement after the question ("Why Redis? An in-memory bucket is
     # enough") is the objection the question was put for.
-    if not all(_asks(s) for s in sentences):
+    if not all(_asks(s) or _EXAMINE.match(s) for s in sentences):
         return False
     # An instruction run into a question by a comma ("保持极简，不要过度工程化，…哪些合理") is one.
     clauses = [c.strip() for s in sentences for c in _COMMA.split(s) if c.strip()]

@@ -197,6 +197,16 @@ def _plain_words(text: str) -> str:
     return _NOT_WORD.sub(" ", text.lower()).strip()
 
 
+_RESTATED = 100  # characters of plain words: a shorter opening found in the last turn may be a new ask
+
+
+def _restates(text: str, before: str) -> bool:
+    """Does the turn open with the words of the turn before it, its Markdown aside (a spec pasted,
+    then sent again flattened through a prompt file's "User Input" block)?"""
+    opening = _plain_words(text)[:300]
+    return len(opening) >= _RESTATED and opening in _plain_words(before)
+
+
 def _redirects_after_stop(text: str) -> bool:
     """`corrections.redirects` (not "Retry", a question, a new ask), and not one word that no
     correction rule reads ("PING": is the agent still there?)."""
@@ -470,7 +480,8 @@ class Detector:
                 self.frictions.append(replace(friction, reason=lessons.clip(words, 2 * QUOTE_CHARS)
                                               if words else None))
             elif not refused and words is not None and _redirects_after_stop(words) and not (
-                    self._prompt is not None and sent_again(words, self._prompt.text)):
+                    self._prompt is not None and (sent_again(words, self._prompt.text)
+                                                  or _restates(words, self._prompt.text))):
                 self.frictions.append(replace(friction, reason=lessons.clip(words, 2 * QUOTE_CHARS)))
         answered_a_stop = bool(self._waiting)
         self._waiting.clear()
