@@ -7,10 +7,13 @@ Every line is written for this file, in the shapes instruction files and mined m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from dreamtui.dream.known import KnownIndex, read_corpus
+from tests.unit.test_known import lesson, project
 from tests.unit.test_known_rewordings import _check, _kind
 
 HOOKS = "# app\n\n## Git\n- Run the linters with `make lint`.\n- Never use `git push --force`.\n"
@@ -78,3 +81,18 @@ def test_a_difference_names_the_rules_command_as_written(tmp_path: Path) -> None
     found = _check(tmp_path, "# app\n\n## Git\n- Never use `git commit --no-verify`.\n",
                    "Always run `git commit --no-verify`.")
     assert found is not None and found.differs == "`git commit --no-verify`: use vs do not use"
+
+
+def test_a_mined_correction_restates_the_rule_it_was_typed_for(tmp_path: Path) -> None:
+    # intake/lessons.py's shape: the title says the lesson; the content says what the person
+    # typed after which call, and records the call. The call's words ("Add parser module") are
+    # the occasion's, which no rule needs to say: the memory is the rule's, or close to it.
+    said = "Why did you pass --no-verify? Never bypass the pre-commit hooks."
+    call = "git commit --no-verify -m 'Add parser module'"
+    memory = replace(lesson("m1", f"Do as the person said after it tried to run `{call}`: “{said}”\n"
+                                  f"The agent had just called: Bash {call}"),
+                     title=f"Do not use --no-verify unasked: the person asked “{said}”")
+    docs = "# app\n\n## Testing\n- Run tests with `pytest -q`.\n- Never use `git commit --no-verify`.\n"
+    index = KnownIndex.build(read_corpus(project(tmp_path, {"CLAUDE.md": docs})), [memory])
+    found = index.check(memory)
+    assert found is not None and found.kind in ("known", "close") and found.rule.line == 5

@@ -279,6 +279,9 @@ _BEFORE_RE = re.compile(r"\b(?:before|prior\s+to)\s+([^.;:!?,]+)", re.IGNORECASE
 _ABSENT_RE = re.compile(r"`?([\w.+-]+)`?\s+(?:is|are|was|were)(?:\s+not|n't)\s+(?:installed|available|found|present)"
                         r"|\b([\w.+-]+):\s+(?:command\s+)?not\s+found(?!:)|command\s+not\s+found:\s*([\w.+-]+)",
                         re.IGNORECASE)
+# The call a mined correction was typed after (intake/lessons.py: "Do as the person said after it
+# tried to run `…`: “…”").
+_TRIED_RE = re.compile(r" after it tried to (?:[^`:“]*`[^`]*`)+[^:“`]*(?=:\s*“)")
 # The occasion a prohibition is made on ("Do not use --no-verify when committing", "… after it
 # tried to run `git commit --no-verify`"): a clause of time, which names the step without telling
 # to take it.
@@ -1513,10 +1516,14 @@ def memory_features(memory: Memory) -> Features:
     """A memory as compared with the rules: its content, and its title when that says more
     than the content's first words (MCP clients often send those as the title). A mined
     memory's record of its occasion ("The agent had just called: Bash git commit --no-verify …")
-    is evidence, no part of what it says: the call it records is no step it tells to take."""
+    is evidence, no part of what it says: the call it records is no step it tells to take, nor
+    is the call a correction was typed after ("Do as the person said after it tried to run
+    `git commit --no-verify -am 'wip'`: “…”"), whose words no rule needs to say."""
     body = memory.content
     if "The agent" in body or "Denied calls" in body or "Seen " in body:
         body = "\n".join(line for line in body.splitlines() if not of_the_occasion(line))
+    if "after it tried to" in body:
+        body = _TRIED_RE.sub("", body)
     title, content = _credential(_plain(memory.title), False), _credential(_plain(body), False)
     said = normalise(title)
     text = content if not said or normalise(content).startswith(said) else f"{title}\n{content}"
