@@ -215,11 +215,11 @@ def test_rejections_quote_the_reason_and_merge_repeats(dry: list[NewMemory]) -> 
     assert edit.type == "failure"
     assert edit.metadata["file_path"] == "/home/u/my-app/src/config.py"
     assert edit.title == ("Use the existing helper in utils/config_helpers.py instead "
-                          "(rejected: edit `/home/u/my-app/src/config.py`)")
-    assert edit.content.startswith("Do not edit `/home/u/my-app/src/config.py`: the person "
+                          "(rejected: edit `src/config.py`)")  # written from the project
+    assert edit.content.startswith("Do not edit `src/config.py`: the person "
                                    "rejected it at the permission prompt and said “use the existing")
     assert edit.metadata["reason"] == "use the existing helper in utils/config_helpers.py instead"
-    assert "The agent had called: Edit /home/u/my-app/src/config.py" in edit.content
+    assert "The agent had called: Edit src/config.py" in edit.content
     assert "I'll rename `load` in src/config.py." in edit.content  # its words, same message
     assert remove.metadata["tool"] == "Bash" and remove.metadata["occurrences"] == 2
     assert len(remove.metadata["record_uuids"]) == 2

@@ -369,7 +369,7 @@ def test_a_turn_the_agent_concedes_is_a_correction_quoting_both(
     assert memory.metadata["kind"] == "correction" and memory.metadata["rule"] == "acknowledged"
     assert memory.title == "Qwen 3 is in the yaml too"
     assert "The agent replied: “You're absolutely right, I missed Qwen 3" in memory.content
-    assert f"The agent had just called: Read {PROJECT}/models.yaml" in memory.content
+    assert "The agent had just called: Read models.yaml" in memory.content  # from the project
 
 
 def test_hook_output_notifications_pasted_logs_and_sdk_sessions_are_not_the_person(
@@ -1563,7 +1563,7 @@ def test_a_reason_claude_code_2_0_wrote_as_the_edits_result_is_a_rejection(
     [rejection] = memories
     assert rejection.metadata["reason"] == "No.  Can you just dry up code and check values on both objects?"
     assert rejection.title.startswith("No. Can you just dry up code and check values on both objects? "
-                                      "(rejected: edit `/home/u/shop/test/goal.ts`)")
+                                      "(rejected: edit `test/goal.ts`)")  # from the project
     for own in ("Error: EACCES: permission denied, open '/etc/hosts'", "User cancelled the write"):
         assert classify_tool_error(own, Signals(tool="Write")) == ("tool_error", None)
 

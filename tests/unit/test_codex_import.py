@@ -465,9 +465,11 @@ def test_a_failures_title_names_the_fact_and_the_persons_instruction_is_its_less
     [memory] = _stored(workspace)
     assert memory.title.startswith("Don't bother running mix precommit as it isn't working yet "
                                    "(`mix precommit` cannot run here: the sandbox blocks network")
-    assert memory.content.startswith("`mix precommit` cannot run here: the sandbox blocks network "
-                                     "sockets (EPERM): `mix precommit` failed with “failed to start "
-                                     "Mix.PubSub”")
+    # the person's instruction is the lesson: it leads, the failure and its fact follow
+    assert memory.content.startswith("Don't bother running mix precommit as it isn't working yet (the "
+                                     "person said so when `mix precommit` failed here with “failed to start "
+                                     "Mix.PubSub”; `mix precommit` cannot run here: the sandbox blocks network "
+                                     "sockets (EPERM)).")
     assert memory.metadata["occurrences"] == 3
     assert memory.metadata["reason"] == "don't bother running mix precommit as it isn't working yet"
 
@@ -730,7 +732,10 @@ def test_a_pending_failure_takes_the_instruction_a_later_import_finds(workspace:
     precommit = after["019f-aaaa"]
     assert precommit.title.startswith("Don't bother running mix precommit as it isn't working yet "
                                       f"({before['019f-aaaa'].title[:30]}")
-    assert precommit.content.startswith(before["019f-aaaa"].content.split("\n", 1)[0])
+    # the instruction leads the first line as it would have had it come first; the fact follows
+    assert precommit.content.startswith("Don't bother running mix precommit as it isn't working yet (the person "
+                                        "said so when `mix precommit` failed here with “failed to start Mix.PubSub”; "
+                                        "`mix precommit` cannot run here: the sandbox blocks network sockets (EPERM)).")
     assert "The person then said: “don't bother running mix precommit as it isn't working yet”" \
         in precommit.content
     assert precommit.content.endswith(before["019f-aaaa"].content.rsplit("\n", 1)[1])  # seen line

@@ -1060,6 +1060,51 @@ def correction_rule(text: str) -> TurnRule | None:
     return None
 
 
+# A fact set against the one a failed call went by: "The API runs on port 8040 locally, not 8080",
+# "the tests live in packages/api/tests, not tests/", "pytest, not unittest". The wrong value `Z`
+# after the "not" is what `corrects_premise` looks for in the failure; the right one comes first.
+_NOT_THAT = re.compile(r"(?:^|(?<=[.!;:]\s))((?:[^.!?;:\n]|[.:](?!\s))*?\w(?:[^.!?;:\n]|[.:](?!\s))*?),\s+not\s+"
+                       r"(?:on |in |at |from |under |the )?"
+                       r"`?([\w@~][\w./:@~+-]*?)`?(?=[.,;!)]?(?:\s|$))", re.IGNORECASE)
+_NOT_THAT_WORDS = 20  # a correction of a premise is said in a short sentence, not a task
+# A value no prose word is: it holds a digit, a path's or a flag's mark.
+_DISTINCT_VALUE = re.compile(r"\d|[/.@:_~-]")
+
+
+def corrects_premise(text: str, failed: str) -> bool:
+    """Does a typed turn set a fact against one the failed call went by ("X is Y, not Z", "X, not
+    Z"), right after the call: `failed` (its command and error) names `Z`? A value is taken from
+    the error only when no prose word could be it ("8080", "tests/"), since "use tabs, not
+    spaces" is a new preference wherever "spaces" is printed; from the command, where a word is
+    what the agent chose (`unittest`), any word. A question ("…, not 8080?") corrects nothing."""
+    first = spoken(text).split("\n", 1)[0]
+    if "?" in first:
+        return False
+    command, _, error = failed.partition("\n")
+    for match in _NOT_THAT.finditer(first):
+        said, value = match.group(1), match.group(2).rstrip("./:")
+        if not value or len(said.split()) > _NOT_THAT_WORDS:
+            continue
+        named = re.compile(rf"(?<![\w/.-]){re.escape(value)}(?![\w])", re.IGNORECASE)
+        if named.search(command) or (_DISTINCT_VALUE.search(match.group(2)) and named.search(error)):
+            return True
+    return False
+
+def instruction(text: str) -> str:
+    """A correction's words as the instruction they give: without the openers ("Actually,",
+    "Hmm") and the bare "No," before them, the first letter capitalised; as they are when
+    nothing would be left."""
+    words = spoken(text)
+    rest = words
+    for opening in (_OPENER, _NO, _OPENER):  # the patterns read lower-cased text
+        lowered = rest.lower()
+        found = opening.match(lowered) if len(lowered) == len(rest) else None
+        rest = rest[found.end():].lstrip(" ,.!:;-") if found else rest
+    rest = rest.strip()
+    if len(rest.split()) < 2:
+        return words
+    return rest[:1].upper() + rest[1:]
+
 # The agent reporting its work done or working ("The app is fully functional", "✅" (`_DONE_MARKS`), "TICKET 03 —
 # Terminé", "Clean compile. Here's a summary", "La migration a été appliquée avec succès", "Voici ce
 # qui a changé", "已修复", "완료했습니다"), in its last words.

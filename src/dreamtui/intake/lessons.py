@@ -28,7 +28,7 @@ import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, AnyStr
@@ -37,6 +37,8 @@ from dreamtui.errors import InputError
 from dreamtui.intake.corrections import (
     HEADING_MARKS,
     correction_rule,
+    corrects_premise,
+    instruction,
     just_continues,
     only_asks,
     past_preamble,
@@ -119,6 +121,15 @@ class ToolCall:
                  "apply_patch": "patch"}
         verb = verbs.get(name)
         return f"{verb} `{target}`" if verb else f"use {name} on `{target}`"
+
+    def within(self, root: str | None) -> ToolCall:
+        """The call as a lesson names it to the team: a path inside the project `root` written
+        from it (`src/app.py`), since the machine's own folders mean nothing in a shared file;
+        paths elsewhere as they are."""
+        if not root or self.target is None:
+            return self
+        target = project_relative(self.target, root)
+        return self if target == self.target else replace(self, target=target)
 
     def to_json(self) -> list[str | None]:
         return [self.name, self.target, self.file_path, self.plan]
@@ -498,17 +509,50 @@ def _failure_title(friction: Friction, reason: str | None) -> str:
     person told the agent what to do about it ("don't bother running mix precommit"), that is
     the lesson, and the fact follows."""
     fact = _machine_fact(friction) or f"{_short(friction)} fails here: {_error_head(friction.evidence)}"
-    return (_instructed(fact, reason) if reason else None) or fact[:1].upper() + fact[1:]
+    told = _told(friction) if reason else None
+    return _instructed(fact, told) if told else fact[:1].upper() + fact[1:]
 
 
-def _instructed(fact: str, reason: str) -> str | None:
-    """A failure's title with what the person said to do about it first; None when their words
-    say nothing to do (not a rule: "why?"). Inside the parentheses the fact goes on the person's
-    sentence, so its first word is not capitalised (as a title alone it was: "The script …"),
-    an acronym's ("SSH") left as it is."""
-    if correction_rule(reason) is None:
+def _instructed(fact: str, told: str) -> str:
+    """A failure's title with what the person said to do about it first. Inside the parentheses
+    the fact goes on the person's sentence, so its first word is not capitalised (as a title
+    alone it was: "The script …"), an acronym's ("SSH") left as it is."""
+    return f"{told.rstrip(' .')} ({fact[:1].lower() + fact[1:] if fact[1:2].islower() else fact})"
+
+
+def _told(friction: Friction) -> str | None:
+    """What the person told the agent to do about a failed call (`_instruction`)."""
+    call = friction.call
+    return _instruction(friction.reason or "", f"{call.target if call else ''}\n{friction.evidence}")
+
+
+def _instruction(reason: str, failed: str) -> str | None:
+    """The person's words about a failed call as the instruction they give (without a bare "No,"
+    before them: "The API tests live in packages/api/tests, not tests/."); None when they say
+    nothing to do ("why?") or are a pasted log. A fact set against the one the call went by
+    (`failed`, its command and error: "…port 8040, not 8080" after it met 8080) is one."""
+    if not reason or pasted_log(reason):
         return None
-    return f"{reason} ({fact[:1].lower() + fact[1:] if fact[1:2].islower() else fact})"
+    if correction_rule(reason) is None and not corrects_premise(reason, failed):
+        return None
+    return instruction(reason)
+
+
+def _told_first(told: str, short: str, error_head: str, fact: str | None) -> str:
+    """A failure's first line when the person said what to do about it: their correction is the
+    lesson, not the failure that called for it (what they said was right often ran next and
+    passed), so it leads and the failure is its occasion, with the fact of the machine it
+    stated, if any."""
+    known = f"; {fact[:1].lower() + fact[1:] if fact[1:2].islower() else fact}" if fact else ""
+    return (f"{one_line(told, 2 * QUOTE_CHARS).rstrip(' .')} (the person said so when {short} failed here "
+            f"with “{error_head}”{known}).")
+
+
+# The first line `_first_line` gives a failure nobody spoke about: what `instruct_pending` puts the
+# person's words before, once they are found.
+_FAILURE_FIRST = re.compile(r"\A(?:Avoid (?P<avoid>.+?) as done here: it fails with"
+                            r"|(?P<known>.+): (?P<fact>[^“]+?) failed with) “(?P<head>.*?)”(?: \(.*?\))?"
+                            r"(?:; do not count on it)?\.$")
 
 
 # Steps that prepare a command rather than being it: a comment, `cd`, `export`, `sleep`, and a
@@ -752,6 +796,9 @@ def _first_line(friction: Friction) -> str:
     if kind == "denial":
         return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
     because = f" ({friction.why})" if friction.why else ""
+    told = _told(friction)
+    if told:
+        return _told_first(told, _short(friction), _error_head(friction.evidence), _machine_fact(friction))
     fact = _machine_fact(friction)
     if fact:
         return (f"{fact}: {_short(friction)} failed with “{_error_head(friction.evidence)}”"
@@ -862,8 +909,16 @@ def _last(group: list[Friction]) -> str | None:
     return max((f.timestamp for f in group if f.timestamp), default=None)
 
 
+def _in_project(friction: Friction) -> Friction:
+    """The friction with its calls as a lesson names them (`ToolCall.within` its cwd), for the
+    title and the text; the metadata keeps what the log says."""
+    calls = [call.within(friction.cwd) for call in friction.calls]
+    return friction if calls == friction.calls else replace(friction, calls=calls)
+
+
 def _memory(key: str, group: list[Friction], config: Config, source: Source) -> NewMemory:
     first = group[0]
+    shown = [_in_project(f) for f in group]
     call = first.call
     uuids = [u for f in group for u in f.record_uuids]
     metadata: dict[str, Any] = {
@@ -878,8 +933,8 @@ def _memory(key: str, group: list[Friction], config: Config, source: Source) -> 
         metadata["why"] = first.why
     metadata.update(first.extra)
     return NewMemory(type=memory_type(first.kind, config, source.label),
-                     title=lesson_title(first, config.stm.max_title_chars),
-                     content=_content(group, config.stm.max_content_bytes),
+                     title=lesson_title(shown[0], config.stm.max_title_chars),
+                     content=_content(shown, config.stm.max_content_bytes),
                      agent_id=source.subagent_id if first.sidechain else source.agent_id,
                      tags=(source.name, first.kind), metadata=metadata, idempotency_key=key)
 
@@ -1107,13 +1162,20 @@ def instruct_pending(store: STMStore, instruction: Callable[[str, Mapping[str, A
     titles: dict[str, str] = {}
     for stored in store.get_many(list(said)):
         words = said[stored.id]
-        title = _instructed(stored.title, _sentence(words, config.stm.max_title_chars))
-        if title is None:
+        told = _instruction(_sentence(words, config.stm.max_title_chars), "")
+        if told is None:
             continue
+        title = _instructed(stored.title, told)
         heard = f"The person then said: “{one_line(words, QUOTE_CHARS)}”"
         seen = _SEEN_LINE_RE.search(stored.content)
         content = (stored.content[:seen.start()] + "\n" + heard + stored.content[seen.start():]
                    if seen else f"{stored.content}\n{heard}")
+        first, newline, rest = content.partition("\n")
+        failure = _FAILURE_FIRST.match(first)
+        if failure:
+            full = _instruction(words, "") or told
+            content = _told_first(full, failure.group("avoid") or failure.group("fact"), failure.group("head"),
+                                  failure.group("known")) + newline + rest
         if stored.content.endswith("…") or len(content.encode("utf-8")) > config.stm.max_content_bytes:
             content = stored.content  # clipped or full: the title says it
         revised = prepare(NewMemory(type=stored.type, title=one_line(title, config.stm.max_title_chars),
@@ -1194,6 +1256,8 @@ def names_failure(text: str, target: str | None, evidence: str) -> bool:
         # the agent's own writing, which shares words with any turn on the subject; the command
         # and what the guard names ("Failed to find expected lines in docs/a.md:") are the call.
         target, evidence = command_head(target or ""), evidence.strip().split("\n", 1)[0]
+    if corrects_premise(text, f"{target or ''}\n{evidence}"):
+        return True  # "The API runs on port 8040, not 8080" after a call that went by 8080
     named = f"{target or ''} {evidence}".lower()
     words = {w.lower() for w in _WORD.findall(text)} - _COMMON
     return any(w in named for w in words)
@@ -1216,6 +1280,33 @@ def path_inside(cwd: str, project: str) -> bool:
         return here == root or root in here.parents
     posix_here, posix_root = PurePosixPath(cwd), PurePosixPath(project)
     return posix_here == posix_root or posix_root in posix_here.parents
+
+
+# The character before a path that starts it: the text's start, a space, a quote, `=`, `(`.
+_PATH_START = r"(?:(?<=^)|(?<=[\s'\"`=(:,]))"
+
+
+@functools.lru_cache(maxsize=1024)  # a session has one cwd: its pattern made once
+def _root_pattern(root: str) -> re.Pattern[str] | None:
+    """What finds `root` at the start of a path in a text: the folder followed by a separator
+    (taken with it) or ending the path (then it is `.`). None for a root that is no project
+    (`/`, a drive)."""
+    windows = is_windows_path(root)
+    parts = [part for part in re.split(r"[\\/]" if windows else "/", root) if part]
+    if len(parts) < (2 if windows else 1):
+        return None
+    sep = r"[\\/]" if windows else "/"
+    head = ("" if windows else "/") + sep.join(map(re.escape, parts))
+    return re.compile(_PATH_START + head + rf"(?:{sep}+|(?=$|[\s'\"`):,;]))", re.IGNORECASE if windows else 0)
+
+
+def project_relative(text: str, root: str) -> str:
+    """`text` with every path inside the project folder `root` written from it
+    (`/home/me/app/src/x.py` → `src/x.py`, the folder itself `.`); other paths as they are."""
+    pattern = _root_pattern(root.rstrip("/\\") or root)
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: "" if m.group(0)[-1:] in "/\\" else ".", text)
 
 
 def resolve_project(text: str) -> str:
