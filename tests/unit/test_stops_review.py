@@ -201,3 +201,8 @@ def test_codex_spec_sent_again_through_a_templates_user_input_is_no_lesson() -> 
                    Aborted("interrupted", "2026-11-02T10:00:05Z"),
                    UserTurn(template, "2026-11-02T10:00:09Z", 5))
     assert found == []
+
+
+def test_a_review_opening_with_think_about_this_plan_is_a_reason() -> None:
+    text = "思考这个方案，这是一个决定 SEO 效率和架构复杂度的关键决策。哪些页面需要服务端渲染？"
+    assert not asks_about_plan(text) and reason_at_plan(text, PLAN) == text

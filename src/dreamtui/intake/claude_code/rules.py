@@ -425,12 +425,12 @@ def asks_about_plan(text: str) -> bool:
     own = _OWN_END.split(text.strip(), maxsplit=1)[0][:_OWN_CHARS]
     # A list's numbers ("1.", "2.") are no sentences.
     sentences = [c.strip() for c in _CLAUSES.split(own) if _LETTER.search(c)]
-    if not sentences or _PROPOSES.match(sentences[0]) or _CHALLENGES.search(own) or \
-            corrections.correction_rule(own) is not None:
+    if not sentences or _PROPOSES.match(sentences[0]) or not _asks(sentences[0]) or \
+            _CHALLENGES.search(own) or corrections.correction_rule(own) is not None:
         return False
-    # Every sentence asks: a statement after the question ("Why Redis? An in-memory bucket is
-    # enough") is the objection the question was put for.
-    if not all(_asks(s) or _EXAMINE.match(s) for s in sentences):
+    # Every sentence after it asks too, or asks the agent to look harder: a statement after the
+    # question ("Why Redis? An in-memory bucket is enough") is the objection it was put for.
+    if not all(_asks(s) or _EXAMINE.match(s) for s in sentences[1:]):
         return False
     # An instruction run into a question by a comma ("保持极简，不要过度工程化，…哪些合理") is one.
     clauses = [c.strip() for s in sentences for c in _COMMA.split(s) if c.strip()]
