@@ -144,3 +144,17 @@ def test_a_premise_corrected_after_a_failure_leads_its_lesson() -> None:
     [memory] = build_memories([failed], Config(), _SOURCE)
     assert memory.content.startswith("The API runs on port 8040 locally, not 8080. Start it with `make api` first "
                                      "(the person said so when `curl` failed")
+
+
+def test_a_step_into_the_project_folder_is_left_out_of_the_call() -> None:
+    call = ToolCall("Bash", f'cd "{_ROOT}" && git push origin main', None)
+    [memory] = build_memories([_friction("rejection", call, "", "Never push to main, open a PR")], Config(), _SOURCE)
+    assert "(rejected: run `git push origin main`)" in memory.title
+    assert "cd" not in memory.content.split("\n", 1)[0]
+
+
+def test_a_report_that_it_still_fails_is_no_instruction_to_lead_the_first_line() -> None:
+    failed = _friction("tool_error", ToolCall("Bash", "./build.sh", None), "E: Unable to locate package zfs-dkms",
+                       "Still says build standard")
+    [memory] = build_memories([failed], Config(), _SOURCE)
+    assert not memory.content.startswith("Still says build standard")

@@ -94,6 +94,10 @@ def one_line(text: str, limit: int) -> str:
     return clip(" ".join(strip_ansi(text).split()), limit)
 
 
+# A shell line's step into the folder it runs in, once that folder is written `.`.
+_CD_HERE = re.compile(r"^\s*cd\s+(?:\.|\"\.\"|'\.')\s*(?:&&|;)\s*")
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """A tool call, reduced to what a lesson names: the tool, its target (command, path, url,
@@ -128,7 +132,8 @@ class ToolCall:
         paths elsewhere as they are."""
         if not root or self.target is None:
             return self
-        target = project_relative(self.target, root)
+        # `cd <project> && git push` is `git push` from it: no `cd . &&` left before it
+        target = _CD_HERE.sub("", project_relative(self.target, root))
         return self if target == self.target else replace(self, target=target)
 
     def to_json(self) -> list[str | None]:
@@ -538,6 +543,10 @@ def _instruction(reason: str, failed: str) -> str | None:
     return instruction(reason)
 
 
+# Corrections that tell no way to do it: the work still fails, a question, a doubt, anger.
+_NO_WAY_SAID = frozenset({"fails", "question", "doubt", "frustrated"})
+
+
 def _told_first(told: str, short: str, error_head: str, fact: str | None) -> str:
     """A failure's first line when the person said what to do about it: their correction is the
     lesson, not the failure that called for it (what they said was right often ran next and
@@ -797,7 +806,7 @@ def _first_line(friction: Friction) -> str:
         return f"Do not {doing}: it is denied here (“{one_line(friction.evidence, QUOTE_CHARS)}”)."
     because = f" ({friction.why})" if friction.why else ""
     told = _told(friction)
-    if told:
+    if told and correction_rule(friction.reason or "") not in _NO_WAY_SAID:
         return _told_first(told, _short(friction), _error_head(friction.evidence), _machine_fact(friction))
     fact = _machine_fact(friction)
     if fact:
@@ -1172,7 +1181,7 @@ def instruct_pending(store: STMStore, instruction: Callable[[str, Mapping[str, A
                    if seen else f"{stored.content}\n{heard}")
         first, newline, rest = content.partition("\n")
         failure = _FAILURE_FIRST.match(first)
-        if failure:
+        if failure and correction_rule(words) not in _NO_WAY_SAID:
             full = _instruction(words, "") or told
             content = _told_first(full, failure.group("avoid") or failure.group("fact"), failure.group("head"),
                                   failure.group("known")) + newline + rest
