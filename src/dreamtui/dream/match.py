@@ -281,7 +281,8 @@ _SYNONYM_GROUPS = (
     ("delet", "remov"),
     ("doc", "document", "documentation"),
     ("repo", "repositori"),
-    ("pr", "pull", "prs"),
+    # "pull request" is read as "PR" before the words are (Features); a bare "pull" is git's.
+    ("pr", "prs"),
     ("ask", "request"),
     ("instal", "setup"),
     # Abbreviations instruction files use for the word itself.
@@ -2017,9 +2018,11 @@ def _negation_swap(a: Sequence[str], b: Sequence[str]) -> bool:
 
 def _only_negations(a: Sequence[str], b: Sequence[str]) -> bool:
     edits = [op for op in Levenshtein.opcodes(a, b) if op.tag != "equal"]
-    changed = [w for op in edits
-               for w in (*a[op.src_start:op.src_end], *b[op.dest_start:op.dest_end])]
-    return bool(changed) and any(w in _REJECT for w in changed) \
+    only_a = [w for op in edits for w in a[op.src_start:op.src_end]]
+    only_b = [w for op in edits for w in b[op.dest_start:op.dest_end]]
+    changed = only_a + only_b
+    # The negation on one side only: "Do not use emojis" / "No emojis" negate both.
+    return any(w in _REJECT for w in only_a) != any(w in _REJECT for w in only_b) \
         and all(w in _REJECT or w in _EMPHASIS or w in STOPWORDS for w in changed)
 
 
