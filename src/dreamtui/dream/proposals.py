@@ -178,6 +178,8 @@ def _sentences(paragraph: str) -> tuple[str, ...]:
         pieces = [s for s in _SENTENCE_RE.split(" ".join(line.split())) if s]
         if "`" in line:
             pieces = _whole_code_spans(pieces)
+        if "“" in line:
+            pieces = _whole_quotations(pieces)
         sentences += pieces
     return tuple(sentences)
 
@@ -188,6 +190,19 @@ def _whole_code_spans(pieces: list[str]) -> list[str]:
     out: list[str] = []
     for piece in pieces:
         if out and out[-1].count("`") % 2:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _whole_quotations(pieces: list[str]) -> list[str]:
+    """Nor inside a quotation: a mined memory quotes the person's or the agent's words whole
+    ("said “Don't delete node_modules. Use yarn.”"), and half of it would read as the entry's own
+    sentence — or, after "The agent had said: “…", as the agent's words left without their label."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and out[-1].count("“") > out[-1].count("”"):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
