@@ -53,6 +53,7 @@ def test_the_first_line_of_a_refused_edit_names_the_file_from_the_project() -> N
     ("/home/dev/code/shop2/server.py", "/home/dev/code/shop2/server.py"),  # a sibling folder is outside
     ("/etc/hosts", "/etc/hosts"),
     (f"ls {_ROOT}", "ls ."),  # the project folder itself
+    (f"ls -la {_ROOT}/", "ls -la ."),  # and with its separator, nothing under it
 ])
 def test_paths_outside_the_project_stay_as_they_are(target: str, shown: str) -> None:
     [memory] = build_memories([_friction("rejection", ToolCall("Bash", target, None), "", "Not now, ask first")],

@@ -1291,6 +1291,8 @@ def path_inside(cwd: str, project: str) -> bool:
     return posix_here == posix_root or posix_root in posix_here.parents
 
 
+# What ends a path in a text: a space, a quote, a bracket, punctuation after it.
+_PATH_ENDS = " \t\n'\"`):,;"
 # The character before a path that starts it: the text's start, a space, a quote, `=`, `(`.
 _PATH_START = r"(?:(?<=^)|(?<=[\s'\"`=(:,]))"
 
@@ -1315,7 +1317,11 @@ def project_relative(text: str, root: str) -> str:
     pattern = _root_pattern(root.rstrip("/\\") or root)
     if pattern is None:
         return text
-    return pattern.sub(lambda m: "" if m.group(0)[-1:] in "/\\" else ".", text)
+    def written(found: re.Match[str]) -> str:
+        # a path under the folder loses it with its separator; the folder itself (`ls -la ~/app/`) is `.`
+        rest = found.string[found.end():found.end() + 1]
+        return "" if found.group(0)[-1:] in "/\\" and rest and rest not in _PATH_ENDS else "."
+    return pattern.sub(written, text)
 
 
 def resolve_project(text: str) -> str:
