@@ -132,6 +132,15 @@ def cut_rollout(ws: Path) -> None:
     path.write_text(meta + '\n{"type":"event_msg","payload":{"type":"user_mes\n', encoding="utf-8")
 
 
+def cut_session_log(ws: Path) -> None:
+    """A Claude Code session log of the workspace's project whose second line was cut mid-record."""
+    folder = ws.parent / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(ws.resolve()))
+    folder.mkdir(parents=True)
+    first = json.dumps({"type": "user", "uuid": "u1", "sessionId": "s1", "cwd": str(ws.resolve()),
+                        "timestamp": "2026-11-30T10:00:00Z", "message": {"role": "user", "content": "hi"}})
+    (folder / "s1.jsonl").write_text(first + '\n{"type":"assistant","uuid":"u2","mess\n', encoding="utf-8")
+
+
 def pending_memory(ws: Path) -> None:
     with STMStore.for_workspace(open_workspace(ws)) as store:
         store.submit(new_memory("Use uv sync", agent_id="agent-a", content="Use uv sync instead of pip install."))
@@ -431,6 +440,9 @@ CASES: tuple[Case, ...] = (
          w("import", "codex", "--sessions-dir", "sessions", "--include-live"), 0,
          ("1 malformed line skipped", "rollout-2026-11-30T10-00-00-cut.jsonl:2"),
          then(plain, cut_rollout)),
+    Case("import claude-code: a session log with a truncated line",
+         w("import", "claude-code", "--projects-dir", "projects", "--include-live"), 0,
+         ("1 malformed line skipped", "s1.jsonl:2"), then(plain, cut_session_log)),
     Case("import --since that is not a moment", w("import", "claude-code", "--since", "last tuesday"),
          2, ("--since", "'last tuesday'", "is not a moment"), plain),
     # dreaming

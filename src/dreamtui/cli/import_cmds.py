@@ -111,7 +111,8 @@ def _print_summary(report: ImportReport, options: ImportOptions) -> None:
                + (f"; skipped {', '.join(skipped)}" if skipped else "")
                + f"; {stats.bytes_read / 1_000_000:.2f} MB, {counted(stats.lines_read, 'line')}")
     damaged = [what for count, what in (
-        (stats.malformed, f"{counted(stats.malformed, 'malformed line')} skipped"),
+        (stats.malformed, f"{counted(stats.malformed, 'malformed line')} skipped (not a JSON object), "
+                          f"the first at {stats.malformed_at}"),
         (stats.invalid_utf8, f"{counted(stats.invalid_utf8, 'line')} with invalid UTF-8 read with "
                              "replacement characters"),
         (stats.incomplete_tail, f"{counted(stats.incomplete_tail, 'unfinished last line')} left "

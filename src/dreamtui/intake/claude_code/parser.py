@@ -268,10 +268,15 @@ class ReadStats:
     malformed: int = 0
     invalid_utf8: int = 0
     incomplete_tail: int = 0
+    # Where the first malformed line is, for the person to look at: "<log>:<line>" when the log
+    # was read from its start, else "<log> at byte N" (an incremental read knows no line numbers).
+    malformed_at: str = ""
 
     def add(self, other: ReadStats) -> None:
         for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            if name != "malformed_at":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.malformed_at = self.malformed_at or other.malformed_at
 
 
 class _LogParser:
@@ -609,10 +614,14 @@ def read_log(log: LogFile, log_name: str, start: int = 0, context: dict[str, Any
                 if raw.isspace():
                     offset += len(raw)
                     continue
+                malformed = stats.malformed
                 if not _looks_like_object(raw):
                     stats.malformed += 1
                 else:
                     parser.feed(raw)
+                if stats.malformed > malformed and not stats.malformed_at:
+                    stats.malformed_at = (f"{log.path}:{stats.lines_read}" if start == 0
+                                          else f"{log.path} at byte {offset}")
                 anchor, last_line = offset, raw
                 offset += len(raw)
     except OSError as exc:
