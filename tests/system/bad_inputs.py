@@ -470,6 +470,8 @@ CASES: tuple[Case, ...] = (
          then(plain, project_with({"CLAUDE.md": b"- Caf\xe9 rules written in Latin-1.\n"}))),
     Case("project.root that is not a folder", w("dream"), 0, ("project.root", "nowhere: not a folder"),
          then(plain, missing_project)),
+    Case("config check: project.root that is not a folder", w("config", "check"), 2,
+         ("dreamtui.yaml: project.root:", "nowhere: not a folder"), then(plain, missing_project)),
     # reviewing, deciding, committing
     Case("changeset edited by hand: wrong type", w("review", "show", "{dream}"), 2,
          ("{dream}.json", "proposals[0]", "'confidence'", "got str"),

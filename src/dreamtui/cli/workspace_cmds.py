@@ -73,6 +73,13 @@ def config_check(app: AppContext, as_json: bool) -> None:
     keymap = keymap_problems(workspace.config.ui.keymap)
     for problem in keymap:
         click.echo(f"{workspace.config_path}: {problem}", err=True)
+    # A root that moved away (a workspace copied elsewhere, a relative path) loses the known
+    # corpus and the delivery silently until a dream warns: name it here.
+    project = workspace.project_root
+    missing_project = project is not None and not project.is_dir()
+    if missing_project:
+        click.echo(f"{workspace.config_path}: project.root: {project}: not a folder (expected the code "
+                   "project this workspace serves, relative to the workspace)", err=True)
     snapshot = LTMStore(workspace.memory_root).scan()
     for bad in snapshot.problems:
         where = ("not in AGENTS.md; INDEX.md lists it, as Dreamer does" if bad.path in snapshot.listed
@@ -80,11 +87,12 @@ def config_check(app: AppContext, as_json: bool) -> None:
         click.echo(f"entry problem: {bad} (skipped: {where})", err=True)
     for notice in snapshot.notices():
         click.echo(f"entry notice: {notice}", err=True)
-    failed = bool(keymap or snapshot.problems)
+    failed = bool(keymap or snapshot.problems or missing_project)
     if as_json:
         click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))
         raise SystemExit(2 if failed else 0)
-    click.echo(f"# {workspace.config_path} ({source}) — {'see the problems above' if keymap else 'valid'}")
+    verdict = "see the problems above" if keymap or missing_project else "valid"
+    click.echo(f"# {workspace.config_path} ({source}) — {verdict}")
     click.echo(f"# stm.db: {workspace.stm_path}")
     click.echo(f"# memory: {workspace.memory_root}")
     click.echo(f"# context: {workspace.context_root}")
