@@ -1755,3 +1755,28 @@ def test_a_call_refused_to_ask_a_question_says_to_answer_first_not_never_to_call
     assert asked.content.startswith("Before you edit `/etc/nixos/swap.nix`, answer the person: they "
                                     "rejected it at the permission prompt and asked “Explain what swap")
     assert refused.content.startswith("Do not run `sudo swapoff -a`: the person rejected it")
+
+
+def _refused_on_8080(comment: str) -> _Log:
+    log = _Log("d2d2d2d2-0000-4000-8000-000000000002")
+    log.typed("run the api tests")
+    log.result(log.calls("Bash", command="pytest -q tests/api"),
+               "Exit code 1\nE   ConnectionRefusedError: [Errno 111] Connection refused: localhost:8080\n"
+               "1 failed, 3 passed", True)
+    log.says("One test failed: the API is not reachable.")
+    log.typed(comment)
+    return log
+
+
+def test_a_premise_set_right_keeps_the_routine_failure_it_answers(workspace: Workspace, projects: Path) -> None:
+    """"The API runs on 8040, not 8080" after a routine test failure that went by 8080: the value is
+    the lesson, so the failure is kept with the person's words."""
+    memories = _mined(workspace, projects, _refused_on_8080(
+        "The API runs on port 8040 locally, not 8080. Start it with `make api` first."))
+    assert [m.metadata["why"] for m in memories] == ["the person commented on it"]
+    assert memories[0].title.startswith("The API runs on port 8040 locally, not 8080")
+
+
+def test_a_new_preference_is_no_comment_on_a_routine_failure(workspace: Workspace, projects: Path) -> None:
+    memories = _mined(workspace, projects, _refused_on_8080("Use tabs, not spaces, in the new module."))
+    assert not [m for m in memories if m.metadata["kind"] == "tool_error"]

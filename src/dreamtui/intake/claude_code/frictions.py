@@ -469,7 +469,10 @@ class Detector:
             # correction of other work ("no, it's still slow") is not about it, and the miss's
             # boilerplate ("your current working directory is …") names what any turn says.
             routine = lessons.routine_error(last.friction.evidence)
+            # A premise set right ("the API runs on 8040, not 8080") answers even a routine
+            # failure that went by the old value: the value is the lesson.
             if (corrections.correction_rule(text) is not None and not routine) or \
+                    corrections.corrects_premise(text, f"{call.target if call else ''}\n{last.friction.evidence}") or \
                     lessons.names_failure(text, call.target if call else None,
                                           "" if routine else last.friction.evidence):
                 last.friction.reason = clip(strip_ansi(text).strip(), QUOTE_CHARS)
