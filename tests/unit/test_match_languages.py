@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dreamtui.dream.cluster import cluster_memories
 from dreamtui.dream.match import compare_texts
-from tests.factories import memory
 
 
 def test_a_language_named_in_its_own_script_is_that_language() -> None:
     a, b = "Write commit messages in Chinese.", "提交说明请使用中文"
     assert compare_texts(a, b).same_lesson
-    assert len(cluster_memories([memory("m0", a, a), memory("m1", b, b, agent="agent-b")], 88)) == 1
     assert compare_texts("Write code comments in Japanese.", "コードのコメントは日本語で書く").same_lesson
 
 
