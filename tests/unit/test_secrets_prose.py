@@ -87,3 +87,10 @@ def test_sentence_about_passwords_or_keys_is_unchanged(text: str) -> None:
 def test_prose_that_only_names_a_password_skips_the_patterns(text: str) -> None:
     # The pre-check asks whether a prose rule would redact, not whether the word appears.
     assert not may_hold_secret(text)
+
+
+def test_a_sentence_after_the_word_token_is_no_token() -> None:
+    """Keys and tokens are ASCII: a title that joined two lines after "token" keeps its words."""
+    text = "大概需要消耗多少token，初始搭建的token: 2.你会在cc文件夹下自动创建文件夹吗？: check it"
+    assert redact(text).text == text
+    assert "[REDACTED:token]" in redact("token: ghx_9aK2mQ7zL1pR8sT3vW6y").text

@@ -204,8 +204,9 @@ def _is_literal_value(value: str, word: str) -> bool:
 
 
 def _generated(value: str) -> bool:
-    """Machine-made or deliberately strong values, not words (`expired`, `my-db-secret`)."""
-    return len(value) >= 8 and _mixed(value)
+    """Machine-made or deliberately strong values, not words (`expired`, `my-db-secret`). Keys and
+    tokens are ASCII: "token: 2.你会在…吗？" is a sentence a title joined after the word."""
+    return len(value) >= 8 and value.isascii() and _mixed(value)
 
 
 # The last word of a key that holds a secret (`DB_PASSWORD`, `clientSecret`, `x-api-key`).
