@@ -168,6 +168,11 @@ class Friction:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def plan(self) -> str | None:
+        """The plan a plan rejection refused, as its ExitPlanMode call quoted it."""
+        return next((c.plan for c in self.calls if c.plan), None)
+
+    @property
     def call(self) -> ToolCall | None:
         return self.calls[0] if self.calls else None
 
@@ -854,7 +859,7 @@ def _content(group: list[Friction], limit_bytes: int) -> str:
                                                          for c in first.calls[:5]))
     elif first.calls:
         lines.append(f"The agent had just called: {one_line(first.calls[0].describe(), 200)}")
-    plan = next((c.plan for c in first.calls if c.plan), None)
+    plan = first.plan
     if plan:
         lines.append(f"The plan: “{clip(strip_ansi(plan).strip(), QUOTE_CHARS)}”")
     if first.said:
@@ -1254,10 +1259,13 @@ _COMMON = frozenset({"that", "this", "with", "from", "have", "file", "error", "d
 _COMMENT_CHARS = 400  # a comment on what just failed is a line or two
 
 
-def names_failure(text: str, target: str | None, evidence: str) -> bool:
+def names_failure(text: str, target: str | None, evidence: str, *, went_by: str | None = None) -> bool:
     """Does a typed turn name something of a failed call or its error (a command, a file)? A
     turn that does not ("continue", "Hello?", the next task) is not a comment on it, and neither
-    is a long prompt, which names the project's folders because it sets out the next task."""
+    is a long prompt, which names the project's folders because it sets out the next task.
+
+    `went_by`: the error the call went by, when `evidence` leaves it out (a routine miss, whose
+    words name what any turn says): a premise set right against it still answers the call."""
     if len(text) > _COMMENT_CHARS:
         return False
     if tool_guard(evidence):
@@ -1265,7 +1273,7 @@ def names_failure(text: str, target: str | None, evidence: str) -> bool:
         # the agent's own writing, which shares words with any turn on the subject; the command
         # and what the guard names ("Failed to find expected lines in docs/a.md:") are the call.
         target, evidence = command_head(target or ""), evidence.strip().split("\n", 1)[0]
-    if corrects_premise(text, f"{target or ''}\n{evidence}"):
+    if corrects_premise(text, f"{target or ''}\n{evidence if went_by is None else went_by}"):
         return True  # "The API runs on port 8040, not 8080" after a call that went by 8080
     named = f"{target or ''} {evidence}".lower()
     words = {w.lower() for w in _WORD.findall(text)} - _COMMON

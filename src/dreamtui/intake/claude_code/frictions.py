@@ -278,8 +278,7 @@ class Detector:
         thread = self._threads[friction.sidechain]
         if friction.reason is not None:
             if friction.kind == "plan_rejection":
-                plan = next((c.plan for c in friction.calls if c.plan), None)
-                friction.reason = rules.reason_at_plan(friction.reason, plan)
+                friction.reason = rules.reason_at_plan(friction.reason, friction.plan)
                 if friction.reason is None:
                     return  # the plan pasted back, a review approving it: no reason of the person's
             if not corrections.disowned(friction.reason) and not corrections.accidental(friction.reason):
@@ -430,7 +429,7 @@ class Detector:
             self._judge(stop, said, None)
             return
         if stop.kind == "plan_rejection":
-            own = rules.reason_at_plan(reason, next((c.plan for c in stop.calls if c.plan), None))
+            own = rules.reason_at_plan(reason, stop.plan)
             if own is None:
                 return  # the plan pasted back, a review approving it, typed next: no reason either
             reason = own
@@ -468,13 +467,13 @@ class Detector:
             # A routine miss (a file not there) is commented on only by naming what it missed: a
             # correction of other work ("no, it's still slow") is not about it, and the miss's
             # boilerplate ("your current working directory is …") names what any turn says.
-            routine = lessons.routine_error(last.friction.evidence)
             # A premise set right ("the API runs on 8040, not 8080") answers even a routine
-            # failure that went by the old value: the value is the lesson.
+            # failure that went by the old value: the value is the lesson (`went_by`).
+            routine = lessons.routine_error(last.friction.evidence)
             if (corrections.correction_rule(text) is not None and not routine) or \
-                    corrections.corrects_premise(text, f"{call.target if call else ''}\n{last.friction.evidence}") or \
                     lessons.names_failure(text, call.target if call else None,
-                                          "" if routine else last.friction.evidence):
+                                          "" if routine else last.friction.evidence,
+                                          went_by=last.friction.evidence):
                 last.friction.reason = clip(strip_ansi(text).strip(), QUOTE_CHARS)
                 last.friction.why = "the person commented on it"
                 thread.open_errors.clear()
