@@ -443,6 +443,9 @@ CASES: tuple[Case, ...] = (
     Case("import claude-code: a session log with a truncated line",
          w("import", "claude-code", "--projects-dir", "projects", "--include-live"), 0,
          ("1 malformed line skipped", "s1.jsonl:2"), then(plain, cut_session_log)),
+    Case("import claude-code --project that is no folder and has no logs",
+         w("import", "claude-code", "--projects-dir", ".", "--project", "/nonexistent/project"), 2,
+         ("--project /nonexistent/project", "no such folder"), plain),
     Case("import --since that is not a moment", w("import", "claude-code", "--since", "last tuesday"),
          2, ("--since", "'last tuesday'", "is not a moment"), plain),
     # dreaming

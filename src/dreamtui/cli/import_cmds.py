@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from dreamtui.cli.main import AppContext, main, pass_app
+from dreamtui.cli.main import AppContext, fail, main, pass_app
 from dreamtui.intake.claude_code.discovery import default_project, default_projects_dir, project_slug
 from dreamtui.intake.claude_code.importer import ImportOptions, ImportReport, import_logs
 from dreamtui.intake.lessons import resolve_project
@@ -97,6 +97,11 @@ def _print_memories(report: ImportReport) -> None:
 def _print_summary(report: ImportReport, options: ImportOptions) -> None:
     if report.logs == 0:
         folder = options.projects_dir / project_slug(options.project)
+        if not Path(options.project).is_dir():
+            # A deleted project's logs are still worth mining, so a missing folder is an error
+            # only when no log names it either: then the path is most likely mistyped.
+            fail(f"--project {options.project}: no such folder, and no Claude Code session logs "
+                 f"for it (looked in {folder}); expected the path of the code project")
         click.echo(f"claude-code: no session logs for {options.project} (looked in {folder}; "
                    "choose the project with --project or claude_code.project)")
         return

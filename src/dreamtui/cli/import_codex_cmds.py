@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from dreamtui.cli.import_cmds import SinceType, import_group
-from dreamtui.cli.main import AppContext, pass_app
+from dreamtui.cli.main import AppContext, fail, pass_app
 from dreamtui.intake.codex.importer import (
     CodexOptions,
     CodexReport,
@@ -57,6 +57,11 @@ def codex(app: AppContext, sessions_dir: Path | None, project: str | None,
 
 
 def _summary(report: CodexReport, options: CodexOptions) -> None:
+    if report.read == 0 and not Path(options.project).is_dir():
+        # As for Claude Code: a deleted project's rollouts are still read; a missing folder that
+        # no rollout names either is most likely a mistyped path.
+        fail(f"--project {options.project}: no such folder, and no Codex rollout in "
+             f"{options.sessions_dir} ran there; expected the path of the code project")
     if report.logs == 0:
         click.echo(f"codex: no rollouts in {options.sessions_dir} (choose the folder with "
                    "--sessions-dir or codex.sessions_dir)")
