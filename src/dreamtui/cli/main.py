@@ -52,9 +52,33 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
-class DreamtuiGroup(click.Group):
+class SentenceHelpGroup(click.Group):
+    """Lists its commands with the whole first sentence of each one's help, wrapped, where
+    click cuts it at the terminal's width ("Close DREAM without applying anything; its whole
+    batch..."): the half of a sentence left says less than the command does."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=SHORT_HELP_CHARS)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# Long enough for any first sentence of ours; write_dl wraps it under the command's column.
+SHORT_HELP_CHARS = 300
+
+
+class DreamtuiGroup(SentenceHelpGroup):
     """Loads command modules on demand, and turns every `DreamtuiError` into a one-line message
     and its exit code, never a traceback."""
+
+    # `main.group(...)` builds its subgroups (`import`, `review`, …) with this class: they list
+    # their commands the same way, without loading modules on demand.
+    group_class = SentenceHelpGroup
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *COMMAND_MODULES})

@@ -1,0 +1,20 @@
+"""`--help` lists every command with its whole first sentence, at an 80-column terminal."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from dreamtui.cli import main
+
+GROUPS = ((), ("import",), ("review",), ("entry",), ("flags",), ("token",), ("config",))
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=lambda g: " ".join(g) or "dreamtui")
+def test_no_command_help_is_cut_short(group: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*group, "--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    commands = result.output.split("Commands:", 1)[1].split("\n\n", 1)[0]
+    assert commands.strip()
+    assert "..." not in commands, commands
+    assert all(len(line) <= 80 for line in commands.splitlines())
