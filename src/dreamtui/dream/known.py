@@ -371,6 +371,8 @@ _INSTRUCTION_RE = re.compile(
     r"|\s+and\s+(?=(?:always|never|avoid|prefer|keep|run|make|ensure|update|add|write|commit|push|document)\b)",
     re.IGNORECASE)
 _OPENING_CONDITION = [[w] for w in "if when whenever before after once while unless for in on to where".split()]
+# A line of a YAML frontmatter: a key (`globs:`), a continuation or list item, a comment, or blank.
+_YAML_LINE_RE = re.compile(r"\s*$|[\w.-]+\s*:|\s+\S|-\s|#")
 _TABLE_RULE_RE = re.compile(r"\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?\s*)?")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
 
@@ -544,6 +546,7 @@ def split_rules(text: str, path: str) -> list[Rule]:
         current, kind = [], ""
 
     fenced = in_block = shell = False
+    indented = -1  # the indentation of the marker-less items under a lead line (-1: none)
     comment = ""  # a shell block's comment line, saying what the commands under it are for
     body_from = _frontmatter_end(lines)
     recorded = _recorded_by_dreamtui(lines)
@@ -592,14 +595,22 @@ def split_rules(text: str, path: str) -> list[Rule]:
                 flush()
                 continue
         item = _LIST_RE.match(line)
+        width = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
         if item:
             flush()
-            current, start, kind = [item.group(2)], number, "item"
+            current, start, kind, indented = [item.group(2)], number, "item", -1
+        elif width and ((kind == "para" and current[-1].rstrip("*_ ").endswith(":"))
+                        or (kind == "item" and width == indented)):
+            # Lines indented under a line ending in a colon, without list markers ("commit
+            # messages:" over a tab-indented line per instruction) are its list: each line an
+            # item that line leads; one indented deeper continues the item above it.
+            flush()
+            current, start, kind, indented = [stripped], number, "item", width
         elif current and (kind == "para" or line[:1].isspace()):
             current.append(stripped)  # a wrapped line continues the item or paragraph
         else:
             flush()
-            current, start, kind = [stripped], number, "para"
+            current, start, kind, indented = [stripped], number, "para", -1
     flush()
     return rules
 
@@ -704,12 +715,16 @@ def _recorded_by_dreamtui(lines: Sequence[str]) -> set[int]:
 
 
 def _frontmatter_end(lines: Sequence[str]) -> int:
-    """The first body line: after a leading `---` … `---` block (Cursor's .mdc files)."""
+    """The first body line: after a leading `---` … `---` block of YAML (Cursor's .mdc files).
+    A file whose first `---` is a rule above its text, as many end with one too, has none:
+    "Guidelines:" and "1. Write clean code" between the two are the file, not metadata."""
     if not lines or lines[0].strip() != "---":
         return 0
     for number in range(1, min(len(lines), 200)):
         if lines[number].strip() == "---":
             return number + 1
+        if not _YAML_LINE_RE.match(lines[number]):
+            return 0
     return 0
 
 
