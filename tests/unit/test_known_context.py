@@ -7,7 +7,12 @@ take.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from dreamtui.dream.known import split_rules
+from tests.unit.test_known_rewordings import _kind
 
 # A file framed by horizontal rules, with a numbered list between: no YAML frontmatter.
 FRAMED = ("---\nTeam coding notes:\n\n1. Keep functions short.\n   - Split any function over forty lines "
@@ -38,3 +43,24 @@ def test_lines_indented_under_a_line_ending_in_a_colon_are_its_items() -> None:
     assert by_text["Never mention internal ticket numbers."].lead == "Release notes:"
     assert by_text["Quote every variable expansion."].lead == "Shell scripts:"
 
+
+
+# A Japanese file saying which language is for what: code comments and answers in Japanese.
+FOR_WHAT = "# CLAUDE.md\n\n## 言語\n\n- コードのコメントと回答は日本語で書くこと\n- 変更は小さく保つ\n"
+# An English file whose only language rule is on replies.
+REPLIES_ONLY = "## Language\n\n- Always answer the user in German.\n"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # the same language for the same thing, across languages
+    (FOR_WHAT, "Write code comments in Japanese.", "known"),
+    (FOR_WHAT, "Interact with the user in Japanese.", "known"),
+    # another language for the same thing is a contradiction, never a restatement
+    (FOR_WHAT, "Use English for code comments.", "contradicts"),
+    # a language for a thing the docs name none for: read as usual (no rule says comments' language)
+    (REPLIES_ONLY, "Write code comments in English.", ""),
+    # ... and a memory saying that beside the docs' own rule says more than the docs: close
+    (REPLIES_ONLY, "Answer the user in German, write code comments in English.", "close"),
+])
+def test_which_language_is_for_what(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind

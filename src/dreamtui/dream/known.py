@@ -103,7 +103,7 @@ MIN_RULE_WORDS = 2  # content words: "## Setup" or "Important:" alone are no rul
 MAX_ONE_WORD_RULE = 4
 _STANCE_OPENERS = frozenset("be never always no avoid dont use prefer keep".split())
 # Japanese, Chinese and Korean write a sentence without spaces: a line of this many of their
-# characters is a rule (read for the language it says to answer in, _reply_language).
+# characters is a rule (read for the language it says is used for what, _languages_said).
 MIN_CJK_CHARS = 4
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
@@ -237,7 +237,7 @@ _VARIANTS = "british|american|uk|us|canadian|australian|simplified|traditional|b
 _VARIANT_ALIASES = {"uk": "british", "us": "american"}
 _LANGUAGE_WORDS = frozenset("""
 use write always only all spelling spellings terminology language languages conventions style
-""".split()) | frozenset(_VARIANTS.split("|"))
+every everything work task tasks do""".split()) | frozenset(_VARIANTS.split("|"))
 MAX_LANGUAGE_STEMS = 6  # a memory saying more than which language to answer in is read as usual
 # ... unless all it says besides is in clauses naming a language ("Think in English, but answer in
 # Chinese") and at most this many words more ("No exceptions."; a bold label aside).
@@ -246,11 +246,20 @@ MAX_BESIDE_LANGUAGE = 2
 _LANGUAGE_CLAUSE_RE = re.compile(r"[,;:，；：、]\s*|\s+but\s+")
 _LANGUAGE_NAMES = {name: english for english, names in _LANGUAGES.items() for name in names}
 _LANGUAGE_RE = re.compile("|".join(re.escape(name) for name in _LANGUAGE_NAMES))
-_REPLY_WORDS = ("応答", "回答", "返答", "返信", "会話", "対話", "返事", "응답", "답변", "대화", "回复", "回覆",
+_REPLY_WORDS = ("応答", "回答", "返答", "返信", "会話", "対話", "返事", "コミュニケーション", "レスポンス",
+                "説明", "응답", "답변", "대화", "回复", "回覆",
                 "答复", "對話", "对话", "回應", "回应", "antwort", "réponse", "respuesta", "resposta",
                 "risposta", "ответ")
 _REPLY_RE = re.compile(r"\b(?:respond\w*|responses?|repl(?:y|ies|ying)|answer\w*|communicat\w*|conversations?"
-                       r"|chat\w*|talk\w*|speak\w*)\b")
+                       r"|chat\w*|talk\w*|speak\w*|interact\w*|explanations?)\b")
+# What else a rule says a language is for, in English and in the languages writing no spaces.
+_LANGUAGE_THINGS = (
+    ("replies", _REPLY_RE),
+    ("comments", re.compile(r"\bcomments?\b|コメント|注释|注釋|주석")),
+    ("commit messages", re.compile(r"\bcommit\s+(?:messages?|titles?|subjects?|logs?)\b|\bcommits\b"
+                                   r"|コミット|提交信息|커밋")),
+    ("documentation", re.compile(r"\b(?:docs|documentation|readmes?)\b|ドキュメント|文档|문서")),
+)
 _BEING = frozenset("be is are was were been being get gets got".split())
 LONG_RULE_SHARE = 3  # a rule with this many times the memory's words is long beside it (undone)
 # "when needed", "if applicable": a hedge, not a condition a restatement must say.
@@ -845,7 +854,7 @@ class KnownIndex:
     by_number: dict[str, list[int]] = field(default_factory=dict)
     # (rule, language) for the rules saying which language the agent answers in; read on the
     # first memory saying one (most batches have none)
-    languages: list[tuple[int, str]] | None = None
+    languages: list[tuple[int, frozenset[tuple[str, str]]]] | None = None
     # stem -> the rules saying a step with that stem needs the person's word ("never commit
     # without approval"): in a file saying "commit" in every other rule, the rarest words of
     # "don't commit unless asked" are elsewhere; read on the first memory saying so
@@ -894,36 +903,50 @@ class KnownIndex:
             return None
         query = self.queries.get(memory.id) or memory_features(memory)
         # (read without its asides first: "Chinese (Simplified Chinese)" names the language twice)
-        language = (_reply_language(_without_asides(query.text)) or _reply_language(query.text)) \
-            if len(query.stems) <= MAX_LANGUAGE_STEMS or _beside_language(query.text) else ""
-        if language:
-            said = self.reply_language(language)
+        languages = (_languages_said(_without_asides(query.text)) or _languages_said(query.text)) \
+            if len(query.stems) <= MAX_LANGUAGE_STEMS or _beside_language(query.text) else frozenset()
+        if languages:
+            said = self.said_language(languages)
             if said is not None:
                 return said
         found = self.check_text(query)
         # Only a partial restatement may be several whole ones (and most memories are neither).
         return (self.by_parts(query) or found) if found is not None and found.kind == "close" else found
 
-    def reply_language(self, language: str) -> KnownMatch | None:
-        """The docs' rule on the language the agent answers in, against the memory's: the same is
+    def said_language(self, said: frozenset[tuple[str, str]]) -> KnownMatch | None:
+        """The docs' rules on which language is used for what (the agent's replies, comments,
+        commit messages, docs), against the memory's: the same language for the same thing is
         a restatement in whatever language each is written ("ユーザーへの応答は日本語で行う" and
-        "Provide all responses in Japanese"), another a contradiction. One naming a variant the
-        other leaves out ("British English" / "English") says more: close. None when no rule
-        says one."""
+        "Provide all responses in Japanese"), another language a contradiction ("comments in
+        English" against a rule writing comments in Japanese). A rule naming no thing holds for
+        all of them. One naming a variant the other leaves out ("British English" / "English")
+        says more: close. None when no rule says a language for what the memory names one for
+        (comments in English beside a rule on the language of replies is read as usual)."""
         if self.languages is None:
             self.languages = [(i, found) for i, rule in enumerate(self.rules)
-                              if (found := _reply_language(rule.text))]
-        if not self.languages:
+                              if (found := _languages_said(rule.text) or _languages_said(self.index.features[i].text))]
+        kinds: list[tuple[int, int, str]] = []  # (rank: contradicts 0, close 1, known 2; rule; language)
+        for subject, language in sorted(said):
+            ruled = [(i, other) for i, pairs in self.languages for thing, other in sorted(pairs)
+                     if not subject or not thing or thing == subject]
+            if not ruled:  # the docs say nothing of it: news beside a restatement
+                kinds.append((1, -1, language))
+                continue
+            base = language.split()[-1]
+            same = next((i for i, other in ruled if other == language), None)
+            narrower = next((i for i, other in ruled if base == other or other.split()[-1] == language), None)
+            kinds.append((2, same, language) if same is not None
+                         else (1, narrower, language) if narrower is not None else (0, ruled[0][0], ruled[0][1]))
+        if all(i < 0 for _, i, _ in kinds):
             return None
-        same = next((i for i, found in self.languages if found == language), None)
-        if same is not None:
-            return KnownMatch("known", self.rules[same], Verdict(100.0, (), self.threshold))
-        base = language.split()[-1]
-        narrower = next((i for i, found in self.languages if base == found or found.split()[-1] == language), None)
-        if narrower is not None:
-            return KnownMatch("close", self.rules[narrower], Verdict(100.0, (), self.threshold))
-        i, found = self.languages[0]
-        differs = Conflict("language of replies", language, found)
+        rank, i, other = min(kinds, key=lambda kind: (kind[0], kind[1] < 0))
+        if rank == 2:
+            return KnownMatch("known", self.rules[i], Verdict(100.0, (), self.threshold))
+        if rank == 1:
+            i = i if i >= 0 else next(i for _, i, _ in kinds if i >= 0)
+            return KnownMatch("close", self.rules[i], Verdict(100.0, (), self.threshold))
+        mine = next(language for subject, language in sorted(said) if language != other)
+        differs = Conflict("language", mine, other)
         return KnownMatch("contradicts", self.rules[i], Verdict(100.0, (differs,), self.threshold))
 
     def by_parts(self, query: Features) -> KnownMatch | None:
@@ -1766,22 +1789,23 @@ def _gated(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _reply_language(text: str) -> str:
-    """The language `text` says the agent answers in ("Respond in Japanese", "ユーザーへの応答は
-    日本語で行う", "Use UK English."), in English; "" when it says none. One sentence must name
-    the language and the replies, or nothing else; "comments in English" is about code."""
+def _languages_said(text: str) -> frozenset[tuple[str, str]]:
+    """Which language `text` says is used for what, as (thing, language) in English: ("replies",
+    "japanese") for "Respond in Japanese" and "ユーザーへの応答は日本語で行う", ("comments",
+    "english") for "Write comments in English", ("", "british english") for "Use UK English."
+    (no thing named: everything). The first sentence saying one decides; empty when none does."""
     lowered = text.lower()
     if not _LANGUAGE_RE.search(lowered):
-        return ""
+        return frozenset()
     for whole in re.split(r"[.!?。！？\n]+", lowered):
         # A sentence naming two languages says which is for what clause by clause: "think in
         # English, but answer in Chinese"; "unless asked for English, reply in Chinese".
         named = _languages_named(whole)
-        for sentence in [whole] if len(named) < 2 else _LANGUAGE_CLAUSE_RE.split(whole):
-            found = _clause_language(sentence)
-            if found:
-                return found
-    return ""
+        found = frozenset().union(*(_clause_languages(sentence) for sentence in
+                                    ([whole] if len(named) < 2 else _LANGUAGE_CLAUSE_RE.split(whole))))
+        if found:
+            return found
+    return frozenset()
 
 
 def _languages_named(text: str) -> set[str]:
@@ -1800,23 +1824,31 @@ def _beside_language(text: str) -> bool:
     return len(Features.of(" ".join(beside)).stems) <= MAX_BESIDE_LANGUAGE
 
 
-def _clause_language(sentence: str) -> str:
-    """The language one sentence or clause (lowercased) says the agent answers in, "" for none."""
+def _clause_languages(sentence: str) -> frozenset[tuple[str, str]]:
+    """What one sentence or clause (lowercased) says a language is used for (_languages_said)."""
     names = _languages_named(sentence)
-    if len(names) == 1:
-        name = names.pop()
-        # "Never respond in Korean" names the language it rejects ("No exceptions." after it
-        # rejects nothing of it)
-        at = min(sentence.find(alias) for alias in _LANGUAGES[name] if alias in sentence)
-        if not NEGATIONS.isdisjoint(normalise(sentence[:at]).split()):
-            return ""
-        # ... or says nothing but the language ("Use UK English.")
-        bare = set(normalise(sentence).split()) - STOPWORDS - _LANGUAGE_WORDS - {name}
-        if any(word in sentence for word in _REPLY_WORDS) or _REPLY_RE.search(sentence) or not bare:
-            # "British English", "Simplified Chinese": a variant is another value
-            variant = re.search(rf"\b({_VARIANTS})\s+{name}\b", sentence)
-            return f"{_VARIANT_ALIASES.get(variant.group(1), variant.group(1))} {name}" if variant else name
-    return ""
+    if len(names) != 1:
+        return frozenset()
+    name = names.pop()
+    # "Never respond in Korean" names the language it rejects ("No exceptions." after it
+    # rejects nothing of it)
+    at = min(sentence.find(alias) for alias in _LANGUAGES[name] if alias in sentence)
+    if not NEGATIONS.isdisjoint(normalise(sentence[:at]).split()):
+        return frozenset()
+    things = {thing for thing, pattern in _LANGUAGE_THINGS if pattern.search(sentence)}
+    if any(word in sentence for word in _REPLY_WORDS):
+        things.add("replies")
+    if not things:
+        # ... or says nothing but the language ("Use UK English.", "do all work in Japanese"; a
+        # character of an untranslated ending is no word of its own)
+        bare = {word for word in normalise(sentence).split() if len(word) > 1 or not _CJK_RE.match(word)}
+        if bare - STOPWORDS - _LANGUAGE_WORDS - {name}:
+            return frozenset()
+        things.add("")
+    # "British English", "Simplified Chinese": a variant is another value
+    variant = re.search(rf"\b({_VARIANTS})\s+{name}\b", sentence)
+    language = f"{_VARIANT_ALIASES.get(variant.group(1), variant.group(1))} {name}" if variant else name
+    return frozenset((thing, language) for thing in things)
 
 
 def _after_action(words: tuple[str, ...]) -> frozenset[str]:
