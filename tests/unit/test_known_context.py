@@ -64,3 +64,17 @@ REPLIES_ONLY = "## Language\n\n- Always answer the user in German.\n"
 ])
 def test_which_language_is_for_what(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+# A rule holding under a condition of several items, one said by a kin in the memory.
+CONDITIONED = "## Working\n\n- Ask the user before coding if the task is incomplete, contradictory, or vague.\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # the memory's condition is a kin of an item of the rule's list ("ambiguous" / "vague")
+    ("Ask the user before coding when it is ambiguous.", "known"),
+    # ... a condition the rule does not say is another rule
+    ("Ask the user before coding when it is slow.", "close"),
+])
+def test_a_condition_is_read_through_its_list_and_its_kin(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, CONDITIONED, memory) == kind

@@ -275,7 +275,10 @@ _RESTRICTED_RE = re.compile(r"\bonly\s+(?:\w+\s+){0,3}?(?:when|if|where|as\s+nee
                             r"|\bas\s+(?:little|few|rarely|seldom)\s+as\b", re.IGNORECASE)
 # What a rule says it holds under: "if …", "when …" (to the clause's end).
 # ("even if …" concedes: the rule holds whatever follows it, so that is no condition)
-_CONDITION_RE = re.compile(r"(?<!\beven\s)\b(?:if|when|whenever|once)\s+([^.;:!?,]+)", re.IGNORECASE)
+# (and through a list of short items: "if information is missing, partial, unclear, or vague")
+_CONDITION_RE = re.compile(r"(?<!\beven\s)\b(?:if|when|whenever|once)\s+([^.;:!?,]+"
+                           r"(?:(?:,\s*\w+(?:\s\w+)?)*,?\s+(?:or|and)\s+\w+(?:\s\w+)?"
+                           r"(?=\s*(?:[.;:!?,)]|$|\s(?:instead|rather)\b)))?)", re.IGNORECASE)
 # When a step is done, said as time ("push commits immediately after making them"): where the
 # rule ties its step to an event the memory names too ("when creating a commit, push it"), the
 # memory's words for the time are the rule's condition said another way.
@@ -1023,7 +1026,9 @@ class KnownIndex:
                 other_number = not said.numbers <= self.numbers[i] and not self.numbers[i] <= said.numbers
                 # A rule holding only under a condition the memory does not say is another rule.
                 condition = _condition(rule.text)
-                unconditioned = bool(condition) and condition.isdisjoint(query.stems)
+                # (said by a kin: "if anything is unclear" holds "when requirements are ambiguous")
+                unconditioned = bool(condition) and condition.isdisjoint(query.stems) \
+                    and not any(kindred(mine, ruled) for mine in query.stems for ruled in condition)
                 swap = _swapped(core.text, rule.text) if coverage >= KNOWN_COVERAGE else None
                 if swap is not None:
                     opposite = Verdict(verdict.score, (swap,), verdict.threshold)
