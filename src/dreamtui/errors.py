@@ -25,8 +25,11 @@ class ConfigError(DreamtuiError):
     def __init__(self, path: Path | str, problems: list[str]) -> None:
         self.path = Path(path)
         self.problems = problems
+        if len(problems) == 1:  # one line, as every other bad input gets
+            super().__init__(f"{self.path}: {problems[0]}")
+            return
         lines = "\n".join(f"  {self.path}: {problem}" for problem in problems)
-        super().__init__(f"invalid config {self.path}:\n{lines}")
+        super().__init__(f"invalid config {self.path} ({len(problems)} problems):\n{lines}")
 
 
 class WorkspaceError(DreamtuiError):

@@ -70,8 +70,8 @@ def test_large_jsonl_reports_exact_bad_lines_and_keeps_order(ws: Path, tmp_path:
 
     kept = [n for n in range(1, total + 1) if n not in bad and n not in (blank, duplicate)]
     assert result.exit_code == 2, result.output
-    assert result.stdout == f"{len(kept)} submitted, 1 duplicates, {len(bad)} bad lines\n"
-    reported = [int(n) for n in re.findall(r"^line (\d+): ", result.stderr, re.M)]
+    assert result.stdout == f"{len(kept)} submitted, 1 duplicate, {len(bad)} bad lines\n"
+    reported = [int(n) for n in re.findall(rf"^{re.escape(str(path))}, line (\d+): ", result.stderr, re.M)]
     assert reported == sorted([*bad, noted])
     assert f"line {noted}: note: secret redacted" in result.stderr
     assert f"line {12_345}: longer than 1048576 bytes" in result.stderr

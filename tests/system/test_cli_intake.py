@@ -107,12 +107,12 @@ def test_jsonl_keeps_good_lines_and_reports_bad_ones(ws: Path, tmp_path: Path) -
     path.write_bytes("\n".join(lines).encode() + b"\n\xff\xfe\x00\x01\n")
     result = run(ws, "submit", "--jsonl", str(path), "--agent", "importer")
     assert_clean_failure(result)
-    assert result.stdout == "3 submitted, 1 duplicates, 5 bad lines\n"
+    assert result.stdout == "3 submitted, 1 duplicate, 5 bad lines\n"
     err = result.stderr
     assert "line 3: invalid JSON" in err
     assert "line 4: expected a JSON object, got list" in err
     assert "line 5: type: 'nope' is not an allowed memory type" in err
-    assert "line 8: unknown field(s) colour" in err
+    assert "line 8: unknown field colour" in err
     assert "line 10: not UTF-8 text (byte 0xff at column 1)" in err
     memories = stored(ws)
     assert [m.title for m in memories] == ["memory 1", "memory 2", "memory 4"]
@@ -140,7 +140,7 @@ def test_jsonl_overlong_line_is_refused_without_reading_it_whole(ws: Path) -> No
     result = run(ws, "submit", "--jsonl", "-", input=huge + b"\n" + record(1).encode() + b"\n")
     assert_clean_failure(result)
     assert "line 1: longer than 1048576 bytes" in result.stderr
-    assert result.stdout == "1 submitted, 0 duplicates, 1 bad lines\n"
+    assert result.stdout == "1 submitted, 0 duplicates, 1 bad line\n"
 
 
 def test_jsonl_caps_the_messages(ws: Path) -> None:
@@ -323,7 +323,7 @@ def test_real_subprocess_bulk_and_hook(ws: Path) -> None:
     bulk = subprocess.run([sys.executable, "-c", RUN_CLI, "-w", str(ws), "submit", "--jsonl", "-"],
                           input=data, capture_output=True, env=env, timeout=120, check=False)
     assert bulk.returncode == 2, bulk.stderr
-    assert bulk.stdout == b"50 submitted, 0 duplicates, 1 bad lines\n"
+    assert bulk.stdout == b"50 submitted, 0 duplicates, 1 bad line\n"
     assert b"line 51: not UTF-8 text" in bulk.stderr and b"Traceback" not in bulk.stderr
     hook = subprocess.run([sys.executable, "-c", RUN_CLI, "status", "--hook"], cwd=ws,
                           capture_output=True, env=env, timeout=120, check=False)

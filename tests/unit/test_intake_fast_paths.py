@@ -97,7 +97,8 @@ def test_jsonl_decode_matches_json_loads() -> None:
         try:
             expected: object = json.loads(text)
         except json.JSONDecodeError as exc:
-            expected = f"invalid JSON: {exc.msg} (column {exc.colno})"
+            what = exc.msg.removesuffix(" at")  # "Invalid control character at"
+            expected = f"invalid JSON at column {exc.colno}: {what[:1].lower()}{what[1:]}"
         try:
             got: object = _decode(2, text.encode("utf-8", "surrogatepass"))
         except InputError as exc:

@@ -27,6 +27,7 @@ from dreamtui.store.files import atomic_write_text
 from dreamtui.store.leases import GONE, claims, memories_gone, read_records
 from dreamtui.store.lock import lock_holder
 from dreamtui.store.stm import BULK_CHUNK, RowFields, STMStore, SubmitResult, bulk_rows, new_ids
+from dreamtui.vocabulary import counted
 from dreamtui.workspace.config import Config
 from dreamtui.workspace.layout import Workspace
 
@@ -142,6 +143,7 @@ def _store_one(workspace: Workspace, memory: NewMemory) -> SubmitResult:
 class _Report:
     """Counts bad lines and notes; prints the first MAX_REPORTED so binary junk cannot flood stderr."""
 
+    source: str  # the file as given (`-` is stdin), so each message names where its line is
     bad: int = 0
     noted: int = 0
     printed: int = 0
@@ -154,13 +156,13 @@ class _Report:
 
     def bad_line(self, number: int, reason: str) -> None:
         self.bad += 1
-        self.say(f"line {number}: {reason}")
+        self.say(f"{self.source}, line {number}: {reason}")
 
     def notes(self, number: int, notes: list[str], redacted: Iterable[str]) -> None:
         self.noted += 1
         self.redacted_kinds.update(redacted)
         for note in notes:
-            self.say(f"line {number}: note: {note}")
+            self.say(f"{self.source}, line {number}: note: {note}")
 
     def block(self, events: list[_Event]) -> None:
         for number, reason, notes, redacted in events:
@@ -213,7 +215,9 @@ def _decode(number: int, line: bytes) -> Any:
                 return value
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        # json says "Invalid control character at" and appends the place: ours comes first
+        what = exc.msg.removesuffix(" at")
+        raise InputError(f"invalid JSON at column {exc.colno}: {what[:1].lower()}{what[1:]}") from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply") from None
 
@@ -328,7 +332,8 @@ def _reported_rows(blocks: Iterable[tuple[list[tuple[Any, ...]], list[_Event]]],
 
 
 def _submit_jsonl(workspace: Workspace, stream: BinaryIO, agent_id: str) -> None:
-    report = _Report()
+    name = getattr(stream, "name", "-")
+    report = _Report("stdin" if name in {"-", "<stdin>"} or not isinstance(name, str) else name)
     config = workspace.config
     with STMStore.for_workspace(workspace) as store:
         limit = _max_line_bytes(config)
@@ -343,7 +348,8 @@ def _submit_jsonl(workspace: Workspace, stream: BinaryIO, agent_id: str) -> None
         kinds = ", ".join(sorted(report.redacted_kinds)) or "none"
         click.echo(f"dreamtui: note: {report.noted} memories were redacted or marked for review "
                    f"(redacted kinds: {kinds})", err=True)
-    click.echo(f"{result.inserted} submitted, {result.duplicates} duplicates, {report.bad} bad lines")
+    click.echo(f"{result.inserted} submitted, {counted(result.duplicates, 'duplicate')}, "
+               f"{counted(report.bad, 'bad line')}")
     if report.bad:
         click.get_current_context().exit(EXIT_USAGE)
 

@@ -8,6 +8,7 @@ module only when one of its commands is looked up (see COMMAND_MODULES).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -95,6 +96,12 @@ class DreamtuiGroup(SentenceHelpGroup):
             fail(f"{exc}; nothing was done, try again when it is released", exc.exit_code)
         except DreamtuiError as exc:
             fail(str(exc), exc.exit_code)
+        except BrokenPipeError:
+            # The reader went away (`dreamtui review show | head`): what it wanted it has, and a
+            # message would only land on the pipe's stderr. Python's own advice: point stdout at
+            # devnull so the flush at exit cannot fail a second time.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_FAILED)
         except OSError as exc:
             # A full disk or a vanished folder outside the journaled paths: the operation did
             # not happen, and saying which file and why is all a person can act on.

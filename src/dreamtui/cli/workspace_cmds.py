@@ -19,6 +19,7 @@ from dreamtui.scaffold import (
     sample_workspace_source,
     seed_stm,
 )
+from dreamtui.vocabulary import counted
 from dreamtui.workspace.config import CONFIG_NAME, render_config
 from dreamtui.workspace.layout import Workspace, open_workspace
 
@@ -62,7 +63,7 @@ def config_check(app: AppContext, as_json: bool) -> None:
     try:
         workspace = app.workspace
     except ConfigError as exc:
-        click.echo(f"{len(exc.problems)} problem(s) in {exc.path}:", err=True)
+        click.echo(f"{counted(len(exc.problems), 'problem')} in {exc.path}:", err=True)
         for problem in exc.problems:
             click.echo(f"  {exc.path}: {problem}", err=True)
         raise SystemExit(2) from None
@@ -92,6 +93,9 @@ def config_check(app: AppContext, as_json: bool) -> None:
         click.echo(json.dumps(workspace.config.model_dump(mode="json"), indent=2))
         raise SystemExit(2 if failed else 0)
     verdict = "see the problems above" if keymap or missing_project else "valid"
+    if not workspace.is_dreamer and not workspace.config_path.read_text(encoding="utf-8").strip(" \t\r\n"):
+        # Valid, but a file emptied by accident reads the same: say what that means.
+        verdict += " (the file holds nothing: every setting is its default, project.root unset)"
     click.echo(f"# {workspace.config_path} ({source}) — {verdict}")
     click.echo(f"# stm.db: {workspace.stm_path}")
     click.echo(f"# memory: {workspace.memory_root}")

@@ -218,7 +218,8 @@ def prepared_from_json(record: Any, config: Config, default_agent: str = "cli") 
         raise InputError(f"expected a JSON object, got {type(record).__name__}")
     if not record.keys() <= _KNOWN_FIELDS:
         unknown = sorted(set(record) - _KNOWN_FIELDS)
-        raise InputError(f"unknown field(s) {', '.join(unknown)} (known: {_KNOWN_LIST})")
+        raise InputError(f"unknown {'field' if len(unknown) == 1 else 'fields'} {', '.join(unknown)} "
+                         f"(known: {_KNOWN_LIST})")
     get = record.get
     type_, title, content = (_required_string(record, name) for name in ("type", "title", "content"))
     tags = get("tags", [])

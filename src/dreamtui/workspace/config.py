@@ -362,13 +362,25 @@ def _interpolated(data: Any, path: Path, environ: dict[str, str] | None) -> Any:
     return data
 
 
+def _known_keys(loc: tuple[int | str, ...]) -> str:
+    """The keys the section holding `loc`'s last key accepts, to set a misspelling beside."""
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        inner = field.annotation if field is not None else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return "see README's configuration"  # a mapping of names (keymap, schemas)
+        model = inner
+    return ", ".join(model.model_fields)
+
+
 def _format_validation(exc: ValidationError) -> list[str]:
     problems = []
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"]) or "(top level)"
         kind = error["type"]
         if kind == "extra_forbidden":
-            problems.append(f"{key}: unknown key (check its spelling; see `dreamtui config check`)")
+            problems.append(f"{key}: unknown key (check its spelling; known here: {_known_keys(error['loc'])})")
         elif kind == "missing":
             problems.append(f"{key}: required key is missing")
         elif kind == "value_error":  # our validators' messages already say what is wrong
