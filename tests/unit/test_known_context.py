@@ -78,3 +78,20 @@ CONDITIONED = "## Working\n\n- Ask the user before coding if the task is incompl
 ])
 def test_a_condition_is_read_through_its_list_and_its_kin(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, CONDITIONED, memory) == kind
+
+
+# "Never X without Y" is "Y before X": a requirement, no rejection of X.
+REQUIRED = "## Reviews\n\n- Never merge a branch without a passing review first.\n- Keep branches short-lived.\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    ("Merge a branch only after a passing review.", "known"),
+    # a one-word label in parentheses names no tool the rule must say
+    ("Always merge branches with a passing review first (Gate)", "known"),
+    # merging without the review is what the rule forbids
+    ("Always merge a branch without review.", "contradicts"),
+    # ... and never merging at all is another rule: the rule's "without" is its condition
+    ("Never merge a branch.", "close"),
+])
+def test_a_step_forbidden_without_another_requires_it(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, REQUIRED, memory) == kind

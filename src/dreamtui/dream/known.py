@@ -982,6 +982,8 @@ class KnownIndex:
         # (the commands of its examples in parentheses are examples too: "(e.g., `feat: …`)")
         unexampled = _PAREN_EXAMPLES_RE.sub(" ", query.text) if "(" in query.text else query.text
         main = core.stems | (Features.of(unexampled).strong if unexampled != query.text else query.strong)
+        if main != core.stems:
+            main = main - (_labels(query.text) - core.stems)
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text), _scope(core.text),
                      tuple(normalise(core.text).split()), _instead(core.text),
                      _aside_items(plain, core))
@@ -1074,7 +1076,8 @@ class KnownIndex:
                      and not (c.slot == "object" and _stepped(c.a, self.index.features[rule]))
                      # a forbidden flag the other side names by what it does
                      and not (c.slot == "prohibited" and _flag_said(c, query, self.index.features[rule]))
-                     and not self.occasion(query, rule, c))
+                     and not self.occasion(query, rule, c)
+                     and not self.required(query, rule, c))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -1101,6 +1104,25 @@ class KnownIndex:
         condition = _condition(text)
         return conflict.slot in self.index.features[rule].facts.rejected and bool(condition) \
             and not condition.isdisjoint(query.stems)
+
+    def required(self, query: Features, rule: int, conflict: Conflict) -> bool:
+        """Whether a do-vs-do-not difference is on a step the rejecting side forbids only without
+        something ("Never merge a branch without a review", "Do not ship code without tests
+        first"): that makes the something a step before it, which the other side may say as
+        one ("Get a review before merging"); it does not reject the step."""
+        if {conflict.a, conflict.b} != _POLARITY:
+            return False
+        rejecter, doer = (query, self.index.features[rule]) if conflict.a == "do not" \
+            else (self.index.features[rule], query)
+        if "without" in doer.text.lower():  # "merge without a review" does what the rule forbids
+            return False
+        for clause in _without_clauses(rejecter.text):
+            step, _, needed = clause.rpartition(" without ")
+            # the doer says the something the step needs, without rejecting it
+            wanted = Features.of(needed).stems - _GENERIC - FRAME
+            if conflict.slot in Features.of(clause).stems and not wanted.isdisjoint(doer.facts.done):
+                return True
+        return False
 
     def occasion(self, query: Features, rule: int, conflict: Conflict) -> bool:
         """Whether a do-vs-do-not difference is on a step a prohibition names only as its
@@ -1175,7 +1197,7 @@ class KnownIndex:
                 continue
             conflict = Conflict(s, "do" if s in asked.done else "do not", "do" if s in docs.done else "do not")
             if self.unstated(query, rule, conflict) or self.gated_step(query, rule, conflict) \
-                    or self.occasion(query, rule, conflict):
+                    or self.occasion(query, rule, conflict) or self.required(query, rule, conflict):
                 continue
             if s in strong:
                 return conflict
@@ -1609,6 +1631,19 @@ def _kin(text: str) -> dict[int, frozenset[str]]:
     return features_of(_without_asides(text)).kin
 
 
+# One capitalised word alone in parentheses: a label of the step ("(Red)", "(Optional)").
+_LABEL_ASIDE_RE = re.compile(r"\(\s*([A-Z][a-z]+)\s*\)")
+
+
+def _labels(text: str) -> frozenset[str]:
+    """The stems of the words `text` gives as a label in parentheses ("Write the failing test
+    first (Red)"), which read as names but name no tool or command the rule must say (a tool's
+    name is one: "(Poetry)" is news)."""
+    if "(" not in text:
+        return frozenset()
+    return frozenset(s for s in (stem(word.lower()) for word in _LABEL_ASIDE_RE.findall(text)) if s not in _ROLE)
+
+
 def _without_examples(text: str) -> str:
     return _EXAMPLES_RE.sub(_unexampled, text) if _EXAMPLES_RE.search(text) else text
 
@@ -1943,6 +1978,9 @@ def _condition(text: str, making: bool = False) -> frozenset[str]:
     found: set[str] = set()
     for phrase in _CONDITION_RE.findall(_without_asides(text)):
         found |= Features.of(phrase).stems
+    # "Never merge without a review" holds unless there is a review: its condition too
+    for clause in _without_clauses(text):
+        found |= Features.of(clause.rpartition(" without ")[2]).stems
     return frozenset(found) if making else frozenset(found - _PERMISSION - _GENERIC - _MAKING - _HEDGES)
 
 
@@ -1987,6 +2025,17 @@ def _unmeant(text: str) -> str:
     for meaning in _FLAG_MEANINGS.values():
         text = text.replace(f" ({meaning})", "")
     return text
+
+
+# A negated step and what it may not be done without: "Do not write code without a test".
+_WITHOUT_RE = re.compile(r"\b(?:not|never|no|don'?t|cannot|can't|must\s+not)\b([^.;:!?]*?\s+without\s+"
+                         r"(?!asking|permission|approval|consent|being\s+asked)[^.;:!?]*)", re.IGNORECASE)
+
+
+def _without_clauses(text: str) -> list[str]:
+    """What `text` says is not to be done without something, and that something (_WITHOUT_RE):
+    neither is rejected. Not the person's word ("without asking" is a permission, read as such)."""
+    return _WITHOUT_RE.findall(text) if "without" in text.lower() else []
 
 
 def _without_occasion(text: str) -> str:
