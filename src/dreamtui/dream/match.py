@@ -53,6 +53,8 @@ import snowballstemmer  # type: ignore[import-untyped]  # ships no type informat
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from dreamtui.dream.lexicon import command_concepts, english
+
 T = TypeVar("T")
 _V = TypeVar("_V")
 
@@ -260,7 +262,7 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
 SUBJECT_SLOTS = frozenset({"environment", "action", "subject", "facts", "before", "after", "object",
-                           "prohibited", "picks"})
+                           "prohibited", "picks", "aspect", "scope"})
 # Services and tools a number is said of ("Redis is on port 6379", "Postgres 16"): two texts
 # giving a port each, one for Postgres and one for Redis, state no conflicting port; they are
 # about different things. Environments are no such subject (CI's Postgres port is one slot).
@@ -271,7 +273,9 @@ vault consul etcd keycloak mailhog mailpit storybook jupyter uvicorn gunicorn dj
 fastapi rails express nextjs""".split())
 # Words after a number's slot word that name one slot: "listens on 5432" is its port.
 _SLOT_WORDS = {"listen": "port", "localhost": "port"}
-_ALIASES = {"postgresql": "postgres", "mongo": "mongodb"}
+# "development" is "dev" as instruction files write it ("the dev server", "the development
+# server"); "developer" (a person) stems apart.
+_ALIASES = {"postgresql": "postgres", "mongo": "mongodb", "development": "dev"}
 # Words instruction files use for one thing, by stem: a small, general table (not tuned per
 # rule). Each maps onto the first.
 _SYNONYM_GROUPS = (
@@ -381,6 +385,29 @@ def stem(word: str) -> str:
 _STEM_SLOT = {stem(tool): slot for tool, slot in _TOOL_SLOT.items() if slot not in SUBJECT_SLOTS}
 
 
+# Natural languages, by stem: the value of a rule saying what language something is written or
+# said in ("Commit messages in English", "Respond in Japanese"). Two such rules naming different
+# languages for one thing state different facts, and a rule naming a language is another rule
+# than one on the same thing naming none ("Comments in Japanese" / "No comments explaining what
+# the code does": the one object is all they share).
+_LANGUAGES = frozenset(stem(w) for w in """
+english spanish portuguese french german italian dutch japanese chinese korean russian polish turkish arabic
+hindi vietnamese indonesian thai ukrainian swedish czech greek hebrew
+""".split())
+# What a language is given to is what else its clause names, but the verbs of its frame
+# (write, use) and generic words (the work, everything): the agent's replies, however named, are
+# one thing. A commit is a thing here ("commits in English"), not the action.
+_SPOKEN = frozenset(stem(w) for w in """
+respond response reply answer speak talk communicate communication interact converse chat conversation
+explanation explain
+""".split())
+_NOT_LANGUAGE_SUBJECTS = frozenset(stem(w) for w in """
+work works everything anything thing things stuff written write use used run do make language languages
+only exclusive exclusively proceed done perform carry conduct handle
+""".split())
+_LANGUAGE_CLAUSE_RE = re.compile(r",\s|\bbut\b|\bwhile\b")
+
+
 # Kindred words: instruction files use each family's members for nearly one action or quality,
 # though not everywhere for one another, so they are not folded into one stem (as synonyms are:
 # the known corpus and the guidance read stems too). "Never commit to main" and "never push to
@@ -400,11 +427,14 @@ _KIN_GROUPS = (
     ("dependency", "library", "package"),
     ("verify", "check", "confirm", "validate"),
     ("fix", "resolve", "repair"),
+    ("start", "launch", "boot"),  # a server, a process
     ("read", "load"),  # a file, the environment
     ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
     ("function", "method"),
     ("test", "spec"),
-    ("response", "answer", "reply"),  # the agent's
+    # the agent's replies, and its speaking to the person however named
+    ("response", "answer", "reply", "respond", "speak", "talk", "communicate", "communication", "interact",
+     "converse", "conversation"),
     ("assume", "guess"),
     ("ambiguous", "unclear", "uncertain", "unsure", "doubt", "vague"),  # when to ask
     ("sycophantic", "sycophancy", "flatter", "flattery", "compliment", "praise"),  # the agent's tone
@@ -505,23 +535,6 @@ _PULL_REQUEST_RE = re.compile(r"\bpull[ -]+request(s?)\b", re.IGNORECASE)
 
 def _pr(found: re.Match[str]) -> str:
     return f"PR{found.group(1)}"
-
-
-# Languages and scripts named in their own writing, read as their English names: a file written
-# in Chinese says "回复使用中文" where another says "respond in Chinese", and "简体中文" is the
-# Simplified script ("Traditional Chinese" is another). Scripts without spaces between words
-# otherwise make one token of a whole clause.
-_NATIVE_NAMES = {
-    "简体": "simplified", "簡體": "simplified", "繁体": "traditional", "繁體": "traditional",
-    "中文": "chinese", "汉语": "chinese", "漢語": "chinese", "英文": "english", "英语": "english", "英語": "english",
-    "日本語": "japanese", "日本语": "japanese", "한국어": "korean", "영어": "english",
-}
-_NATIVE_RE = re.compile("|".join(sorted(_NATIVE_NAMES, key=len, reverse=True)))
-
-
-def _native_names(text: str) -> str:
-    # Capitalised, as English writes a language's name (a proper name: a strong feature).
-    return _NATIVE_RE.sub(lambda found: f" {_NATIVE_NAMES[found.group()].capitalize()} ", text)
 
 
 def _content(word: str) -> bool:
@@ -768,9 +781,12 @@ class Features:
             # One thing, a PR: not "pull" and a "request" (which asks for permission).
             text = _PULL_REQUEST_RE.sub(_pr, text)
             body = None if body is None else _PULL_REQUEST_RE.sub(_pr, body)
-        if not text.isascii() and _NATIVE_RE.search(text):
-            text = _native_names(text)
-            body = None if body is None else _native_names(body)
+        # A rule in another language is read in English words (lexicon.py): "Habla siempre en
+        # español" says "speak always Spanish", the rewording of "Always reply in Spanish".
+        translated = english(text)
+        if translated is not text:
+            text = translated
+            body = None if body is None else english(body)
         self.text = text
         self.body = text if body is None else body  # whose word order single_swap compares
         code = {w for span in _CODE_RE.findall(text) for w in _WORD_RE.findall(span.lower())}
@@ -788,10 +804,27 @@ class Features:
                     tools.add(s)
         if not _OPPOSITES.keys().isdisjoint(stems):
             stems |= _negated_opposites(text)
+        implied: set[str] = set()
+        if "`" in text:
+            # What a command does is said too (lexicon.py): `npm run dev` starts the dev server.
+            for span in _CODE_RE.findall(text):
+                concepts = command_concepts(span)
+                if concepts:
+                    implied.update(stem(word) for word in concepts.split())
+            implied -= stems
+            stems |= implied
+        if not _LANGUAGES.isdisjoint(stems) and not stems - _LANGUAGES - FRAME - _NOT_LANGUAGE_SUBJECTS:
+            # A rule naming a language and nothing it is of ("All work is done in Japanese")
+            # gives the agent's language: its replies.
+            implied.add("respond")
+            stems.add("respond")
         self.stems = frozenset(stems)  # content stems of the whole text (synonyms folded)
         # Stems only inside double quotes: examples and literal text ('"Add feature" not
         # "Added feature"'), which name words rather than use them.
         self.quoted = _quoted_only(text, self.stems) if '"' in text or "“" in text else _NO_WORDS
+        if implied:
+            # A word only a command implies weighs as a quoted one: named, not said.
+            self.quoted = self.quoted | implied
         # Its stems in families of kindred words, by family; a quoted word is its own literal.
         self.kin = kin_of(stems - self.quoted if self.quoted else stems)
         self.kin_stems = frozenset().union(*self.kin.values()) if self.kin else _NO_WORDS
@@ -885,6 +918,31 @@ class Features:
         picked = {stem(tool) for tools_ in facts.picks.values() for tool in tools_}
         return frozenset(t for t in tools & facts.rejected
                          if t not in picked and _STEM_SLOT.get(t) in facts.picks)
+
+    @_read_once
+    def languages(self) -> dict[str, frozenset[str]]:
+        """The natural languages it names, by what each clause naming one says it of: the
+        clause's other stems but verbs, the agent's replies all "respond", as is a clause naming
+        nothing else ("All work is done in Korean" gives the agent's language). "Code in English,
+        comments in Korean" gives code English and comments Korean."""
+        if self.stems.isdisjoint(_LANGUAGES):
+            return {}
+        found: dict[str, set[str]] = {}
+        for sentence in _SENTENCE_RE.split(self.text.lower()):
+            # A clause ends at a comma after its language ("Think in English, reply in
+            # Japanese"), not inside a list before it ("replies, explanations and questions in
+            # Spanish"): the parts before a language are what it is given to.
+            stems: set[str] = set()
+            for part in _LANGUAGE_CLAUSE_RE.split(sentence):
+                stems |= _stems_in(part) & self.stems
+                languages = stems & _LANGUAGES
+                if languages:
+                    subjects = {"respond" if s in _SPOKEN else s
+                                for s in stems - languages - FRAME - _NOT_LANGUAGE_SUBJECTS} or {"respond"}
+                    for subject in subjects:
+                        found.setdefault(subject, set()).update(languages)
+                    stems = set()
+        return {subject: frozenset(languages) for subject, languages in found.items()}
 
     @_read_once
     def _conditions(self) -> tuple[bool, bool]:
@@ -1673,6 +1731,12 @@ def conflicting(a: Features, b: Features) -> bool:
 
 def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     """The conflicts one by one, the cheapest checks first."""
+    if (a.languages or b.languages) and not _beside_language(a, b) and not _beside_language(b, a):
+        found = _language_conflict(a.languages, b.languages)
+        if found is None and a.languages and b.languages:
+            found = _language_scope(a, b)
+        if found is not None:
+            yield found
     fa, fb = a.facts, b.facts
     # Each check looks at what both sides have first: most pairs share no slot, no pick, no pole.
     if fa.slots and fb.slots:
@@ -1825,6 +1889,52 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     if swap is not None and not _other_alternative(swap, fa, fb) and not _circumstantial(swap, a, b) \
             and not _opposite_rejected(swap, a, b):
         yield Conflict("word", *swap)
+
+
+def _beside_language(a: Features, b: Features) -> bool:
+    """`a` names a language, `b` none, and they share more than what `a` gives the language to:
+    `a` states another rule besides its language ("Commit messages in English, in the format
+    `<type>: <summary>`" against the format alone), which the score weighs."""
+    if not a.languages or b.languages:
+        return False
+    rest = a.stems - _LANGUAGES - a.languages.keys() - FRAME - _NOT_LANGUAGE_SUBJECTS - a.circumstances
+    return not rest.isdisjoint(b.stems)
+
+
+def _language_conflict(a: Mapping[str, AbstractSet[str]], b: Mapping[str, AbstractSet[str]]) -> Conflict | None:
+    """Languages named for one thing differently ("Commit messages in Japanese" / "in English"),
+    or all differently; or one text naming a language and the other none: the language of a
+    thing is one rule, anything else said of it another (an "aspect", a subject slot)."""
+    if not a or not b:
+        said = f"language {'/'.join(sorted(set().union(*(a or b).values())))}"
+        return Conflict("aspect", said if a else "no language", "no language" if a else said)
+    all_a, all_b = frozenset().union(*a.values()), frozenset().union(*b.values())
+    if all_a.isdisjoint(all_b) or any(a[s].isdisjoint(b[s]) for s in a.keys() & b.keys()):
+        return Conflict("language", "/".join(sorted(all_a)), "/".join(sorted(all_b)))
+    # The language of different things ("tests in Japanese" / "replies in Japanese"): each
+    # says it of its own.
+    if a.keys().isdisjoint(b.keys()):
+        return Conflict("subject", "/".join(sorted(a)), "/".join(sorted(b)))
+    return None
+
+
+# A language rule holds always ("always, without exception") or on a condition ("when the
+# request is in Portuguese", "if the user writes in Spanish"): two rules, one the default, the
+# other mirroring the person.
+_ALWAYS = frozenset("always exception exceptions regardless circumstances".split())
+_WHEN = frozenset("when whenever if".split())
+
+
+def _language_scope(a: Features, b: Features) -> Conflict | None:
+    """One language rule conditional, the other always."""
+    words_a, words_b = set(a.facts.words), set(b.facts.words)
+    cond_a = not _WHEN.isdisjoint(words_a) and _ALWAYS.isdisjoint(words_a)
+    cond_b = not _WHEN.isdisjoint(words_b) and _ALWAYS.isdisjoint(words_b)
+    always_a = not _ALWAYS.isdisjoint(words_a) and _WHEN.isdisjoint(words_a)
+    always_b = not _ALWAYS.isdisjoint(words_b) and _WHEN.isdisjoint(words_b)
+    if (cond_a and always_b) or (always_a and cond_b):
+        return Conflict("scope", "when" if cond_a else "always", "when" if cond_b else "always")
+    return None
 
 
 def _opposite_rejected(swap: tuple[str, str], a: Features, b: Features) -> bool:
