@@ -59,7 +59,7 @@ def _store(workspace: Workspace) -> ChangesetStore:
 @click.option("--force", is_flag=True, help="Skip the headless gates (never the workspace lock).")
 @click.option("--auto-apply", type=click.Choice(["none", "safe"]),
               help="Override headless.auto_apply: `safe` commits reinforcements, exact-duplicate "
-                   "discards and the bundle that follows; flagged proposals always wait.")
+                   "discards and the bundle that follows; a proposal with a safety mark always waits.")
 @pass_app
 @click.pass_context
 def dream_cmd(ctx: click.Context, app: AppContext, as_json: bool, engine: str | None, force: bool,
@@ -67,8 +67,9 @@ def dream_cmd(ctx: click.Context, app: AppContext, as_json: bool, engine: str | 
     """Run one dream now and leave its changeset for review.
 
     With --headless (cron) the gates apply: headless.enabled, the workspace lock, headless.min_hours
-    since the last dream, headless.min_pending memories. Without it a person is present, so the
-    gates are skipped as with --force — never the lock.
+    since the last dream, and headless.min_pending new memories or headless.min_flags flags on
+    live entries. Without it a person is present, so the gates are skipped as with --force —
+    never the lock.
     """
     workspace = app.workspace
     result = run_headless(workspace, engine=engine, force=force or not app.headless,
@@ -394,7 +395,7 @@ def _after_decide(changeset: Changeset) -> None:
 @click.argument("proposal_ids", nargs=-1, metavar="[N|P]...")
 # Not a click.Choice: with --route the decision may be left out, and click would then take the
 # last proposal id for it. Checked below, with the same words.
-@click.argument("decision", metavar=f"[{'|'.join([*DECISIONS, EDIT])}]", required=False)
+@click.argument("decision", metavar="[DECISION]", required=False)
 @click.option("--all", "all_", is_flag=True,
               help="Every undecided proposal that allows DECISION, except those with safety marks.")
 @click.option("--op", type=click.Choice(OPS), help="With --all: only proposals of this op.")
@@ -407,6 +408,8 @@ def _after_decide(changeset: Changeset) -> None:
 def decide_cmd(app: AppContext, dream_id: str, proposal_ids: tuple[str, ...], decision: str | None,
                all_: bool, op: str | None, text_file: TextIO | None, route: str | None) -> None:
     """Record DECISION on proposals of DREAM (or --all of them), saved at once.
+
+    DECISION is accept, pin, archive, reject, defer or edit.
 
     Name proposals by the number `dreamtui review show` prints before each ([3], or 3) or by id.
 
