@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Input, Label, Static
 
 from dreamtui.store.ltm import LTMStore
 from dreamtui.tui.screens.dream import DreamScreen
@@ -108,6 +108,20 @@ async def test_help_explains_every_mark_the_lists_show(make_app) -> None:  # typ
         for mark in ("✓ accepted", "◆ pinned", "▣ archived", "✗ rejected", "↷ deferred", "· undecided",
                      "⚠ safety marks", "⚑n", "✓n confirmations", "● pending", "◐ claimed", "○ consumed"):
             assert mark in text, mark
+
+
+async def test_help_keeps_each_action_id_apart_from_its_words(make_app) -> None:  # type: ignore[no-untyped-def]
+    from dreamtui.tui import keys
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4", "question_mark")  # the Dream view has the longest descriptions
+        await settle(app, pilot)
+        text = str(app.screen.query_one("#help-keys", Static).render())
+        for action in (*keys.VIEW_ACTIONS["dream"], *keys.LIST, *keys.GLOBAL):
+            assert f"{action.description}  " in text and f" {action.id}\n" in text, action.id
+        assert "marks" in str(app.screen.query_one(".modal-keys", Label).render())
 
 
 @pytest.mark.slow

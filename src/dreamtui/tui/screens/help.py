@@ -47,7 +47,9 @@ class HelpScreen(ModalScreen[None]):
             yield Label(f"Keys — {titles.get(self.view or '', 'dreamtui')}", classes="modal-title")
             with VerticalScroll():
                 yield Static(self._text(), id="help-keys")
-            yield Label("remap any key in dreamtui.yaml: ui.keymap: {<id>: <key>}", classes="modal-keys")
+            # The marks legend sits below the keys, out of sight in a short terminal: say so.
+            yield Label("↓ End: what the marks mean · remap a key: ui.keymap {<id>: <key>}",
+                        classes="modal-keys")
 
     def _keys(self, action: keys.Action) -> str:
         app = cast("DreamtuiApp", self.app)
@@ -56,20 +58,24 @@ class HelpScreen(ModalScreen[None]):
             return action.key_display
         return " ".join(app.get_key_display(Binding(key.strip(), "")) for key in bound.split(","))
 
-    def _section(self, text: Text, title: str, actions: tuple[keys.Action, ...]) -> None:
+    def _section(self, text: Text, title: str, actions: tuple[keys.Action, ...], width: int) -> None:
         text.append(f"{title}\n", "bold")
         for action in actions:
             text.append(f"  {self._keys(action):<16}", "bold")
-            text.append(f"{action.description:<26}")
+            text.append(f"{action.description:<{width}}")
             text.append(f"{action.id}\n", "dim")
         text.append("\n")
 
     def _text(self) -> Text:
         text = Text()
+        sections = [("Everywhere", keys.GLOBAL)]
         if self.view is not None:
-            self._section(text, dict(keys.VIEWS)[self.view], keys.VIEW_ACTIONS[self.view])
-            self._section(text, "Lists", keys.LIST)
-        self._section(text, "Everywhere", keys.GLOBAL)
+            sections[:0] = [(dict(keys.VIEWS)[self.view], keys.VIEW_ACTIONS[self.view]), ("Lists", keys.LIST)]
+        # One column for every section, two spaces past the longest description, so an id never
+        # runs into the words before it ("route (where the lesson goes)dream.route").
+        width = 2 + max(len(action.description) for _, actions in sections for action in actions)
+        for title, actions in sections:
+            self._section(text, title, actions, width)
         text.append("Marks\n", "bold")
         for where, marks in legend():
             text.append(f"  {where}: ", "dim")
