@@ -95,3 +95,20 @@ REQUIRED = "## Reviews\n\n- Never merge a branch without a passing review first.
 ])
 def test_a_step_forbidden_without_another_requires_it(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, REQUIRED, memory) == kind
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # "prefer A to B" rejects B as "prefer A over B" does
+    ("## Files\n\n- Prefer extending existing modules over writing new ones.\n",
+     "Always prefer extending an existing module to writing a new one.", "known"),
+    ("## Files\n\n- Prefer extending existing modules over writing new ones.\n",
+     "Prefer writing new modules to extending existing ones.", "contradicts"),
+    # an HTML link is its text, as a Markdown link is
+    ("## Git\n\n- Every commit follows the semantic commit format.\n",
+     'Every commit follows the <a href="https://example.org/semantic">semantic commit</a> format.', "known"),
+    # quoted examples, with their "etc.", are examples: the rule need not list them
+    ("## Git\n\n- No ticket tags in commit subjects.\n", "No ticket tags like 'JIRA-12:', 'OPS-7:', etc.", "known"),
+])
+def test_preferences_markup_and_quoted_examples_read_as_said(tmp_path: Path, docs: str, memory: str,
+                                                             kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind

@@ -342,8 +342,10 @@ _PAREN_EXAMPLES_RE = re.compile(_PAREN_EXAMPLES, re.IGNORECASE)
 # Examples a memory gives of what it means ("legacy modules like `os.path` or `glob`", "such as
 # A, B and C") name no rule of their own: the rule need not list them. Only a list or a code span
 # is read so ("looks like the old API" is no example).
+# (a quoted example is whole, as a code span is: "like 'feat:', 'fix:', etc.")
 _EXAMPLES_RE = re.compile(r",?\s+\b(?:such\s+as|like|e\.g\.,?|for\s+(?:example|instance),?|including)\s+"
-                          r"(?:`[^`\n]*`|[^.;:!?()`\n])+|" + _PAREN_EXAMPLES, re.IGNORECASE)
+                          r"(?:`[^`\n]*`|'[^'\n]*'|\"[^\"\n]*\"|“[^”\n]*”|[^.;:!?()`'\"“\n])+(?:\s*\betc\b\.?)?|"
+                          + _PAREN_EXAMPLES, re.IGNORECASE)
 _INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|over)\s+([^.;:!?()\n]+)", re.IGNORECASE)
 _DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
 _HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
@@ -2160,13 +2162,29 @@ def _heading_stems(heading: str) -> frozenset[str]:
     return Features.of(heading).stems - _SUBJECTLESS_HEADING if heading else frozenset()
 
 
+# An HTML tag in a Markdown line ('<a href="…">Conventional Commits</a>'): markup, not words.
+# (the tags of inline markup only, outside code: `<type>(<area>)` and "<summary>" are placeholders)
+_HTML_TAG_RE = re.compile(r"</?(?:a|b|i|u|s|em|strong|br|p|span|div|img|kbd|sup|sub|del|ins|mark|small|font)"
+                          r"(?:\s[^<>\n]*)?/?>", re.IGNORECASE)
+# "Prefer editing a file to creating one": the "to" of a preference is "over" (match.py reads
+# what "over", "instead of" and "rather than" name as the alternative a pick rejects). Not the
+# "to" of an infinitive: "prefer to edit".
+_PREFER_TO_RE = re.compile(r"(\bprefer(?:s|red|ring)?\s+(?!to\b)[^.;:!?]*?)\s+to\s+(?=(?:\w+ing|the|a|an)\b)",
+                           re.IGNORECASE)
+
+
 def _plain(text: str) -> str:
     """What a text says, not where it links: "[Poetry](https://python-poetry.org/)" is "Poetry"
+    (and so is an HTML link)
     (a URL's host and path words would count as rare words no rule shares); "1,500" is 1500
     (match.py reads the digits either side of a comma as two numbers: "1,600" vs "1,500" would
     differ as 600 vs 500, and "1500" from "1,500"). A flag instruction files forbid by name
     says what it does (_FLAG_MEANINGS)."""
     text = _URL_RE.sub(" ", _LINK_RE.sub(r"\1", text))
+    if "<" in text:
+        text = _outside_code(lambda hidden: [_HTML_TAG_RE.sub(" ", hidden)], text)[0]
+    if "prefer" in text.lower():
+        text = _PREFER_TO_RE.sub(r"\1 over ", text)
     if "xception" in text or "xcuse" in text:
         text = _EMPHASIS_RE.sub(" ", text)
     for flag, meaning in _FLAG_MEANINGS.items():
