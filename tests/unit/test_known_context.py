@@ -112,3 +112,17 @@ def test_a_step_forbidden_without_another_requires_it(tmp_path: Path, memory: st
 def test_preferences_markup_and_quoted_examples_read_as_said(tmp_path: Path, docs: str, memory: str,
                                                              kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+STRINGS = "## Style\n\n- Use tabs for indentation\n- Wrap strings in backticks\n"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # an exception the memory makes, naming a tool or not, needs no rule of its own
+    ("Prefer backticks for strings except in Svelte templates (use plain quotes)", "known"),
+    ("Wrap strings in backticks unless they hold no variables", "known"),
+    # ... and the rest must still be the rule's
+    ("Wrap error messages in backticks except in logs", ""),
+])
+def test_an_exception_a_memory_makes_needs_no_rule(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, STRINGS, memory) == kind

@@ -346,6 +346,10 @@ _PAREN_EXAMPLES_RE = re.compile(_PAREN_EXAMPLES, re.IGNORECASE)
 _EXAMPLES_RE = re.compile(r",?\s+\b(?:such\s+as|like|e\.g\.,?|for\s+(?:example|instance),?|including)\s+"
                           r"(?:`[^`\n]*`|'[^'\n]*'|\"[^\"\n]*\"|“[^”\n]*”|[^.;:!?()`'\"“\n])+(?:\s*\betc\b\.?)?|"
                           + _PAREN_EXAMPLES, re.IGNORECASE)
+# An exception a memory makes to its rule ("Use single quotes except in JSX", "… unless
+# interpolation is needed"): the rule it restates need not make it (the verdict still reads it:
+# an exception naming another value keeps the memory).
+_EXCEPTION_RE = re.compile(r",?\s+\b(?:except|excepting|unless|apart\s+from|other\s+than)\b[^.;!?]*", re.IGNORECASE)
 _INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|over)\s+([^.;:!?()\n]+)", re.IGNORECASE)
 _DOTTED_RE = re.compile(r"[\w.-]*\w[./_]\w[\w./-]*")
 _HIDDEN_RE = re.compile("\x00(\\d+)\x01")  # a code span hidden (_outside_code)
@@ -985,7 +989,8 @@ class KnownIndex:
         unexampled = _PAREN_EXAMPLES_RE.sub(" ", query.text) if "(" in query.text else query.text
         main = core.stems | (Features.of(unexampled).strong if unexampled != query.text else query.strong)
         if main != core.stems:
-            main = main - (_labels(query.text) - core.stems)
+            # (nor does a name in an exception it makes: "except in JSX")
+            main = main - ((_labels(query.text) | _excepted(plain)) - core.stems)
         said = _Said(_numbers(core.text), _gated(core.text), _list_items(core.text), _scope(core.text),
                      tuple(normalise(core.text).split()), _instead(core.text),
                      _aside_items(plain, core))
@@ -1652,10 +1657,23 @@ def _without_examples(text: str) -> str:
 
 def _core_text(text: str) -> str:
     """What a memory (without its examples) says that a rule must cover: without its asides, its
-    opening label and the reasons it gives too."""
+    opening label, the reasons it gives and the exceptions it makes too."""
     if "**" in text:
         text = _LABEL_RE.sub(_unlabelled, _BOLD_DASH_RE.sub(_bold_dash, text))
-    return _REASON_RE.sub(" ", _without_asides(text))
+    text = _REASON_RE.sub(" ", _without_asides(text))
+    return _EXCEPTION_RE.sub(_unexcepted, text) if _EXCEPTION_RE.search(text) else text
+
+
+def _excepted(text: str) -> frozenset[str]:
+    """The stems of the exceptions `text` makes (_EXCEPTION_RE), not the person's word."""
+    found = [clause for clause in _EXCEPTION_RE.findall(text) if not _PERMISSION_RE.search(clause)]
+    return Features.of(" ".join(found)).stems if found else frozenset()
+
+
+def _unexcepted(found: re.Match[str]) -> str:
+    """An exception clause, gone, unless it is the person's word ("unless asked"), which
+    _gated reads."""
+    return found.group(0) if _PERMISSION_RE.search(found.group(0)) else " "
 
 
 def _bold_dash(found: re.Match[str]) -> str:
