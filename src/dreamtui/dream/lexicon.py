@@ -220,3 +220,23 @@ def command_concepts(span: str) -> str:
     """The English words for what a command line does ("dev server" for `pnpm dev`), or ""."""
     span = " ".join(span.lower().split())
     return " ".join(words for pattern, words in _COMMANDS if pattern.match(span))
+
+
+# Practices instruction files name in many ways, few of their words shared: test-first is "TDD",
+# "test-driven", "red-green", "a failing test first", "tests before the implementation". Each
+# such phrase gives the practice's one word. (pattern on the text lowercased, the word.)
+_PRACTICES = (
+    (re.compile(r"\btdd\b|\btest[- ]driven\b|\bred[-/ ]green\b|\btests?[- ]first\b"
+                r"|\bfailing tests?\b[^.;!?]{0,20}\bfirst\b"
+                r"|\bwrite (?:the |a |your )?(?:failing )?tests? before\b"
+                r"|\btests?\b[^.;!?]{0,20}\bbefore\b[^.;!?]{0,25}\b(?:implementation|production|code|coding)\b"),
+     "testfirst"),
+)
+
+
+def practices(lowered: str) -> list[str]:
+    """The words of the practices a text (lowercased) names ("testfirst" for "write a failing
+    test first")."""
+    if "test" not in lowered and "tdd" not in lowered and "green" not in lowered:
+        return []
+    return [word for pattern, word in _PRACTICES if pattern.search(lowered)]

@@ -53,7 +53,7 @@ import snowballstemmer  # type: ignore[import-untyped]  # ships no type informat
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from dreamtui.dream.lexicon import command_concepts, english
+from dreamtui.dream.lexicon import command_concepts, english, practices
 
 T = TypeVar("T")
 _V = TypeVar("_V")
@@ -284,6 +284,7 @@ _SYNONYM_GROUPS = (
     ("summar", "summari"),
     ("delet", "remov"),
     ("doc", "document", "documentation"),
+    ("markdown", "md"),  # a Markdown file is a .md file
     ("repo", "repositori"),
     # "pull request" is read as "PR" before the words are (Features); a bare "pull" is git's.
     ("pr", "prs"),
@@ -421,6 +422,7 @@ _KIN_GROUPS = (
     ("leak", "expose", "reveal", "disclose", "commit", "push", "hardcode", "include", "embed"),
     # putting something where others see it (uploading and publishing are ways of shipping)
     ("write", "create", "add", "author"),  # making something new (tests, docs, a file)
+    ("create", "generate", "produce"),  # a file, an artifact
     ("edit", "modify", "change", "alter", "touch", "update", "diff", "patch"),  # of what exists
     ("minimal", "small", "short", "focused", "targeted", "surgical", "narrow"),  # a change's size
     ("hint", "annotation"),  # type hints
@@ -428,6 +430,7 @@ _KIN_GROUPS = (
     ("verify", "check", "confirm", "validate"),
     ("fix", "resolve", "repair"),
     ("start", "launch", "boot"),  # a server, a process
+    ("subject", "summary", "title", "headline"),  # a commit's or a PR's first line
     ("read", "load"),  # a file, the environment
     ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
     ("function", "method"),
@@ -813,6 +816,9 @@ class Features:
                     implied.update(stem(word) for word in concepts.split())
             implied -= stems
             stems |= implied
+        if "test" in stems or "tdd" in stems or "green" in stems:
+            # A practice named in any of its wordings is named (lexicon.py: test-first).
+            stems.update(practices(text.lower()))
         if not _LANGUAGES.isdisjoint(stems) and not stems - _LANGUAGES - FRAME - _NOT_LANGUAGE_SUBJECTS:
             # A rule naming a language and nothing it is of ("All work is done in Japanese")
             # gives the agent's language: its replies.
@@ -1208,11 +1214,14 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
     # which lists nothing rejected.
     said = _Said()
     growing_code, growing_flags = set(code_words), set(flags)
-    carried = False
+    carried = aside = False
     for part in _split_outside_code(_ASIDE_RE, sentence):
         # An aside listing only code examples of what the clause before rejects ("Do not add
         # AI credits (`Co-Authored-By: Claude` or similar)") names more of it: rejected too.
-        carried = carried and _examples_only(part)
+        # After such an aside, "or ..." goes on listing what is rejected ("Never create docs
+        # (`*.md`) or README files").
+        carried = carried and (_examples_only(part) or (aside and _continues(part)))
+        aside = carried
         for clause in _split_outside_code(_COLON_RE, part):
             if carried and _explains(clause):
                 carried = False
@@ -1227,11 +1236,21 @@ _EXAMPLE_WORDS = frozenset("or and similar etc eg e g like such as any other the
 
 
 def _examples_only(part: str) -> bool:
-    """The part is code spans and the words that list examples ("`X` or similar", "`X`, `Y`")."""
+    """The part is code spans, paths or file patterns, and the words that list examples ("`X`
+    or similar", "`X`, `Y`", "*.md")."""
     if "`" not in part:
-        return False
+        tokens = part.replace(",", " ").split()
+        return bool(tokens) and all(t in _EXAMPLE_WORDS or _PATH_LIKE_RE.search(t) is not None for t in tokens)
     rest = _WORD_RE.findall(_CODE_RE.sub(" ", part).lower())
     return _EXAMPLE_WORDS.issuperset(rest)
+
+
+_PATH_LIKE_RE = re.compile(r"[*/]|\w\.\w|^\\?\*?\.\w")
+
+
+def _continues(part: str) -> bool:
+    """The part goes on with the list before an aside: "or README files", "nor tests"."""
+    return part.lstrip().startswith(("or ", "nor "))
 
 
 # A clause starting with one of these, or saying one of these, states something (an
@@ -1808,7 +1827,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         # asked") is where the rules apply, on which neither takes a stance.
         if opposed and a.circumstances and b.circumstances:
             opposed = opposed - (a.circumstances & b.circumstances)
-        if opposed and (a.asks or b.asks or _only_when(a, b)):
+        if opposed and (a.asks or b.asks or _only_when(a, b) or _only_with(a) or _only_with(b)):
             opposed = _NO_WORDS
     strong = a.strong | b.strong if opposed else frozenset()
     # Two preferences ("prefer X over Y", "X instead of Y") where what one prefers is what the
@@ -2073,6 +2092,16 @@ def _only_when(a: Features, b: Features) -> bool:
         return _PERMISSION_RE.search(features.text.lower()) is not None
     return (_ONLY_ON_RE.search(a.text.lower()) is not None and conditional(b)) \
         or (_ONLY_ON_RE.search(b.text.lower()) is not None and conditional(a))
+
+
+# "Do not write code without a failing test first", "never merge without a review": a
+# requirement of the thing after "without", not a stance against the action.
+_ONLY_WITH_RE = re.compile(r"\b(?:not|never|no|dont)\b[^.;!?\n]{1,60}?\bwithout\b")
+
+
+def _only_with(features: Features) -> bool:
+    """The text forbids an action only without something: it requires the something."""
+    return "without" in features.facts.words and _ONLY_WITH_RE.search(features.facts.norm) is not None
 
 
 def _other_alternative(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
