@@ -42,3 +42,26 @@ def test_a_list_of_rejected_things_goes_on_after_an_aside() -> None:
     facts = Features.of("Never add summary files (*.txt) or changelog files.").facts
     assert {"summar", "changelog"} <= facts.rejected
     assert "changelog" not in facts.done
+
+
+def test_a_verb_s_own_preposition_opens_no_scope() -> None:
+    # "Rely on X classes" says what to use; "in all X classes" says where a rule applies.
+    relied = Features.of("Rely on Bootstrap classes rather than hand-written stylesheets.")
+    assert {"bootstrap", "class"}.isdisjoint(relied.circumstances)
+    assert "class" in Features.of("Use early returns in all Python classes.").circumstances
+
+
+def test_a_word_each_side_qualifies_its_own_way_is_no_opposite_stance() -> None:
+    # One does Bootstrap CSS, the other rejects external CSS while doing Bootstrap's classes.
+    verdict = compare_texts("Style only with Bootstrap CSS utility classes.",
+                            "Rely on Bootstrap utility classes rather than external CSS files.")
+    assert "css" not in [c.slot for c in verdict.conflicts]
+    # The other side rejecting the qualifier itself still opposes it.
+    verdict = compare_texts("Style only with Bootstrap CSS utility classes.",
+                            "Avoid Bootstrap CSS utility classes; write external CSS files.")
+    assert verdict.conflicts
+
+
+def test_a_leading_condition_does_not_make_the_instruction_a_statement() -> None:
+    facts = Features.of("If the branch is shared, never rebase, only merge.").facts
+    assert "merg" in facts.done and "rebas" in facts.rejected

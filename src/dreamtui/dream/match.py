@@ -722,7 +722,8 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
     for wanted, pattern in ((step, _STEP_RE), (scope, _SCOPE_RE), (actor, _ACTOR_RE), (task, _TASK_RE),
                             ("request" in words, _ON_REQUEST_RE)):
         if wanted:
-            spans.extend(found.span() for found in pattern.finditer(lowered))
+            spans.extend(found.span() for found in pattern.finditer(lowered)
+                         if pattern is not _SCOPE_RE or not _takes_preposition(lowered, found.start()))
     plain = _APOSTROPHES_RE.sub("", text.lower()) if example or label else ""
     examples = [found.span() for wanted, pattern in ((example, _EXAMPLE_RE), (label, _LABEL_RE)) if wanted
                 for found in pattern.finditer(plain)]
@@ -738,6 +739,21 @@ def _circumstances(text: str, stems: frozenset[str], code: frozenset[str]
         marked, said = _inside(plain, examples)
         illustrations = frozenset((marked & stems) - said - clauses)
     return frozenset(clauses) | illustrations, illustrations, frozenset(asks & stems)
+
+
+# Verbs whose preposition is theirs ("rely on Tailwind classes", "stick to the existing
+# components", "switch to ES modules"): what follows is what the rule is about, not a scope.
+_PREPOSITION_VERBS = frozenset("""
+rely relies depend depends focus focuses stick sticks adhere adheres conform conforms refer refers switch
+switches migrate migrates default defaults build builds limit limits restrict restricts standardize
+standardise standardizes standardises convert converts
+""".split())
+
+
+def _takes_preposition(lowered: str, start: int) -> bool:
+    """The word before `start` is a verb whose preposition this is."""
+    before = lowered[max(0, start - 20):start].split()
+    return bool(before) and before[-1] in _PREPOSITION_VERBS
 
 
 def _scope_near(norm: str) -> bool:
@@ -1333,8 +1349,12 @@ def _clause(clause: str, rejected: bool, said: _Said, code_words: set[str], flag
     # rejected.
     # An instruction starts with its verb ("Disclose that the PR was authored with Claude" is
     # one, whatever its "was").
-    states = not _STATEMENT_VERBS.isdisjoint(words) and _MODALS.isdisjoint(words) \
-        and stem(words[0]) not in _VERBS and words[0] not in _RESTART and not _has_to(words)
+    # A leading condition's verbs ("If the branch is pushed, never rebase") are the
+    # condition's: what follows its comma says whether the clause instructs.
+    said_words = words[min((p for p in restarts if p > 0), default=len(words)):] \
+        if words and words[0] in _CONDITION else words
+    states = bool(said_words) and not _STATEMENT_VERBS.isdisjoint(said_words) and _MODALS.isdisjoint(said_words) \
+        and stem(said_words[0]) not in _VERBS and said_words[0] not in _RESTART and not _has_to(said_words)
     phrase = False  # the rejection is a phrase's ("instead of npm"), not the clause's
     whole = rejected  # rejecting from the clause's start
     acting = False  # after a verb heading the clause, in the words it acts on
@@ -2010,7 +2030,10 @@ def _qualified_apart(s: str, fa: _Facts, fb: _Facts) -> bool:
     if not qa or not qb or not qa.isdisjoint(qb):
         return False
     stems_a, stems_b = {stem(w) for w in fa.words}, {stem(w) for w in fb.words}
-    return qa.isdisjoint(stems_b) and qb.isdisjoint(stems_a)
+    # The other side may say a qualifier elsewhere, doing it: "Tailwind CSS" against "Tailwind
+    # classes rather than external CSS" (what it rejects is the external kind).
+    return all(q not in stems_b or fb.stance.get(q) == 1 for q in qa) \
+        and all(q not in stems_a or fa.stance.get(q) == 1 for q in qb)
 
 
 def _qualifiers(s: str, words: Sequence[str]) -> set[str]:
