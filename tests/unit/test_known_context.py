@@ -126,3 +126,29 @@ STRINGS = "## Style\n\n- Use tabs for indentation\n- Wrap strings in backticks\n
 ])
 def test_an_exception_a_memory_makes_needs_no_rule(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, STRINGS, memory) == kind
+
+
+# A numbered list whose items hold nested ones, between horizontal rules.
+NESTED = ("---\nReview checklist:\n\n1. Keep modules loosely coupled.\n   - Inject collaborators through "
+          "constructors instead of importing globals.\n   - Prefer small interfaces.\n\n2. Name things plainly.\n"
+          "   - Use full words for variables.\n\n---\n")
+
+
+def test_a_nested_item_records_the_item_holding_it() -> None:
+    rules = {r.text: r for r in split_rules(NESTED, "CLAUDE.md")}
+    assert rules["Prefer small interfaces."].parent == "Keep modules loosely coupled."
+    assert rules["Use full words for variables."].parent == "Name things plainly."
+    assert rules["Keep modules loosely coupled."].parent == ""
+    # a horizontal rule is no text of the line after it
+    assert rules["Keep modules loosely coupled."].lead == "Review checklist:"
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # the nested item's words with its parent's: one instruction
+    ("Keep modules loosely coupled by injecting collaborators through constructors.", "known"),
+    # ... but a parent's words and another item's are no instruction the file gives
+    ("Keep modules small.", "close"),
+    ("Use full words for function names.", "close"),
+])
+def test_a_nested_item_is_read_with_the_item_holding_it(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, NESTED, memory) == kind

@@ -359,6 +359,10 @@ _PARTS_RE = re.compile(r"(?<=[.!?;:])\s+(?=\S)")
 # why, not what to do: a restatement may add it.
 _REASON_RE = re.compile(r"[,;]?\s+\b(?:so\s+that|so|because|since|even\s+(?:if|when|though))\s[^.;!?]*"
                         r"|[,;]\s*(?:in\s+order\s+to|to\s+(?:make\s+sure|ensure|avoid|prevent))\s[^.;!?]*"
+                        # ... and what it is good for, comma or not ("… to reduce nesting and
+                        # improve readability")
+                        r"|\s+(?:in\s+order\s+to|so\s+as\s+to|to\s+(?:reduce|improve|simplify|increase|minimi[sz]e"
+                        r"|maximi[sz]e|help|enable|make\s+sure|ensure|avoid|prevent))\s[^.;!?]*"
                         # ... and so does the one act a step is done in place of ("ask instead of
                         # assuming"): the step rejects it (a tool or thing picked over is news)
                         r"|,?\s+\b(?:instead\s+of|rather\s+than)\s+[a-z]+ing(?=\s*(?:[.;,!?]|$))",
@@ -391,6 +395,7 @@ _INSTRUCTION_RE = re.compile(
 _OPENING_CONDITION = [[w] for w in "if when whenever before after once while unless for in on to where".split()]
 # A line of a YAML frontmatter: a key (`globs:`), a continuation or list item, a comment, or blank.
 _YAML_LINE_RE = re.compile(r"\s*$|[\w.-]+\s*:|\s+\S|-\s|#")
+_BREAK_RE = re.compile(r"(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,}")
 _TABLE_RULE_RE = re.compile(r"\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?\s*)?")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
 
@@ -408,6 +413,9 @@ class Rule:
     # One instruction of a sentence stating several (_instructions): read alone, it restates;
     # its stance is no contradiction ("never rely on X" after "pass Y instead").
     part: bool = False
+    # The item a nested list item sits under ("Avoid deep nesting" over "- Use early returns"):
+    # what it is about, as a heading says, though no stance of its own ("avoid" is the parent's).
+    parent: str = ""
 
     @property
     def citation(self) -> str:
@@ -560,11 +568,14 @@ def split_rules(text: str, path: str) -> list[Rule]:
                 if len(_content_words(piece)) >= MIN_RULE_WORDS or len(_CJK_RE.findall(piece)) >= MIN_CJK_CHARS \
                         or _one_word_rule(piece):
                     rules.append(Rule(path, start + 1 + _line_offset(current, piece), piece.strip(),
-                                      heading, lead if kind == "item" else ""))
+                                      heading, lead if kind == "item" else "",
+                                      parent=parent if kind == "item" else ""))
         current, kind = [], ""
 
     fenced = in_block = shell = False
     indented = -1  # the indentation of the marker-less items under a lead line (-1: none)
+    items: list[tuple[int, str]] = []  # the list items holding the current one: (indentation, text)
+    parent = ""
     comment = ""  # a shell block's comment line, saying what the commands under it are for
     body_from = _frontmatter_end(lines)
     recorded = _recorded_by_dreamtui(lines)
@@ -605,7 +616,12 @@ def split_rules(text: str, path: str) -> list[Rule]:
         if fenced or stripped.startswith(("#", "<!--")) or not stripped:
             flush()
             if not fenced and _HEADING_RE.match(stripped):
-                heading, lead = stripped.lstrip("#").strip(), ""
+                heading, lead, items = stripped.lstrip("#").strip(), "", []
+            continue
+        if _BREAK_RE.fullmatch(stripped):  # a horizontal rule: no text (or a heading's underline)
+            if kind == "para" and len(current) == 1 and stripped.startswith("-"):
+                heading, lead, items, current, kind = current[0], "", [], [], ""
+            flush()
             continue
         if stripped.startswith(">"):  # a quoted note ("> **Important:** never …") says a rule too
             line = stripped = stripped.lstrip("> ").strip()
@@ -617,18 +633,24 @@ def split_rules(text: str, path: str) -> list[Rule]:
         if item:
             flush()
             current, start, kind, indented = [item.group(2)], number, "item", -1
+            # the items above it with less indentation hold it; the nearest is its parent
+            width = len(item.group(1).expandtabs(4))
+            while items and items[-1][0] >= width:
+                items.pop()
+            parent = items[-1][1] if items else ""
+            items.append((width, item.group(2).strip()))
         elif width and ((kind == "para" and current[-1].rstrip("*_ ").endswith(":"))
                         or (kind == "item" and width == indented)):
             # Lines indented under a line ending in a colon, without list markers ("commit
             # messages:" over a tab-indented line per instruction) are its list: each line an
             # item that line leads; one indented deeper continues the item above it.
             flush()
-            current, start, kind, indented = [stripped], number, "item", width
+            current, start, kind, indented, parent = [stripped], number, "item", width, ""
         elif current and (kind == "para" or line[:1].isspace()):
             current.append(stripped)  # a wrapped line continues the item or paragraph
         else:
             flush()
-            current, start, kind, indented = [stripped], number, "para", -1
+            current, start, kind, indented, items = [stripped], number, "para", -1, []
     flush()
     return rules
 
@@ -891,7 +913,8 @@ class KnownIndex:
         features = [Features.of(_credential(_plain(_stanced(rule)), rule=True)) for rule in rules]
         queries = {m.id: memory_features(m) for m in batch}
         weights = Weights([*features, *queries.values()])
-        headings = [_heading_stems(rule.heading) | _heading_stems(rule.lead) for rule in rules]
+        headings = [_heading_stems(rule.heading) | _heading_stems(rule.lead) | _heading_stems(rule.parent)
+                    for rule in rules]
         numbers = [_numbers(rule.text) for rule in rules]
         return cls(corpus, MatchIndex.build(rules, features, weights), queries, headings,
                    numbers, _choices(features))
@@ -982,7 +1005,9 @@ class KnownIndex:
         # command, path or tool named in an aside is no example but news ("— use `direnv`").
         plain = _without_examples(query.text)
         # Its stance, read without its examples: "(no area like `type(area): …`)" rejects areas.
-        stance = Features.of(plain) if plain != query.text else query
+        # ... and without the reasons it gives: "… to reduce nesting" reduces nothing
+        unreasoned = _REASON_RE.sub(" ", plain)
+        stance = Features.of(unreasoned) if unreasoned != query.text else query
         bare = _core_text(plain)
         core = Features.of(bare) if bare != query.text else query
         # (the commands of its examples in parentheses are examples too: "(e.g., `feat: …`)")
