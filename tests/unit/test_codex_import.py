@@ -1120,3 +1120,20 @@ def test_an_error_one_program_printed_and_got_past_is_still_a_fact(workspace: Wo
      .says("ruff is missing.")).write(sessions)
     _import(workspace, sessions)
     assert [memory.title for memory in _stored(workspace)] == ["`ruff` is not installed here"]
+
+
+def test_an_error_pasted_after_the_agents_steps_is_a_correction_and_an_answer_is_none(tmp_path: Path) -> None:
+    rollout = (Rollout().typed("how do I publish this folder to github")
+               .says("Create the repo, then push:\n- `git init`\n- `git remote add origin <url>`\n"
+                     "- `git push -u origin main`")
+               .typed("git push -u origin main\nerror: src refspec main does not match any")
+               .says("There is no commit yet. Run `git add .` and `git commit -m init` first.")
+               .typed("is the history kept?")
+               .says("Yes. I drafted the notes in `docs/history.md`. Is that detailed enough?")
+               .typed("enough that we won't fuck anything up when the files are gone")
+               .says("Good. Should I proceed to delete the old services?")
+               .typed("i just want the old services documented, I don't need them deleted"))
+    frictions, _, _ = read_rollout(rollout.write(tmp_path))
+    assert [(f.kind, f.evidence.split("\n")[0]) for f in frictions] == [
+        ("correction", "git push -u origin main"),
+        ("correction", "i just want the old services documented, I don't need them deleted")]

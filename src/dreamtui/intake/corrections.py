@@ -388,7 +388,8 @@ _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|ho
                           r"(?:cette|ce|cet|ton|ta|tes|votre|vos) \w+)|"
                           r"je ne suis pas (?:s[uû]r|convaincu|certain)(?: de| que| d'|$)|"
                           r"no entiendo (?:por qu[eé]|c[oó]mo)|ich verstehe nicht,? (?:warum|wie))")
-_ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
+_ZH_DOUBT = re.compile(r"(?<!是)不是[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"  # "不是都量化了吗" (aren't they all …?)
+                       r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
                        # should have done ("你应该可以自己识别"), "rather than" (而不是)
@@ -401,6 +402,7 @@ _ZH_DOUBT = re.compile(r"不(?:是很|太)?(?:合理|正确)|应该避免|不应
 # Swearing at the agent or its work in a short turn ("give me fucking file paths", "ur stupid"):
 # it went wrong, whatever the words; not when the work pleased ("fuck yeah, it works").
 _FRUSTRATED = re.compile(r"\b(?:fuck\w*|fu?c?kin[g']?|fkn|ffs|wtf|stupid|dumb|retarded|idiot\w*|useless)\b")
+_INSULT = re.compile(r"\b(?:stupid|dumb|retarded|idiot\w*|useless|wtf|ffs)\b")  # at the agent, not a swear word
 _PLEASED = re.compile(r"\b(?:works|worked|working|nice|great|perfect|awesome|thanks|thank you|love)\b")
 # Swearing at a technology or a vendor, not at the agent ("Definitely not Go, fuck that language").
 _SWORE_AT_OTHERS = re.compile(
@@ -493,7 +495,8 @@ _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!
                       r"|^(?:please\s+)?use [\w.@/-]+(?: [\w.@/-]+)?,? (?:not|rather than|instead of) [\w.@/-]+"
                       r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
 _ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
-                 r"还是有问题|还是没|依然|仍然|重新|我说的?是|我让你|停下|停止|撤销|回退|搞错|但是|不过|可是|算了|其实|"
+                 r"还是有问题|还是没|依然|仍然|重新|我说的?是|我的意思是|我是说|我指的是|我让你|停下|停止|撤销|回退|搞错|"
+                 r"但是|不过|可是|算了|其实|不行(?=[，,。！!\s])|"
                  # a problem found, said first: "有问题，这些表格不是之前就有了吗？", "发现一个问题，…"
                  r"有(?:个|一个)?问题|(?:我)?发现(?:了)?(?:一个|个)?问题|出问题了)")
 # Korean and Japanese objections said first ("아니요, …", "왜 이렇게 했어?", "違います", "なんで…"),
@@ -510,6 +513,25 @@ _RU = re.compile(r"^(?:нет(?:[\s,.!]|$)|не (?:надо|нужно|то|та
                  r"(?:ты|вы) (?:не|забыл\w*)\b|опять\b|снова\b|неправильно|не правильно|верни|откати|отмени)")
 _RU_FAILS = re.compile(r"не (?:работает|работают|работало|запускается|открывается|отображается|загружается|"
                        r"сохраняется|компилируется)|ошибк|вс[её] ещ[её]|до сих пор|сломал")
+
+# Vietnamese, Spanish and Portuguese objections said first: what the person meant ("ý tôi là cái folder
+# này", "me refiero a …", "eu quis dizer …"), that it is not that or wrong ("không phải", "sai rồi",
+# "no es eso", "não é isso"), that it still fails ("vẫn chưa chạy", "sigue sin funcionar", "ainda não
+# funciona"); and a mistake or failure anywhere in a short first line ("hình như bạn mở nhầm" — it
+# seems you opened the wrong one, "tôi không thấy nút", "no veo el botón", "não aparece").
+_VI_ES_PT = re.compile(
+    r"^(?:ý (?:tôi|mình|em|anh|chị) là|không phải|không đúng|sai rồi|nhầm rồi|(?:tôi|mình) đã nói|đừng\b|"
+    r"tại sao (?:bạn|em|anh)|sao (?:bạn|em|anh) (?:lại|không)|vẫn (?:chưa|không|bị|còn|lỗi)|"
+    r"me refiero a|quise decir|no es eso|eso no es|no era eso|te equivocaste|"
+    r"sigue (?:sin|igual|fallando|dando|saliendo)|todav[ií]a (?:no|sale|da|falla|aparece)|"
+    r"(?:eu )?quis dizer|n[aã]o [eé] isso|isso n[aã]o [eé]|ainda (?:n[aã]o|d[aá] erro|est[aá] errad)|"
+    r"continua (?:dando|com erro|sem|igual)|voc[eê] errou|est[aá] errad[oa])")
+_VI_ES_PT_ANYWHERE = re.compile(
+    r"\b(?:bạn|em|anh|chị|mình)\s+(?:đã\s+)?(?:\w+\s+)?(?:nhầm|sai)\b|\bbị lỗi\b|\bvẫn (?:chưa|không|bị|còn)\b|"
+    r"\bkhông (?:thấy|hoạt động|chạy được|hiện|hiển thị)\b|\bno (?:veo|aparece|funciona|se (?:ve|muestra))\b|"
+    r"\bn[aã]o (?:vejo|aparece|funciona|mostra)\b")
+_VI_ES_PT_CUES = ("nhầm", "sai", "lỗi", "vẫn", "không", "no ", "não", "nao ")
+
 
 # What a person says having tried the agent's work ("I tested it and …", "테스트를 해보니, …",
 # "j'ai testé et …", "我试了一下，…"): a report of what it does, kept unless it pleased them.
@@ -531,7 +553,9 @@ _FOLLOWED = re.compile(
     rf"{_YOUR}(?:instructions?|commands?|steps?|suggestions?|advice|guide|directions)\b"
     r"|\byour (?:suggested|proposed|recommended) \w+"
     r"|\b(?:did|ran|tried|followed|typed) (?:exactly |just )?what you (?:said|told me|suggested|wrote)\b"
-    r"|\bas you (?:said|suggested|told me|instructed)\b|按照?你(?:的|说的)|照你说的|用你(?:的|给的|说的)")
+    r"|\bas you (?:said|suggested|told me|instructed)\b"
+    # "按你说的改了", "照你给的命令运行", not "按你的标准" (by your criteria) or "用你的过程中" (using you)
+    r"|(?:按照?|照着?|用)你(?:说的|给的|的(?:步骤|方法|命令|指令|指示|说明|脚本|操作|做法))(?:去|来)?(?:做|改|操作|执行|运行|跑|试|装|配置|设置|输入)")
 _FOLLOWED_WORK = re.compile(rf"{_YOUR}(?:fix(?:es)?|solution|script)\b|{_FOLLOWED.pattern}")
 _FOLLOWED_CUES = ("your", "what you", "as you", "你")
 # "got:" counts when an error follows it ("… and got: port already in use"), not any output
@@ -541,7 +565,7 @@ _WENT_WRONG = re.compile(r"\b(?:got|get|getting)\s*[:：](?=[\s\S]{0,200}?(?:err
                          r"timed? ?out|exit (?:code|status) [1-9]|errno|undefined|unknown|missing|报错|错误|失败))"
                          r"|\b(?:errors?|fail\w*|crash\w*|never|nothing|not|still|same|"
                          r"exit\w* (?:immediately|right away|instantly|at once)|broke\w*|wrong|traceback)\b|n'?t\b|"
-                         r"报错|失败|不行|没|错误|还是")
+                         r"报错|失败|不行|错误|还是(?:不|没|报错|一样)|没(?:有)?(?:用|反应|效果|成功|变化|生效)")
 _NEGATED = re.compile(r"n'?t\b|\b(?:not|never|no)\b")
 _NONE_MET = re.compile(r"\b(?:(?:no|without|zero|0)|not (?:a single|one|any)|without (?:a|any)(?: single)?) "
                        r"(?:errors?|issues?|problems?|warnings?|failures?|hitch(?:es)?|glitch(?:es)?)\b|"
@@ -645,10 +669,10 @@ _ANYWHERE_CUES = ("toujours", "sigue", "immer", "ancora", "ainda", "pas du tout"
 
 _PROCESS = re.compile(r"\b(?:stop asking|no need to ask|don'?t (?:keep )?ask(?:ing)? me|"
                       r"(?:do it|continue|proceed) without asking)\b|无需询问|无需再?问|不用再?问|"
-                      r"不要再?问|别再?问|不需要询问|不用确认|无需确认")
+                      r"不要再?问|别再?问|不需要询问|不用确认|无需确认|不(?:需要|用)你先问")
 
 # What an agent opens a reply with before it concedes ("Ah, you're right", "Yes — good catch").
-_REPLY_OPENER = re.compile(r"^(?:(?:ah+|oh+|hmm+|yes|yeah|right|okay|ok|got it|understood|好的|嗯|啊)"
+_REPLY_OPENER = re.compile(r"^(?:(?:ah+|oh+|hmm+|yes|yeah|right|okay|ok|got it|understood|好的|嗯|啊|à|ồ|ừ|vâng|dạ)"
                            r"\b[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]*)+", re.IGNORECASE)
 _ACKNOWLEDGED = re.compile(
     r"^(?:you'?re (?:absolutely |completely |totally |quite )?(?:right|correct)|you are "
@@ -675,7 +699,10 @@ _ACKNOWLEDGED = re.compile(
     r"recht|stimmt|entschuldigung|tut mir leid|mein fehler|guter punkt|(?:hai|ha) ragione|scusa|"
     r"(?:você tem|tem) razão|desculpe|おっしゃる通り|ご指摘|申し訳|すみません|失礼しました|"
     r"맞습니다|맞아요|죄송|(?:вы|ты) прав[аы]?|извините|прошу прощения|моя ошибка|"
-    r"(?:você|vc) tem raz[aã]o|desculpe)",
+    r"(?:você|vc) tem raz[aã]o|desculpe|tem (?:toda a )?raz[aã]o|me enganei|(?:foi )?(?:um )?erro meu|"
+    # Vietnamese: "Kacey nói đúng" (Kacey is right), "bạn nói đúng", "xin lỗi", "mình nhầm"
+    r"(?:[\w-]+ )?nói đúng|(?:bạn|anh|chị|em) đúng|xin lỗi|(?:tôi|mình|em) (?:đã )?(?:nhầm|sai)|"
+    r"cảm ơn (?:bạn )?đã chỉ ra)",
     re.IGNORECASE)
 # Within the reply's first sentences (read lower-cased), not only at its opening: "好问题。坦率说，目前确实有文档过多的
 # 问题", "Good question — you're right that the list is in both prompts".
@@ -687,11 +714,15 @@ _CONCEDED_LATER = re.compile(
     r"(?:wrong|incorrect|overkill|over-?engineered|off|mistaken|unnecessary)\b|"
     r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)|"
     # "Du brand book … Mais vous avez raison de le questionner", "je l'ai retiré à tort"
-    r"\b(?:vous avez|tu as) (?:\w+ )?raison\b|\bà tort\b|\btienes (?:toda la )?raz[oó]n\b|\bdu hast recht\b")
+    r"\b(?:vous avez|tu as) (?:\w+ )?raison\b|\bà tort\b|\btienes (?:toda la )?raz[oó]n\b|\bdu hast recht\b|"
+    r"\btem (?:toda a )?raz[aã]o\b|\bnói đúng\b|\bxin lỗi\b|"
+    # "Excellent observations! Let me fix both issues": the person's points are its work's faults
+    r"\blet me (?:fix|address|correct) (?:both|these|those|all|the|this|that|each)(?: \w+)?(?: two| three)? "
+    r"(?:issues?|problems?|bugs?|errors?|mistakes?)\b")
 # Words one of `_CONCEDED_LATER`'s concessions holds: a substring test is cheaper than its search.
 _CONCEDED_CUES = ("right", "catch", "my ", "missed", "forgot", "overlooked", "should", "wrong", "mistaken",
                   "corrected", "erreur", "tort", "raison", "razón", "razon", "recht", "确实", "的确", "说得对",
-                  "有道理", "分析得")
+                  "有道理", "分析得", "razão", "nói đúng", "xin lỗi", "let me ")
 # Praise of the person's own idea first ("Excellent insight! You're absolutely right - two sync
 # modes are cleaner"): agreeing with a new plan, not conceding a mistake.
 _PRAISED = re.compile(r"^\W*(?:excellent|great|good|brilliant|interesting|nice|love|smart|clever) (?:the )?"
@@ -741,11 +772,114 @@ _MISTAKE_MET = re.compile(r"(?:there(?:'s| is| are)|il y a|hay|es gibt)\b[^.!?\n
                           r"mistakes?|problems?|issues?|erreurs?|probl[eè]mes?|problemas?|fehler)\b")
 
 
+# What the person got running what the agent made or told them to run, pasted back: a command and
+# its error ("git push -u origin main\nerror: src refspec main does not match any", "PS C:\\app>
+# .\\setup.ps1\nAt …:138 char:16 … Missing closing '}'"), or the error alone ("fatal: not a git
+# repository", "Windows找不到文件'chrome.exe'。…", "'..' 不是内部或外部命令…"). A prompt, a program or a
+# script said first, or an error line with no word of the person's (no "I", "you", "我", "你", …).
+_PROMPTED = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+:[^\n$#]*[$#]\s*|PS [A-Za-z]:\\[^>\n]*>\s*|"
+    r"[A-Za-z]:\\[^>\n]*>\s*|\$\s+)\S")
+_RUN_FIRST = re.compile(
+    r"^\s*(?:sudo\s+)?(?:git|npm|npx|pnpm|yarn|node|python3?|pip3?|uv|go|cargo|make|docker|docker-compose|"
+    r"kubectl|bash|sh|zsh|java|mvn|gradle|dotnet|php|composer|ruby|rails|bundle|deno|bun|pytest|curl|"
+    r"terraform|flutter|dart|gh|mix|rustc|gcc|g\+\+|cmake|swift|xcodebuild|pod|brew|apt|apt-get|"
+    r"\.{1,2}[\\/][\w.\\/-]+|[\w.-]+\.(?:ps1|sh|bat|cmd|py|exe))(?:[ \t]+[^\n]*)?\n")
+# What a program prints when it fails, not the word in prose ("still some errors", "针对这一错误"): an
+# error's name or label ("ParseError", "Access Error", "error:", "fatal:", "npm ERR!"), the shell's and
+# the compiler's phrases, and the same in Chinese ("找不到文件", "无法访问此网站", "不是内部或外部命令").
+_ERROR_MARK = re.compile(
+    r"(?:\b[A-Z]\w*)?(?:Error|Exception)\b|\b(?:error|fatal|panic|FATAL|ERROR|Error)(?:\[\w+\])?:|\bERR!|"
+    r"\bTraceback\b|\bFAILED\b|\b(?:Cannot|Could not|Unable to) \w+|\b(?:cannot|could not|unable to) (?:find|open|"
+    r"access|read|load|resolve|import|connect|locate|create|write|execute|start)\b|"
+    # "command not found", "Base table or view not found: 1146", not "he has not found the PATH"
+    r"\b(?i:command|file|module|package|page|directory|path|view|table|key|host|branch) not found\b|:\s*not found\b|"
+    r"\bnot found:|"
+    r"\b[Nn]o such (?:file|directory|command|host)|\b[Pp]ermission denied\b|\bis not recognized\b|"
+    r"\bdoes not match any\b|\b[Ss]egmentation fault\b|\bundefined:|\bMissing (?:closing|opening|expression|"
+    r"argument|\w+ in)|\bInvalid\b|\bexit (?:code|status) [1-9]|"
+    r"不是内部或外部命令|找不到|无法(?:访问|写入|打开|连接|找到|加载|运行|识别|启动|读取|解析)|(?:错误|失败|异常|报错)\s*[:：]|"
+    r"语法不正确|拒绝访问")
+_SPEAKER = re.compile(r"\b(?:i|i'm|my|me|we|you|your|u)\b|我|你|tôi|mình|bạn", re.IGNORECASE)
+# The agent asking for what the person's run printed ("paste the output", "send me the error", "把
+# 报错贴给我"): what comes back answers it, whatever it shows.
+_ASKS_OUTPUT = re.compile(
+    r"\b(?:paste|share|send|show) (?:me )?(?:the |its |your |what |any )?(?:full |whole |complete |exact )?"
+    r"(?:output|error|errors|log|logs|result|results|message|traceback|stack)|\bwhat (?:does it|do you|did it) "
+    r"(?:print|say|show|output|get|see)|\blet me know what (?:you see|it (?:prints|says|shows))|"
+    r"(?:贴|发|给)(?:给我|一下|出来)[^。\n]{0,10}(?:输出|报错|错误|日志|结果)|把[^。\n]{0,20}(?:输出|报错|错误|日志)[^。\n]{0,6}(?:贴|发)",
+    re.IGNORECASE)
+_PASTED_WITHIN = 3000
+
+
+def pasted_failure(text: str, said: str | None) -> bool:
+    """Did the person paste back what failed when they ran the agent's work or steps (comment
+    above), the agent not having asked for that output? No words are needed: the agent's claim
+    or steps are what the error contradicts."""
+    if not said or not text.strip():
+        return False
+    head = text.lstrip()[:_PASTED_WITHIN]
+    first = head.split("\n", 1)[0]
+    last = head.rstrip().rsplit("\n", 1)[-1]
+    if "?" in first or "？" in first or (last.rstrip().endswith(("?", "？")) and _ERROR_MARK.search(last) is None):
+        return False  # the person asks about it: "…\nwhy does it say rejected?"
+    machine = _PROMPTED.match(head) is not None or _RUN_FIRST.match(head) is not None or pasted_log(head)
+    if machine:
+        # the command said first is the person's: what it printed is below it
+        found = _ERROR_MARK.search(head, 0 if pasted_log(head) else len(first))
+    else:
+        # the error alone: said first, within its first line, by no one ("fatal: not a git repository")
+        found = _ERROR_MARK.search(first, 0, 120)
+        if found is None or _SPEAKER.search(_plain(first)) is not None:
+            return False
+    return found is not None and _ASKS_OUTPUT.search(_plain(said[-600:])) is None
+
+
+def _error_line(text: str) -> str:
+    """The first line of a pasted failure that names the error (`_ERROR_MARK`), for a title."""
+    lines = [line.strip() for line in text.splitlines()[:200] if line.strip()]
+    line = next((line for line in lines if _ERROR_MARK.search(line) and not _PROMPTED.match(line)), "")
+    return _quoted(line or (lines[0] if lines else ""), 100)
+
+
+# What the agent changed still so, in a few words ("balance column still in left" after "Added right
+# alignment to all numeric columns"; "按钮还是在左边", "vẫn ở bên trái", "sigue a la izquierda"): its
+# change did not take. Not what is still to do or wanted ("still need tests", "I still want the logo").
+_STILL = re.compile(r"\bstill\b(?! (?:need|needs|want|wants|have to|has to|got to|gotta|to do|thinking|think|"
+                    r"working on|deciding|waiting|unsure|like|love|prefer)\b)|还是(?:不|没|一样|报错|会|在)|仍然|依然|"
+                    r"\bvẫn\b|\bsigue\b|"
+                    r"\btodav[ií]a\b|\bainda\b|\bcontinua\b|\btoujours\b|\bimmer noch\b|\bnoch immer\b")
+_STILL_WORDS = 12
+_STILL_CHARS = 40  # a CJK line of that many characters says as much
+
+
+def _persists_after_change(text: str, said: str | None) -> bool:
+    """Does a short first line, no question, say that what the agent just said it changed or did is
+    still so (`_STILL`)?"""
+    if not said:
+        return False
+    first = _OPENER.sub("", _plain(spoken(text)).lower().strip()[:400]).split("\n", 1)[0].strip()
+    if not first or "?" in first or "？" in first or _TASK_VERB.match(first) or _ASKS_TASK.match(first) or \
+            _ZH_ASKS.search(first):
+        return False  # "A还是B" asks which ("…还是只需要登出再登入就行吗")
+    short = len(first) <= _STILL_CHARS if _CJK_CHAR.search(first) else len(first.split()) <= _STILL_WORDS
+    if not short or _STILL.search(first) is None:
+        return False
+    claim = (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
+    return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) is not None
+
+
 def answer_rule(text: str, said: str | None) -> str | None:
     """`correction_rule`, but a "no" or "don't" answering the agent's own question is an answer,
     unless the words after the "no" say its work still fails ("no.. its still slow, think again"
     answering "which extension are you using?")."""
     rule = correction_rule(text)
+    if rule is None and pasted_failure(text, said):
+        return "pasted_error"
+    if rule is None and _persists_after_change(text, said):
+        return "fails"
+    if rule == "frustrated" and asked(said) and _INSULT.search(_plain(text).lower()[:200]) is None:
+        return None  # "enough that we won't fuck something up" answers "is that detailed enough?"
     if rule not in ANSWERABLE or not asked(said):
         return rule
     head = _OPENER.sub("", _plain(text).lower().strip()[:400])
@@ -788,8 +922,27 @@ def asked(said: str | None) -> bool:
     return _ASKS_CHOICE.search(end) is not None and len(_CHOICE.findall(end)) >= 2
 
 
+# Traditional Chinese (Taiwan, Hong Kong) read as simplified: every rule is written once, in
+# simplified characters, and "你說得對" concedes as "你说得对" does, "不是有新的語法糖？" challenges
+# as "不是有新的语法糖？" does. Only characters the rules' words hold, each mapped one to one.
+_TRADITIONAL = str.maketrans(
+    "說對錯誤為麼還沒這個應該確實題問們會過講訴讓記點顯動變檔樣嗎與較種處時後從裡裏頁開關啟執運邊義體寫將結號"
+    "認總發現經導產複雜亂並無謝壞錄機載視滿觸選擇達兩別繼續試測驗刪銷響統設計規範約討論劃預聽釋證據術語層級構"
+    "環線連轉換傳遞調卻難嘗簡單參數庫雖優雙擊夠團歡議傾薦採囉餘復決報敗態壓項標準碼譯係絕鍵舊",
+    "说对错误为么还没这个应该确实题问们会过讲诉让记点显动变档样吗与较种处时后从里里页开关启执运边义体写将结号"
+    "认总发现经导产复杂乱并无谢坏录机载视满触选择达两别继续试测验删销响统设计规范约讨论划预听释证据术语层级构"
+    "环线连转换传递调却难尝简单参数库虽优双击够团欢议倾荐采啰余复决报败态压项标准码译系绝键旧")
+
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
 def _plain(text: str) -> str:
-    return text.replace("\u2019", "'").replace("\u2018", "'")
+    """Plain quotes, and traditional Chinese characters as simplified (`_TRADITIONAL`)."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    if text.isascii() or _KANA.search(text):
+        return text  # Japanese writes these characters too ("日本語で答えて"), and its rules hold them so
+    return text.translate(_TRADITIONAL)
 
 
 # Text the person relays from another agent or tool ("CODEX SAYS: …", "GROK RESEARCH: …",
@@ -1039,6 +1192,9 @@ def correction_rule(text: str) -> TurnRule | None:
     if wide and (_KO_JA.match(head) or _RU.match(head) or (
             short_zh and (_KO_JA_FAILS.search(first) or _RU_FAILS.search(first)))):
         return "script"
+    if _VI_ES_PT.match(head) or (len(first) <= _ZH_SHORT and any(cue in first for cue in _VI_ES_PT_CUES)
+                                 and _VI_ES_PT_ANYWHERE.search(first)):
+        return "script"
     if _PREFER.match(head) or (any(cue in head[:_LANGUAGE_WITHIN] for cue in _LANGUAGE_CUES) and
                                _LANGUAGE.search(head, 0, _LANGUAGE_WITHIN)):
         return "prefer"
@@ -1119,7 +1275,10 @@ _DONE_CLAIM = re.compile(
     r"devraient? maintenant|r[ée]capitulatif|r[ée]sum[ée] des (?:changements|modifications|corrections)|"
     r"deber[ií]a ahora|sollte jetzt|"
     r"erledigt|fertig|完成|已修复|修复了|搞定|已经?(?:更新|实现|添加)|完了しました|修正しました|완료|수정했|해결했|구현했|"
-    r"готово|исправ(?:ил|лено)|сделано|теперь работает")
+    r"готово|исправ(?:ил|лено)|сделано|теперь работает"
+    # a report that opens with the change made: "Added right alignment to all numeric columns …"
+    r"|^\W*(?:added|updated|changed|fixed|removed|moved|replaced|implemented|created|refactored|renamed|rewrote|"
+    r"rewritten|converted|adjusted|aligned|applied|switched|wired|hooked up)\b")
 _DONE_MARKS = ("✅", "✔")
 # The report's head and tail say it is done ("Done. …", "… All tests pass."); its middle is the
 # detail, and a report of pages is not searched whole. Read lower-cased.
@@ -1273,9 +1432,17 @@ _PLEASED_FIRST = re.compile(r"^(?:great|perfect|nice|awesome|excellent|good|supe
 # The agent recommended one way; the person opens by choosing another ("I'd lean towards
 # counting per pod" → "we should count per claim, so cache the claims"): a preference, the lesson.
 _RECOMMENDS = re.compile(r"\bi(?:'d| would)? (?:recommend|suggest|propose|lean|prefer|go with)\b"
-                         r"|\bmy recommendation\b|我倾向|我建议|我推荐|建议(?:采用|使用|用|选)")
+                         r"|\bmy recommendation\b|我倾向|我建议|我推荐|建议(?:采用|使用|用|选)"
+                         # a plan it is about to carry out: "should I proceed to implement it?"
+                         r"|\b(?:should|shall) i (?:proceed|go ahead|start|continue|implement)\b|"
+                         r"\bwant me to (?:proceed|go ahead|start|implement)\b|先(?:跳过|回到|搁置)|我们不需要卡在")
+# Said first against it: another way ("we should …", "我们应该…"), or "no" and what the person needs
+# instead ("不行，我需要把抓取数据这一关搞定", "no, I need the full export"), or only part of it ("i just
+# want to document the systems …" after "should I proceed to implement it?").
 _CHOOSES = re.compile(r"^(?:we should|i'?d rather|i prefer|rather\b|我们应该|应该|我建议|建议|我觉得应该|"
-                      r"还是用|改成|换成)")
+                      r"还是用|改成|换成|(?:i|we) (?:just|only) (?:want|need)\b|"
+                      r"(?:no|nope|nah|不行|不要|不)\W+(?:i|we) (?:need|want|have to|must)\b|"
+                      r"(?:不行|不要|不)\W*我(?:需要|要|想要|必须|得))")
 
 
 # Earlier work still wrong, in a session's first turn: a failure with "still"/"anymore" next to it,
@@ -1358,9 +1525,18 @@ def redirects(text: str) -> bool:
                 or _NEW_REQUEST.match(head) or first.rstrip().endswith(("?", "？")))
 
 
+# Sorry for what it cannot do ("抱歉，我无法看到你在编辑器中选择了哪一行", "Sorry, I don't have access to
+# your screen"): no mistake conceded.
+_UNABLE = re.compile(r"^(?:sorry|i apologi[sz]e|apologies|抱歉|对不起|不好意思|désolée?|lo siento|desculpe|xin lỗi)"
+                     r"\W*(?:but\s+)?(?:i|我|je|yo|eu|tôi|mình)?\s*(?:can'?t|cannot|am (?:not able|unable)|"
+                     r"don'?t have (?:access|the ability|a way)|have no (?:access|way)|无法|不能|没(?:有)?办法|看不到|"
+                     r"ne (?:peux|vois) pas|no puedo|n[aã]o (?:consigo|posso)|không thể)", re.IGNORECASE)
+
+
 def acknowledges_mistake(reply: str) -> bool:
-    """Does the agent's reply open by conceding it was wrong?"""
-    return _ACKNOWLEDGED.match(_REPLY_OPENER.sub("", _plain(reply).strip()[:200])) is not None
+    """Does the agent's reply open by conceding it was wrong (not sorry for what it cannot do)?"""
+    opening = _REPLY_OPENER.sub("", _plain(reply).strip()[:200])
+    return _ACKNOWLEDGED.match(opening) is not None and _UNABLE.match(opening) is None
 
 
 # A reply praising the person's idea ("Good call.", "Good points!", "好思路。"): it welcomes a
@@ -1513,11 +1689,25 @@ def only_asks(text: str) -> bool:
     if _ADVICE.match(head):
         return True
     first = head.split("\n", 1)[0].rstrip()
+    if not first.isascii() and len(first) <= _ZH_ASKS_WITHIN and _ZH_ASKS.search(first) and \
+            not _ZH_CHALLENGE.search(first):
+        return True  # "Auto mode就是之前的默认模式吗", "你知道我 focus 哪个档案吗？": it asks, an answer follows
     asking = first.split("?", 1)[0] if "?" in first else (first if _INVERTED.match(first) else "")
     return 0 < len(asking.split()) <= 25 and (
         _ASKING.match(asking) is not None or _WE_HAVE.match(asking) is not None)
 
 
+# A plain question in Chinese: it ends asking (吗, 呢, "？"), and says nothing is wrong (不是…吗 "isn't
+# it …?", 为什么, 怎么又, 没…吗 challenge: "我现在qkvo不是都量化了吗").
+_ZH_ASKS = re.compile(r"(?:吗|么|呢)\s*[？?]?\s*$|[\u3400-\u9fff][^\n]*[？?]\s*$")
+# Nor what the agent did, asked ("你在干什么", "全部清理干什么", "你怎么就直接开始了？", "我说了…你明白吗",
+# "你只加了一部分…对吗", "要这么复杂吗"): a challenge, which the agent may rightly concede.
+_ZH_CHALLENGE = re.compile(r"(?<!是)不是|难道|为什么|为啥|怎么|干什么|干嘛|没有?|不(?:对|行|应该|该|一样|用|需要|讨论)|"
+                           r"错|而不是|忘|漏|明白吗|懂吗|我(?:已经|之前)?说(?:了|过)|你只|只(?:加|改|做|写|讨论|有)|"
+                           r"这么(?:复杂|麻烦|多|久|慢)|还要你|"
+                           # another way proposed as a question: "cityFile 是否叫 city_override 更符合语义？"
+                           r"是否(?:叫|用|改|应该)|要不要|更(?:符合|合适|合理|好)|会不会更")
+_ZH_ASKS_WITHIN = 100
 # Not "what about the tests?" or "where is the test?": a reminder the agent may rightly concede.
 _ASKING = re.compile(r"^(?:is|are|was|were|does|do you|should|would|could|can|how|which|"
                      r"what(?! about| if| else))\b")
@@ -1644,6 +1834,11 @@ _ABOUT_YOU = re.compile(r"^(?:you|u)(?:'re| are| r|'ve| have| were)? (?:still )?
 HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# TICKET …" says "TICKET …"
 
 
+# The agent telling the person what to run or do: a command quoted, steps, "请双击这个文件".
+_GAVE_STEPS = re.compile(r"`[^`\n]+`|```|(?im:^\s*(?:[-*]|\d+[.)])?\s*(?:run|type|open|double-click|click|execute|"
+                         r"enter|paste|go to|cd)\b)|请(?:现在)?(?:操作|双击|运行|执行|输入|打开)|双击|在终端")
+
+
 def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     """The title of a correction whose words alone are no lesson, naming what to do or avoid:
     a report that the agent's work fails says so first, then to verify before saying it is done
@@ -1651,6 +1846,16 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     without words of its own ("still does not work?") it names what the agent had just done; a
     bare "Nope" or "Stop" says not to do what the agent had just done or said. None when the
     words are the lesson themselves."""
+    if correction_rule(text) is None and pasted_failure(text, said):
+        # What the person got running it: the error names what failed, and whose it was.
+        got = f"the person got “{_error_line(text)}”"
+        assert said is not None  # pasted_failure needs the agent's words
+        claim = said.lower()
+        if doing is None and _GAVE_STEPS.search(said) and not (
+                any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim)):
+            return f"Check that your instructions work before giving them: {got}"
+        where = f"After you {_briefly(doing)}, check" if doing else "Check"
+        return f"{where} that it works before saying it is done: {got}"
     words = spoken(text)
     line, _, below = words.partition("\n")
     first, _, rest = line.partition(". ")

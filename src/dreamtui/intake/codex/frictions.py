@@ -44,11 +44,13 @@ from dataclasses import dataclass, field, replace
 from dreamtui.intake import lessons
 from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Event, Meta, Result, UserTurn
 from dreamtui.intake.corrections import (
-    ANSWERABLE,
     accidental,
+    answer_rule,
     concedes,
     correction_rule,
     game_move,
+    overrides,
+    pasted_failure,
     pasted_log,
     redirects,
     relayed,
@@ -239,15 +241,21 @@ def typed_words(text: str) -> str | None:
 
 
 def _corrects(text: str, said: str | None) -> bool:
-    """The shared correction rule; a "no" answering the agent's own question is an answer."""
-    if pasted_log(text) or lessons.mostly_pasted(text) or relayed(text) or game_move(text, said):
+    """The shared correction rules (`corrections.answer_rule`: a "no" answering the agent's own
+    question is an answer), and a turn choosing otherwise than the agent proposed
+    (`corrections.overrides`). What the person got running the agent's steps or work, pasted back
+    without a word ("git push …\nerror: src refspec main does not match any" after the agent's
+    steps), is a correction (`corrections.pasted_failure`); any other pasted log is not."""
+    if relayed(text) or game_move(text, said):
+        return False
+    if pasted_failure(text, said):
+        return True
+    if pasted_log(text) or lessons.mostly_pasted(text):
         return False
     own = lessons.own_words(text)
     # What the person said decides, not the log they pasted around it.
-    rule = correction_rule(own if len(own) < len(text) * 4 // 5 else text)
-    if rule in ANSWERABLE:
-        return not (said and said.rstrip().endswith("?"))
-    return rule is not None
+    words = own if len(own) < len(text) * 4 // 5 else text
+    return answer_rule(words, said) is not None or overrides(words, said)
 
 
 # Codex's answer to a command still running when its call returns: the session `write_stdin` polls.

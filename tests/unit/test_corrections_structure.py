@@ -1,0 +1,139 @@
+"""Corrections read from the conversation's structure: what the agent had just claimed, done or
+proposed, what the person typed back (a pasted error, a short "still …", a "no" to the agent's
+recommendation, a clarification of what they meant) and what the agent answered (a concession in
+any language, not an apology for what it cannot do). Every line here is written for these tests,
+in the shapes of real sessions (Traditional Chinese, Vietnamese, Windows shells, git, go).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dreamtui.intake.corrections import (
+    acknowledges_mistake,
+    answer_rule,
+    concedes,
+    correction_rule,
+    lesson,
+    only_asks,
+    overrides,
+    pasted_failure,
+)
+
+FIXED = "Done! I rewrote `install.ps1` so the braces balance. Run it again:\n```\n.\\install.ps1\n```"
+STEPS = "You still need a first commit:\n- `git add .`\n- `git commit -m init`\n- `git push -u origin main`"
+
+
+@pytest.mark.parametrize("turn", [
+    # a shell prompt, the command, what it printed (PowerShell's parser)
+    "PS D:\\tools> .\\install.ps1\nAt D:\\tools\\install.ps1:12 char:5\n+     }\n"
+    "Missing closing '}' in statement block or type definition.",
+    # the command alone on its first line, git's error below it
+    "git push -u origin main\nerror: src refspec main does not match any\nerror: failed to push some refs",
+    # a virtualenv prompt
+    "(venv) dana@box:~$ git status\nfatal: not a git repository (or any of the parent directories): .git",
+    # a compiler's errors under the command the agent said to run
+    "go run ./cmd/api\n# example.com/api/internal/auth\ninternal/auth/token.go:41:9: undefined: jwt.ParseClaims",
+    # the error alone, no word of the person's: a Windows dialog, in Chinese
+    "Windows找不到文件'msedge.exe'。请确定文件名是否正确后，再试一次。",
+    "'..' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。",
+])
+def test_an_error_pasted_back_after_the_agents_work_or_steps_is_a_correction(turn: str) -> None:
+    for said in (FIXED, STEPS):
+        assert pasted_failure(turn, said)
+        assert answer_rule(turn, said) == "pasted_error"
+
+
+@pytest.mark.parametrize("turn, said", [
+    # the agent asked for the output: it answers, whatever it shows
+    ("npm ls react\nnpm ERR! code ELSPROBLEMS", "Can you run `npm ls react` and paste the output here?"),
+    ("把报错贴给我看看\n", "请把报错贴给我"),
+    # prose that says "error" or "not found" is no pasted error
+    ("still some errors in the layout, items overlap", FIXED),
+    ("The wizard has searched the tower -- but he has not found the key.", FIXED),
+    ("更新文档，针对这一错误", FIXED),
+    # a Markdown document pasted is no shell session
+    ("# Notes from yesterday\n## Error handling: retry twice", FIXED),
+    # a question about an error asks
+    ("git push\nerror: failed to push some refs\nwhy does it say rejected?", FIXED),
+])
+def test_no_pasted_error_where_the_agent_asked_for_it_or_the_person_wrote_prose(turn: str, said: str) -> None:
+    assert not pasted_failure(turn, said)
+
+
+def test_a_pasted_errors_title_names_the_error_and_whose_it_was() -> None:
+    turn = "PS D:\\tools> .\\install.ps1\nAt D:\\tools\\install.ps1:12 char:5\nMissing closing '}' in statement block"
+    assert lesson(turn, "edit `install.ps1`", FIXED) == (
+        "After you edit `install.ps1`, check that it works before saying it is done: "
+        "the person got “Missing closing '}' in statement block”")
+    # the agent only told the person what to run: its instructions are what failed
+    assert lesson("git push -u origin main\nerror: src refspec main does not match any", None, STEPS) == (
+        "Check that your instructions work before giving them: "
+        "the person got “error: src refspec main does not match any”")
+
+
+def test_traditional_chinese_reads_as_simplified() -> None:
+    # a challenge question ("isn't there a newer way?"), conceded in Traditional characters
+    turn = "composable 不是有新的寫法嗎？"
+    assert correction_rule(turn) == "zh"
+    assert concedes(turn, "你說得對！3.5 之後可以用新的 API。") == "acknowledged"
+    assert correction_rule("我的意思是整個倉庫，不是這個資料夾") == "zh"
+    # Japanese writes the same characters; its own rules still read it
+    assert correction_rule("日本語で答えてください") == "prefer"
+
+
+def test_vietnamese_misunderstandings_and_concessions() -> None:
+    assert correction_rule("ý tôi là thư mục kia, không phải thư mục này") == "script"  # I meant that folder
+    assert correction_rule("hình như bạn đọc nhầm file rồi") == "script"  # it seems you read the wrong file
+    assert acknowledges_mistake("Bạn nói đúng, để mình mở lại file.")
+    assert acknowledges_mistake("\n\nMinh nói đúng, để tôi xem lại.")  # the person named
+    assert correction_rule("bây giờ làm sao để lưu cái này") is None  # how do I save this now: a question
+
+
+def test_a_no_to_the_agents_recommendation_and_a_narrower_ask_override_it() -> None:
+    recommended = "导出接口一直超时。**我建议先跳过导出，回到方案设计。** 你觉得可以吗？"
+    assert correction_rule("不行，我需要先把导出这一步做完整") == "zh"
+    assert overrides("不行，我需要先把导出这一步做完整", recommended)
+    assert overrides("no, I need the full export first", "I'd suggest we skip the export for now. OK?")
+    plan = "Drafted the migration plan in `docs/plan.md`. Should I proceed to implement it?"
+    assert overrides("i just want to document the old services, we won't migrate them", plan)
+    assert not overrides("sounds good, go ahead", plan)
+
+
+def test_a_short_still_after_the_agent_said_it_changed_it_is_a_failure() -> None:
+    said = "Moved the header to the left in `layout.css`; it will now line up with the logo."
+    assert answer_rule("header still on the right", said) == "fails"
+    assert answer_rule("页眉还是在右边", "已经更新了 layout.css，页眉现在靠左。") == "fails"
+    # what is still wanted or to do is no failure; "A还是B" asks which
+    assert answer_rule("I still want the blue logo though", said) is None
+    assert answer_rule("那是用 per-tensor 还是 per-token 的 scale 吗", "已经更新了 layout.css。") is None
+    # nothing claimed changed: no claim to contradict
+    assert answer_rule("header still on the right", "Which header do you mean?") is None
+
+
+def test_plain_questions_and_apologies_for_what_it_cannot_do_concede_nothing() -> None:
+    assert only_asks("你知道我现在打开的是哪个文件吗？")
+    assert concedes("你知道我现在打开的是哪个文件吗？", "抱歉，我无法看到你的编辑器。") is None
+    assert not acknowledges_mistake("Sorry, I can't see your screen from here.")
+    assert concedes("so the deploy is done now, right?", "Sorry, I don't have access to the server.") is None
+    # a challenge asked in Chinese is no plain question: the agent may rightly concede it
+    for challenge in ("你在干什么", "你怎么就直接开始改代码了？", "我说了要一比一复制模板，你明白吗"):
+        assert not only_asks(challenge)
+
+
+def test_the_agent_fixing_the_persons_points_concedes_them() -> None:
+    turn = "two things: the saved values no longer show in the fields, and each cell needs its own port"
+    assert concedes(turn, "Great observations! Let me fix both issues:") == "acknowledged"
+
+
+def test_what_the_agent_said_to_follow_is_carried_out_not_any_your() -> None:
+    # "by your criteria" and "while using you" follow no steps of the agent's
+    assert correction_rule("合理。但我补充两点：按你的标准会漏掉没报价的客户") != "fails"
+    assert correction_rule("按你说的改了，还是报错") == "fails"
+
+
+def test_swearing_in_an_answer_to_the_agents_question_is_an_answer() -> None:
+    asked = "I kept it high level. Is that detailed enough?"
+    assert answer_rule("enough that we won't fuck something up later", asked) is None
+    # an insult at the agent is frustration, asked or not
+    assert answer_rule("thats a stupid assumption, why would that be bad?", asked) is not None
