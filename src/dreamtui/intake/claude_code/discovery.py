@@ -5,14 +5,22 @@ Claude Code keeps one JSONL file per session in `<projects_dir>/<slug>/<session-
 replaced by `-`; subagent transcripts live in `<slug>/<session-id>/subagents/*.jsonl`, and
 the agents of a workflow (Claude Code 2.1.1xx) in `<slug>/<session-id>/subagents/workflows/
 wf_*/` with the workflow's `journal.jsonl`. The mapping is lossy (`/a/my.app` and `/a/my-app`
-share a slug), so a log joins the import only if the `cwd` its records carry is the project or a
-folder in it — checked for every log at every import, not only new ones, from the `cwd` the last
-read of it saw, so an unchanged log is still not opened; a log in the project's own slug folder
-that carries no `cwd` at all is kept, and a subagent's log that carries none goes with its
-session's. Sessions started in a subfolder of the project live under a longer slug
-(`<slug>-src`): those folders are searched too, and kept only on a matching `cwd`. The `cwd` is
-looked for in whole records, however long: Claude Code 2.1.167 writes it after a first prompt
-that may be megabytes.
+share a slug), so the `cwd` values the log's records carry decide whether it is the project's.
+Claude Code names the folder after the directory it was started in, while a record's `cwd` is
+where the session is at that moment: a session started in `D:\\Work` may record only
+`C:\\Users\\me` (and its subfolders) before it moves on, and a session started in the project
+may end in another folder. So a `cwd` that is the folder it was started in, or inside it (the
+prefix of the `cwd` whose slug is the folder's name), tells where the log belongs: the project's
+if that folder is the project or inside it, another project's (same slug, or a longer slug that
+is not a subfolder of the project) otherwise. A log whose `cwd` values never name such a folder
+belongs to the project if one of them is inside it; else a log in the project's own slug folder
+still does (the folder names the project, and no record says it is another's), a subagent's log
+goes with its session's, and a log in a longer slug folder does not. The `cwd` values are read
+from the log's first records (`placing_cwds`), however long: Claude Code 2.1.167 writes `cwd`
+after a first prompt that may be megabytes. They are kept with the log's import state, so the
+check is made for every log at every import — not only for new ones — without opening an
+unchanged log. Sessions started in a subfolder of the project live under a longer slug
+(`<slug>-src`): those folders are searched too.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +39,7 @@ from dreamtui.workspace.layout import Workspace
 _B_CWD = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
 _PROBE_RECORDS = 50  # how many records into a new log we look for the `cwd` that places it
 _PROBE_BYTES = 64 * 1024 * 1024  # and at most this much of it (a pasted image is one long line)
+_PLACING_CWDS = 16  # distinct `cwd` values kept to place a log none of whose first records names its folder
 
 
 def project_slug(project: str) -> str:
@@ -45,7 +55,8 @@ class LogFile:
     session_id: str
     scope: str  # the session id, or `<session>/<subagent file stem>` for a subagent
     subagent: bool
-    exact_slug: bool  # in the project's own slug folder (a log with no `cwd` still belongs)
+    exact_slug: bool  # in the project's own slug folder (a log no `cwd` places still belongs)
+    folder: str  # the slug folder's name: the directory Claude Code was started in, as a slug
 
     @classmethod
     def at(cls, path: Path, exact_slug: bool) -> LogFile:
@@ -54,8 +65,8 @@ class LogFile:
             at = len(parts) - 1 - parts[::-1].index("subagents")
             session = parts[at - 1]
             inside = "/".join(parts[at + 1:])[: -len(path.suffix) or None]
-            return cls(path, session, f"{session}/{inside}", True, exact_slug)
-        return cls(path, path.stem, path.stem, False, exact_slug)
+            return cls(path, session, f"{session}/{inside}", True, exact_slug, parts[at - 2])
+        return cls(path, path.stem, path.stem, False, exact_slug, path.parent.name)
 
     @property
     def session_log(self) -> Path:
@@ -67,8 +78,8 @@ class LogFile:
         return Path(*parts[: at - 1]) / f"{self.session_id}.jsonl"
 
 
-def first_cwd(path: Path) -> str | None:
-    """The `cwd` of the first record that carries one (module docstring)."""
+def _cwds(path: Path) -> Iterator[str]:
+    """The `cwd` of each of the log's first records that carries one (module docstring)."""
     try:
         with open(path, "rb") as handle:
             read = 0
@@ -77,12 +88,45 @@ def first_cwd(path: Path) -> str | None:
                 found = _B_CWD.search(line)
                 if found is not None:
                     value = json.loads(found.group(1))
-                    return value if isinstance(value, str) else None
+                    if isinstance(value, str):
+                        yield value
                 if number >= _PROBE_RECORDS or read >= _PROBE_BYTES:
-                    return None
+                    return
     except (OSError, ValueError):
+        return
+
+
+def first_cwd(path: Path) -> str | None:
+    """The `cwd` of the first record that carries one."""
+    return next(_cwds(path), None)
+
+
+def _started_in(cwd: str, folder: str) -> str | None:
+    """The folder `cwd` is or is inside whose slug is `folder` (the slug keeps the path's length,
+    so it can only be the prefix of that length), or None."""
+    size = len(folder)
+    if len(cwd) < size or (len(cwd) > size and cwd[size] not in "/\\"):
         return None
-    return None
+    head = cwd[:size]
+    if is_windows_path(head):  # the drive letter as it was typed: `C--…` or `c--…`
+        return head if project_slug(head).lower() == folder.lower() else None
+    return head if project_slug(head) == folder else None
+
+
+def placing_cwds(log: LogFile) -> list[str]:
+    """The `cwd` values that place the log (module docstring): the first one when it names the
+    folder the session was started in (nearly every log), else the distinct ones of its first
+    records up to the first that names it."""
+    first = first_cwd(log.path)
+    if first is None or _started_in(first, log.folder) is not None:
+        return [first] if first is not None else []
+    seen: list[str] = []
+    for cwd in _cwds(log.path):
+        if cwd not in seen:
+            seen.append(cwd)
+            if _started_in(cwd, log.folder) is not None or len(seen) >= _PLACING_CWDS:
+                break
+    return seen
 
 
 def find_logs(projects_dir: Path, project: str) -> list[LogFile]:
@@ -105,14 +149,18 @@ def find_logs(projects_dir: Path, project: str) -> list[LogFile]:
     return logs
 
 
-def belongs(log: LogFile, project: str, cwd: str | None = None,
-            verdicts: dict[Path, bool] | None = None, *, probe: bool = True) -> bool:
-    """The lossy slug matched; the log's own `cwd` decides (module docstring). `cwd` is the one
-    the last read of the log saw, if any (`probe` False: that read found none, the log is not
-    opened again); `verdicts` holds the session logs decided so far."""
-    cwd = cwd or (first_cwd(log.path) if probe else None)
-    if cwd is not None:
-        return path_inside(cwd, project)
+def belongs(log: LogFile, project: str, placed: list[str] | None = None,
+            verdicts: dict[Path, bool] | None = None) -> bool:
+    """Is the log the project's (module docstring)? `placed` is its `placing_cwds` as an earlier
+    import kept them (None: read them from the log); `verdicts` holds the session logs decided
+    so far."""
+    cwds = placing_cwds(log) if placed is None else placed
+    for cwd in cwds:
+        started = _started_in(cwd, log.folder)
+        if started is not None:
+            return path_inside(started, project)
+    if any(path_inside(cwd, project) for cwd in cwds):
+        return True
     if log.subagent and verdicts is not None and log.session_log in verdicts:
         return verdicts[log.session_log]
     return log.exact_slug

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamtui.errors import InputError
-from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs
+from dreamtui.intake.claude_code.discovery import LogFile, belongs, find_logs, placing_cwds
 from dreamtui.intake.claude_code.memories import CLAUDE_CODE, SOURCE, build_memories
 from dreamtui.intake.claude_code.parser import ReadStats, line_identity, read_log
 from dreamtui.intake.lessons import Friction, routine_error, submit_lessons
@@ -86,6 +86,9 @@ def _anchor_holds(path: Path, state: FileState) -> bool:
 
 # What every log's state is asked for once a friction is met (`import_state.context_values`).
 _ACROSS_LOGS = ("friction_uuids", "error_signatures")
+# Where a log's state keeps its `discovery.placing_cwds`: the project check of every import
+# reads them there, not from the log (nor from the parser's `cwd`, the last one the log had).
+_PLACED = "placed"
 
 
 def _uuids_of(context: dict[str, Any]) -> list[str]:
@@ -111,18 +114,20 @@ def resume_point(path: Path, state: FileState | None, stat: os.stat_result) -> F
     return state
 
 
-def _cwd_seen(state: FileState | None) -> str | None:
-    cwd = state.context.get("cwd") if state is not None else None
-    return cwd if isinstance(cwd, str) else None
+def _placed(state: FileState | None) -> list[str] | None:
+    """The `placing_cwds` an earlier import kept for the log (None: none kept, read them)."""
+    placed = state.context.get(_PLACED) if state is not None else None
+    return [c for c in placed if isinstance(c, str)] if isinstance(placed, list) else None
 
 
 def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, FileState],
-              report: ImportReport, now: datetime) -> list[tuple[LogFile, os.stat_result]]:
-    """The logs to look at, oldest first (a resumed session's original before its replay)."""
+              report: ImportReport, now: datetime) -> list[tuple[LogFile, os.stat_result, list[str]]]:
+    """The logs to look at, oldest first (a resumed session's original before its replay), each
+    with the `cwd` values that placed it."""
     live_after = now.timestamp() - options.live_minutes * 60
     since = options.since.timestamp() if options.since else None
     verdicts: dict[Path, bool] = {}
-    chosen: list[tuple[LogFile, os.stat_result]] = []
+    chosen: list[tuple[LogFile, os.stat_result, list[str]]] = []
     for log in logs:  # session logs come before their subagents' (`find_logs`)
         try:
             stat = log.path.stat()
@@ -132,8 +137,11 @@ def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, Fil
             report.too_old += 1
             continue
         state = states.get(str(log.path))
-        mine = belongs(log, options.project, _cwd_seen(state), verdicts,
-                       probe=state is None or "cwd" not in state.context)
+        placed = _placed(state)
+        if placed is None or (not placed and state is not None and
+                              (state.size, state.mtime_ns) != (stat.st_size, stat.st_mtime_ns)):
+            placed = placing_cwds(log)  # a log that had no `cwd` may have one now
+        mine = belongs(log, options.project, placed, verdicts)
         if not log.subagent:
             verdicts[log.path] = mine
         if not mine:
@@ -141,8 +149,8 @@ def _selected(logs: list[LogFile], options: ImportOptions, states: dict[str, Fil
         elif stat.st_mtime >= live_after and not options.include_live:
             report.live += 1
         else:
-            chosen.append((log, stat))
-    return sorted(chosen, key=lambda pair: (pair[1].st_mtime_ns, str(pair[0].path)))
+            chosen.append((log, stat, placed))
+    return sorted(chosen, key=lambda chosen: (chosen[1].st_mtime_ns, str(chosen[0].path)))
 
 
 def _owners(contexts: dict[str, dict[str, Any]], read_now: dict[str, str]) -> dict[str, str]:
@@ -220,13 +228,13 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
     report = ImportReport(logs=len(logs))
     frictions: list[Friction] = []
     updated: dict[str, FileState] = {}
-    starts: list[tuple[LogFile, os.stat_result, FileState]] = []
-    for log, stat in _selected(logs, options, states, report, now):
+    starts: list[tuple[LogFile, os.stat_result, FileState, list[str]]] = []
+    for log, stat, placed in _selected(logs, options, states, report, now):
         start = resume_point(log.path, states.get(str(log.path)), stat)
         if start is None:
             report.unchanged += 1
         else:
-            starts.append((log, stat, start))
+            starts.append((log, stat, start, placed))
     if not starts:
         return report
     # Every log's record uuids and one-off errors, read at the first friction met: an import
@@ -234,7 +242,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
     every: dict[str, dict[str, Any]] | None = None
     owners: dict[str, str] = {}
     reread: set[str] = set()  # logs read from their start: their earlier errors are read again
-    for log, stat, start in starts:
+    for log, stat, start, placed in starts:
         state = states.get(str(log.path))
         outcome = read_log(log, str(log.path.relative_to(options.projects_dir)), start.offset,
                            start.context, start.anchor, start.last_id)
@@ -266,7 +274,7 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
                       if isinstance(f.extra.get("signature"), str)]
         if start is state:
             signatures = _signatures_of(start.context) + signatures
-        context = {**outcome.context, "friction_uuids": list(dict.fromkeys(yielded)),
+        context = {**outcome.context, _PLACED: placed, "friction_uuids": list(dict.fromkeys(yielded)),
                    "error_signatures": [list(p) for p in dict.fromkeys(map(tuple, signatures))]}
         updated[str(log.path)] = FileState(outcome.offset, stat.st_size, stat.st_mtime_ns,
                                            outcome.anchor, outcome.last_id, context)
