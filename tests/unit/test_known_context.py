@@ -152,3 +152,19 @@ def test_a_nested_item_records_the_item_holding_it() -> None:
 ])
 def test_a_nested_item_is_read_with_the_item_holding_it(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, NESTED, memory) == kind
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # a command whose head is a plain word the rule says in another form (`export` / "exports")
+    ("## Modules\n\n- Favor named exports over wildcard exports\n",
+     "Always use `export` for named exports, never wildcard exports.", "known"),
+    # ... a command the rule never names is still news
+    ("## Modules\n\n- Favor named exports over wildcard exports\n", "Use `rollup` for named exports.", "close"),
+    # a commit's message is where a rule on committing goes; adhering is following
+    ("## Git\n\n- When committing, always use the semantic commit format.\n",
+     "All commit messages must adhere to the semantic commit format.", "known"),
+    # a reason given as what a step is good for needs no rule
+    ("## Style\n\n- Return early from functions.\n", "Return early from functions to reduce nesting.", "known"),
+])
+def test_forms_of_a_word_and_what_a_step_implies(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind

@@ -140,7 +140,7 @@ HEADING_SHARE = 0.5
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file anywhere everywhere yourself operation command
-repository repo codebase prefer ai assistant
+repository repo codebase prefer ai assistant adhere comply conform obey
 """.split())
 # Headings that name no subject ("## Conventions", "## Guidelines", "# Claude Code Instructions"):
 # their words cover nothing a rule under them leaves out ("conventional" is not "Conventions").
@@ -303,7 +303,7 @@ _OCCASION_RE = re.compile(r"\b(?:when|whenever|while|during|before|after|once|pr
 _ROLE_NAMES = {"JavaScript": "js ts typescript node", "Python": "py"}
 # Where a version-control action goes, by the action's stem.
 _IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action, places in (
-    ("commit", "version control git repository repo vcs history"),
+    ("commit", "version control git repository repo vcs history message messages"),
     ("push", "remote origin git repository repo upstream"))}
 _PLACED = frozenset().union(*_IMPLIED.values())
 # What a verb's object is when the verb alone says it: to ask is to ask a question ("Ask
@@ -1795,8 +1795,12 @@ def _negated_subjects(text: str, code: bool = False) -> frozenset[str]:
 
 def _names(text: str, head: str) -> bool:
     """Whether lowercased `text` names `head` (a command's first word) whole: `errors.is` is not
-    in "wrap errors"."""
-    return re.search(rf"(?<![\w.-]){re.escape(head)}(?![\w-])", text) is not None
+    in "wrap errors". A head that is a plain word is named in any of its forms: `export const`
+    is in "named exports"."""
+    if re.search(rf"(?<![\w.-]){re.escape(head)}(?![\w-])", text) is not None:
+        return True
+    forms = re.findall(rf"(?<![\w.-]){re.escape(head)}[a-z]{{1,3}}\b", text) if head.isalpha() else []
+    return any(stem(form) == stem(head) for form in forms)
 
 
 @lru_cache(maxsize=4096)
