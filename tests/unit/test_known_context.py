@@ -168,3 +168,20 @@ def test_a_nested_item_is_read_with_the_item_holding_it(tmp_path: Path, memory: 
 ])
 def test_forms_of_a_word_and_what_a_step_implies(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+PERSONS = ("## Deploys\n\n- The staging deploy must only ever be triggered by the maintainers - never run "
+           "`make deploy` yourself.\n")
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # a step only the person takes is one the agent does not: said as a prohibition ...
+    ("Agents should NOT trigger the staging deploy.", "known"),
+    # ... or as a command's line saying the person runs it
+    ("`make deploy` - the staging deploy is triggered manually by maintainers", "known"),
+    # the agent taking it is what the rule forbids
+    ("Always trigger the staging deploy yourself with `make deploy`.", "contradicts"),
+    ("Always trigger the staging deploy yourself.", "contradicts"),
+])
+def test_a_step_only_the_person_takes(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, PERSONS, memory) == kind

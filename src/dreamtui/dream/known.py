@@ -140,7 +140,7 @@ HEADING_SHARE = 0.5
 # ("Run Black to format code" restates "Format code with `black`"; "`.env` files" is `.env`).
 _GENERIC = frozenset(stem(w) for w in """
 run execute invoke make keep aim follow file anywhere everywhere yourself operation command
-repository repo codebase prefer ai assistant adhere comply conform obey
+repository repo codebase prefer ai assistant agent agents adhere comply conform obey
 """.split())
 # Headings that name no subject ("## Conventions", "## Guidelines", "# Claude Code Instructions"):
 # their words cover nothing a rule under them leaves out ("conventional" is not "Conventions").
@@ -1109,7 +1109,7 @@ class KnownIndex:
                      # a forbidden flag the other side names by what it does
                      and not (c.slot == "prohibited" and _flag_said(c, query, self.index.features[rule]))
                      and not self.occasion(query, rule, c)
-                     and not self.required(query, rule, c))
+                     and not self.required(query, rule, c) and not self.persons_step(query, rule, c))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -1154,6 +1154,20 @@ class KnownIndex:
             wanted = Features.of(needed).stems - _GENERIC - FRAME
             if conflict.slot in Features.of(clause).stems and not wanted.isdisjoint(doer.facts.done):
                 return True
+        return False
+
+    def persons_step(self, query: Features, rule: int, conflict: Conflict) -> bool:
+        """Whether a difference is on a step the doing side says only the person takes ("The dev
+        server must only ever be started by the user", "`make up` - started manually by the
+        developers"): the agent does not take it, as the other side says ("Never start the dev
+        server"). A command's use is the person's where a line names it and says so of it."""
+        doer = query if conflict.a in ("do", "use") else self.index.features[rule]
+        if {conflict.a, conflict.b} == _POLARITY:
+            return conflict.slot in _persons_steps(doer.text)
+        if {conflict.a, conflict.b} == _USE and conflict.slot.startswith("`"):
+            named = _NAMED_COMMAND_RE.match(doer.text)
+            return named is not None and named.group(1) == conflict.slot.strip("`") \
+                and bool(_persons_steps(named.group(2)))
         return False
 
     def occasion(self, query: Features, rule: int, conflict: Conflict) -> bool:
@@ -1210,6 +1224,11 @@ class KnownIndex:
         (unstated) do not count."""
         features = self.index.features[rule]
         asked, docs = query.facts, features.facts
+        # a step one side says only the person takes, which the other has the agent take
+        for doer, other, side in ((query, features, 0), (features, query, 1)):
+            taken = _persons_verbs(other.text) & doer.facts.done - doer.facts.rejected - _persons_steps(doer.text)
+            if taken:
+                return Conflict(min(taken), *(("do", "only the person") if side == 0 else ("only the person", "do")))
         # "staging is not used any more" rejects staging, however match.py reads what stands
         # before a negation
         for disused, done, side in ((_disused(query.text), docs.done, 0), (_disused(features.text), asked.done, 1)):
@@ -1229,7 +1248,8 @@ class KnownIndex:
                 continue
             conflict = Conflict(s, "do" if s in asked.done else "do not", "do" if s in docs.done else "do not")
             if self.unstated(query, rule, conflict) or self.gated_step(query, rule, conflict) \
-                    or self.occasion(query, rule, conflict) or self.required(query, rule, conflict):
+                    or self.occasion(query, rule, conflict) or self.required(query, rule, conflict) \
+                    or self.persons_step(query, rule, conflict):
                 continue
             if s in strong:
                 return conflict
@@ -2074,6 +2094,42 @@ def _unmeant(text: str) -> str:
     for meaning in _FLAG_MEANINGS.values():
         text = text.replace(f" ({meaning})", "")
     return text
+
+
+# A step only the person takes: "… must only ever be started by the user", "… is run manually
+# by the developers", "… by the maintainers only".
+_PERSONS = r"(?:the\s+)?(?:users?|humans?|developers?|programmers?|maintainers?|persons?|people|owners?|you)\b"
+_PERSONS_STEP_RE = re.compile(rf"\bonly\s+(?:ever\s+)?(?:be\s+)?(\w+)\s+by\s+{_PERSONS}"
+                              rf"|\b(\w+)\s+(?:manually|only)\s+by\s+{_PERSONS}|\b(\w+)\s+by\s+{_PERSONS}\s+only\b",
+                              re.IGNORECASE)
+_PERSONS_CLAUSE_RE = re.compile(r"[.;:!?,]\s+|\s+[-–—]+\s+|\n")
+# A line naming a command and saying what it is: "`npm run dev` - starts the dev server".
+_NAMED_COMMAND_RE = re.compile(r"^\W*`([^`\n]+)`\s*[-–—:]+\s+(.+)$", re.DOTALL)
+
+
+@lru_cache(maxsize=4096)
+def _persons_verbs(text: str) -> frozenset[str]:
+    """The stems of the steps themselves that `text` says only the person takes."""
+    if " by " not in text:
+        return frozenset()
+    return frozenset(stem(word.lower()) for found in _PERSONS_STEP_RE.findall(text) for word in found if word)
+
+
+@lru_cache(maxsize=4096)
+def _persons_steps(text: str) -> frozenset[str]:
+    """The stems of the clauses of `text` saying a step only the person takes (_PERSONS_STEP_RE):
+    the step and what it is done to ("dev server", "start"); and of the command a line names
+    when it says so of it ("`npm run dev` - started manually by the developers")."""
+    if " by " not in text:
+        return frozenset()
+    found: set[str] = set()
+    for clause in _outside_code(_PERSONS_CLAUSE_RE.split, text):
+        if _PERSONS_STEP_RE.search(clause):
+            found |= Features.of(clause).stems - _PERMISSION
+    named = _NAMED_COMMAND_RE.match(text)
+    if found and named is not None and _PERSONS_STEP_RE.search(named.group(2)):
+        found |= features_of(named.group(1)).stems
+    return frozenset(found)
 
 
 # A negated step and what it may not be done without: "Do not write code without a test".
