@@ -79,3 +79,12 @@ def test_a_rule_naming_only_a_language_is_the_agent_s_language() -> None:
     # "All work in Korean" says what language the agent replies in.
     assert compare_texts("모든 작업은 한국어로 진행합니다", "Respond in Korean.").same_lesson
     assert not compare_texts("모든 작업은 한국어로 진행합니다", "Write code comments in Korean.").same_lesson
+
+
+def test_french_and_german_negations_after_the_verb_reject_it() -> None:
+    assert english("N'ajoutez jamais de commentaires.").split() == ["never", "add", "comments."]
+    assert english("Schreibe nie Kommentare.").split() == ["never", "write", "comments."]
+    for text in ("N'ajoutez jamais de commentaires.", "Schreibe nie Kommentare."):
+        assert compare_texts(text, "Never add comments.").same_lesson
+        assert not compare_texts(text, "Add comments.").same_lesson
+    assert compare_texts("Ne lancez jamais `pnpm dev` vous-même.", "Never run `pnpm dev` yourself.").same_lesson

@@ -65,3 +65,10 @@ def test_a_word_each_side_qualifies_its_own_way_is_no_opposite_stance() -> None:
 def test_a_leading_condition_does_not_make_the_instruction_a_statement() -> None:
     facts = Features.of("If the branch is shared, never rebase, only merge.").facts
     assert "merg" in facts.done and "rebas" in facts.rejected
+
+
+def test_a_prohibition_is_the_opposite_of_its_kindred_verb_asked() -> None:
+    # "Never write comments" forbids what "Add comments" asks, though the verbs differ.
+    verdict = compare_texts("Never write docstrings.", "Add docstrings.")
+    assert [str(c) for c in verdict.conflicts] == ["polarity: do not write vs do add"]
+    assert compare_texts("Never write docstrings.", "Do not add docstrings.").same_lesson

@@ -77,7 +77,7 @@ quand:when lorsque:when si:if sauf:unless sans:without exception:exception
 réponds:respond répondez:respond répondre:respond réponse:response réponses:responses parle:speak
 parlez:speak parler:speak communique:communicate communiquez:communicate écris:write écrivez:write
 écrire:write rédige:write utilise:use utilisez:use utiliser:use exécute:run exécutez:run exécuter:run
-lance:start lancez:start lancer:start démarre:start démarrez:start démarrer:start crée:create créez:create
+lance:run lancez:run lancer:run démarre:start démarrez:start démarrer:start crée:create créez:create
 créer:create génère:generate générer:generate ajoute:add ajoutez:add ajouter:add question:question
 demande:ask demandez:ask demander:ask commentaire:comment commentaires:comments code:code message:message
 messages:messages test:test tests:tests fichier:file fichiers:files documentation:documentation
@@ -85,8 +85,8 @@ modification:change modifications:changes changement:change changements:changes 
 tous:all toutes:all tout:all toute:all chaque:every doit:must doivent:must dois:must faut:must
 serveur:server développement:development français:French anglais:English espagnol:Spanish portugais:Portuguese
 allemand:German japonais:Japanese chinois:Chinese coréen:Korean
-le: la: les: l: un: une: des: de: du: d: au: aux: en: et: ou: que: qu: qui: avec: par: pour: dans: sur: ce: cet:
-cette: ces: se: est: sont: être: sera: vous: tu: te: je: nous: votre: vos: ton: tes: son: sa: ses: il: elle:
+le: la: les: l: n: un: une: des: de: du: d: au: aux: en: et: ou: que: qu: qui: avec: par: pour: dans: sur: ce: cet:
+cette: ces: se: est: sont: être: sera: vous: tu: te: je: nous: même: moi: votre: vos: ton: tes: son: sa: ses: il: elle:
 """
 _GERMAN = """
 immer:always stets:always nie:never niemals:never nicht:not kein:no keine:no keinen:no nur:only wenn:when
@@ -100,7 +100,7 @@ nutzer:user sprache:language alle:all jede:every jeder:every jedes:every muss:mu
 server:server entwicklung:development deutsch:German englisch:English spanisch:Spanish französisch:French
 japanisch:Japanese chinesisch:Chinese koreanisch:Korean
 der: die: das: den: dem: des: ein: eine: einen: einem: einer: und: oder: auf: mit: für: fur: von: zu: zum: zur:
-im: in: ist: sind: sein: wird: werden: du: sie: ihr: wir: ich: dein: deine: bitte:please
+im: in: ist: sind: sein: wird: werden: du: sie: ihr: wir: ich: dein: deine: selbst: bitte:please
 """
 
 
@@ -177,6 +177,13 @@ _CJK_RE = re.compile("|".join(sorted(map(re.escape, _CJK), key=len, reverse=True
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]+")
 
 
+# French and German put the negation after the verb ("Ne lancez jamais X", "Starte niemals X");
+# English readings put it first, where the matcher reads what a negation rejects.
+_FRENCH_NEGATION_RE = re.compile(r"\bn(?:e\s+|['’]\s*)(\w+)\s+(jamais|pas|plus)\b", re.IGNORECASE)
+_GERMAN_NEGATION_RE = re.compile(r"(^|[.!?:;]\s*|\*\*\s*)(\w+)\s+(nie|niemals|nicht|kein|keine|keinen)\b",
+                                 re.IGNORECASE)
+
+
 @lru_cache(maxsize=16_384)
 def english(text: str) -> str:
     """`text` with the words of another language read as English (a stop word dropped), or
@@ -186,7 +193,7 @@ def english(text: str) -> str:
         # What is left between the words read: Japanese particles and endings (hiragana) and
         # Chinese function characters, which every sentence has ("で", "の", "的").
         return _PARTICLES_RE.sub(" ", text)
-    if _FOREIGN.isdisjoint(text.lower().split()):
+    if _FOREIGN.isdisjoint(text.lower().replace("'", " ").split()):
         # Most texts: a look-up in C before any word is read (a foreign word glued to
         # punctuation is missed here only where the text has no second one).
         return text
@@ -201,6 +208,10 @@ def english(text: str) -> str:
     if best is None:
         return text
     table = best
+    if table is LANGUAGES["French"]:
+        text = _FRENCH_NEGATION_RE.sub(r"\2 \1", text)
+    elif table is LANGUAGES["German"]:
+        text = _GERMAN_NEGATION_RE.sub(r"\1\3 \2", text)
     return _LATIN_WORD_RE.sub(lambda found: table.get(found.group().lower(), found.group()), text)
 
 

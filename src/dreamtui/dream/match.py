@@ -429,7 +429,10 @@ _KIN_GROUPS = (
     ("dependency", "library", "package"),
     ("verify", "check", "confirm", "validate"),
     ("fix", "resolve", "repair"),
-    ("start", "launch", "boot"),  # a server, a process
+    # a server, a process ("run" is not among them: rules run everything, tests, linters,
+    # migrations, and as a kin of "start" it matched the benchmark dream's batches to entries
+    # sharing little else)
+    ("start", "launch", "boot"),
     ("subject", "summary", "title", "headline"),  # a commit's or a PR's first line
     ("read", "load"),  # a file, the environment
     ("feature", "behavior"),  # what a change adds ("tests for new features / behavior")
@@ -833,8 +836,11 @@ class Features:
             implied -= stems
             stems |= implied
         if "test" in stems or "tdd" in stems or "green" in stems:
-            # A practice named in any of its wordings is named (lexicon.py: test-first).
-            stems.update(practices(text.lower()))
+            # A practice named in any of its wordings is named (lexicon.py: test-first), as a
+            # term of art weighs: like a tool's name.
+            named = practices(text.lower())
+            stems.update(named)
+            tools.update(named)
         if not _LANGUAGES.isdisjoint(stems) and not stems - _LANGUAGES - FRAME - _NOT_LANGUAGE_SUBJECTS:
             # A rule naming a language and nothing it is of ("All work is done in Japanese")
             # gives the agent's language: its replies.
@@ -1869,6 +1875,12 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         if s in strong or (heads and not doer.rejects_any) or (choices and s not in _VERBS):
             yield Conflict(s, "do" if fa.stance[s] == 1 else "do not",
                            "do" if fb.stance[s] == 1 else "do not")
+    # The same stance swapped with a kindred verb ("Never write comments" / "Add comments"):
+    # one side forbids what the other, rejecting nothing, asks.
+    if a.kin and b.kin and fa.heads and fb.heads and fa.rejects_any != fb.rejects_any:
+        kin_swap = _kin_opposed(fa, fb) if fa.rejects_any else _kin_opposed(fb, fa)
+        if kin_swap is not None:
+            yield Conflict("polarity", *(kin_swap if fa.rejects_any else kin_swap[::-1]))
     if (fa.core == fb.core and _negation_swap(fa.words, fb.words)) \
             or (fa.core_all == fb.core_all and _negation_swap(fa.norm.split(), fb.norm.split())):
         yield Conflict("polarity", "negated" if fa.rejects_any else "affirmed",
@@ -1973,6 +1985,21 @@ def _language_scope(a: Features, b: Features) -> Conflict | None:
     always_b = not _ALWAYS.isdisjoint(words_b) and _WHEN.isdisjoint(words_b)
     if (cond_a and always_b) or (always_a and cond_b):
         return Conflict("scope", "when" if cond_a else "always", "when" if cond_b else "always")
+    return None
+
+
+def _kin_opposed(rejecter: _Facts, doer: _Facts) -> tuple[str, str] | None:
+    """A verb heading the rejection of a text that only rejects, a kindred verb heading the
+    other's instruction ("never write" / "add"), what each acts on the same: (the rejected verb,
+    the done one)."""
+    if rejecter.done:
+        return None  # it asks something too: which of its clauses is the rule is a guess
+    for x, bits in sorted(rejecter.heads.items()):
+        if bits != 2 or x not in _HEAD_VERBS:
+            continue
+        for y, other in sorted(doer.heads.items()):
+            if other == 1 and y != x and kindred(x, y) and not rejecter.objects.isdisjoint(doer.objects):
+                return f"do not {x}", f"do {y}"
     return None
 
 
