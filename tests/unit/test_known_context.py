@@ -185,3 +185,8 @@ PERSONS = ("## Deploys\n\n- The staging deploy must only ever be triggered by th
 ])
 def test_a_step_only_the_person_takes(tmp_path: Path, memory: str, kind: str) -> None:
     assert _kind(tmp_path, PERSONS, memory) == kind
+
+
+def test_before_and_first_say_one_order(tmp_path: Path) -> None:
+    docs = "## Releases\n\n- Never publish a release without a signed changelog entry first.\n- Keep releases small.\n"
+    assert _kind(tmp_path, docs, "A signed changelog entry comes before every release.") == "known"

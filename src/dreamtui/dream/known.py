@@ -301,6 +301,8 @@ _OCCASION_RE = re.compile(r"\b(?:when|whenever|while|during|before|after|once|pr
                           re.IGNORECASE)
 # The short names of the languages tool roles are named for (match.TOOL_SLOTS).
 _ROLE_NAMES = {"JavaScript": "js ts typescript node", "Python": "py"}
+# Words putting one step ahead of another.
+_ORDER = frozenset(stem(w) for w in "before first prior beforehand".split())
 # Where a version-control action goes, by the action's stem.
 _IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action, places in (
     ("commit", "version control git repository repo vcs history message messages"),
@@ -1543,6 +1545,9 @@ class KnownIndex:
         # control" is "commit secrets".
         for action in features.facts.actions & _IMPLIED.keys():
             words = words - _IMPLIED[action]
+        # "Y before X" and "X … Y first" say one order
+        if not _ORDER.isdisjoint(words) and not _ORDER.isdisjoint(says):
+            says = says | _ORDER
         for verb in features.stems & _OBJECT_SAID.keys():
             # (when both take one stance on the verb: "never ask questions" is not "always ask")
             if (verb in query.facts.rejected) == (verb in features.facts.rejected):
