@@ -1589,11 +1589,14 @@ def concedes(turn: str, reply: str, before: str | None = None) -> str | None:
     return None
 
 
-_CONTINUE = re.compile(r"^(?:continue|go on|go ahead|proceed|keep going|next|yes|y|ok(?:ay)?|"
-                       r"sure|thanks?|thank you|done|[0-9a-e]|继续|可以|好的?|是的?|符合|对|"
+# A Chinese "go on" is as often said with a softening particle (继续吧) or after an "OK" (好的，继续),
+# and in traditional characters (繼續).
+_CONTINUE = re.compile(r"^(?:(?:好的?|嗯|ok(?:ay)?)[\s,，、]*)?"
+                       r"(?:continue|go on|go ahead|proceed|keep going|next|yes|y|ok(?:ay)?|"
+                       r"sure|thanks?|thank you|done|[0-9a-e]|继续|繼續|可以|好的?|是的?|符合|对|對|"
                        r"weiter|mach weiter|continuer|continue[sz]|continuar|contin[uú]a|"
                        r"продолжай(?:те)?|дальше|続けて|계속(?:해)?)"
-                       r"[\s.!。！]*$", re.IGNORECASE)
+                       r"(?:吧|啊|呀)?[\s.!。！]*$", re.IGNORECASE)
 
 
 def just_continues(text: str) -> bool:
