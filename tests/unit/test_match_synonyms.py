@@ -72,3 +72,14 @@ def test_a_prohibition_is_the_opposite_of_its_kindred_verb_asked() -> None:
     verdict = compare_texts("Never write docstrings.", "Add docstrings.")
     assert [str(c) for c in verdict.conflicts] == ["polarity: do not write vs do add"]
     assert compare_texts("Never write docstrings.", "Do not add docstrings.").same_lesson
+
+
+def test_typescript_s_any_named_unquoted_is_the_type() -> None:
+    assert compare_texts("Keep TypeScript strict: no any types.", "Never use the `any` type.").same_lesson
+    # "any" as the English word is still no content
+    assert "ani" not in Features.of("Do not add any types of comments.").stems
+
+
+def test_a_flag_is_what_it_does() -> None:
+    # `--no-verify` bypasses the hooks: a rule naming the flag and one naming what it skips.
+    assert compare_texts("Never bypass the git hooks.", "Do not run `git commit --no-verify`.").same_lesson

@@ -217,13 +217,16 @@ def english(text: str) -> str:
 
 # What a command does, by the command line, where rules name the thing in words as often as by
 # its command: `npm run dev` (`pnpm dev`, `vite`, `next dev`, `manage.py runserver`) starts the
-# dev server. Not a test runner's or a linter's: their names (pytest, eslint) are the words
-# rules use for them, and read as "tests" too they joined rules on running the tests with
-# rules on how to write them. (pattern on the span lowercased, English words.)
+# dev server, `git commit --no-verify` bypasses the hooks. Not a test runner's or a linter's:
+# their names (pytest, eslint) are the words rules use for them, and read as "tests" too they
+# joined rules on running the tests with rules on how to write them. (pattern on the span
+# lowercased, English words.)
 _COMMANDS = (
     (re.compile(r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|serve|start)\b|(?:npx\s+)?vite(?:\s+dev)?$"
                 r"|(?:npx\s+)?(?:next|nuxt|astro|remix)\s+dev\b|ng\s+serve\b|.*\brunserver\b|flask\s+run\b"
                 r"|rails\s+s(?:erver)?\b|hugo\s+server\b)"), "dev server"),
+    # a flag that skips the hooks: "never bypass the pre-commit hooks" forbids it in words
+    (re.compile(r".*(?:--no-verify|\s-n$)"), "bypass hooks"),
 )
 
 

@@ -536,6 +536,8 @@ def _negated_opposites(text: str) -> set[str]:
     return found
 
 
+_ANY_TYPE_RE = re.compile(
+    r"\b(?:no|avoid|never|not|forbid\w*|ban\w*)\s+(?:\w+\s+)?any\s+(?:types?|typings?)\b(?!\s+of\b)", re.IGNORECASE)
 _PULL_REQUEST_RE = re.compile(r"\bpull[ -]+request(s?)\b", re.IGNORECASE)
 
 
@@ -835,6 +837,11 @@ class Features:
                     implied.update(stem(word) for word in concepts.split())
             implied -= stems
             stems |= implied
+        if "type" in stems and "any" not in code and _ANY_TYPE_RE.search(text) is not None:
+            # "no any types" names TypeScript's `any` unquoted: a word no English phrase has
+            # before "types" but the type's name.
+            code.add("any")
+            stems.add(stem("any"))
         if "test" in stems or "tdd" in stems or "green" in stems:
             # A practice named in any of its wordings is named (lexicon.py: test-first), as a
             # term of art weighs: like a tool's name.
@@ -2275,7 +2282,10 @@ def _rejected_flag(a: Features, b: Features) -> tuple[str, str] | None:
     for flag in sorted(a.facts.flags):
         word = "".join(_WORD_RE.findall(flag))
         parts = {stem(w) for w in _WORD_RE.findall(flag)} - {"no"}
-        if stem(word) in a.facts.rejected and stem(word) not in b.stems and parts.isdisjoint(b.stems):
+        # ... nor by what it does (lexicon.py: `--no-verify` bypasses the hooks)
+        does = {stem(w) for w in command_concepts(flag).split()}
+        if stem(word) in a.facts.rejected and stem(word) not in b.stems and parts.isdisjoint(b.stems) \
+                and does.isdisjoint(b.stems):
             return flag, "no flag"
     return None
 
