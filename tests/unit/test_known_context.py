@@ -190,3 +190,15 @@ def test_a_step_only_the_person_takes(tmp_path: Path, memory: str, kind: str) ->
 def test_before_and_first_say_one_order(tmp_path: Path) -> None:
     docs = "## Releases\n\n- Never publish a release without a signed changelog entry first.\n- Keep releases small.\n"
     assert _kind(tmp_path, docs, "A signed changelog entry comes before every release.") == "known"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # a template of placeholders shows the format the memory names: an example
+    ("## Git\n\n- Follow the semantic commit format (e.g. feat:, fix:).\n",
+     "Use the semantic commit format for all commit messages: `<kind>(<area>): <summary>`", "known"),
+    # ... where the rule gives its own template, another one is another value
+    ("## Git\n\n- Follow the semantic commit format: `<kind>(<area>): <summary>`\n",
+     "Use the semantic commit format for all commit messages: `<ticket>/<kind> <summary>`", "contradicts"),
+])
+def test_a_template_shows_the_format_it_names(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind

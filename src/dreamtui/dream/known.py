@@ -301,6 +301,7 @@ _OCCASION_RE = re.compile(r"\b(?:when|whenever|while|during|before|after|once|pr
                           re.IGNORECASE)
 # The short names of the languages tool roles are named for (match.TOOL_SLOTS).
 _ROLE_NAMES = {"JavaScript": "js ts typescript node", "Python": "py"}
+_TEMPLATE_RE = re.compile(r"<[\w -]+>")
 # Words putting one step ahead of another.
 _ORDER = frozenset(stem(w) for w in "before first prior beforehand".split())
 # Where a version-control action goes, by the action's stem.
@@ -892,11 +893,20 @@ class KnownIndex:
     # without approval"): in a file saying "commit" in every other rule, the rarest words of
     # "don't commit unless asked" are elsewhere; read on the first memory saying so
     gates: dict[str, list[int]] | None = None
+    templates: frozenset[str] | None = None  # read on the first memory giving a template
 
     def __post_init__(self) -> None:
         for i, found in enumerate(self.numbers):
             for number in found:
                 self.by_number.setdefault(number, []).append(i)
+
+    def templated(self) -> frozenset[str]:
+        """The headings of the sections whose rules give a template of placeholders."""
+        if self.templates is None:
+            self.templates = frozenset(rule.heading for rule, found in zip(self.index.items, self.index.features,
+                                                                           strict=True)
+                                       if any(_TEMPLATE_RE.search(c) for c in found.facts.commands))
+        return self.templates
 
     def gating(self, gated: str) -> list[int]:
         """The rules saying the step `gated` (a stem) needs the person's word, in order."""
@@ -1529,6 +1539,11 @@ class KnownIndex:
         # "everything", need no rule either)
         # (an indefinite word it names as code is a name: `any` is the TypeScript type)
         words = (main or query.stems) - _GENERIC - _HEDGES - (_INDEFINITE - query.strong)
+        # A template of placeholders (`<type>(<scope>): <summary>`) shows the format a memory
+        # names: an example, where no rule of the rule's section gives a template (one that does
+        # gives the format's value, which the memory's must be).
+        if "<" in query.text and self.index.items[rule].heading not in self.templated():
+            words = words - _templated(query.text)
         # A memory's time words where the memory names all the rule's condition names, and its
         # verb of making in its condition too ("when creating a commit") where the rule says when
         # in time words and names all the memory's condition names (_TIMING); where the rule's
@@ -1667,6 +1682,16 @@ class _Said:
     # The items of a list an aside gives, doing what the memory does ("never commit secrets -
     # avoid committing `.env`, tokens, or keys"): what it is done to, each item one thing.
     aside_items: tuple[frozenset[str], ...] = ()
+
+
+@lru_cache(maxsize=4096)
+def _templated(text: str) -> frozenset[str]:
+    """The stems `text` says only in its code spans of placeholders (_TEMPLATE_RE)."""
+    spans = [span for span in _SPAN_RE.findall(text) if _TEMPLATE_RE.search(span)]
+    if not spans:
+        return frozenset()
+    rest = _SPAN_RE.sub(lambda found: " " if _TEMPLATE_RE.search(found.group(1)) else found.group(0), text)
+    return Features.of(" ".join(spans)).stems - Features.of(rest).stems
 
 
 def _aside_items(text: str, core: Features) -> tuple[frozenset[str], ...]:
