@@ -128,6 +128,12 @@ def test_an_exception_a_memory_makes_needs_no_rule(tmp_path: Path, memory: str, 
     assert _kind(tmp_path, STRINGS, memory) == kind
 
 
+def test_what_a_prohibition_allows_is_its_rule_not_an_exception(tmp_path: Path) -> None:
+    # "never X unless Y" allows X on Y: another rule than "never X"
+    docs = "## Dependencies\n\n- Never add runtime dependencies.\n"
+    assert _kind(tmp_path, docs, "Never add runtime dependencies unless the build needs them.") == "close"
+
+
 # A numbered list whose items hold nested ones, between horizontal rules.
 NESTED = ("---\nReview checklist:\n\n1. Keep modules loosely coupled.\n   - Inject collaborators through "
           "constructors instead of importing globals.\n   - Prefer small interfaces.\n\n2. Name things plainly.\n"

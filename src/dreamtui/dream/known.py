@@ -1741,14 +1741,18 @@ def _core_text(text: str) -> str:
 
 def _excepted(text: str) -> frozenset[str]:
     """The stems of the exceptions `text` makes (_EXCEPTION_RE), not the person's word."""
-    found = [clause for clause in _EXCEPTION_RE.findall(text) if not _PERMISSION_RE.search(clause)]
+    found = [clause.group(0) for clause in _EXCEPTION_RE.finditer(text) if _unexcepted(clause) == " "]
     return Features.of(" ".join(found)).stems if found else frozenset()
 
 
 def _unexcepted(found: re.Match[str]) -> str:
     """An exception clause, gone, unless it is the person's word ("unless asked"), which
-    _gated reads."""
-    return found.group(0) if _PERMISSION_RE.search(found.group(0)) else " "
+    _gated reads, or the condition of a prohibition ("A task is not done unless the tests
+    pass", "Never add a dependency unless …": what it allows is the rule)."""
+    before = re.split(r"[.!?;]\s", found.string[:found.start()])[-1]
+    if _PERMISSION_RE.search(found.group(0)) or not NEGATIONS.isdisjoint(normalise(before).split()):
+        return found.group(0)
+    return " "
 
 
 def _bold_dash(found: re.Match[str]) -> str:
