@@ -137,3 +137,15 @@ def test_swearing_in_an_answer_to_the_agents_question_is_an_answer() -> None:
     assert answer_rule("enough that we won't fuck something up later", asked) is None
     # an insult at the agent is frustration, asked or not
     assert answer_rule("thats a stupid assumption, why would that be bad?", asked) is not None
+
+
+def test_an_error_after_if_it_still_fails_tell_me_is_the_fix_failing() -> None:
+    turn = "PS D:\\tools> .\\install.ps1\nAt D:\\tools\\install.ps1:12 char:5\nMissing closing '}' in statement block"
+    assert pasted_failure(turn, FIXED + "\n\nIf you still see errors, paste the output here!")
+    assert not pasted_failure(turn, "Run `.\\install.ps1 -Verbose` and paste the output here.")
+
+
+def test_what_the_person_meant_and_did_not_see_said_later_in_the_turn() -> None:
+    assert correction_rule("Put it in the config. I mean the one I already wrote, wire that up") == "imperative"
+    assert correction_rule("Looks fine. I mean it works, thanks") is None
+    assert correction_rule("1.针对刚才的客户分析，我没有看到回复话术") == "fails"  # I don't see the replies

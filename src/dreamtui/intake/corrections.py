@@ -340,6 +340,10 @@ def _pasted_back(head: str) -> bool:
     return _PASTED_ERROR.search(rest[:2000]) is not None
 
 
+# What the person meant, said after their first sentence ("Encode it into the repo. I mean I already
+# built it, wire it properly"): the agent took it otherwise.
+_MEANT = re.compile(r"[.!?;]\s+i mean(?:t)?\b(?!,? (?:it|that) (?:works|looks|is (?:good|fine|great)))")
+_MEANT_WITHIN = 200
 _TASK_VERB = re.compile(r"^(?:add|handle|support|document|implement|write|create|make|explain|what|how|why|"
                         r"can you|could you|please|translate|summari[sz]e|analy[sz]e|review|look at|read|"
                         r"design|research|build|develop|tell me|show me|give me|let'?s)\b")
@@ -366,6 +370,8 @@ _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keep
 # whether anything changed: a question, no report. 并没有 needs the deed it denies after it:
 # "这样并没有什么问题" (that is no problem at all) denies a problem.
 _ZH_FAILS = re.compile(r"(?<!有)没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
+                       # what the agent said it made, not there: "我没有看到回复话术" (I don't see the replies)
+                       r"我(?:还是|仍然|依然)?(?:没有?|并没有?)(?:看到|看见|找到)|我看不到|"
                        r"还是(?:不行|不对|没|报错|一样|失败|有问题)|并(?:没有?|未)(?:被|真正|真的|实际)?(?:生效|跳转|改|变|更新|修复|"
                        r"解决|起作用|反应|效果|成功|显示|执行|运行|保存|删除|移除|添加|加上|创建|调用|完成|用|按|加载|"
                        r"启动|安装|提交|处理|识别|触发|打开|关闭|切换|写)|并不(?:能|行|生效|起作用|对|正确)")
@@ -806,7 +812,7 @@ _SPEAKER = re.compile(r"\b(?:i|i'm|my|me|we|you|your|u)\b|我|你|tôi|mình|b�
 _ASKS_OUTPUT = re.compile(
     r"\b(?:paste|share|send|show) (?:me )?(?:the |its |your |what |any )?(?:full |whole |complete |exact )?"
     r"(?:output|error|errors|log|logs|result|results|message|traceback|stack)|\bwhat (?:does it|do you|did it) "
-    r"(?:print|say|show|output|get|see)|\blet me know what (?:you see|it (?:prints|says|shows))|"
+    r"(?:print|say|show|output|get|see)|"
     r"(?:贴|发|给)(?:给我|一下|出来)[^。\n]{0,10}(?:输出|报错|错误|日志|结果)|把[^。\n]{0,20}(?:输出|报错|错误|日志)[^。\n]{0,6}(?:贴|发)",
     re.IGNORECASE)
 _PASTED_WITHIN = 3000
@@ -832,7 +838,20 @@ def pasted_failure(text: str, said: str | None) -> bool:
         found = _ERROR_MARK.search(first, 0, 120)
         if found is None or _SPEAKER.search(_plain(first)) is not None:
             return False
-    return found is not None and _ASKS_OUTPUT.search(_plain(said[-600:])) is None
+    return found is not None and not _asked_for_output(_plain(said[-600:]))
+
+
+_IF_BEFORE = re.compile(r"\b(?:if|in case|should)\b|如果|若|万一", re.IGNORECASE)
+
+
+def _asked_for_output(tail: str) -> bool:
+    """Did the agent ask for the output to look at (`_ASKS_OUTPUT`)? Not "if you still see errors,
+    paste them": that asks to hear how its fix went."""
+    for found in _ASKS_OUTPUT.finditer(tail):
+        sentence = re.split(r"[.!?。！？\n]", tail[:found.start()])[-1]
+        if _IF_BEFORE.search(sentence) is None:
+            return True
+    return False
 
 
 def _error_line(text: str) -> str:
@@ -1159,7 +1178,8 @@ def correction_rule(text: str) -> TurnRule | None:
         return "no"
     if _DONT.match(head):
         return "dont"
-    if _IMPERATIVE.match(head) or _FOREIGN_DIDNT.match(head):
+    if _IMPERATIVE.match(head) or _FOREIGN_DIDNT.match(head) or (
+            "i mean" in head[:_MEANT_WITHIN] and _MEANT.search(head, 0, _MEANT_WITHIN)):
         return "imperative"
     if _WRONG.search(head) or (any(cue in head[:160] for cue in _WRONG_CUES) and _WRONG_FIRST.match(head)):
         return "wrong"
