@@ -18,6 +18,9 @@ def test_a_rule_in_spanish_french_or_portuguese_restates_the_english_one() -> No
     assert compare_texts("Habla siempre en castellano.", "Responde siempre en español.").same_lesson
     assert compare_texts("Toujours répondre en français.", "Reply in French at all times.").same_lesson
     assert compare_texts("Responda sempre em português.", "Always respond in Portuguese.").same_lesson
+    assert compare_texts("Rispondi sempre in italiano.", "Always reply in Italian.").same_lesson
+    assert compare_texts("Всегда отвечай на русском языке.", "Always respond in Russian.").same_lesson
+    assert not compare_texts("Пиши комментарии в коде на английском.", "Всегда отвечай на русском языке.").same_lesson
 
 
 def test_a_language_s_stop_words_are_no_evidence() -> None:

@@ -1,7 +1,7 @@
 """Instruction-file vocabulary in the languages instruction files are written in, read as English.
 
-A project's CLAUDE.md or AGENTS.md is as often Spanish, Portuguese, French, German, Japanese,
-Chinese or Korean as English, and a team mixes them: "Habla siempre en español", "Responde
+A project's CLAUDE.md or AGENTS.md is as often Spanish, Portuguese, French, German, Italian,
+Russian, Japanese, Chinese or Korean as English, and a team mixes them: "Habla siempre en español", "Responde
 siempre en español" and "Always reply in Spanish" are one rule, as "Ne jamais lancer `npm run
 dev`" and "Never run `npm run dev`" are. The matcher (match.py) reads English words: stems,
 negations, conditions, stop words. So a text in another language is first read into English
@@ -103,6 +103,34 @@ der: die: das: den: dem: des: ein: eine: einen: einem: einer: und: oder: auf: mi
 im: in: ist: sind: sein: wird: werden: du: sie: ihr: wir: ich: dein: deine: selbst: bitte:please
 """
 
+_ITALIAN = """
+sempre:always mai:never non:not solo:only soltanto:only quando:when se:if tranne:except senza:without
+rispondi:respond rispondere:respond risposta:response risposte:responses parla:speak parlare:speak
+comunica:communicate comunicazione:communication scrivi:write scrivere:write usa:use usare:use utilizza:use
+esegui:run eseguire:run avvia:start avviare:start lancia:run crea:create creare:create genera:generate
+aggiungi:add domanda:question domande:questions chiedi:ask chiarimento:clarification commento:comment
+commenti:comments codice:code messaggio:message messaggi:messages test:test file:file documentazione:documentation
+modifica:change modifiche:changes utente:user lingua:language tutti:all tutte:all tutto:all ogni:every
+deve:must devi:must server:server sviluppo:development italiano:Italian inglese:English spagnolo:Spanish
+francese:French tedesco:German giapponese:Japanese cinese:Chinese
+il: lo: la: i: gli: le: un: uno: una: di: del: della: dei: delle: in: nel: nella: e: o: che: con: per: su: da:
+al: alla: è: sono: sei: tu: io: noi: voi: questo: questa:
+"""
+_RUSSIAN = """
+всегда:always никогда:never не:not только:only когда:when если:if кроме:except без:without
+отвечай:respond отвечайте:respond ответ:response ответы:responses говори:speak говорите:speak общайся:communicate
+общение:communication пиши:write пишите:write писать:write используй:use используйте:use запускай:run
+запускайте:run запусти:run создавай:create создавайте:create создай:create добавляй:add добавь:add вопрос:question
+вопросы:questions спрашивай:ask уточни:clarify уточнение:clarification комментарий:comment комментарии:comments
+код:code коде:code кода:code коммит:commit коммиты:commits сообщение:message сообщения:messages
+сообщений:messages тест:test
+тесты:tests файл:file файлы:files документация:documentation документацию:documentation изменения:changes
+пользователь:user пользователю:user пользователем:user язык:language языке:language все:all всё:all каждый:every
+должен:must должны:must сервер:server разработки:development русском:Russian русский:Russian английском:English
+английский:English
+и: в: во: на: с: со: по: к: ко: о: об: от: для: из: за: что: это: как: а: или: у: ты: вы: мы: я: твой: ваш:
+"""
+
 
 def _strip_accents(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
@@ -120,7 +148,8 @@ def _table(block: str) -> dict[str, str]:
 # One table a language: "no" is Spanish for "not" and Portuguese for "in the", "se" Spanish
 # for "itself" and Portuguese for "if". A text is read in the language most of its words are.
 LANGUAGES = {name: _table(block) for name, block in
-             (("Spanish", _SPANISH), ("Portuguese", _PORTUGUESE), ("French", _FRENCH), ("German", _GERMAN))}
+             (("Spanish", _SPANISH), ("Portuguese", _PORTUGUESE), ("French", _FRENCH), ("German", _GERMAN),
+              ("Italian", _ITALIAN), ("Russian", _RUSSIAN))}
 # Words of those tables English uses too: they say nothing of a text's language.
 _ENGLISH_TOO = frozenset("""
 a o u y no me do as in on is it be am an die das den des man art son sin con use all code test tests message
