@@ -148,7 +148,7 @@ def _age(root: Path, seconds: float = 86_400) -> None:
 def workspace(tmp_path: Path) -> Workspace:
     root = tmp_path / "ws"
     root.mkdir()
-    (root / "dreamtui.yaml").write_text("", encoding="utf-8")
+    (root / "dreamtui.yaml").write_text("version: 1\n", encoding="utf-8")
     return open_workspace(root)
 
 
@@ -1746,7 +1746,8 @@ def test_a_call_refused_to_ask_a_question_says_to_answer_first_not_never_to_call
     log = _Log("f6f6f6f6-0000-4000-8000-000000000060")
     log.typed("tune the swap settings")
     log.refused(log.calls("Edit", file_path="/etc/nixos/swap.nix", old_string="a", new_string="b")).marker()
-    log.typed("Explain what swap priority is?")
+    # (a question alone is no reason at all: `test_stop_reasons_kinds`; with a word of why, it is)
+    log.typed("Explain what swap priority is? I want to understand it before you change it")
     log.says("Swap priority decides which device is used first.")
     log.refused(log.calls("Bash", command="sudo swapoff -a")).marker()
     log.typed("no, the laptop has only one swap file")

@@ -572,7 +572,8 @@ _FAILURE_FIRST = re.compile(r"\A(?:Avoid (?P<avoid>.+?) as done here: it fails w
 # Steps that prepare a command rather than being it: a comment, `cd`, `export`, `sleep`, and a
 # virtualenv or profile sourced (`. .venv/bin/activate && alembic upgrade head` fails in alembic);
 # a variable set for the line (`ID="${ID:-x}" && …`), and the `&&` or `;` after any of them.
-_ARGUMENT = r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"&;|])+"
+# (A backslash escapes the character after it: `cd ~/my\ projects/app` enters one folder.)
+_ARGUMENT = r"(?:\"[^\"\n]*\"|'[^'\n]*'|\\[^\n]|[^\s'\"&;|\\])+"
 _SETUP = re.compile(r"^(?:\s*(?:(?:#[^\n]*|(?:cd|export|sleep|source|\.)\s+" + _ARGUMENT + r")\s*"
                     r"(?:&&|;|\n|$)"
                     r"|[A-Z_][A-Z0-9_]*=(?:" + _ARGUMENT + r")?(?:\s*(?:&&|;))?\s+"
@@ -661,15 +662,19 @@ _LOOK_COMMANDS = frozenset({"cd", "ls", "cat", "head", "tail", "less", "grep", "
                             "echo", "wc", "file", "stat", "tree", "du", "df", "type", "git log",
                             "git show", "git diff", "git status", "git merge-base", "git rev-parse",
                             "git blame"})
+# An MCP server's tool that reads, by its name after the server's (`mcp__serena__list_dir`,
+# `mcp__claude_ai_Vercel__list_teams`, `mcp__github__get_issue`, `mcp__acp__Read`).
+_MCP_LOOKS = re.compile(r"^mcp__.+__(?:list|get|read|search|find|view|show|describe|fetch|glob|grep)(?:_|$)",
+                        re.IGNORECASE)
 _COMMAND_JOIN = re.compile(r"&&|\|\||[|;\n]")
 _WRITES_TO = re.compile(r"(?<![2&])>(?!&)")  # `> file`, `>> log`; not `2>/dev/null`, `2>&1`
 
 
 def only_looks(calls: Sequence[ToolCall]) -> bool:
     """Do all these calls only look, changing nothing (`_LOOK_COMMANDS` for each command of a
-    shell line)?"""
+    shell line, an MCP tool named for reading: `_MCP_LOOKS`)?"""
     def looks(call: ToolCall) -> bool:
-        if call.name in _LOOK_TOOLS:
+        if call.name in _LOOK_TOOLS or _MCP_LOOKS.match(call.name):
             return True
         if call.name not in ("Bash", "shell", "exec_command") or not call.target:
             return False
@@ -1228,7 +1233,7 @@ _ENVIRONMENT = re.compile(
     r"(?:System error|Error de sistema|Erreur système|Systemfehler|Errore di sistema) 5\b|^Access is denied\.|"
     r"sudo: (?:a terminal is required|a password is required)|Permission denied \(publickey|"
     r"gh auth login|Failed to log in to github\.com|Cannot connect to the Docker daemon|"
-    r"externally-managed-environment|no matches found: ",
+    r"externally-managed-environment|no matches found: |\.exe: \*\*\* fatal error",
     re.IGNORECASE | re.MULTILINE)
 # Routine exploration and the tools' own guards: the agent learns nothing lasting from them.
 _ROUTINE = re.compile(
@@ -1245,7 +1250,12 @@ _ROUTINE = re.compile(
     # from a page snapshot the page has since left behind
     r"No task found with ID|Ref \S+ not found in the current page snapshot|"
     # a tool name the agent mistyped ("Gash"); an MCP server's tool missing is a fact of the setup
-    r"No such tool available: (?!mcp__))", re.IGNORECASE)
+    r"No such tool available: (?!mcp__)|"
+    # Claude Code's own limits, the same in every project: a binary file (.xlsx, .docx, an image)
+    # handed to Read, which the agent then opens another way; a read outside the project asked for
+    # in a session where no one could grant it (a plugin's observer, `claude -p`)
+    r"This tool cannot read binary files|Claude requested permissions to [^\n]*?, but you haven't granted it)",
+    re.IGNORECASE)
 _EXIT_ONLY = re.compile(r"^(?:Error: )?Exit code \d+\s*$")
 _ERROR_LINE = re.compile(r"error|fatal|fail|denied|not found|not recognized|no such|cannot|can't|unable|"
                          r"could(?:n't| not)|invalid|refused|exception|traceback|forbidden|missing|blocked|"
@@ -1440,11 +1450,21 @@ def _of_the_machine(text: str) -> str:
     return "".join(kept) + text[start:]
 
 
+# The MSYS or Cygwin runtime of a Windows shell dying as it starts ("0 [main] bash (29268) C:\Program
+# Files\Git\usr\bin\bash.exe: *** fatal error - add_item (…) failed, errno 1"): no command ran.
+_RUNTIME_CRASH = re.compile(r"(?:^|[\\/\s])([\w.+-]+)\.exe: \*\*\* fatal error\b", re.MULTILINE)
+
+
 def environment_subject(text: str) -> tuple[str, str] | None:
     """The fact of the machine a failure states, as (what makes two failures the same fact, the
-    fact in words): a command or module missing here, scripts with Windows line endings; None
-    when the failure states none of these."""
+    fact in words): a command or module missing here, scripts with Windows line endings, the
+    shell itself crashing; None when the failure states none of these."""
     text = _of_the_machine(text)
+    crashed = _RUNTIME_CRASH.search(text) if "fatal error" in text else None
+    if crashed:
+        return (f"runtime-crash:{crashed.group(1)}",
+                f"`{crashed.group(1)}` itself crashes here as it starts (“{crashed.group(1)}.exe: *** fatal "
+                "error”, the MSYS runtime), before the command runs: the command is not at fault")
     if _CRLF in text:
         return ("crlf", "Shell scripts here have Windows line endings "
                         "($'\\r': command not found): convert them to LF before running them")
@@ -1675,11 +1695,24 @@ def _found_lines(joined: AnyStr, pattern: re.Pattern[AnyStr], newline: AnyStr) -
 _PASSED_LINE = re.compile(r"[✓✔√]|PASS\s")
 
 
+# U+FFFD, what a decoder puts for bytes it could not read: a Windows program's message in the
+# console's code page (GBK, cp1252) read as UTF-8 ("����: û���ҵ����� "chrome.exe"��"). The bytes
+# are gone; a line that is mostly such marks says nothing anyone can read.
+_UNREADABLE = "\ufffd"
+_UNREADABLE_SHARE = 0.2
+
+
+def _readable(line: str) -> bool:
+    marks = line.count(_UNREADABLE)
+    return marks < 3 or marks < _UNREADABLE_SHARE * len(line.replace(" ", ""))
+
+
 def error_lines(text: str, limit: int) -> str:
     """The lines that say what went wrong (not progress bars or the first N characters), ANSI
-    stripped; the head of the text when no line says so."""
+    stripped, lines left unreadable by their decoding dropped (`_readable`); the head of the text
+    when no line says so."""
     lines = [line.strip() for line in strip_ansi(text).replace("\r", "\n").splitlines()]
-    lines = [line for line in lines if line]
+    lines = [line for line in lines if line and (_UNREADABLE not in line or _readable(line))]
     if not lines:
         return ""
     head = lines[0] if re.match(r"^(?:Error: )?Exit code \d+$", lines[0]) else None

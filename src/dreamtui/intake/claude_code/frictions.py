@@ -28,7 +28,13 @@ Order matters three times:
   sent again with a change of its own (`corrections.sent_changed`: a constraint added, another
   file, a detail changed) it is kept, the turn its reason, whatever its words; an Esc followed by
   "continue" in any language (`corrections.just_continues`: "继续", "go on"), alone or before
-  text pasted without a word of the person's own (`lessons.mostly_pasted`), is none.
+  text pasted without a word of the person's own (`lessons.mostly_pasted`) or opening the next
+  piece of work (`rules.continues_with`), is none.
+  Text that is no reason at all (`rules.no_reason`: a question only, the person hurrying the
+  agent, another session's transcript pasted) leaves a rejection or an Esc without one: the
+  Esc is then no lesson, the refusal stands alone or not (`_stands_alone`: not a call that only
+  looks, not a subagent's call, whose prompt the person answers without a word to it). The
+  same words typed after a second stop are one lesson, its records of both (`_keep`).
   A refusal of ExitPlanMode followed by Claude Code's hand-off of the plan to a cleared context
   ("Implement the following plan:", `rules.is_plan_handoff`) is no refusal: the person accepted
   the plan (another stop waiting gets no reason from it). A plan
@@ -137,12 +143,15 @@ _SAID_NOTHING = re.compile(r"\s*(?:Error|Error: Exit code \d+|Exit code \d+)?\s*
 
 def _continues(reason: str) -> bool:
     """"continue" in any language (`corrections.just_continues`), alone or before what the person
-    pasted without a word of their own ("继续" and the diff lines the agent had shown): they let
-    the agent go on, and named nothing it did wrong."""
+    pasted without a word of their own ("继续" and the diff lines the agent had shown), or opening
+    the next piece of work (`rules.continues_with`): they let the agent go on, and named nothing
+    it did wrong."""
     if corrections.just_continues(reason):
         return True
     words = reason.split(maxsplit=1)
-    return len(words) == 2 and corrections.just_continues(words[0]) and lessons.mostly_pasted(words[1])
+    if len(words) == 2 and corrections.just_continues(words[0]) and lessons.mostly_pasted(words[1]):
+        return True
+    return rules.continues_with(reason)
 
 
 def _signature(call: ToolCall | None) -> str:
@@ -201,6 +210,7 @@ class Detector:
         self._refused: dict[str, list[Friction]] = {}
         self._to_run: dict[int, int] = {}  # by id of such a refusal: how many of its calls have not run
         self._ran_after: set[int] = set()  # ids of those refusals whose every call then ran
+        self._reasons: dict[str, Friction] = {}  # stops kept, by their reason's words
 
     # -- the agent ------------------------------------------------------------------------------
 
@@ -281,8 +291,13 @@ class Detector:
                 friction.reason = rules.reason_at_plan(friction.reason, friction.plan)
                 if friction.reason is None:
                     return  # the plan pasted back, a review approving it: no reason of the person's
+            if friction.kind == "rejection" and rules.no_reason(friction.reason):
+                friction.reason = None  # a question typed at the prompt: the refusal says no why
+                if self._stands_alone(friction):
+                    self._keep(friction)
+                return
             if not corrections.disowned(friction.reason) and not corrections.accidental(friction.reason):
-                self.frictions.append(friction)  # the reason came with the result
+                self._keep(friction)  # the reason came with the result
             return
         waiting = thread.stop
         if waiting is None:
@@ -440,6 +455,14 @@ class Detector:
         """Keep a stop given its reason, `prompt` the request it cut short (module docstring)."""
         if corrections.accidental(reason):
             return  # "I didn't mean to interrupt you, continue": the person's slip, no rule
+        if stop.kind == "rejection" and lessons.says_nothing(reason) and not self._stands_alone(stop):
+            return  # "no" to a call that only looks: no word of why, and nothing changed refused
+        if stop.kind in ("rejection", "interruption") and rules.no_reason(reason):
+            # "what are the main credentials?", "怎么这么慢": asked, not why the call was stopped
+            stop.reason = None
+            if self._stands_alone(stop):
+                self._keep(stop)
+            return
         if stop.kind == "interruption" and prompt is not None and corrections.sent_again(reason, prompt):
             return  # the same request sent again (a typo fixed, or through a slash command): no lesson
         if stop.kind == "interruption" and _continues(reason):
@@ -528,13 +551,33 @@ class Detector:
         typed_first = stop is not None and stop.extra.pop(_TYPED_FIRST, False)
         if stop is not None and stop.reason and typed_first:
             self._judge(stop, stop.reason, None)  # its reason typed before it, none after
-        elif stop is not None and stop.kind != "interruption" and not (
-                stop.kind == "rejection" and lessons.only_looks(stop.calls)):
+        elif stop is not None and self._stands_alone(stop):
             self._keep(stop)  # a change refused with no reason typed: still a rule
+
+    @staticmethod
+    def _stands_alone(stop: Friction) -> bool:
+        """Is a stop with no reason still a lesson? A change refused at the main thread's prompt
+        is (ask first); an Esc is not, nor a refused call that only looks, nor a subagent's call
+        refused without a word (the person answers the subagent's prompt, and says why, if at
+        all, to the main thread)."""
+        if stop.kind == "interruption":
+            return False
+        return stop.kind != "rejection" or not (stop.sidechain or lessons.only_looks(stop.calls))
 
     def _keep(self, stop: Friction) -> None:
         """A stop is a friction; a refusal with no word that says why ("continue", nothing) waits
         to see whether the agent then runs the same call (`tool_succeeded`)."""
+        if stop.reason:
+            said = " ".join(stop.reason.split())
+            earlier = self._reasons.get(said)
+            if earlier is not None:
+                # The same words sent again after the next stop ("the correct folder was …", typed
+                # twice as the agent went wrong twice): one lesson, its records of both.
+                earlier.record_uuids.extend(u for u in stop.record_uuids if u not in earlier.record_uuids)
+                if stop.extra.get("events"):
+                    earlier.extra.setdefault("events", []).extend(stop.extra["events"])
+                return
+            self._reasons[said] = stop
         self.frictions.append(stop)
         if stop.kind == "rejection" and stop.calls and lessons.says_nothing(stop.reason):
             signatures = {_signature(c) for c in stop.calls}

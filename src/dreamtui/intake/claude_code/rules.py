@@ -26,13 +26,18 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | cleared context ("Implement the following plan:", `is_plan_handoff`).     |
 | clarification  | that rejection of `AskUserQuestion`, or a reason opening "The user wants to |
 |                | clarify these questions." — questions, not an objection.                  |
+| (no reason)    | what is typed at a rejection or an Esc that says no why (`no_reason`): a   |
+|                | question only (`asks_about_plan`), the person hurrying the agent           |
+|                | (`hurries`: "为什么这么久还没好"), another session pasted                   |
+|                | (`pasted_transcript`).                                                     |
 | interruption   | the Esc key: `[Request interrupted by user…]` as a tool result or a user   |
 |                | text, "Interrupted by user", `toolDenialKind` `interrupted`/`cancelled`,   |
 |                | or a reason-less rejection while `permissionMode` is `bypassPermissions`  |
 |                | (no prompt is shown in that mode: the call was stopped, not refused).     |
 | hook_block     | an error naming a hook that blocked the call ("PreToolUse:Bash hook        |
 |                | error", "Blocked by hook"), or an error of a call a PreToolUse hook ran   |
-|                | for that is not the tool's own error shape (the hook's stderr), or an    |
+|                | for that is not the tool's own error shape (the hook's stderr; an MCP    |
+|                | server's JSON-RPC error and Claude Code's own checks are the tool's), or an |
 |                | untagged error that opens with a guard's verdict in capitals ("BLOCKED:  |
 |                | Test files protected…", "DENIED -", "🚫"): a hook's message, never words |
 |                | the person typed at a prompt, even on a file edit.                       |
@@ -127,7 +132,14 @@ _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _OWN_ERROR = re.compile(r"^(?:Error: )?(?:Exit code \d+|Command timed out|Command failed|"
                         r"InputValidationError|File does not exist|File has not been read|"
                         r"String to replace not found|Sibling tool call errored|EISDIR|ENOENT|"
-                        r"File content \(\d+ tokens\) exceeds maximum allowed tokens)")
+                        r"File content \(\d+ tokens\) exceeds maximum allowed tokens|"
+                        # an MCP server's error (a JSON-RPC error object, the SDK's "Error executing
+                        # tool"), Claude Code's own checks of a call ("Tool permission request failed",
+                        # a path or a settings file it validates): a hook that matches every tool ran
+                        # before them and let the call through
+                        r"[^\n]{0,80}\{\s*\"code\"\s*:\s*-32\d{3}|MCP error -?\d+|Error executing tool|"
+                        r"Tool permission request failed|Path \"[^\"\n]*\" does not exist|"
+                        r"Claude Code settings\.json validation failed)")
 
 # The edit tools' own errors; Claude Code 2.0.x wrote them untagged, like a reason typed at the
 # prompt (every later version wraps them in <tool_use_error>).
@@ -380,10 +392,19 @@ def reason_at_plan(text: str, plan: str | None) -> str | None:
 # A sentence that asks: a question mark, a Chinese question particle at its end or a question word
 # in it (吗, 呢, 什么, 怎样, 哪些, 是否 …), a plain English question (`corrections.only_asks`), or a
 # request to explain ("explain point 1", "解释一下…").
-_ASKS_ZH = re.compile(r"(?:吗|呢|么|嘛)\W*$|[?？]\W*$|什么|为什么|为何|怎么|怎样|如何|哪些|哪个|哪里|是否|有没有|多少")
+# A 是否 after a verb of deciding or checking ("我再决定是否实施", "先确认是否为这个路径") says what
+# will be decided, and asks nothing.
+# (How a thing was done, 分析了如何调整, is said, not asked.)
+_ASKS_ZH = re.compile(r"(?:吗|呢|么|嘛)\W*$|[?？]\W*$|什么|为什么|为何|怎么|(?<!了)怎样|(?<!了)如何|哪些|哪个|哪里|"
+                     r"(?<!决定)(?<!确认)(?<!判断)(?<!检查)(?<!考虑)(?<!评估)(?<!看)是否|有没有|多少"
+                     r"|([\u4e00-\u9fff])[不没]\1")  # 大不大, 是不是, 要不要: a question by its shape
 _EXPLAIN = re.compile(r"^(?:please |can you |could you )?(?:explain|describe|clarify|elaborate|walk me through|"
                       r"tell me (?:what|why|how|which|more)|what|why|how|which)\b"
-                      r"|^请?(?:解释|介绍|说明|讲讲|说说|讲解)", re.IGNORECASE)
+                      r"|^(?:i (?:want|would like|'d like) to know|i wonder)\b"
+                      r"|^请?(?:解释|介绍|说明|讲讲|说说|讲解)|^(?:我想(?:知道|问)|想问一下)", re.IGNORECASE)
+# A clause offering the question's other side ("…是否找到了现成的方案，或者稍加修改就能用的"): still
+# the question.
+_ALTERNATIVE = re.compile(r"^(?:or\b|或者|或是|抑或|还是(?!不|没))", re.IGNORECASE)  # not 还是不行: "still fails"
 # A question that proposes ("what if we …", "why not …", "如果我们修改…呢"): an instruction about
 # the plan said as a question.
 _PROPOSES = re.compile(r"^(?:what if|what about|how about|why not|why don'?t|could we|can we|"
@@ -391,15 +412,18 @@ _PROPOSES = re.compile(r"^(?:what if|what about|how about|why not|why don'?t|cou
                        r"|^(?:如果|要不|能不能|可不可以|是不是应该|为什么不|何不)", re.IGNORECASE)
 # A sentence that tells the agent what to change or avoid, besides the questions.
 _INSTRUCTS = re.compile(r"\b(?:don'?t|do not|never|instead|rather|avoid|must|need to|needs to|should|only|"
-                        r"keep|remember|make sure|without)\b|不要|别|不用|不需要|保持|而不是|只|必须|需要|应该|改成|"
-                        r"改为|换成|记住|注意|避免", re.IGNORECASE)
+                        r"keep|remember|make sure|without|you (?:can|could|may))\b|不要|别|不用|不需要|先不|暂不|保持|"
+                        r"而不是|只|必须|需要|应该|改成|改为|换成|记住|注意|避免|你可以|您可以"
+                        # the way to work, said first ("用计划模式，…"), and an opinion ("我感觉…不…，你觉得呢")
+                        r"|^请?(?:先)?(?:用|使用|改用|换用|采用)|^(?:i think|i feel|i believe)\b|^我(?:感觉|觉得|认为)",
+                        re.IGNORECASE)
 # A question that points at a gap in the plan ("Does this properly handle Microsoft accounts?", "Are
 # these actually based on the conventions?", "会不会漏掉…"): a challenge, the person's reason.
 _CHALLENGES = re.compile(r"\b(?:actually|really|properly|correctly|handles?|cover(?:s|ed)?|accounts? for|"
                          r"miss(?:es|ed|ing)?|forg[eo]t(?:ten)?|consider(?:s|ed)?|break(?:s)?|safe)\b"
                          r"|真的|确实|考虑|遗漏|漏掉|覆盖|会不会", re.IGNORECASE)
 _CLAUSES = re.compile(r"[。！？!?；;\n]+|(?<=[.])\s+")
-_COMMA = re.compile(r"[，,、]")
+_COMMA = re.compile(r"[，,]")  # not "、", which lists things in one clause
 # Where the person's own words end: a blank line, a drawn box or table pasted after them.
 _OWN_END = re.compile(r"\n\s*\n|[╔═║┌─│┏━]")
 _OWN_CHARS = 400
@@ -407,37 +431,148 @@ _LETTER = re.compile(r"[^\W\d_]")
 # A request to look harder before answering ("ultrathink, 深度访谈我", "think hard and interview me"):
 # part of the question, no statement against the plan.
 _EXAMINE = re.compile(r"(?:please |and )?(?:ultrathink|think (?:hard|harder|deeply)|interview me|ask me|"
-                      r"review (?:it|this) (?:deeply|carefully))\b|请?(?:深度|仔细|认真)?(?:访谈|采访|思考|review)",
+                      r"review (?:it|this) (?:deeply|carefully))\b"
+                      r"|(?:并|并且|再)?请?(?:深度|仔细|认真)?(?:访谈|采访|思考|review)",
                       re.IGNORECASE)
 
 
+# A request said politely ("把端口都恢复成默认的可以吗", "…好不好"): it asks for the thing to be done.
+_POLITE = re.compile(r"(?:可以|好|行)(?:吗|嘛)\W*$|(?:好不好|可不可以|行不行)\W*$")
+
+
+# "Not yet" said with 呢 ("还没有深度分析计划呢": you have not analysed the plan yet): a statement.
+_NOT_YET = re.compile(r"(?:还没|尚未|还不)[^，,。？?！!]*呢\W*$")
+
+
 def _asks(clause: str) -> bool:
+    if _POLITE.search(clause):
+        return False
+    if _NOT_YET.search(clause):
+        clause = clause.rstrip().rstrip("。！!.").removesuffix("呢")
     return _ASKS_ZH.search(clause) is not None or _EXPLAIN.match(clause) is not None or \
         corrections.only_asks(clause)
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _lead_in(clause: str) -> bool:
+    """A clause too short to state anything ("besides that", "除了文件", "另外"): what a question
+    that follows it is about."""
+    return len(_LETTER.findall(clause)) <= 4 if _CJK.search(clause) else len(clause.split()) <= 2
+
+
 def asks_about_plan(text: str) -> bool:
-    """Does the text typed at a plan's prompt only ask about it ("explain point 1 …", "这个文档和
-    当前代码实现符合吗", "为什么要生成问答对；这是什么意思")? A question before deciding is no reason
-    for refusing the plan: it names nothing to change. One that proposes ("what if …", "如果…呢"),
-    corrects (`corrections.correction_rule`) or also says what to do ("…, and keep it in one file")
-    is a reason. Only the person's first words are read, not what they pasted after them."""
+    """Does the text typed at a stop only ask ("explain point 1 …", "这个文档和当前代码实现符合吗",
+    "为什么要生成问答对；这是什么意思", "怎么中断了")? A question before deciding is no reason for
+    refusing a plan or a call: it names nothing to change. One that proposes ("what if …",
+    "如果…呢"), corrects (`corrections.correction_rule`) or also says what to do ("…, and keep it
+    in one file", "…是否只需要说一声，本次不同步，直接分析现有数据就行": a question word in one
+    clause does not make the clauses after it ask) is a reason. Only the person's first words are
+    read, not what they pasted after them."""
     own = _OWN_END.split(text.strip(), maxsplit=1)[0][:_OWN_CHARS]
     # A list's numbers ("1.", "2.") are no sentences.
     sentences = [c.strip() for c in _CLAUSES.split(own) if _LETTER.search(c)]
     if not sentences or _PROPOSES.match(sentences[0]) or not _asks(sentences[0]) or \
             _CHALLENGES.search(own) or corrections.correction_rule(own) is not None:
         return False
-    # Every sentence after it asks too, or asks the agent to look harder: a statement after the
-    # question ("Why Redis? An in-memory bucket is enough") is the objection it was put for.
-    if not all(_asks(s) or _EXAMINE.match(s) for s in sentences[1:]):
+    # Every sentence ends asking, or asks the agent to look harder: a statement after the question
+    # ("Why Redis? An in-memory bucket is enough", "…是否只需要说一声，本次不同步，直接分析现有数据
+    # 就行") is the objection it was put for. What leads to the question ("根据我们的规范，这个文档
+    # 和代码符合吗") is part of it.
+    if not all(_EXAMINE.match(s) or _ends_asking(s) for s in sentences):
         return False
     # An instruction run into a question by a comma ("保持极简，不要过度工程化，…哪些合理") is one.
     clauses = [c.strip() for s in sentences for c in _COMMA.split(s) if c.strip()]
     return not any(_INSTRUCTS.search(c) and not _asks(c) for c in clauses)
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+def _ends_asking(sentence: str) -> bool:
+    """Does a sentence ask in its last clause, anything after it only asking the agent to look
+    harder or too short to state anything (`_lead_in`)?"""
+    clauses = [c.strip() for c in _COMMA.split(sentence) if _LETTER.search(c)]
+    asking = [n for n, c in enumerate(clauses) if _asks(c)]
+    return bool(asking) and all(_EXAMINE.match(c) or _lead_in(c) or _ALTERNATIVE.match(c)
+                                for c in clauses[asking[-1] + 1:])
+
+
+# The person asking after the agent's pace, not about what it did: "为什么还没好", "怎么这么慢", "怎么卡住
+#了", "is it stuck?", "why is this taking so long".
+_HURRIES = re.compile(r"慢|太久|这么久|多久|卡住|卡死|还没好|还没完|好了吗|好了没|怎么中断|为什么中断|"
+                      r"\bstuck\b|\bslow\b|"
+                      r"so long\b|how long\b|still (?:running|working|going|loading)\b|are you done\b|\bfrozen\b",
+                      re.IGNORECASE)
+_HURRY_CHARS = 40  # a line; a longer text says more than that
+
+
+def hurries(text: str) -> bool:
+    """Is the text typed at a stop only the person hurrying the agent ("为什么这么久还没好", "is it
+    stuck?")? Every clause asks or complains of the pace, none says what to do instead."""
+    own = text.strip()
+    if len(own) > _HURRY_CHARS or not _HURRIES.search(own):
+        return False
+    clauses = [c.strip() for s in _CLAUSES.split(own) for c in _COMMA.split(s) if _LETTER.search(c)]
+    return all((_asks(c) or _HURRIES.search(c)) and not _INSTRUCTS.search(c) for c in clauses)
+
+
+# Another session pasted at the prompt: Claude Code's tool boxes as its screen shows them ("Bash List
+# the folder" / "IN" / "OUT", "Found 101 files", "⏺ …", "⎿ …"), or a long text that opens with an
+# agent announcing its next step ("Now I have traced the data flow. Let me write the review.",
+# "数据都齐了。让我写出复核报告。"): an agent's words, not the person's why.
+_TRANSCRIPT_LINE = re.compile(r"^\s*(?:IN|OUT|[⏺⎿●]\s.*|Found \d+ (?:files?|lines?|matches)|Read \d+ lines?|"
+                              r"Globpattern:.*|Grep(?:pattern)?:.*)\s*$", re.MULTILINE)
+_AGENT_VOICE = re.compile(r"^(?:(?:now|ok(?:ay)?|great|perfect|good)\W+)?(?:let me (?:now |first )?(?:check|look|read|"
+                          r"run|write|update|create|verify|analy[sz]e|fix|start|review|summari[sz]e|explore)|"
+                          r"i'll (?:now |first )?(?:check|look|read|run|write|update|create|verify|analy[sz]e|fix|"
+                          r"start|review|summari[sz]e|explore)|now i have (?:traced|checked|read|found|verified|"
+                          r"reviewed|a (?:full|complete|clear)))\b"
+                          r"|^(?:现在|好的?\W*)?让我(?:先|来|再)?(?:写|检查|查看|看看|分析|读|运行|更新|创建|确认|整理|总结|"
+                          r"审查|复核|了解)|^现在我(?:对.{1,20}有了|已经?(?:完成|确认|检查|读完|拿到))", re.IGNORECASE)
+_PASTED_CHARS = 200  # a line or two is typed, whatever voice it has
+
+
+def pasted_transcript(text: str) -> bool:
+    """Is the text typed at a stop another session's transcript or an agent's report pasted
+    (`_TRANSCRIPT_LINE`, `_AGENT_VOICE` in its first sentences)? Whatever it holds, it says not
+    why the person stopped this agent."""
+    boxes = list(_TRANSCRIPT_LINE.finditer(text[:4000]))
+    if len(boxes) >= 2:
+        # unless the person said what was wrong before pasting it ("No DEBUG these ● …")
+        before = text[:boxes[0].start()]
+        return corrections.correction_rule(before) is None and not _INSTRUCTS.search(before)
+    first = next((c.strip() for c in _CLAUSES.split(text[:400]) if _LETTER.search(c)), "")
+    return len(text) >= _PASTED_CHARS and _AGENT_VOICE.match(first) is not None
+
+
+# "Go on" itself, in the languages seen: not "yes", "ok" or "对", which open answers ("是claude.md").
+_GO_ON = re.compile(r"^(?:(?:continue|go on|proceed|keep going|resume|weiter|continuer|continuar|продолжа\w*)\b"
+                    r"|继续|繼續|接着|続けて|계속)", re.IGNORECASE)
+
+
+def continues_with(text: str) -> bool:
+    """Does the text typed after an Esc open with "continue" and go on to the next piece of work,
+    saying nothing against what the agent did ("继续分析。第3批——深度分析以下6人：1. …", "continue
+    with the next three endpoints")? An Esc so followed let the agent go on; "continue, but not
+    with the old data" (an instruction, a correction) is a redirect."""
+    opening = _GO_ON.match(text.strip())
+    if opening is None:
+        return False
+    rest = text.strip()[opening.end():]
+    # What goes with "continue" in its sentence says how ("…，但是不要用旧数据"); the brief after it
+    # is the next work's own ("先读 STATE.md …").
+    first = _CLAUSES.split(rest, maxsplit=1)[0]
+    return bool(rest.strip()) and corrections.correction_rule(rest) is None and \
+        not _INSTRUCTS.search(first) and not _CHANGES.search(first)
+
+
+def no_reason(text: str) -> bool:
+    """Is the text typed at a rejection or an Esc no reason for it: a question only
+    (`asks_about_plan`: "what are the main credentials to login?", "怎么中断了") or the person
+    hurrying the agent (`hurries`), or another session pasted (`pasted_transcript`)? The stop
+    stands without a reason, if it stands at all."""
+    return hurries(text) or pasted_transcript(text) or asks_about_plan(text)
+
+
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 # Words any request may hold, whatever it is about.
 _ANY_REQUEST = frozenset("""a an the to of and or in on for with at by from as is are be it its we you i me my our
