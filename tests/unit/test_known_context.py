@@ -208,3 +208,14 @@ def test_before_and_first_say_one_order(tmp_path: Path) -> None:
 ])
 def test_a_template_shows_the_format_it_names(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+@pytest.mark.parametrize("memory, kind", [
+    # a test's outcome is what running the tests is for
+    ("Always make sure the tests pass.", "known"),
+    ("The tests must always pass.", "known"),
+    # ... not a linter's
+    ("Always make sure the linter passes.", ""),
+])
+def test_passing_is_what_testing_is_for(tmp_path: Path, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, "## Checks\n\n- Always run the tests.\n- Keep branches short.\n", memory) == kind

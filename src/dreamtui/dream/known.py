@@ -311,7 +311,9 @@ _IMPLIED = {stem(action): frozenset(stem(w) for w in places.split()) for action,
 _PLACED = frozenset().union(*_IMPLIED.values())
 # What a verb's object is when the verb alone says it: to ask is to ask a question ("Ask
 # clarifying questions" / "Ask for clarification").
-_OBJECT_SAID = {stem("ask"): frozenset({stem("question"), stem("questions")})}
+# (and a test's outcome is what testing is for: "Ensure the tests pass" / "Test your changes")
+_OBJECT_SAID = {stem("ask"): frozenset({stem("question"), stem("questions")}),
+                stem("test"): frozenset({stem("pass"), stem("passes"), stem("passing")})}
 # Words naming the kind of thing a name is ("the Conventional Commits spec", "… format", "…
 # style"): "Use Conventional Commits format" says what "Follow the Conventional Commits spec" does.
 _KIND = frozenset(stem(w) for w in "format spec style standard syntax".split())
