@@ -8,19 +8,23 @@ vs "always") is kept, and its proposals say which rule it contradicts: the perso
 one is right. This runs before any engine (runner.py), so every engine gets the same answer.
 
 How a memory is read against a rule (KnownIndex.check), with match.py's verdict on the pair:
-- a restatement says what one rule says, read with its heading or the line leading its list, with
-  the same stance on the same thing and no other value: most of what the memory says (by rarity,
-  kin words in part, `covered`) is in the rule. What needs no rule: its asides, examples, opening
-  bold label and reasons; the alternatives a pick rejects (`agreed_pick`); the person's word
+- a restatement says what one rule says, read in its place in the file (its heading, the line
+  leading its list, marked or only indented, and the item a nested item sits under), with the
+  same stance on the same thing and no other value: most of what the memory says (by rarity,
+  kin words in part, `covered`) is in the rule. What needs no rule: its asides, examples (quoted,
+  or a template of placeholders), opening bold label, reasons and what a step is good for, the
+  exceptions an instruction makes; the alternatives a pick rejects (`agreed_pick`); the person's word
   ("unless told to"); generic and frame words; a step's tool where the rule names the step and
   no tool (`pytest` / "run the tests"); time words against the rule's condition ("immediately
   after making commits" / "when creating a commit"). A command the rule never names is news, and
   a step done only sometimes or little ("only where needed", "sparingly") is not one done always;
 - a contradiction is the same thing with the opposite stance or another value: a command, code
   or tool one side does and the other rejects, plain words opposed on more than they agree on,
-  "X is not used any more" against a rule doing X, or match.py's conflicts. No stance is read
-  from an aside, a command's arguments, a part of a dotted name, or what a negated clause is about
-  ("Merged migrations must not be edited" rejects editing, not migrations);
+  "X is not used any more" against a rule doing X, the agent taking a step the rule leaves to the
+  person ("only ever started by the user"), or match.py's conflicts. No stance is read from an
+  aside, a reason, a command's arguments, a part of a dotted name, what a negated clause is about
+  ("Merged migrations must not be edited" rejects editing, not migrations), or a step forbidden
+  only without another ("never merge without a review" requires the review);
 - a short form restates a long one and the converse: a rule naming no place holds in the
   memory's ("No emojis in code or docs" / "Do not use emojis"), a word narrowing a noun the rule
   says is said ("inline comments" / "comments"), a long rule saying all of a short memory says it
@@ -28,9 +32,11 @@ How a memory is read against a rule (KnownIndex.check), with match.py's verdict 
   (`_parts`, citing the line). A short form must still say what makes it a rule: the condition
   the rule holds under ("if tests fail"), the action ("push commits" is no "commit"), in one
   sentence of a long rule, and no word swapped for another ("secrets" for "files");
-- the language of replies is read across languages (a Japanese rule and an English memory),
-  clause by clause where a line names two ("think in English, but answer in Chinese"); other
-  rules in another language are not matched (that needs translation);
+- which language is used for what (replies, comments, commit messages, docs; naming nothing, for
+  all) is read across languages (a Japanese rule and an English memory), clause by clause where
+  a line names two ("think in English, but answer in Chinese"): the same language for the same
+  thing restates, another contradicts. Other rules in another language are read in match.py's
+  English reading of them (lexicon.py);
 - lines an agent definition labels as describing ("When to use:", "Context:") are no rules, and a
   one-word instruction opening with its stance ("Be terse.", "Never push") is one;
 - anything else is related at most: a partial restatement is noted ("close"), never discarded.
