@@ -363,9 +363,9 @@ def test_unchanged_reimport_decodes_only_its_own_states(workspace: Workspace, pr
     first = import_logs(workspace, _options(projects))
     asked: list[object] = []
 
-    def spy(ws: Workspace, source: str, paths: object = None) -> object:
+    def spy(ws: Workspace, source: str, paths: object = None, keys: object = None) -> object:
         asked.append(paths)
-        return real(ws, source, paths)  # type: ignore[arg-type]
+        return real(ws, source, paths, keys)  # type: ignore[arg-type]
 
     real = claude_importer.load_states
     monkeypatch.setattr(claude_importer, "load_states", spy)

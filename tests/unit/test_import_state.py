@@ -45,6 +45,21 @@ def test_load_states_of_some_paths_only(tmp_path: Path) -> None:
     assert load_states(workspace, "claude-code", set()) == {}
 
 
+def test_load_states_with_keys_decodes_only_those_values(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    _saved(workspace)
+    with sqlite3.connect(workspace.stm_path) as conn:  # damaged rows: no state, as when decoded whole
+        conn.execute(f"UPDATE {IMPORT_STATE_TABLE} SET context = '{{not json' WHERE path = '/q/c.jsonl'")
+        conn.execute(f"INSERT INTO {IMPORT_STATE_TABLE} VALUES ('default', 'claude-code', '/r.jsonl', "
+                     "0, 0, 0, 0, NULL, '[1, 2]', '2026-01-01')")
+    states = load_states(workspace, "claude-code", None, keys=("cwd", "friction_uuids"))
+    assert states == {
+        "/p/a.jsonl": FileState(10, 10, 1, 0, "u1", {"cwd": "/p", "friction_uuids": ["u1", "u2"]}),
+        "/p/b.jsonl": FileState(5, 5, 2, 0, None, {"cwd": None, "friction_uuids": None}),
+    }
+    assert set(states) == set(load_states(workspace, "claude-code"))
+
+
 def test_context_values_pick_keys_and_skip_damaged_contexts(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     _saved(workspace)

@@ -60,12 +60,21 @@ def _rows(workspace: Workspace, source: str, columns: str, where: str = "",
             raise
 
 
-def load_states(workspace: Workspace, source: str,
-                paths: Collection[str] | None = None) -> dict[str, FileState]:
+def load_states(workspace: Workspace, source: str, paths: Collection[str] | None = None,
+                keys: tuple[str, ...] | None = None) -> dict[str, FileState]:
     """The saved state of every log of `source` (or of those in `paths`), by path; nothing when
     the database or table does not exist yet. Decoding a context is most of the cost: an
-    unchanged re-import asks only for its own project's logs."""
-    columns = 'path, "offset", size, mtime_ns, anchor, last_uuid, context'
+    unchanged re-import asks only for its own project's logs, and of their contexts only the
+    values under `keys` (picked out by SQLite, as `context_values` does; a key a context lacks
+    is None), to tell which logs changed before it decodes those logs' whole contexts."""
+    context = "context"
+    if keys is not None:
+        assert all(key.isidentifier() for key in keys)  # written into the query
+        picked = ", ".join(f"'{key}', json_extract(context, '$.{key}')" for key in keys)
+        # A damaged context (not JSON, or no object) gives NULL: no state, as when decoded whole.
+        context = (f"CASE WHEN json_valid(context) THEN CASE WHEN json_type(context) = 'object' "
+                   f"THEN json_object({picked}) END END")
+    columns = f'path, "offset", size, mtime_ns, anchor, last_uuid, {context}'
     if paths is None:
         rows = _rows(workspace, source, columns)
     else:  # in the query: the other logs' contexts are not even fetched
@@ -74,7 +83,7 @@ def load_states(workspace: Workspace, source: str,
     states = {}
     for log, offset, size, mtime_ns, anchor, last_id, context in rows:
         try:
-            saved = json.loads(context)
+            saved = json.loads(context) if context is not None else None
         except ValueError:
             saved = None  # a damaged context only costs re-reading that log whole
         if isinstance(saved, dict):

@@ -222,21 +222,27 @@ def import_logs(workspace: Workspace, options: ImportOptions, *,
         raise InputError(f"--projects-dir {projects_dir}: not a folder (Claude Code keeps "
                          "session logs in ~/.claude/projects; see claude_code.projects_dir)")
     logs = find_logs(options.projects_dir, options.project)
-    # Only this project's states up front: an unchanged re-import needs nothing else; of every
-    # log's state only its record uuids and one-off errors, and only once a friction is met.
-    states = load_states(workspace, SOURCE, {str(log.path) for log in logs})
+    # Only this project's states up front, and of each context only what places the log: an
+    # unchanged re-import needs nothing else. The whole context of a log read on from where it
+    # stopped is decoded next; of every log's state only its record uuids and one-off errors,
+    # and only once a friction is met.
+    heads = load_states(workspace, SOURCE, {str(log.path) for log in logs}, keys=(_PLACED,))
     report = ImportReport(logs=len(logs))
     frictions: list[Friction] = []
     updated: dict[str, FileState] = {}
     starts: list[tuple[LogFile, os.stat_result, FileState, list[str]]] = []
-    for log, stat, placed in _selected(logs, options, states, report, now):
-        start = resume_point(log.path, states.get(str(log.path)), stat)
+    for log, stat, placed in _selected(logs, options, heads, report, now):
+        start = resume_point(log.path, heads.get(str(log.path)), stat)
         if start is None:
             report.unchanged += 1
         else:
             starts.append((log, stat, start, placed))
     if not starts:
         return report
+    resumed = {str(log.path) for log, _, start, _ in starts if start is heads.get(str(log.path))}
+    states = load_states(workspace, SOURCE, resumed) if resumed else {}
+    starts = [(log, stat, states.get(str(log.path), FileState(0, 0, 0, 0, None, {}))
+               if str(log.path) in resumed else start, placed) for log, stat, start, placed in starts]
     # Every log's record uuids and one-off errors, read at the first friction met: an import
     # whose new lines hold none (a session's few new lines, a quiet project) needs no other log.
     every: dict[str, dict[str, Any]] | None = None
