@@ -15,7 +15,8 @@ record's text is the person typing, unless Claude Code marks the record `isMeta`
 the agent worked comes in `attachment` records (`queued_command`); hooks speak in `progress`
 records (`hook_progress`, naming the hook that ran for a tool call), `system` records (subtype
 `informational`) and `attachment` records (`hook_blocking_error`, `hook_system_message`). Other
-records (`file-history-snapshot`, `summary`, `queue-operation`, …) are no event.
+records (`file-history-snapshot`, `summary`, `queue-operation`, …) and attachments of other types
+(`hook_success`, `task_reminder`, …: each names its type first) are no event and are not decoded.
 
 Context. So that an appended log reads as if whole, what a later line may need is carried to the
 next import (`LogRead.context`): the recent tool calls (a result still names its tool), each
@@ -96,6 +97,7 @@ _NO_EVENT_TYPES = frozenset({b"file-history-snapshot", b"queue-operation", b"las
                              b"summary", b"ai-title", b"custom-title"})
 _ATTACHMENTS = frozenset({"queued_command", "hook_blocking_error", "hook_system_message",
                           "hook_stopped_continuation", "hook_error_during_execution"})
+_B_ATTACHMENTS = frozenset(name.encode() for name in _ATTACHMENTS)
 
 _KEPT_TOOLS = 64  # tool calls remembered across imports: results follow their call closely
 _KEPT_HOOKS = 64  # tool calls a PreToolUse hook ran for, remembered until their result
@@ -347,6 +349,15 @@ class _LogParser:
             else:
                 self._parse(raw)
             return
+        if kind == b"system" or kind == b"permission-mode":
+            self._parse(raw)
+            return
+        if kind is not None and _has(raw, _B_ATTACHMENT):
+            # An attachment record names its attachment's type first: of the few that are
+            # events, or of one that carries the permission mode, the record is read.
+            if kind in _B_ATTACHMENTS or kind == b"attachment" or _B_MODE in raw:
+                self._parse(raw)
+            return
         if _B_TOOL_USE in raw or _flag(raw, _B_IS_ERROR):
             self._parse(raw)
         elif _B_TOOL_RESULT in raw:
@@ -588,8 +599,6 @@ def line_identity(line: bytes) -> str:
 
 
 def _looks_like_object(raw: bytes) -> bool:
-    if raw[:1] == b"{" and raw.endswith(b"}\n"):
-        return True  # the common case, without copying the line
     line = raw.strip()
     return line[:1] == b"{" and line[-1:] == b"}"
 
@@ -599,7 +608,9 @@ def read_log(log: LogFile, log_name: str, start: int = 0, context: dict[str, Any
     """Read a log's complete lines from `start`; `anchor`/`last_id` carry over when none is new."""
     parser = _LogParser(log, log_name, context)
     stats = parser.stats
+    feed = parser.feed
     offset = start
+    lines = 0
     last_line: bytes | None = None
     try:
         # A large buffer: lines of a megabyte (a pasted image, a file read whole) are common, and
@@ -610,22 +621,25 @@ def read_log(log: LogFile, log_name: str, start: int = 0, context: dict[str, Any
                 if not raw.endswith(b"\n"):
                     stats.incomplete_tail = 1  # being written: read it once it is complete
                     break
-                stats.lines_read += 1
-                if raw.isspace():
+                lines += 1
+                malformed = stats.malformed
+                if raw[:1] == b"{" and raw.endswith(b"}\n"):
+                    feed(raw)  # nearly every line: a record, without copying it
+                elif raw.isspace():
                     offset += len(raw)
                     continue
-                malformed = stats.malformed
-                if not _looks_like_object(raw):
-                    stats.malformed += 1
+                elif _looks_like_object(raw):
+                    feed(raw)
                 else:
-                    parser.feed(raw)
+                    stats.malformed += 1
                 if stats.malformed > malformed and not stats.malformed_at:
-                    stats.malformed_at = (f"{log.path}:{stats.lines_read}" if start == 0
+                    stats.malformed_at = (f"{log.path}:{lines}" if start == 0
                                           else f"{log.path} at byte {offset}")
                 anchor, last_line = offset, raw
                 offset += len(raw)
     except OSError as exc:
         raise InputError(f"{log.path}: cannot read this Claude Code log: {exc.strerror}") from None
+    stats.lines_read = lines
     stats.bytes_read = offset - start
     frictions = parser.finish()
     return LogRead(frictions, stats, offset, anchor,
