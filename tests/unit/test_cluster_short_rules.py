@@ -33,3 +33,16 @@ def test_a_rule_about_the_tool_not_picked_is_not_the_choice() -> None:
 
 def test_a_choice_restated_with_its_pick_is_still_one_rule() -> None:
     assert compare_texts("Use bun, not npm.", "Prefer bun over npm for every script.").same_lesson
+
+
+def test_a_two_word_rule_joins_its_rewording_through_the_one_name_they_share() -> None:
+    # "pnpm instead of npm" says two words; its rewording shares only "pnpm".
+    found = clusters("This project uses **pnpm** instead of npm.", "Always use **pnpm** for dependency management.",
+                     "Write the commit messages in English.")
+    assert sorted(map(len, found)) == [1, 2]
+    # A language the two-word rule shares with another rule is the value of another thing:
+    # replies in Japanese, commit messages in English.
+    found = clusters("Think in English, reply in Japanese.", "Commit messages in English.",
+                     "Write commit messages in English.")
+    assert sorted(map(len, found)) == [1, 2]
+    assert ["Think in English, reply in Japanese."] in found

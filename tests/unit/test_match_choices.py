@@ -60,3 +60,11 @@ def test_a_participle_names_a_kind_not_an_action() -> None:
     # "generated docs" is a kind of document: no action "generate" to set against "commit".
     assert compare_texts("Never use emojis in generated docs or code.",
                          "No emojis anywhere: not in commits, code or replies.").same_lesson
+
+
+def test_a_rejected_alternative_left_out_is_no_changed_value() -> None:
+    # One says what it picks pnpm over, the other what it picks pnpm for: no other value.
+    assert compare_texts("This project uses pnpm instead of npm.",
+                         "Always use pnpm for dependency management.").same_lesson
+    # Two different alternatives rejected beside no shared pick still differ.
+    assert not compare_texts("Never use npm here.", "Never use yarn here.").same_lesson

@@ -1945,7 +1945,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         yield Conflict("prohibited", *flag)
     swap = single_swap(fa.words, fb.words) if _may_swap(a, b) else None
     if swap is not None and not _other_alternative(swap, fa, fb) and not _circumstantial(swap, a, b) \
-            and not _opposite_rejected(swap, a, b):
+            and not _opposite_rejected(swap, a, b) and not _alternative_left_out(swap, fa, fb):
         yield Conflict("word", *swap)
 
 
@@ -2159,6 +2159,15 @@ _ONLY_WITH_RE = re.compile(r"\b(?:not|never|no|dont)\b[^.;!?\n]{1,60}?\bwithout\
 def _only_with(features: Features) -> bool:
     """The text forbids an action only without something: it requires the something."""
     return "without" in features.facts.words and _ONLY_WITH_RE.search(features.facts.norm) is not None
+
+
+def _alternative_left_out(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
+    """One side of the swap is only an alternative its text rejects beside a pick both make
+    ("pnpm instead of npm" / "pnpm for dependency management"): the other text leaves the
+    alternative out and says what the pick is for, no other value."""
+    old, new = ({stem(w) for w in side.split() if w not in _NOT_CORE and w not in _REJECT_PHRASE} for side in swap)
+    picked = (fa.done & fb.done) - _VERBS
+    return bool(picked) and ((bool(old) and old <= fa.rejected) != (bool(new) and new <= fb.rejected))
 
 
 def _other_alternative(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
