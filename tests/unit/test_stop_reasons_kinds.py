@@ -150,13 +150,13 @@ def test_the_same_words_after_two_refusals_are_one_lesson(workspace: Workspace, 
     log.says("Got it, moving it.")
     second = log.calls("Bash", command='mv "C:\\Users\\me\\team-doc\\gen.py" scripts/')
     log.refused(second).marker()
-    log.typed(said)
+    log.typed(said + "The template is only for the sales decks")  # sent again, a sentence added
     log.says("Understood, copying it to team-docs.")
     # each record in its chain, as Claude Code writes them: the words typed twice, not a copy
     for before, record in zip(log.records, log.records[1:], strict=False):
         record["parentUuid"] = before["uuid"]
     [memory] = _mined(workspace, projects, log)
-    assert memory.metadata["reason"] == said
+    assert memory.metadata["reason"] == said + "\nThe template is only for the sales decks"
     assert len(memory.metadata["record_uuids"]) == 2  # both refusals, one lesson
 
 

@@ -77,6 +77,9 @@ _STOPS = ("plan_rejection", "rejection", "clarification", "interruption")  # str
 # A waiting stop's mark (in `Friction.extra`, taken off when it is judged): its reason was typed
 # while its call ran, before it.
 _TYPED_FIRST = "typed_first"
+# How long the words of an earlier stop's reason are that another reason opening with them repeats:
+# a sentence, not "no" or "stop" before another thing said.
+_REPEATED_CHARS = 24
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,8 @@ class Detector:
 
     def agent_replied(self, sidechain: bool, text: str | None) -> None:
         """The agent's first words (None: a tool call first) after a typed turn."""
+        if text is not None and not text.strip():
+            return  # Claude Code writes a blank text before a long reply: the reply is the next one
         thread = self._threads[sidechain]
         candidate, thread.candidate = thread.candidate, None
         rule = corrections.concedes(candidate.evidence, text, candidate.said) \
@@ -373,8 +378,10 @@ class Detector:
                 friction.extra.setdefault("events", []).append(typed)
             self.frictions.append(friction)
             return True
-        if agent.acted and not corrections.pasted_log(text) and not corrections.relayed(text) \
-                and not corrections.game_move(text, agent.said_text()):
+        # A turn opening with a log is no comment, unless it is an error pasted back after the
+        # agent's work or steps (then the paste is what the person says: it still fails).
+        if agent.acted and (not corrections.pasted_log(text) or corrections.pasted_failure(text, agent.said_text())) \
+                and not corrections.relayed(text) and not corrections.game_move(text, agent.said_text()):
             friction = _friction("correction", where, agent,
                                  [agent.last_tool] if agent.last_tool else [], text)
             typed = _typed_event(where, text)
@@ -569,10 +576,16 @@ class Detector:
         to see whether the agent then runs the same call (`tool_succeeded`)."""
         if stop.reason:
             said = " ".join(stop.reason.split())
-            earlier = self._reasons.get(said)
-            if earlier is not None:
-                # The same words sent again after the next stop ("the correct folder was …", typed
-                # twice as the agent went wrong twice): one lesson, its records of both.
+            # The same words sent again after the next stop ("the correct folder was …", typed
+            # twice as the agent went wrong twice, the second time with a sentence added): one
+            # lesson, its records of both, and what was added.
+            earlier = self._reasons.get(said) or next(
+                (f for words, f in self._reasons.items() if len(words) >= _REPEATED_CHARS and said.startswith(words)),
+                None)
+            if earlier is not None and earlier.reason:
+                added = said[len(" ".join(earlier.reason.split())):].strip()
+                if added:
+                    earlier.reason = f"{earlier.reason}\n{added}"
                 earlier.record_uuids.extend(u for u in stop.record_uuids if u not in earlier.record_uuids)
                 if stop.extra.get("events"):
                     earlier.extra.setdefault("events", []).extend(stop.extra["events"])
