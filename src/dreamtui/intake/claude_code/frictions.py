@@ -227,8 +227,6 @@ class Detector:
 
     def agent_replied(self, sidechain: bool, text: str | None) -> None:
         """The agent's first words (None: a tool call first) after a typed turn."""
-        if text is not None and not text.strip():
-            return  # Claude Code writes a blank text before a long reply: the reply is the next one
         thread = self._threads[sidechain]
         candidate, thread.candidate = thread.candidate, None
         rule = corrections.concedes(candidate.evidence, text, candidate.said) \

@@ -392,7 +392,11 @@ class _LogParser:
         if _has(raw, _B_TEXT_BLOCK):
             thread.said = raw
             if self.detector.awaits_reply(sidechain):
-                self.detector.agent_replied(sidechain, thread.said_text())
+                words = thread.said_text()
+                # Claude Code writes a blank text before a long reply: the reply (a concession,
+                # say) is in the next record, and None would read as "a tool call came first".
+                if words is not None:
+                    self.detector.agent_replied(sidechain, words)
 
     def _hook_ran(self, raw: bytes) -> None:
         """A `progress` record of a PreToolUse hook: remember which call it ran for."""
