@@ -91,3 +91,12 @@ def test_french_and_german_negations_after_the_verb_reject_it() -> None:
         assert compare_texts(text, "Never add comments.").same_lesson
         assert not compare_texts(text, "Add comments.").same_lesson
     assert compare_texts("Ne lancez jamais `pnpm dev` vous-même.", "Never run `pnpm dev` yourself.").same_lesson
+
+
+def test_whom_a_language_rule_addresses_is_not_what_it_gives_the_language_to() -> None:
+    # The user, the developer, a stock clause's words: replies in Japanese either way.
+    assert compare_texts("Korean for the user, always.", "Always reply in Korean.").same_lesson
+    assert compare_texts("Use Japanese for conversations with the developer.",
+                         "Give every reply in Japanese.").same_lesson
+    assert compare_texts("除非用户明确要求，否则所有回复都使用中文",
+                         "Reply in Chinese unless the user asks otherwise.").same_lesson

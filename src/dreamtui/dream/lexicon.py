@@ -189,7 +189,8 @@ _CJK = {
     "一律": "always", "永远": "always", "不要": "never", "切勿": "never", "不得": "never", "绝不": "never",
     "运行": "run", "执行": "run", "启动": "start", "开发服务器": "dev server", "服务器": "server",
     "用户": "user", "解释": "explanation", "简洁": "concise", "文件": "file", "修改": "change",
-    "询问": "ask", "提问": "ask", "只在": "only when", "仅在": "only when",
+    "询问": "ask", "提问": "ask", "只在": "only when", "仅在": "only when", "除非": "unless", "否则": "otherwise",
+    "所有": "all", "明确": "explicitly", "要求": "ask", "如果": "if", "当": "when",
     # Korean (its words are spaced, its particles glued on: substrings too)
     "항상": "always", "절대": "never", "답변": "respond", "응답": "respond", "대답": "respond",
     "대화": "communicate", "소통": "communicate", "주석": "comments", "커밋": "commit", "메시지": "message",

@@ -404,7 +404,7 @@ explanation explain
 """.split())
 _NOT_LANGUAGE_SUBJECTS = frozenset(stem(w) for w in """
 work works everything anything thing things stuff written write use used run do make language languages
-only exclusive exclusively proceed done perform carry conduct handle
+only exclusive exclusively proceed done perform carry conduct handle user users person human developer final
 """.split())
 _LANGUAGE_CLAUSE_RE = re.compile(r",\s|\bbut\b|\bwhile\b")
 
@@ -972,8 +972,12 @@ class Features:
                 stems |= _stems_in(part) & self.stems
                 languages = stems & _LANGUAGES
                 if languages:
+                    # Not the words of a stock clause ("unless the user explicitly asks"), nor
+                    # the person spoken to ("reply to the user in ..."): what is said in it.
                     subjects = {"respond" if s in _SPOKEN else s
-                                for s in stems - languages - FRAME - _NOT_LANGUAGE_SUBJECTS} or {"respond"}
+                                for s in stems - languages - FRAME - _NOT_LANGUAGE_SUBJECTS
+                                - (self.circumstances - _SPOKEN)}
+                    subjects = subjects or {"respond"}
                     for subject in subjects:
                         found.setdefault(subject, set()).update(languages)
                     stems = set()
