@@ -149,3 +149,20 @@ def test_what_the_person_meant_and_did_not_see_said_later_in_the_turn() -> None:
     assert correction_rule("Put it in the config. I mean the one I already wrote, wire that up") == "imperative"
     assert correction_rule("Looks fine. I mean it works, thanks") is None
     assert correction_rule("1.针对刚才的客户分析，我没有看到回复话术") == "fails"  # I don't see the replies
+
+
+def test_a_long_turn_ending_in_a_question_states_something_and_an_if_not_asks() -> None:
+    # a rule stated, then asked about: the agent conceding it is a correction, not an answer
+    long_turn = ("现货按链接来：链接起订量大于100就跟客户说起订量是10，小于100就按链接来。"
+                 "你抓取的信息里能看到链接的起订量吗")
+    assert not only_asks(long_turn)
+    assert correction_rule("如果不是 .env.local 的话是 .env?") is None  # if not …, then …?: it asks
+    assert correction_rule("意思是我的 scale 不是真正的量化网格？") is None  # checking it understood
+
+
+def test_a_mistake_to_keep_as_a_lesson_or_made_again_is_a_correction() -> None:
+    assert correction_rule("把这次的错误沉淀为经验，我用你的时候已经遇到几次错了") == "recurrence"
+    assert correction_rule("上次也遇到过，你这次又犯了同样的错误") == "recurrence"
+    assert correction_rule("save this mistake as a lesson, the deploy broke the same way last week") == "recurrence"
+    # an insight kept for later is a request, no mistake
+    assert correction_rule("把另一个对话的分析见解沉淀为经验，以后可以借鉴") is None

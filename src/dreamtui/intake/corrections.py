@@ -63,7 +63,10 @@ precision holds:
 |             | asking", "no need to ask", "don't ask me", "without asking", 无需询问, 不用问 |
 | script      | Korean, Japanese and Russian objections said first ("아니요, …", "違います",  |
 |             | "нет, …", "почему ты …"), or a failure anywhere in a short turn ("안 돼요",  |
-|             | "エラーが出る", "всё ещё не работает")                                       |
+|             | "エラーが出る", "всё ещё не работает"); Vietnamese, Spanish and Portuguese   |
+|             | ones: what the person meant ("ý tôi là …", "me refiero a …", "quis dizer"),  |
+|             | "không phải", "no es eso", "sigue sin …", "hình như bạn mở nhầm" (you opened |
+|             | the wrong one) anywhere in a short turn                                      |
 | instead     | also choosing otherwise in other words within a short first line: "il       |
 | (rather)    | s'agit plutôt d'un …", "… et non à un cas de test", "rather than", "au lieu |
 |             | de"; not after agreeing ("Yes. … rather than repair") or in a new task       |
@@ -108,7 +111,19 @@ wording; so is a question whether the agent did something answered "No" with wha
 other callers?" → "No, there are none"), and a question saying the work loses something
 answered "Yes" ("Doesn't this lose the progressive filtering?"); a turn that opens by choosing
 otherwise ("we should …", "我们应该…") right after the agent recommended a way ("I'd recommend",
-"我倾向于") overrides it (`overrides`).
+"我倾向于") overrides it (`overrides`), and so does a "no" saying what the person needs instead
+("不行，我需要…" after "我建议先跳过…，你觉得可以吗？") or only part of a plan the agent is about to
+carry out ("i just want to document the old services" after "should I proceed to implement it?").
+
+The conversation's structure reads what no cue word says (`answer_rule` knows the agent's last
+words): what the person got running the agent's work or its steps, pasted back without a word
+(`pasted_failure`: a prompt, a command or a script line then an error it printed, a PowerShell
+prompt and its script then "Missing closing '}'", "git push …" then "error: src refspec main does
+not match any", or an error alone, "fatal: not a git repository", "Windows找不到文件…"; not when
+the agent asked for that output, not prose that says "error"); and a short "still …" right after
+the agent said it changed it ("balance column still in left" after "Added right alignment …";
+not "I still want …", not "A还是B吗"). Traditional Chinese is read as simplified (`_plain`):
+"你說得對" concedes as "你说得对".
 
 A correction's title is its lesson (`lesson`): a report that the work fails says what fails, then
 to check it works before saying it is done ("Syntax highlighting does not quite work: check …"),
@@ -134,7 +149,11 @@ absolutely right" concedes nothing (`only_asks`); nor does one praising as an id
 similar list on the other tab") that asks nothing back (`_welcomed`).
 A "No, …" answering the agent's own question is an answer, unless what follows says its work
 still fails or what should be and is not ("those values should line up, but they show a few
-cents difference": `answer_rule`).
+cents difference": `answer_rule`); swearing in an answer is no frustration ("enough that we won't
+fuck something up" answering "is that detailed enough?"), an insult at the agent is. A plain
+question in Chinese of a clause or two ("Auto mode就是之前的默认模式吗", "…就行了对吗") concedes
+nothing when answered "对，…", unless it challenges ("不是…吗", "你在干什么", "你怎么就…"); "sorry, I
+cannot see your editor" (抱歉，我无法…) concedes nothing.
 """
 
 from __future__ import annotations
@@ -394,7 +413,9 @@ _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|ho
                           r"(?:cette|ce|cet|ton|ta|tes|votre|vos) \w+)|"
                           r"je ne suis pas (?:s[uû]r|convaincu|certain)(?: de| que| d'|$)|"
                           r"no entiendo (?:por qu[eé]|c[oó]mo)|ich verstehe nicht,? (?:warum|wie))")
-_ZH_DOUBT = re.compile(r"(?<!是)不是[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"  # "不是都量化了吗" (aren't they all …?)
+# "不是都量化了吗" (aren't they all …?); not "如果不是…" (if not …), nor "意思是…不是…？" (checking it understood)
+_ZH_DOUBT = re.compile(r"^(?!意思是|所以|也就是说)(?:[^\n]*?)(?<!是)(?<!如果)(?<!要)(?<!若)"
+                       r"不是[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
                        r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
@@ -473,8 +494,13 @@ _REMINDED = re.compile(r"\byou (?:should|ought to|must) (?:have )?(?:already )?(
 # "que ça ne se reproduise plus", "以后不要再这样"): what went before was wrong.
 _RECURRENCE = re.compile(r"\b(?:prevent|avoid|stop) (?:this|it|that) (?:from )?happening (?:again|ever again)\b"
                          r"|\b(?:never|not) (?:let )?(?:this|that|it) happen again\b"
-                         r"|\bne se reproduise (?:plus|pas)\b|以后(?:不要|别)再|避免再次|怎么会这样")
-_RECURRENCE_CUES = ("happen", "reprodui", "以后", "再次", "怎么会")
+                         r"|\bne se reproduise (?:plus|pas)\b|以后(?:不要|别)再|避免再次|怎么会这样"
+                         # the mistake to be kept as a lesson, or made again: "把这个错误沉淀为经验，我已经
+                         # 翻了几次错误了", "你这次又犯错误"; not any insight kept ("把这个分析沉淀为经验")
+                         r"|错(?:误)?[^。！？\n]{0,12}?(?:沉淀|记录|记)(?:下来)?(?:为|成)?(?:经验|教训)|"
+                         r"(?:沉淀|记录|记)(?:下来)?(?:为|成)?教训|又犯|(?:几|多)次错|"
+                         r"\bsave (?:this|that) (?:mistake|error|failure) as a lesson\b")
+_RECURRENCE_CUES = ("happen", "reprodui", "以后", "再次", "怎么会", "经验", "教训", "又犯", "次错", "lesson")
 _REMINDED_CUES = ("know", "remember", "told", "said", "mentioned", "explained", "说过", "讲过", "告诉你过")
 _REMINDED_WITHIN = 200
 # A fact that corrects the agent's premise, said in a few words: "the keybinds were made in
@@ -1730,7 +1756,7 @@ _ZH_CHALLENGE = re.compile(r"(?<!是)不是|难道|为什么|为啥|怎么|干�
                            r"这么(?:复杂|麻烦|多|久|慢)|还要你|"
                            # another way proposed as a question: "cityFile 是否叫 city_override 更符合语义？"
                            r"是否(?:叫|用|改|应该)|要不要|更(?:符合|合适|合理|好)|会不会更")
-_ZH_ASKS_WITHIN = 100
+_ZH_ASKS_WITHIN = 45  # a question of a clause or two; a longer turn states something too
 # Not "what about the tests?" or "where is the test?": a reminder the agent may rightly concede.
 _ASKING = re.compile(r"^(?:is|are|was|were|does|do you|should|would|could|can|how|which|"
                      r"what(?! about| if| else))\b")

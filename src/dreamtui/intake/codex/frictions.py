@@ -18,7 +18,10 @@
 | correction  | a typed turn right after the agent acted that contradicts it, reports a       |
 |             | problem right after the agent said its work was done, or one the agent's next |
 |             | reply concedes as its mistake (`intake.corrections`, shared with the Claude   |
-|             | Code importer). An amended correction is one correction, in its amended words. |
+|             | Code importer); an error the person pasted back after following the agent's   |
+|             | steps or running its work (`corrections.pasted_failure`), and a turn choosing |
+|             | otherwise than the agent proposed (`corrections.overrides`). An amended       |
+|             | correction is one correction, in its amended words.                           |
 | interruption| the person's stop (`turn_aborted`, "aborted by user") followed by a turn that  |
 |             | redirects the agent ("Wait, hold on. I see a console error…"), its reason:    |
 |             | one per turn, however many calls were running, quoting the call the agent had |
