@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from dreamtui.intake.claude_code.rules import Signals, asks_about_plan, classify_tool_error, no_reason
-from dreamtui.intake.lessons import error_lines
+from dreamtui.intake.lessons import environment_subject, error_lines
 from dreamtui.workspace.layout import Workspace
 from tests.unit.test_claude_code_mining import MARKER, PROJECT, _Log, _mined, projects, workspace
 from tests.unit.test_plan_stops_and_aborts import PLAN, _rejected_with
@@ -226,3 +226,12 @@ def test_cd_into_a_folder_with_an_escaped_space_is_a_step(workspace: Workspace, 
 def test_plan_prompt_question_shapes_unchanged() -> None:
     # the questions the plan rules were tuned on still only ask
     assert asks_about_plan("explain step 2") and not asks_about_plan(PLAN)
+
+
+def test_a_powershell_property_bash_expanded_is_no_missing_program() -> None:
+    # `powershell -Command "... $excel.Name ..."` run from bash: `$excel` expands to nothing
+    text = ("Exit code 1\n/usr/bin/bash: line 12: .Name: command not found\n"
+            "+ CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException")
+    assert environment_subject(text) is None
+    assert environment_subject("/usr/bin/bash: line 1: Get-ChildItem: command not found") == \
+        ("command:Get-ChildItem", "`Get-ChildItem` is not installed here")

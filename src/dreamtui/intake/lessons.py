@@ -1416,7 +1416,9 @@ _SETUP_FACTS = (
 #   ("EOF: command not found": the agent's quoting), or a utility every system has ("ls: command
 #   not found" after the line set PATH: the agent's PATH, not a program missing), in any of bash's
 #   languages ("ls: 未找到命令"); the name's space is `[ \t]`, never a line break, or a match would
-#   start on the line before and the line itself be passed over as already left out;
+#   start on the line before and the line itself be passed over as already left out; a name that
+#   starts with a dot (".Name: command not found": what is left of PowerShell's `$excel.Name` once
+#   bash expanded `$excel` to nothing, the agent's quoting);
 # - what a shell's start-up script printed before the command ran (Homebrew's "…/shellenv.sh:
 #   line 18: /bin/ps: Operation not permitted" in a sandbox, whichever command followed).
 _CORE_UTILITIES = r"(?:ls|cat|cp|mv|rm|mkdir|chmod|touch|head|tail|sed|grep|sort|uniq|wc|cut|tr|dirname|basename|env|" \
@@ -1430,6 +1432,7 @@ _NOT_MACHINE = tuple((screen(part), part) for part in map(functools.partial(re.c
     r"No module named '?(?!" + _NAMESPACE_ROOTS + r")\w+\.[\w.]+",
     r"(?:^|[ \t])(?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r") ?: (?:command not found|" + _NOT_FOUND_LOCALISED + r")",
     r"(?:command not found|" + _NOT_FOUND_LOCALISED + r"): (?:[A-Z][A-Z\d_]+|" + _CORE_UTILITIES + r")\s*$",
+    r"(?:^|[ \t])\.[A-Za-z][\w.]*: command not found",
     r"[/\\](?:shellenv\.sh|\.?(?:bash_profile|bashrc|zshrc|zshenv|zprofile|profile))(?:: line \d+)?: ")))
 
 
