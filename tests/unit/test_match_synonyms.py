@@ -83,3 +83,12 @@ def test_typescript_s_any_named_unquoted_is_the_type() -> None:
 def test_a_flag_is_what_it_does() -> None:
     # `--no-verify` bypasses the hooks: a rule naming the flag and one naming what it skips.
     assert compare_texts("Never bypass the git hooks.", "Do not run `git commit --no-verify`.").same_lesson
+
+
+def test_a_command_heading_its_description_is_mentioned_not_run() -> None:
+    # "`cmd` - what it is": the line names the command; the description says who runs it.
+    assert compare_texts("`pnpm dev` - the dev server will be started by the person.",
+                         "Never run `pnpm dev` yourself.").same_lesson
+    # A description that asks to run it still opposes the prohibition.
+    assert not compare_texts("`pnpm dev` - start the dev server before the e2e tests.",
+                             "Never run `pnpm dev` yourself.").same_lesson

@@ -1248,7 +1248,12 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
     said = _Said()
     growing_code, growing_flags = set(code_words), set(flags)
     carried = aside = False
-    for part in _split_outside_code(_ASIDE_RE, sentence):
+    parts = _split_outside_code(_ASIDE_RE, sentence)
+    if len(parts) > 1 and _DEFINED_RE.match(sentence) is not None:
+        # A command heading a line and the words after its dash say what it is ("`npm run dev`
+        # - the development server, started by the user"): a mention, no instruction to run it.
+        parts = parts[1:]
+    for part in parts:
         # An aside listing only code examples of what the clause before rejects ("Do not add
         # AI credits (`Co-Authored-By: Claude` or similar)") names more of it: rejected too.
         # After such an aside, "or ..." goes on listing what is rejected ("Never create docs
@@ -1265,6 +1270,7 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
     return said
 
 
+_DEFINED_RE = re.compile(r"\s*[-*+]?\s*`[^`\n]+`\s+[-–—]+\s")  # "`cmd` - what it is"
 _EXAMPLE_WORDS = frozenset("or and similar etc eg e g like such as any other the a an".split())
 
 
