@@ -100,3 +100,11 @@ def test_whom_a_language_rule_addresses_is_not_what_it_gives_the_language_to() -
                          "Give every reply in Japanese.").same_lesson
     assert compare_texts("除非用户明确要求，否则所有回复都使用中文",
                          "Reply in Chinese unless the user asks otherwise.").same_lesson
+
+
+def test_a_command_line_is_what_it_does() -> None:
+    assert compare_texts("Never force push.", "Do not run `git push --force origin main`.").same_lesson
+    assert compare_texts("Never discard uncommitted changes.", "Never run `git reset --hard`.").same_lesson
+    assert compare_texts("Lint before every commit.", "Run `ruff check .` before every commit.").same_lesson
+    # a command doing something else is no rewording
+    assert not compare_texts("Never force push.", "Do not run `git push origin main`.").same_lesson

@@ -247,16 +247,25 @@ def english(text: str) -> str:
 
 # What a command does, by the command line, where rules name the thing in words as often as by
 # its command: `npm run dev` (`pnpm dev`, `vite`, `next dev`, `manage.py runserver`) starts the
-# dev server, `git commit --no-verify` bypasses the hooks. Not a test runner's or a linter's:
-# their names (pytest, eslint) are the words rules use for them, and read as "tests" too they
-# joined rules on running the tests with rules on how to write them. (pattern on the span
-# lowercased, English words.)
+# dev server, `git commit --no-verify` bypasses the hooks, `git push --force` force-pushes,
+# `ruff check` lints. Not a test runner: read as "tests", `pytest` joined rules on running the
+# tests with rules on how to write them; nor an install, which rules on setting up and rules
+# against new dependencies both name. (pattern on the span lowercased, English words.)
 _COMMANDS = (
     (re.compile(r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|serve|start)\b|(?:npx\s+)?vite(?:\s+dev)?$"
                 r"|(?:npx\s+)?(?:next|nuxt|astro|remix)\s+dev\b|ng\s+serve\b|.*\brunserver\b|flask\s+run\b"
                 r"|rails\s+s(?:erver)?\b|hugo\s+server\b)"), "dev server"),
     # a flag that skips the hooks: "never bypass the pre-commit hooks" forbids it in words
     (re.compile(r".*(?:--no-verify|\s-n$)"), "bypass hooks"),
+    (re.compile(r"^git\s+push\b.*(?:--force|\s-f\b)"), "force push"),
+    (re.compile(r"^git\s+reset\b.*--hard"), "discard changes"),
+    (re.compile(r"^(?:git\s+clean\b|rm\s+-\w*r)"), "delete files"),
+    (re.compile(r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:lint|eslint)\b|(?:npx\s+)?eslint\b|ruff\s+check\b"
+                r"|golangci-lint\b|cargo\s+clippy\b)"), "lint"),
+    (re.compile(r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?format\b|(?:npx\s+)?prettier\b|ruff\s+format\b|black\b"
+                r"|gofmt\b|go\s+fmt\b|cargo\s+fmt\b)"), "format"),
+    (re.compile(r"^(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:typecheck|type-check|tsc)\b|(?:npx\s+)?tsc\b|mypy\b"
+                r"|pyright\b)"), "type check"),
 )
 
 

@@ -2302,7 +2302,8 @@ def _rejected_flag(a: Features, b: Features) -> tuple[str, str] | None:
         word = "".join(_WORD_RE.findall(flag))
         parts = {stem(w) for w in _WORD_RE.findall(flag)} - {"no"}
         # ... nor by what it does (lexicon.py: `--no-verify` bypasses the hooks)
-        does = {stem(w) for w in command_concepts(flag).split()}
+        does = {stem(w) for span in [flag, *(s for s in _CODE_RE.findall(a.text) if flag in s.lower())]
+                for w in command_concepts(span).split()}
         if stem(word) in a.facts.rejected and stem(word) not in b.stems and parts.isdisjoint(b.stems) \
                 and does.isdisjoint(b.stems):
             return flag, "no flag"
