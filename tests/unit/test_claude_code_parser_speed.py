@@ -97,3 +97,28 @@ def test_a_tool_call_is_known_in_either_spelling(tmp_path: Path) -> None:
         folder.mkdir()
         [rejection] = read_log(_log(folder, spaced), "x").frictions
         assert rejection.calls[0].name == "Bash"
+
+
+def test_attachments_that_are_no_event_are_not_decoded(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Claude Code 2.1 writes the attachment (its type first) before the record's own type.
+    def attachment(uuid: str, **body: Any) -> str:
+        record = {"parentUuid": None, "isSidechain": False, "attachment": body, "type": "attachment",
+                  "uuid": uuid, "timestamp": f"2026-06-03T16:31:{uuid[-2:]}.000Z", "cwd": "/code/app",
+                  "sessionId": SESSION}
+        return json.dumps(record, separators=(",", ":"))
+
+    log = _log(tmp_path)
+    with open(log.path, "a", encoding="utf-8") as out:
+        out.write(attachment("t-06", type="hook_success", hookName="PostToolUse:Bash",
+                             toolUseID="toolu_1", content="formatted 3 files") + "\n")
+        out.write(attachment("t-07", type="task_reminder", content=[], itemCount=0) + "\n")
+        out.write(attachment("t-08", type="hook_blocking_error", hookName="PreToolUse:Bash",
+                             blockingError={"blockingError": "Blocked by hook: no force pushes",
+                                            "command": "guard.sh"}) + "\n")
+    decodes = _Decodes()
+    monkeypatch.setattr(parser_module, "_loads", decodes)
+    outcome = read_log(log, "x")
+    uuids = [json.loads(line)["uuid"] for line in decodes.lines]
+    assert "t-06" not in uuids and "t-07" not in uuids and "t-08" in uuids
+    assert sorted(f.kind for f in outcome.frictions) == ["hook_block", "rejection"]
