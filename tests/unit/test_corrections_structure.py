@@ -166,3 +166,10 @@ def test_a_mistake_to_keep_as_a_lesson_or_made_again_is_a_correction() -> None:
     assert correction_rule("save this mistake as a lesson, the deploy broke the same way last week") == "recurrence"
     # an insight kept for later is a request, no mistake
     assert correction_rule("把另一个对话的分析见解沉淀为经验，以后可以借鉴") is None
+
+
+def test_an_idea_a_check_of_understanding_and_an_error_after_no_work_are_no_corrections() -> None:
+    assert correction_rule("我突然想到之前不是有一个写文案的技能，可以用吗？") is None  # a new idea
+    assert only_asks("所以插件里的文件等同于外面的")  # so …: checking it understood
+    # the agent's last words were an API error, no work or steps of its own
+    assert not pasted_failure("/home/u/bin/tool: line 9: /run/x: Permission denied", "API Error: 401 {}")

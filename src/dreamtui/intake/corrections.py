@@ -413,8 +413,10 @@ _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|ho
                           r"(?:cette|ce|cet|ton|ta|tes|votre|vos) \w+)|"
                           r"je ne suis pas (?:s[uû]r|convaincu|certain)(?: de| que| d'|$)|"
                           r"no entiendo (?:por qu[eé]|c[oó]mo)|ich verstehe nicht,? (?:warum|wie))")
-# "不是都量化了吗" (aren't they all …?); not "如果不是…" (if not …), nor "意思是…不是…？" (checking it understood)
-_ZH_DOUBT = re.compile(r"^(?!意思是|所以|也就是说)(?:[^\n]*?)(?<!是)(?<!如果)(?<!要)(?<!若)"
+# "不是都量化了吗" (aren't they all …?); not "如果不是…" (if not …), nor "意思是…不是…？" (checking it understood),
+# nor a new idea ("我突然想到之前不是有一个…技能，可以用吗？")
+_ZH_DOUBT = re.compile(r"^(?!意思是|所以|也就是说|我(?:突然)?想到|我有(?:个|一个)(?:新)?想法)"
+                       r"(?:[^\n]*?)(?<!是)(?<!如果)(?<!要)(?<!若)"
                        r"不是[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
                        r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
@@ -850,6 +852,10 @@ def pasted_failure(text: str, said: str | None) -> bool:
     or steps are what the error contradicts."""
     if not said or not text.strip():
         return False
+    claim = said.lower()
+    if not (any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) or
+            _ASKED_TO_TRY.search(claim) or _GAVE_STEPS.search(said)):
+        return False  # nothing the agent made or told to run ("API Error: 401 …" was all it said)
     head = text.lstrip()[:_PASTED_WITHIN]
     first = head.split("\n", 1)[0]
     last = head.rstrip().rsplit("\n", 1)[-1]
@@ -1738,8 +1744,8 @@ def only_asks(text: str) -> bool:
     if _ADVICE.match(head):
         return True
     first = head.split("\n", 1)[0].rstrip()
-    if not first.isascii() and len(first) <= _ZH_ASKS_WITHIN and _ZH_ASKS.search(first) and \
-            not _ZH_CHALLENGE.search(first):
+    if not first.isascii() and len(first) <= _ZH_ASKS_WITHIN and (
+            _ZH_ASKS.search(first) or _ZH_CHECKS.match(first)) and not _ZH_CHALLENGE.search(first):
         return True  # "Auto mode就是之前的默认模式吗", "你知道我 focus 哪个档案吗？": it asks, an answer follows
     asking = first.split("?", 1)[0] if "?" in first else (first if _INVERTED.match(first) else "")
     return 0 < len(asking.split()) <= 25 and (
@@ -1756,6 +1762,9 @@ _ZH_CHALLENGE = re.compile(r"(?<!是)不是|难道|为什么|为啥|怎么|干�
                            r"这么(?:复杂|麻烦|多|久|慢)|还要你|"
                            # another way proposed as a question: "cityFile 是否叫 city_override 更符合语义？"
                            r"是否(?:叫|用|改|应该)|要不要|更(?:符合|合适|合理|好)|会不会更")
+# Checking it understood, said as a statement: "所以在 plugin 所有档案等同于在外面的" (so the plugin's files are
+# the same as the ones outside).
+_ZH_CHECKS = re.compile(r"^(?:所以|也就是说|意思是|那就是|就是说)")
 _ZH_ASKS_WITHIN = 45  # a question of a clause or two; a longer turn states something too
 # Not "what about the tests?" or "where is the test?": a reminder the agent may rightly concede.
 _ASKING = re.compile(r"^(?:is|are|was|were|does|do you|should|would|could|can|how|which|"
