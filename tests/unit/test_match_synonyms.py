@@ -92,3 +92,13 @@ def test_a_command_heading_its_description_is_mentioned_not_run() -> None:
     # A description that asks to run it still opposes the prohibition.
     assert not compare_texts("`pnpm dev` - start the dev server before the e2e tests.",
                              "Never run `pnpm dev` yourself.").same_lesson
+
+
+def test_tests_first_is_another_rule_than_running_or_having_tests() -> None:
+    # When tests are written against when they are run, or whether there are any.
+    verdict = compare_texts("Write the tests before the implementation code.", "Run the tests before committing code.")
+    assert "aspect" in [c.slot for c in verdict.conflicts]
+    verdict = compare_texts("Always write tests before the implementation code.", "Always add tests for new features.")
+    assert "aspect" in [c.slot for c in verdict.conflicts]
+    # Running them first is no test-first.
+    assert "testfirst" not in Features.of("Always run the tests first, then commit.").stems

@@ -279,10 +279,11 @@ def command_concepts(span: str) -> str:
 # "test-driven", "red-green", "a failing test first", "tests before the implementation". Each
 # such phrase gives the practice's one word. (pattern on the text lowercased, the word.)
 _PRACTICES = (
-    (re.compile(r"\btdd\b|\btest[- ]driven\b|\bred[-/ ]green\b|\btests?[- ]first\b"
+    (re.compile(r"\btdd\b|\btest[- ]driven\b|\bred[-/, ]+green\b|\btest-first\b"
                 r"|\bfailing tests?\b[^.;!?]{0,20}\bfirst\b"
-                r"|\bwrite (?:the |a |your )?(?:failing )?tests? before\b"
-                r"|\btests?\b[^.;!?]{0,20}\bbefore\b[^.;!?]{0,25}\b(?:implementation|production|code|coding)\b"),
+                r"|\b(?:write|writing|add|adding|create|creating|start with) (?:the |a |your )?(?:failing )?tests?"
+                r" (?:first|before)\b|(?:^|[.;:!*]\s*)(?:the )?tests? (?:comes? |go |goes )?first\b"
+                r"|\btests? before (?:the |any |writing (?:the |any )?)?(?:implementation|production code|coding)\b"),
      "testfirst"),
 )
 

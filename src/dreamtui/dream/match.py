@@ -1793,6 +1793,11 @@ def conflicting(a: Features, b: Features) -> bool:
 
 def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
     """The conflicts one by one, the cheapest checks first."""
+    # Test-first is when tests are written; a rule on tests without it says whether or how
+    # ("Write tests before the implementation" / "Run the tests before committing").
+    if ("testfirst" in a.stems) != ("testfirst" in b.stems) and "test" in a.stems and "test" in b.stems:
+        yield Conflict("aspect", "test first" if "testfirst" in a.stems else "tests",
+                       "test first" if "testfirst" in b.stems else "tests")
     if (a.languages or b.languages) and not _beside_language(a, b) and not _beside_language(b, a):
         found = _language_conflict(a.languages, b.languages)
         if found is None and a.languages and b.languages:
