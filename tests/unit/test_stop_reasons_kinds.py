@@ -77,7 +77,7 @@ def test_a_shaped_question_a_not_a_still_only_asks() -> None:
 def test_a_preference_before_a_question_at_a_plan_is_its_reason(workspace: Workspace,
                                                                   projects: Path) -> None:
     text = ("这个方案每次都先重建缓存，有时候我不需要重建是否只要说一声，这次不重建，直接用现有数据就行。"
-            "然后我想问的是重建会漏掉新商品吗")
+            "然后我想问的是重建之后旧的缓存还能用吗")
     assert _rejected_with(text, "e7e7e7e7-0000-4000-8000-000000000001", workspace, projects) == [text]
 
 
