@@ -852,9 +852,9 @@ def pasted_failure(text: str, said: str | None) -> bool:
     or steps are what the error contradicts."""
     if not said or not text.strip():
         return False
-    claim = said.lower()
+    claim = _claim(said)
     if not (any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) or
-            _ASKED_TO_TRY.search(claim) or _GAVE_STEPS.search(said)):
+            _ASKED_TO_TRY.search(claim) or _GAVE_STEPS.search(claim)):
         return False  # nothing the agent made or told to run ("API Error: 401 …" was all it said)
     head = text.lstrip()[:_PASTED_WITHIN]
     first = head.split("\n", 1)[0]
@@ -916,8 +916,14 @@ def _persists_after_change(text: str, said: str | None) -> bool:
     short = len(first) <= _STILL_CHARS if _CJK_CHAR.search(first) else len(first.split()) <= _STILL_WORDS
     if not short or _STILL.search(first) is None:
         return False
-    claim = (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
+    claim = _claim(said)
     return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) is not None
+
+
+def _claim(said: str) -> str:
+    """What of the agent's last words says its work is done: their head and tail, lower-cased (a
+    report of pages is not searched whole)."""
+    return (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
 
 
 def answer_rule(text: str, said: str | None) -> str | None:
@@ -1409,7 +1415,7 @@ def reports_after_done(text: str, said: str | None) -> bool:
         return False  # "Great, it works. One issue left: …" praises first; judged on its own
     if _harmless(lowered):
         return False  # "i have this error, it does not cause any issues, maybe fix it": no failure of the work
-    claim = (said if len(said) <= _DONE_HEAD + _DONE_TAIL else f"{said[:_DONE_HEAD]}\n{said[-_DONE_TAIL:]}").lower()
+    claim = _claim(said)
     if _ASKS_TASK.match(first):
         # A task said first names a failure to handle ("add error handling"), unless the agent had
         # asked the person to try its work and what they name is that try failing.
