@@ -68,3 +68,12 @@ def test_a_rejected_alternative_left_out_is_no_changed_value() -> None:
                          "Always use pnpm for dependency management.").same_lesson
     # Two different alternatives rejected beside no shared pick still differ.
     assert not compare_texts("Never use npm here.", "Never use yarn here.").same_lesson
+
+
+def test_a_merge_strategy_is_a_choice() -> None:
+    # Squash against rebase is another pick, like pnpm against yarn.
+    verdict = compare_texts("Squash-merge every PR; no rebasing.", "Never rebase shared branches; merge them.")
+    assert not verdict.same_lesson
+    assert compare_texts("Always squash merges.", "Use squash merges for every PR.").same_lesson
+    assert "merge strategy: squash vs rebase" in [str(c) for c in compare_texts("Use squash merges.",
+                                                                               "Use rebase merges.").conflicts]

@@ -258,6 +258,7 @@ TOOL_SLOTS: dict[str, tuple[str, ...]] = {
     "container runtime": ("docker", "podman"),
     "shell": ("bash", "zsh", "fish", "powershell"),
     "environment": ("ci", "staging", "production", "prod", "local", "development", "qa", "preview"),
+    "merge strategy": ("squash", "rebase", "rebasing", "squashing"),
 }
 # Slots naming what a text is about rather than a value in it: a different one is a different
 # subject (staging's port is not a correction of CI's port), never a correction.
