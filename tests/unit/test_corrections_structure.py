@@ -173,3 +173,8 @@ def test_an_idea_a_check_of_understanding_and_an_error_after_no_work_are_no_corr
     assert only_asks("所以插件里的文件等同于外面的")  # so …: checking it understood
     # the agent's last words were an API error, no work or steps of its own
     assert not pasted_failure("/home/u/bin/tool: line 9: /run/x: Permission denied", "API Error: 401 {}")
+
+
+def test_steps_said_in_prose_are_steps_too() -> None:
+    turn = "粘贴脚本全部内容，回车后：VM12:1 Uncaught ReferenceError: scripts is not defined"
+    assert pasted_failure(turn, "不用。只需要进入客户列表页，页面加载时会自动触发请求。")

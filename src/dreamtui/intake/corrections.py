@@ -1900,7 +1900,9 @@ HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# T
 
 # The agent telling the person what to run or do: a command quoted, steps, "请双击这个文件".
 _GAVE_STEPS = re.compile(r"`[^`\n]+`|```|(?im:^\s*(?:[-*]|\d+[.)])?\s*(?:run|type|open|double-click|click|execute|"
-                         r"enter|paste|go to|cd)\b)|请(?:现在)?(?:操作|双击|运行|执行|输入|打开)|双击|在终端")
+                         r"enter|paste|go to|cd)\b)|请(?:现在)?(?:操作|双击|运行|执行|输入|打开)|双击|在终端|"
+                         # "只需要进入客户列表页", "你需要先登录再刷新": where to go and what to do, in prose
+                         r"(?:只需要|你需要|你只要|请先|先)(?:进入|打开|点击|运行|执行|输入|粘贴|复制|刷新|登录|重启)")
 
 
 def lesson(text: str, doing: str | None, said: str | None) -> str | None:
