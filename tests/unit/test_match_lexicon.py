@@ -108,3 +108,9 @@ def test_a_command_line_is_what_it_does() -> None:
     assert compare_texts("Lint before every commit.", "Run `ruff check .` before every commit.").same_lesson
     # a command doing something else is no rewording
     assert not compare_texts("Never force push.", "Do not run `git push origin main`.").same_lesson
+
+
+def test_including_in_any_language_marks_examples() -> None:
+    assert english("Toda la comunicación, incluyendo los resúmenes, en español.").split()[2] == "including"
+    assert english("Tout le code, y compris les tests, doit être en anglais.").split()[:4] == [
+        "all", "code,", "including", "tests,"]

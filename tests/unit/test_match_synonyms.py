@@ -102,3 +102,8 @@ def test_tests_first_is_another_rule_than_running_or_having_tests() -> None:
     assert "aspect" in [c.slot for c in verdict.conflicts]
     # Running them first is no test-first.
     assert "testfirst" not in Features.of("Always run the tests first, then commit.").stems
+
+
+def test_never_x_without_y_still_opposes_x_without_y() -> None:
+    verdict = compare_texts("Never merge a PR without a review.", "Merge PRs without waiting for a review.")
+    assert not verdict.same_lesson

@@ -43,6 +43,7 @@ crea:create crear:create genera:generate generar:generate añade:add agrega:add 
 pregunta:question preguntas:questions preguntar:ask solicita:ask pide:ask aclaración:clarification
 aclaracion:clarification aclaraciones:clarification ambigua:ambiguous ambiguo:ambiguous dudas:doubt duda:doubt
 explicación:explanation explicaciones:explanations explica:explain sugerencias:suggestions
+incluyendo:including incluso:including
 comentario:comment comentarios:comments código:code codigo:code mensaje:message mensajes:messages
 confirmación:commit prueba:test pruebas:tests archivo:file archivos:files fichero:file ficheros:files
 documentación:documentation documentacion:documentation cambio:change cambios:changes usuario:user
@@ -66,7 +67,8 @@ código:code mensagem:message mensagens:messages teste:test testes:tests arquivo
 documentação:documentation mudança:change mudanças:changes alteração:change alterações:changes
 usuário:user utilizador:user pedido:request idioma:language língua:language todas:all todos:all toda:all
 todo:all cada:every deve:must devem:must precisa:must servidor:server desenvolvimento:development
-artefatos:artifacts português:Portuguese inglês:English espanhol:Spanish francês:French alemão:German
+artefatos:artifacts incluindo:including inclusive:including
+português:Portuguese inglês:English espanhol:Spanish francês:French alemão:German
 japonês:Japanese chinês:Chinese coreano:Korean brasil:Brazil
 o: a: os: as: um: uma: uns: umas: de: do: da: dos: das: em: no: na: nos: nas: e: ou: que: com: por: para: pelo:
 pela: ao: à: é: são: está: estão: estiver: ser: será: seu: sua: seus: suas: você: voce: eu: meu: minha:
@@ -84,8 +86,8 @@ messages:messages test:test tests:tests fichier:file fichiers:files documentatio
 modification:change modifications:changes changement:change changements:changes utilisateur:user langue:language
 tous:all toutes:all tout:all toute:all chaque:every doit:must doivent:must dois:must faut:must
 serveur:server développement:development français:French anglais:English espagnol:Spanish portugais:Portuguese
-allemand:German japonais:Japanese chinois:Chinese coréen:Korean
-le: la: les: l: n: un: une: des: de: du: d: au: aux: en: et: ou: que: qu: qui: avec: par: pour: dans: sur: ce: cet:
+allemand:German compris:including notamment:including japonais:Japanese chinois:Chinese coréen:Korean
+le: la: les: l: n: y: un: une: des: de: du: d: au: aux: en: et: ou: que: qu: qui: avec: par: pour: dans: sur: ce: cet:
 cette: ces: se: est: sont: être: sera: vous: tu: te: je: nous: même: moi: votre: vos: ton: tes: son: sa: ses: il: elle:
 """
 _GERMAN = """
@@ -98,7 +100,7 @@ kommentar:comment kommentare:comments code:code nachricht:message nachrichten:me
 datei:file dateien:files dokumentation:documentation änderung:change änderungen:changes benutzer:user
 nutzer:user sprache:language alle:all jede:every jeder:every jedes:every muss:must müssen:must sollst:must
 server:server entwicklung:development deutsch:German englisch:English spanisch:Spanish französisch:French
-japanisch:Japanese chinesisch:Chinese koreanisch:Korean
+japanisch:Japanese einschließlich:including inklusive:including chinesisch:Chinese koreanisch:Korean
 der: die: das: den: dem: des: ein: eine: einen: einem: einer: und: oder: auf: mit: für: fur: von: zu: zum: zur:
 im: in: ist: sind: sein: wird: werden: du: sie: ihr: wir: ich: dein: deine: selbst: bitte:please
 """
@@ -112,7 +114,7 @@ aggiungi:add domanda:question domande:questions chiedi:ask chiarimento:clarifica
 commenti:comments codice:code messaggio:message messaggi:messages test:test file:file documentazione:documentation
 modifica:change modifiche:changes utente:user lingua:language tutti:all tutte:all tutto:all ogni:every
 deve:must devi:must server:server sviluppo:development italiano:Italian inglese:English spagnolo:Spanish
-francese:French tedesco:German giapponese:Japanese cinese:Chinese
+francese:French tedesco:German incluso:including inclusi:including giapponese:Japanese cinese:Chinese
 il: lo: la: i: gli: le: un: uno: una: di: del: della: dei: delle: in: nel: nella: e: o: che: con: per: su: da:
 al: alla: è: sono: sei: tu: io: noi: voi: questo: questa:
 """

@@ -1876,7 +1876,7 @@ def _conflicts(a: Features, b: Features) -> Iterator[Conflict]:
         # asked") is where the rules apply, on which neither takes a stance.
         if opposed and a.circumstances and b.circumstances:
             opposed = opposed - (a.circumstances & b.circumstances)
-        if opposed and (a.asks or b.asks or _only_when(a, b) or _only_with(a) or _only_with(b)):
+        if opposed and (a.asks or b.asks or _only_when(a, b) or _only_with(a, b) or _only_with(b, a)):
             opposed = _NO_WORDS
     strong = a.strong | b.strong if opposed else frozenset()
     # Two preferences ("prefer X over Y", "X instead of Y") where what one prefers is what the
@@ -2172,9 +2172,12 @@ def _only_when(a: Features, b: Features) -> bool:
 _ONLY_WITH_RE = re.compile(r"\b(?:not|never|no|dont)\b[^.;!?\n]{1,60}?\bwithout\b")
 
 
-def _only_with(features: Features) -> bool:
-    """The text forbids an action only without something: it requires the something."""
-    return "without" in features.facts.words and _ONLY_WITH_RE.search(features.facts.norm) is not None
+def _only_with(features: Features, other: Features) -> bool:
+    """`features` forbids an action only without something (it requires the something), and
+    `other` does not do it without anything ("Merge PRs without waiting for review" opposes
+    "Never merge a PR without a review")."""
+    return "without" in features.facts.words and "without" not in other.facts.words \
+        and _ONLY_WITH_RE.search(features.facts.norm) is not None
 
 
 def _alternative_left_out(swap: tuple[str, str], fa: _Facts, fb: _Facts) -> bool:
