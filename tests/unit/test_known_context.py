@@ -106,6 +106,8 @@ def test_a_step_forbidden_without_another_requires_it(tmp_path: Path, memory: st
     # an HTML link is its text, as a Markdown link is
     ("## Git\n\n- Every commit follows the semantic commit format.\n",
      'Every commit follows the <a href="https://example.org/semantic">semantic commit</a> format.', "known"),
+    ("## Checks\n\n- Always run the linter before pushing.\n",
+     "<b>Always</b> run the linter before <em>every</em> push.", "known"),
     # quoted examples, with their "etc.", are examples: the rule need not list them
     ("## Git\n\n- No ticket tags in commit subjects.\n", "No ticket tags like 'JIRA-12:', 'OPS-7:', etc.", "known"),
 ])
