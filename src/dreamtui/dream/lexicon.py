@@ -155,7 +155,7 @@ LANGUAGES = {name: _table(block) for name, block in
 # Words of those tables English uses too: they say nothing of a text's language.
 _ENGLISH_TOO = frozenset("""
 a o u y no me do as in on is it be am an die das den des man art son sin con use all code test tests message
-messages question exception server documentation file files im ton sur tu nos mit pas
+messages question exception server documentation file files im ton sur tu nos mit pas per i da su al lo
 """.split())
 _FOREIGN = frozenset(w for table in LANGUAGES.values() for w in table) - _ENGLISH_TOO
 _MIN_HITS = 2  # words of one language (and not English) a text needs to be read as that language
@@ -229,7 +229,7 @@ def english(text: str) -> str:
         # Most texts: a look-up in C before any word is read (a foreign word glued to
         # punctuation is missed here only where the text has no second one).
         return text
-    words = [w for w in _LATIN_WORD_RE.findall(text.lower()) if w not in _ENGLISH_TOO]
+    words = {w for w in _LATIN_WORD_RE.findall(text.lower()) if w not in _ENGLISH_TOO}  # distinct words
     if len(words) < _MIN_HITS:
         return text
     best, hits = None, _MIN_HITS - 1

@@ -809,7 +809,7 @@ class Features:
         # A rule in another language is read in English words (lexicon.py): "Habla siempre en
         # español" says "speak always Spanish", the rewording of "Always reply in Spanish".
         translated = english(text)
-        if translated is not text:
+        if translated != text:
             text = translated
             body = None if body is None else english(body)
         self.text = text
