@@ -823,7 +823,7 @@ _RUN_FIRST = re.compile(
 # error's name or label ("ParseError", "Access Error", "error:", "fatal:", "npm ERR!"), the shell's and
 # the compiler's phrases, and the same in Chinese ("找不到文件", "无法访问此网站", "不是内部或外部命令").
 _ERROR_MARK = re.compile(
-    r"(?:\b[A-Z]\w*)?(?:Error|Exception)\b|\b(?:error|fatal|panic|FATAL|ERROR|Error)(?:\[\w+\])?:|\bERR!|"
+    r"(?:Error|Exception)\b|\b(?:error|fatal|panic|FATAL|ERROR|Error)(?:\[\w+\])?:|\bERR!|"
     r"\bTraceback\b|\bFAILED\b|\b(?:Cannot|Could not|Unable to) \w+|\b(?:cannot|could not|unable to) (?:find|open|"
     r"access|read|load|resolve|import|connect|locate|create|write|execute|start)\b|"
     # "command not found", "Base table or view not found: 1146", not "he has not found the PATH"
@@ -852,25 +852,30 @@ def pasted_failure(text: str, said: str | None) -> bool:
     or steps are what the error contradicts."""
     if not said or not text.strip():
         return False
+    # The turn first, cheapest test first: most turns are prose of the person's and no paste.
+    head = text.lstrip()[:_PASTED_WITHIN]
+    first = head.split("\n", 1)[0]
+    if "?" in first or "？" in first:
+        return False
+    logged = pasted_log(head)
+    if logged or _PROMPTED.match(head) is not None or _RUN_FIRST.match(head) is not None:
+        # the command said first is the person's: what it printed is below it
+        found = _ERROR_MARK.search(head, 0 if logged else len(first))
+    else:
+        # the error alone: said first, within its first line, by no one ("fatal: not a git repository")
+        found = _ERROR_MARK.search(first, 0, 120)
+        if found is not None and _SPEAKER.search(_plain(first)) is not None:
+            return False
+    if found is None:
+        return False
+    last = head.rstrip().rsplit("\n", 1)[-1]
+    if last.rstrip().endswith(("?", "？")) and _ERROR_MARK.search(last) is None:
+        return False  # the person asks about it: "…\nwhy does it say rejected?"
     claim = _claim(said)
     if not (any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) or
             _ASKED_TO_TRY.search(claim) or _GAVE_STEPS.search(claim)):
         return False  # nothing the agent made or told to run ("API Error: 401 …" was all it said)
-    head = text.lstrip()[:_PASTED_WITHIN]
-    first = head.split("\n", 1)[0]
-    last = head.rstrip().rsplit("\n", 1)[-1]
-    if "?" in first or "？" in first or (last.rstrip().endswith(("?", "？")) and _ERROR_MARK.search(last) is None):
-        return False  # the person asks about it: "…\nwhy does it say rejected?"
-    machine = _PROMPTED.match(head) is not None or _RUN_FIRST.match(head) is not None or pasted_log(head)
-    if machine:
-        # the command said first is the person's: what it printed is below it
-        found = _ERROR_MARK.search(head, 0 if pasted_log(head) else len(first))
-    else:
-        # the error alone: said first, within its first line, by no one ("fatal: not a git repository")
-        found = _ERROR_MARK.search(first, 0, 120)
-        if found is None or _SPEAKER.search(_plain(first)) is not None:
-            return False
-    return found is not None and not _asked_for_output(_plain(said[-600:]))
+    return not _asked_for_output(_plain(said[-600:]))
 
 
 _IF_BEFORE = re.compile(r"\b(?:if|in case|should)\b|如果|若|万一", re.IGNORECASE)
@@ -992,14 +997,16 @@ _TRADITIONAL = str.maketrans(
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
+_TRANSLATED = 600  # past the opening every rule reads (400 characters, a reply's 300)
 
 
 def _plain(text: str) -> str:
     """Plain quotes, and traditional Chinese characters as simplified (`_TRADITIONAL`)."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
-    if text.isascii() or _KANA.search(text):
+    if text.isascii() or _KANA.search(text, 0, _TRANSLATED):
         return text  # Japanese writes these characters too ("日本語で答えて"), and its rules hold them so
-    return text.translate(_TRADITIONAL)
+    # The rules read a turn's opening: a pasted log's thousands of lines are left as they are.
+    return text[:_TRANSLATED].translate(_TRADITIONAL) + text[_TRANSLATED:]
 
 
 # Text the person relays from another agent or tool ("CODEX SAYS: …", "GROK RESEARCH: …",
@@ -1899,7 +1906,9 @@ HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# T
 
 
 # The agent telling the person what to run or do: a command quoted, steps, "请双击这个文件".
-_GAVE_STEPS = re.compile(r"`[^`\n]+`|```|(?im:^\s*(?:[-*]|\d+[.)])?\s*(?:run|type|open|double-click|click|execute|"
+# Spaces within a line only ([^\S\n]), and one optional marker between them: `\s*` around an optional
+# group crossed line ends and split a run of blank lines every way (about n^3 steps).
+_GAVE_STEPS = re.compile(r"`[^`\n]+`|```|(?im:^[^\S\n]*(?:(?:[-*]|\d+[.)])[^\S\n]*)?(?:run|type|open|double-click|click|execute|"
                          r"enter|paste|go to|cd)\b)|请(?:现在)?(?:操作|双击|运行|执行|输入|打开)|双击|在终端|"
                          # "只需要进入客户列表页", "你需要先登录再刷新": where to go and what to do, in prose
                          r"(?:只需要|你需要|你只要|请先|先)(?:进入|打开|点击|运行|执行|输入|粘贴|复制|刷新|登录|重启)")
