@@ -18,6 +18,7 @@ from dreamtui.intake.corrections import (
     only_asks,
     overrides,
     pasted_failure,
+    reports_after_done,
 )
 
 FIXED = "Done! I rewrote `install.ps1` so the braces balance. Run it again:\n```\n.\\install.ps1\n```"
@@ -64,12 +65,10 @@ def test_no_pasted_error_where_the_agent_asked_for_it_or_the_person_wrote_prose(
 def test_a_pasted_errors_title_names_the_error_and_whose_it_was() -> None:
     turn = "PS D:\\tools> .\\install.ps1\nAt D:\\tools\\install.ps1:12 char:5\nMissing closing '}' in statement block"
     assert lesson(turn, "edit `install.ps1`", FIXED) == (
-        "After you edit `install.ps1`, check that it works before saying it is done: "
-        "the person got “Missing closing '}' in statement block”")
+        "Missing closing '}' in statement block: check that it works before saying it is done")
     # the agent only told the person what to run: its instructions are what failed
     assert lesson("git push -u origin main\nerror: src refspec main does not match any", None, STEPS) == (
-        "Check that your instructions work before giving them: "
-        "the person got “error: src refspec main does not match any”")
+        "error: src refspec main does not match any: check that your instructions work before giving them")
 
 
 def test_traditional_chinese_reads_as_simplified() -> None:
@@ -178,3 +177,41 @@ def test_an_idea_a_check_of_understanding_and_an_error_after_no_work_are_no_corr
 def test_steps_said_in_prose_are_steps_too() -> None:
     turn = "粘贴脚本全部内容，回车后：VM12:1 Uncaught ReferenceError: scripts is not defined"
     assert pasted_failure(turn, "不用。只需要进入客户列表页，页面加载时会自动触发请求。")
+
+
+DONE_EDIT = "Added right alignment to all numeric columns. Run `npm run dev` to check."
+
+
+@pytest.mark.parametrize("turn", [
+    # prose opening with an error word, after a Done, is the person's: a wish, praise, a task
+    "Invalid logins should turn the field red",
+    "Could not be more pleased, thank you",
+    "Cannot wait to demo this. Next: a settings page",
+    "ValueError handling: catch it around the parser everywhere",
+])
+def test_prose_that_opens_with_an_error_word_is_no_pasted_error(turn: str) -> None:
+    assert not pasted_failure(turn, DONE_EDIT)
+    assert answer_rule(turn, DONE_EDIT) is None
+
+
+@pytest.mark.parametrize("turn", [
+    "Great. I mean it, exactly what I needed",
+    "Thanks. I mean, this saves me an hour a day",
+    "Nice, still two small things to do: the footer",
+    "Sigue funcionando bien, gracias",
+    "Ainda funciona perfeito, obrigado",
+    "Super, ça marche toujours très bien",
+    "Chạy ổn, không thấy lỗi gì",
+    "我没有看到任何问题，很好",
+    "我没看到报错，运行正常",
+    "这样不是挺好的吗",
+])
+def test_praise_and_agreement_after_a_change_are_no_corrections(turn: str) -> None:
+    assert answer_rule(turn, DONE_EDIT) is None
+    assert not reports_after_done(turn, DONE_EDIT)
+
+
+def test_an_approval_is_no_override_of_the_plan() -> None:
+    plan = "Plan ready in `docs/plan.md`. Should I proceed to implement it?"
+    assert not overrides("I just want to say the plan looks great, go ahead", plan)
+    assert not overrides("no, I need a minute first, then go ahead", plan)

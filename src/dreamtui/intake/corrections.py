@@ -155,6 +155,14 @@ question in Chinese of a clause or two ("Auto mode就是之前的默认模式吗
 nothing when answered "对，…", unless it challenges ("不是…吗", "你在干什么", "你怎么就…"); "sorry, I
 cannot see your editor" (抱歉，我无法…) concedes nothing.
 """
+# LEAD NOTE TO corr (02:12 UTC), delete this block when read: the second reader's findings H2 and H3 in
+# /work/helpers/s7/review1.md are in this file and are precision regressions of this session:
+# H2 pasted_failure's "error alone" branch takes prose opening "Invalid …", "Could not be happier", "Error
+# messages should …" after a Done as a pasted error; H3 praise/agreement stored as corrections ("I mean it,
+# this is exactly what I wanted" via _MEANT, "Sigue funcionando perfecto" via _STILL, "我没看到报错，运行正常"
+# via _ZH_FAILS, "这样不是挺好的吗", "go ahead" via _CHOOSES). Repros in /tmp/review1/t1.py t2.py t3.py cx.py.
+# Please fix these before anything else (the held-out measurement is taken at 02:58). H1 (cubic _GAVE_STEPS)
+# is fixed already (in your db42389).
 
 from __future__ import annotations
 
@@ -361,7 +369,8 @@ def _pasted_back(head: str) -> bool:
 
 # What the person meant, said after their first sentence ("Encode it into the repo. I mean I already
 # built it, wire it properly"): the agent took it otherwise.
-_MEANT = re.compile(r"[.!?;]\s+i mean(?:t)?\b(?!,? (?:it|that) (?:works|looks|is (?:good|fine|great)))")
+# Not emphasis: "Perfect. I mean it, …", "Thanks. I mean, this saves me hours".
+_MEANT = re.compile(r"[.!?;]\s+i mean(?:t)?\b(?!\s*[,.!]| (?:it|that|this)\b)")
 _MEANT_WITHIN = 200
 _TASK_VERB = re.compile(r"^(?:add|handle|support|document|implement|write|create|make|explain|what|how|why|"
                         r"can you|could you|please|translate|summari[sz]e|analy[sz]e|review|look at|read|"
@@ -390,7 +399,7 @@ _HABIT = re.compile(r"^[^.!?\n]{0,60}?\b(?:you|u|agents?|it|they|claude) (?:keep
 # "这样并没有什么问题" (that is no problem at all) denies a problem.
 _ZH_FAILS = re.compile(r"(?<!有)没有?(?:更新|生效|改|变化|成功|效果|起作用|反应|修复|解决)|不(?:生效|起作用)|"
                        # what the agent said it made, not there: "我没有看到回复话术" (I don't see the replies)
-                       r"我(?:还是|仍然|依然)?(?:没有?|并没有?)(?:看到|看见|找到)|我看不到|"
+                       r"我(?:还是|仍然|依然)?(?:没有?|并没有?)(?:看到|看见|找到)(?!任何|什么|问题|报错|错误|异常|bug)|我看不到|"
                        r"还是(?:不行|不对|没|报错|一样|失败|有问题)|并(?:没有?|未)(?:被|真正|真的|实际)?(?:生效|跳转|改|变|更新|修复|"
                        r"解决|起作用|反应|效果|成功|显示|执行|运行|保存|删除|移除|添加|加上|创建|调用|完成|用|按|加载|"
                        r"启动|安装|提交|处理|识别|触发|打开|关闭|切换|写)|并不(?:能|行|生效|起作用|对|正确)")
@@ -417,7 +426,7 @@ _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|ho
 # nor a new idea ("我突然想到之前不是有一个…技能，可以用吗？")
 _ZH_DOUBT = re.compile(r"^(?!意思是|所以|也就是说|我(?:突然)?想到|我有(?:个|一个)(?:新)?想法)"
                        r"(?:[^\n]*?)(?<!是)(?<!如果)(?<!要)(?<!若)"
-                       r"不是[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
+                       r"不是(?![^。！!？?\n]{0,10}?(?:挺好|很好|不错|可以|对的|没问题|正确))[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
                        r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
@@ -561,8 +570,10 @@ _VI_ES_PT = re.compile(
     r"(?:eu )?quis dizer|n[aã]o [eé] isso|isso n[aã]o [eé]|ainda (?:n[aã]o|d[aá] erro|est[aá] errad)|"
     r"continua (?:dando|com erro|sem|igual)|voc[eê] errou|est[aá] errad[oa])")
 _VI_ES_PT_ANYWHERE = re.compile(
-    r"\b(?:bạn|em|anh|chị|mình)\s+(?:đã\s+)?(?:\w+\s+)?(?:nhầm|sai)\b|\bbị lỗi\b|\bvẫn (?:chưa|không|bị|còn)\b|"
-    r"\bkhông (?:thấy|hoạt động|chạy được|hiện|hiển thị)\b|\bno (?:veo|aparece|funciona|se (?:ve|muestra))\b|"
+    r"\b(?:bạn|em|anh|chị|mình)\s+(?:đã\s+)?(?:\w+\s+)?(?:nhầm|sai)\b|(?<!không )\bbị lỗi\b|"
+    r"\bvẫn (?:chưa|không|bị|còn)\b|"
+    r"\bkhông (?:thấy(?! (?:lỗi|vấn đề|gì|sai))|hoạt động|chạy được|hiện|hiển thị)\b|"
+    r"\bno (?:veo|aparece|funciona|se (?:ve|muestra))\b|"
     r"\bn[aã]o (?:vejo|aparece|funciona|mostra)\b")
 _VI_ES_PT_CUES = ("nhầm", "sai", "lỗi", "vẫn", "không", "no ", "não", "nao ")
 
@@ -834,6 +845,20 @@ _ERROR_MARK = re.compile(
     r"argument|\w+ in)|\bInvalid\b|\bexit (?:code|status) [1-9]|"
     r"不是内部或外部命令|找不到|无法(?:访问|写入|打开|连接|找到|加载|运行|识别|启动|读取|解析)|(?:错误|失败|异常|报错)\s*[:：]|"
     r"语法不正确|拒绝访问")
+# An error alone on the first line, as a program prints it, not prose that opens with an error word
+# ("Invalid emails should show a red border", "Could not be happier", "Error messages should be …",
+# "TypeError handling: wrap …"): an error's name then its message ("TypeError: …", "Parser Error
+# Description: …", "Access Error You are not allowed …"), a program's label ("error: …", "fatal: …",
+# "gh: Branch not found"), a name and message further in ("… get error odoo.tools.ParseError: …"), the
+# shell's own phrases, and the same in Chinese.
+_ERROR_ALONE = re.compile(
+    r"^\W{0,2}(?:[\w.-]+:\s+){0,2}(?:(?:[A-Z]\w* ){0,3}(?:Error|Exception)(?:\[\w+\])?(?::|\s*\(|\s*$|\s+[A-Z])|"
+    r"(?:error|fatal|panic)(?:\[\w+\])?:|(?:ERROR|FATAL|FAILED)\b|Traceback \(|Uncaught [A-Z]|"
+    r"Invalid (?:[A-Z]\w*|[\w ]{1,30}:)|(?:[A-Z]\w* ){0,2}[Nn]ot found\b)"
+    r"|\b[\w.]*[a-z](?:Error|Exception):|\bSQLSTATE\[|\bcommand not found\b|\bNo such file or directory\b|"
+    r"\bPermission denied\b|\bis not recognized as\b|\bnot a git repository\b|\bdoes not match any\b|"
+    r"不是内部或外部命令|找不到|无法(?:访问|写入|打开|连接|找到|加载|运行|识别|启动|读取|解析)|(?:错误|失败|异常|报错)\s*[:：]|"
+    r"语法不正确|拒绝访问")
 _SPEAKER = re.compile(r"\b(?:i|i'm|my|me|we|you|your|u)\b|我|你|tôi|mình|bạn", re.IGNORECASE)
 # The agent asking for what the person's run printed ("paste the output", "send me the error", "把
 # 报错贴给我"): what comes back answers it, whatever it shows.
@@ -863,7 +888,7 @@ def pasted_failure(text: str, said: str | None) -> bool:
         found = _ERROR_MARK.search(head, 0 if logged else len(first))
     else:
         # the error alone: said first, within its first line, by no one ("fatal: not a git repository")
-        found = _ERROR_MARK.search(first, 0, 120)
+        found = _ERROR_ALONE.search(first, 0, 160)
         if found is not None and _SPEAKER.search(_plain(first)) is not None:
             return False
     if found is None:
@@ -902,9 +927,14 @@ def _error_line(text: str) -> str:
 # alignment to all numeric columns"; "按钮还是在左边", "vẫn ở bên trái", "sigue a la izquierda"): its
 # change did not take. Not what is still to do or wanted ("still need tests", "I still want the logo").
 _STILL = re.compile(r"\bstill\b(?! (?:need|needs|want|wants|have to|has to|got to|gotta|to do|thinking|think|"
+                    r"a couple|a few|some|more|one|two|left|looks? (?:great|good|fine)|works|working|"
                     r"working on|deciding|waiting|unsure|like|love|prefer)\b)|还是(?:不|没|一样|报错|会|在)|仍然|依然|"
                     r"\bvẫn\b|\bsigue\b|"
                     r"\btodav[ií]a\b|\bainda\b|\bcontinua\b|\btoujours\b|\bimmer noch\b|\bnoch immer\b")
+# Still working or pleasing, in the languages `_STILL` reads, and the negations that turn it.
+_WORKS = re.compile(r"\b(?:works?|working|fine|great|good|perfect\w*|thanks?|funciona\w*|perfecto|bien|bem|"
+                    r"gracias|obrigad\w*|marche|fonctionne|merci|très bien|tốt|ổn)\b|正常|很好|没问题|不错")
+_NOT_WORKING = re.compile(r"n'?t\b|\b(?:not|no|sin|sem|ne|pas|não|nao|chưa|không)\b|不|没")
 _STILL_WORDS = 12
 _STILL_CHARS = 40  # a CJK line of that many characters says as much
 
@@ -921,6 +951,8 @@ def _persists_after_change(text: str, said: str | None) -> bool:
     short = len(first) <= _STILL_CHARS if _CJK_CHAR.search(first) else len(first.split()) <= _STILL_WORDS
     if not short or _STILL.search(first) is None:
         return False
+    if _WORKS.search(first) and not _NOT_WORKING.search(first):
+        return False  # "Sigue funcionando perfecto, gracias", "ça marche toujours très bien": still works
     claim = _claim(said)
     return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) is not None
 
@@ -1224,7 +1256,8 @@ def correction_rule(text: str) -> TurnRule | None:
     if _DONT.match(head):
         return "dont"
     if _IMPERATIVE.match(head) or _FOREIGN_DIDNT.match(head) or (
-            "i mean" in head[:_MEANT_WITHIN] and _MEANT.search(head, 0, _MEANT_WITHIN)):
+            "i mean" in head[:_MEANT_WITHIN] and _MEANT.search(head, 0, _MEANT_WITHIN) and
+            not _PLEASED_FIRST.match(head)):
         return "imperative"
     if _WRONG.search(head) or (any(cue in head[:160] for cue in _WRONG_CUES) and _WRONG_FIRST.match(head)):
         return "wrong"
@@ -1474,7 +1507,10 @@ def _conditional(lowered: str, problem_at: int) -> bool:
 # wish to tidy it, not a report that the work fails.
 _HARMLESS = re.compile(r"\b(?:does ?n'?t|does not|do not|don'?t|won'?t) (?:cause|make|do) (?:any |much )?"
                        r"(?:issues?|problems?|harm|difference)\b|\bno (?:harm|big deal)\b|\bharmless\b|"
-                       r"\bnot (?:a )?(?:big deal|problem)\b|不影响|没有?影响")
+                       r"\bnot (?:a )?(?:big deal|problem)\b|不影响|没有?影响|"
+                       # none met: "我没看到报错，运行正常", "no errors this time", "不再报错了"
+                       r"没有?(?:看到|发现|遇到|出现)?(?:任何)?(?:报错|错误|问题|异常)|不再(?:报错|出错)|"
+                       r"\b(?:no|without|zero) (?:more )?(?:errors?|issues?|problems?|warnings?)\b")
 # A harmless side of a failure names what it spares ("it doesn't cause any issues for login",
 # "对登录没有影响", "not a big deal for the demo, but it has to work"): the failure stands.
 _SPARES_AFTER = re.compile(r"\s+(?:for|to|on|with) (?!(?:me|us|now|anyone|anything|the moment)\b)\w")
@@ -1501,11 +1537,14 @@ _RECOMMENDS = re.compile(r"\bi(?:'d| would)? (?:recommend|suggest|propose|lean|p
                          # a plan it is about to carry out: "should I proceed to implement it?"
                          r"|\b(?:should|shall) i (?:proceed|go ahead|start|continue|implement)\b|"
                          r"\bwant me to (?:proceed|go ahead|start|implement)\b|先(?:跳过|回到|搁置)|我们不需要卡在")
+_APPROVES = re.compile(r"\b(?:go ahead|go for it|proceed|sounds good|looks (?:great|good)|lgtm|ship it)\b|"
+                       r"继续吧|可以了|没问题|就这么办")
 # Said first against it: another way ("we should …", "我们应该…"), or "no" and what the person needs
 # instead ("不行，我需要把抓取数据这一关搞定", "no, I need the full export"), or only part of it ("i just
 # want to document the systems …" after "should I proceed to implement it?").
 _CHOOSES = re.compile(r"^(?:we should|i'?d rather|i prefer|rather\b|我们应该|应该|我建议|建议|我觉得应该|"
-                      r"还是用|改成|换成|(?:i|we) (?:just|only) (?:want|need)\b|"
+                      r"还是用|改成|换成|"
+                      r"(?:i|we) (?:just|only) (?:want|need)\b(?! to (?:say|thank|tell|let you know|add that))|"
                       r"(?:no|nope|nah|不行|不要|不)\W+(?:i|we) (?:need|want|have to|must)\b|"
                       r"(?:不行|不要|不)\W*我(?:需要|要|想要|必须|得))")
 
@@ -1540,7 +1579,9 @@ def overrides(text: str, said: str | None) -> bool:
         return False
     # The person's opener first: it is short, and the agent's words searched may be pages.
     head = _OPENER.sub("", _plain(text).lower().strip()[:400])
-    return _CHOOSES.match(head) is not None and _RECOMMENDS.search(_plain(said).lower()) is not None
+    if _CHOOSES.match(head) is None or _APPROVES.search(head) is not None:
+        return False  # "no, I need a coffee first, then go ahead" lets the plan go on
+    return _RECOMMENDS.search(_plain(said).lower()) is not None
 
 
 # After an Esc, turns that do not redirect the agent: a retry (an API error, a hung call), a plain
@@ -1908,7 +1949,8 @@ HEADING_MARKS = re.compile(r"^\s*#{1,6}\s+")  # a Markdown heading's marks: "# T
 # The agent telling the person what to run or do: a command quoted, steps, "请双击这个文件".
 # Spaces within a line only ([^\S\n]), and one optional marker between them: `\s*` around an optional
 # group crossed line ends and split a run of blank lines every way (about n^3 steps).
-_GAVE_STEPS = re.compile(r"`[^`\n]+`|```|(?im:^[^\S\n]*(?:(?:[-*]|\d+[.)])[^\S\n]*)?(?:run|type|open|double-click|click|execute|"
+_GAVE_STEPS = re.compile(r"`[^`\n]+`|```|(?im:^[^\S\n]*(?:(?:[-*]|\d+[.)])[^\S\n]*)?"
+                         r"(?:run|type|open|double-click|click|execute|"
                          r"enter|paste|go to|cd)\b)|请(?:现在)?(?:操作|双击|运行|执行|输入|打开)|双击|在终端|"
                          # "只需要进入客户列表页", "你需要先登录再刷新": where to go and what to do, in prose
                          r"(?:只需要|你需要|你只要|请先|先)(?:进入|打开|点击|运行|执行|输入|粘贴|复制|刷新|登录|重启)")
@@ -1923,14 +1965,15 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
     words are the lesson themselves."""
     if correction_rule(text) is None and pasted_failure(text, said):
         # What the person got running it: the error names what failed, and whose it was.
-        got = f"the person got “{_error_line(text)}”"
+        # The error first: a title is cut short, and what failed is its lesson (what the agent had
+        # done is in the memory's first line).
+        error = _error_line(text).rstrip(" .:：。")
         assert said is not None  # pasted_failure needs the agent's words
-        claim = said.lower()
+        claim = _claim(said)
         if doing is None and _GAVE_STEPS.search(said) and not (
                 any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim)):
-            return f"Check that your instructions work before giving them: {got}"
-        where = f"After you {_briefly(doing)}, check" if doing else "Check"
-        return f"{where} that it works before saying it is done: {got}"
+            return f"{error}: check that your instructions work before giving them"
+        return f"{error}: check that it works before saying it is done"
     words = spoken(text)
     line, _, below = words.partition("\n")
     first, _, rest = line.partition(". ")
