@@ -215,3 +215,14 @@ def test_an_approval_is_no_override_of_the_plan() -> None:
     plan = "Plan ready in `docs/plan.md`. Should I proceed to implement it?"
     assert not overrides("I just want to say the plan looks great, go ahead", plan)
     assert not overrides("no, I need a minute first, then go ahead", plan)
+
+
+def test_praise_seeing_no_problem_and_a_spec_of_errors_after_done_are_no_corrections() -> None:
+    assert correction_rule("Still looks great on the phone too") is None
+    assert correction_rule("No veo ningún problema, perfecto") is None
+    assert correction_rule("Não vejo problema nenhum, pode seguir") is None
+    assert not reports_after_done("No veo ningún problema, perfecto", DONE_EDIT)
+    assert not reports_after_done("Não vejo problema nenhum, pode seguir", DONE_EDIT)
+    assert correction_rule("no, still broken") == "no"
+    assert not reports_after_done("Error messages should be shown in a banner, not a popup", DONE_EDIT)
+    assert reports_after_done("Error in the settings form: the save button does nothing", DONE_EDIT)

@@ -155,14 +155,6 @@ question in Chinese of a clause or two ("Auto mode就是之前的默认模式吗
 nothing when answered "对，…", unless it challenges ("不是…吗", "你在干什么", "你怎么就…"); "sorry, I
 cannot see your editor" (抱歉，我无法…) concedes nothing.
 """
-# LEAD NOTE TO corr (02:12 UTC), delete this block when read: the second reader's findings H2 and H3 in
-# /work/helpers/s7/review1.md are in this file and are precision regressions of this session:
-# H2 pasted_failure's "error alone" branch takes prose opening "Invalid …", "Could not be happier", "Error
-# messages should …" after a Done as a pasted error; H3 praise/agreement stored as corrections ("I mean it,
-# this is exactly what I wanted" via _MEANT, "Sigue funcionando perfecto" via _STILL, "我没看到报错，运行正常"
-# via _ZH_FAILS, "这样不是挺好的吗", "go ahead" via _CHOOSES). Repros in /tmp/review1/t1.py t2.py t3.py cx.py.
-# Please fix these before anything else (the held-out measurement is taken at 02:58). H1 (cubic _GAVE_STEPS)
-# is fixed already (in your db42389).
 
 from __future__ import annotations
 
@@ -176,6 +168,8 @@ _OPENER = re.compile(
     rf"pls|plz|lah|lol|bro|dude|man|omg|yo|ultrathink|think(?: hard| harder| deeply)?|"
     rf"megathink)\b{_SEP}*|\[(?:image|pasted text) #\d+[^\]]*\]{_SEP}*)+")
 _NO = re.compile(rf"^(?:no+|nope|nah|non|nein|n[aã]o)(?:(?!-){_SEP}|$)(?!{_SEP}*(?:worries|problem|rush|need|thanks|"
+                 # a verb it negates, seeing no problem: "No veo ningún problema", "Não vejo problema nenhum"
+                 r"(?:veo|vejo|hay|há|tengo|tenho) (?:ning[uú]n|nenhum|problema|error|erro)|"
                  r"thank|idea|prob\w*|biggie|more questions|further|other|changes? needed|one|longer|matter|"
                  r"doubt|problemo)\b)")
 _DONT = re.compile(r"^(?:don'?t|do not|dont|never|stop)\b(?!\s+(?:worry|forget|hesitate|mind)\b)"
@@ -267,7 +261,8 @@ _UNMARKED_QUESTION = 12  # words: a challenge this short needs no "?" ("why is i
 # highlighting does not quite work", "i dont see it in the repo", "same error", "still laggy",
 # "there is no TSModuleInfo diff".
 _FAILS = re.compile(
-    r"^(?:still|same)\b|^(?:the )?same (?:error|issue|problem|thing|result|bug)\b"
+    r"^(?:still|same)\b(?! (?:looks?|works?|working|fine|good|great|perfect|nice)\b)"
+    r"|^(?:the )?same (?:error|issue|problem|thing|result|bug)\b"
     r"|^i (?:still )?(?:don'?t|do not|can'?t|cannot|didn'?t|did not) (?:see|find|have)\b"
     r"|^there(?: is|'?s| are) (?:still )?no\b"
     r"|^(?:nothing (?:changed|happens|happened|works)|no (?:change|difference))\b"
@@ -573,8 +568,8 @@ _VI_ES_PT_ANYWHERE = re.compile(
     r"\b(?:bạn|em|anh|chị|mình)\s+(?:đã\s+)?(?:\w+\s+)?(?:nhầm|sai)\b|(?<!không )\bbị lỗi\b|"
     r"\bvẫn (?:chưa|không|bị|còn)\b|"
     r"\bkhông (?:thấy(?! (?:lỗi|vấn đề|gì|sai))|hoạt động|chạy được|hiện|hiển thị)\b|"
-    r"\bno (?:veo|aparece|funciona|se (?:ve|muestra))\b|"
-    r"\bn[aã]o (?:vejo|aparece|funciona|mostra)\b")
+    r"\bno (?:veo|aparece|funciona|se (?:ve|muestra))\b(?! (?:ning[uú]n\w*|nada))|"
+    r"\bn[aã]o (?:vejo|aparece|funciona|mostra)\b(?! (?:nenhum\w*|nada|problema nenhum|erro nenhum))")
 _VI_ES_PT_CUES = ("nhầm", "sai", "lỗi", "vẫn", "không", "no ", "não", "nao ")
 
 
@@ -1453,6 +1448,8 @@ def reports_after_done(text: str, said: str | None) -> bool:
         return False  # "Why is that an issue?", "…解决我们的问题吗？": a question about it
     if _PLEASED_FIRST.match(first.lower()):
         return False  # "Great, it works. One issue left: …" praises first; judged on its own
+    if _SPEC_FIRST.match(lowered):
+        return False  # "Error messages should be shown in a toast": how errors are to be handled
     if _harmless(lowered):
         return False  # "i have this error, it does not cause any issues, maybe fix it": no failure of the work
     claim = _claim(said)
@@ -1510,7 +1507,10 @@ _HARMLESS = re.compile(r"\b(?:does ?n'?t|does not|do not|don'?t|won'?t) (?:cause
                        r"\bnot (?:a )?(?:big deal|problem)\b|不影响|没有?影响|"
                        # none met: "我没看到报错，运行正常", "no errors this time", "不再报错了"
                        r"没有?(?:看到|发现|遇到|出现)?(?:任何)?(?:报错|错误|问题|异常)|不再(?:报错|出错)|"
-                       r"\b(?:no|without|zero) (?:more )?(?:errors?|issues?|problems?|warnings?)\b")
+                       r"\b(?:no|without|zero) (?:more )?(?:errors?|issues?|problems?|warnings?)\b|"
+                       r"\bning[uú]n (?:problema|error)|\b(?:problema|erro) nenhum|\bnenhum (?:problema|erro)|"
+                       r"\bsin (?:problemas?|errores?)|\bsem (?:problemas?|erros?)|"
+                       r"\baucun (?:problème|souci|bug|erreur)|\bpas de (?:problème|souci|bug)")
 # A harmless side of a failure names what it spares ("it doesn't cause any issues for login",
 # "对登录没有影响", "not a big deal for the demo, but it has to work"): the failure stands.
 _SPARES_AFTER = re.compile(r"\s+(?:for|to|on|with) (?!(?:me|us|now|anyone|anything|the moment)\b)\w")
@@ -1527,6 +1527,9 @@ def _harmless(lowered: str) -> bool:
     return False
 
 
+# A problem word as the subject of what should be: a spec of how errors are handled, no failure met.
+_SPEC_FIRST = re.compile(r"^\W*(?:the )?(?:errors?|error messages?|exceptions?|failures?|issues?|bugs?|warnings?)"
+                         r"(?: \w+){0,3} (?:should|must|need to|needs to|have to|has to|ought to)\b")
 _PLEASED_FIRST = re.compile(r"^(?:great|perfect|nice|awesome|excellent|good|super|parfait|génial|très bien|top)\b")
 
 
