@@ -271,10 +271,21 @@ _COMMANDS = (
 )
 
 
+# The programs the patterns above start with: a span starting with another one and giving no
+# flag does nothing they know (most spans: a path, a name), read without a pattern run.
+_COMMAND_HEADS = frozenset("""
+npm pnpm yarn bun npx vite next nuxt astro remix ng flask rails hugo git rm ruff eslint golangci-lint cargo prettier
+black gofmt go tsc mypy pyright python python3 uv
+""".split())
+
+
 def command_concepts(span: str) -> str:
     """The English words for what a command line does ("dev server" for `pnpm dev`), or ""."""
-    span = " ".join(span.lower().split())
-    return " ".join(words for pattern, words in _COMMANDS if pattern.match(span))
+    words = span.lower().split()
+    if not words or (words[0] not in _COMMAND_HEADS and "-" not in span and "runserver" not in span):
+        return ""
+    span = " ".join(words)
+    return " ".join(found for pattern, found in _COMMANDS if pattern.match(span))
 
 
 # Practices instruction files name in many ways, few of their words shared: test-first is "TDD",

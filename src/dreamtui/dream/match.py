@@ -1250,7 +1250,7 @@ def _read_sentence(sentence: str, code_words: frozenset[str], flags: frozenset[s
     growing_code, growing_flags = set(code_words), set(flags)
     carried = aside = False
     parts = _split_outside_code(_ASIDE_RE, sentence)
-    if len(parts) > 1 and _DEFINED_RE.match(sentence) is not None:
+    if len(parts) > 1 and "`" in sentence and _DEFINED_RE.match(sentence) is not None:
         # A command heading a line and the words after its dash say what it is ("`npm run dev`
         # - the development server, started by the user"): a mention, no instruction to run it.
         parts = parts[1:]
