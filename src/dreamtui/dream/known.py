@@ -1053,6 +1053,13 @@ class KnownIndex:
             rule = self.index.items[i]
             shared = len(said.numbers & self.numbers[i])
             verdict = self.telling(query, i, verdict)
+            turned = self.turned(core, i)
+            if turned is not None:
+                # the same steps or options the other way round: never a restatement
+                if verdict.score >= CONTRADICTS_SIMILARITY:
+                    opposite = Verdict(verdict.score, (turned,), verdict.threshold)
+                    found.append((1, shared, verdict.score, 1, -i, KnownMatch("contradicts", rule, opposite)))
+                continue
             permitted = bool(said.gated) and (_PERMISSION_RE.search(rule.text) is not None
                                               or said.gated in self.index.features[i].facts.rejected)
             if permitted and verdict.conflicts and all({c.a, c.b} == _POLARITY for c in verdict.conflicts):
@@ -1067,6 +1074,8 @@ class KnownIndex:
             alternatives = self.agreed_pick(query, i) if alike or not verdict.conflicts else None
             if alike or (alternatives is not None and not verdict.conflicts):
                 against = None if permitted else self.opposed(stance, i)
+                if against is not None and self.said_alike(stance, i, against):
+                    against = None  # "never deploy before the smoke test" holds deploying back
                 if against is not None:
                     if not rule.part:
                         opposite = Verdict(verdict.score, (against,), verdict.threshold)
@@ -1129,7 +1138,8 @@ class KnownIndex:
                      # a forbidden flag the other side names by what it does
                      and not (c.slot == "prohibited" and _flag_said(c, query, self.index.features[rule]))
                      and not self.occasion(query, rule, c)
-                     and not self.required(query, rule, c) and not self.persons_step(query, rule, c))
+                     and not self.required(query, rule, c) and not self.persons_step(query, rule, c)
+                     and not self.said_alike(query, rule, c))
         # Opposite stances on plain words only, where the two agree on more ("Hyperparameters
         # belong in the configs, not hard-coded" / "Don't hard-code hyperparameters"): where a
         # plain word falls is a guess (opposed()), the agreement is not.
@@ -1145,6 +1155,31 @@ class KnownIndex:
             if rejected.isdisjoint(query.stems) and not any({c.a, c.b} == _POLARITY for c in bare.conflicts):
                 return bare
         return verdict if len(kept) == len(verdict.conflicts) else Verdict(verdict.score, kept, verdict.threshold)
+
+    def said_alike(self, query: Features, rule: int, conflict: Conflict) -> bool:
+        """A swap of words saying one thing: two verbs of picking ("favour" / "prefer"), or
+        order words, or a step held back, where both put the same two steps in the same order
+        ("prior to" / "before"; "publish only after tagging" / "tag before publishing"; "never
+        deploy before the smoke test" / "run the smoke test before deploying")."""
+        words = {stem(w) for value in (conflict.a, conflict.b) for w in value.split()}
+        if len(words) > 1 and words <= _SYNONYM_PICKING:
+            return True
+        ordering = len(words) > 1 and words <= _SEQUENCE_WORDS | {"befor", "after"}
+        held = {conflict.a, conflict.b} == _POLARITY \
+            and features_of(conflict.slot).stems <= frozenset().union(*(a | b for a, b in _sequence(query.text)))
+        return (ordering or held) and _order_turned(query.text, self.index.items[rule].text) is False
+
+    def turned(self, query: Features, rule: int) -> Conflict | None:
+        """What the memory says the other way round from the rule: the order of two steps the
+        rule orders ("Ship migrations before the dry run" / "Do a dry run before shipping
+        migrations"), or the option the rule picks another over ("Prefer to write new modules" /
+        "Prefer extending existing modules over writing new ones")."""
+        text = self.index.items[rule].text
+        if _order_turned(query.text, text):
+            return Conflict("order", clip(query.text, RULE_CHARS // 4), clip(text, RULE_CHARS // 4))
+        if _picks_rejected(query.text, text):
+            return Conflict("preference", clip(query.text, RULE_CHARS // 4), clip(text, RULE_CHARS // 4))
+        return None
 
     def gated_step(self, query: Features, rule: int, conflict: Conflict) -> bool:
         """Whether a do-vs-do-not difference is on a step the memory puts after a condition
@@ -2109,6 +2144,174 @@ def _before_step(text: str) -> frozenset[str]:
     """The stems of the step a memory says something comes before ("… before committing
     changes"): what it gates, not what it does."""
     return frozenset().union(*(Features.of(phrase).stems for phrase in _BEFORE_RE.findall(text)))
+
+
+# Which of two steps comes first, and which of two options is picked (_sequence, _preference):
+# a memory saying the same two steps in the other order, or picking what a rule rejects, states
+# the opposite however many words the two share ("Ship migrations before the dry run" / "Always
+# do a dry run before shipping migrations"; "Prefer to write new modules" / "Prefer extending
+# existing modules over writing new ones"). Read on words, commas kept: a fronted clause ends at one.
+_TOKEN_RE = re.compile(r"[a-z0-9][\w'+#./-]*|,")
+_CLAUSE_END_RE = re.compile(r"[.;:!?\n]+(?:\s|$)|[()]")
+# Order words: each names which side of it comes first ("X before Y": X; "X after Y": Y).
+_FIRST_SIDE = {"before": 0, "prior": 0, "then": 0, "after": 1, "once": 1, "until": 1}
+_SEQUENCE_WORDS = frozenset(stem(w) for w in "before after first then once until prior later afterwards "
+                                             "beforehand only".split())
+# Verbs picking one option over another, and the words leading the option rejected.
+_PICKING = frozenset(stem(w) for w in "prefer favour favor choose pick opt use".split())
+_SYNONYM_PICKING = frozenset(stem(w) for w in "prefer favour favor choose pick opt".split())
+_OVER = (("over",), ("rather", "than"), ("instead", "of"), ("in", "place", "of"), ("to",), ("not",))
+# Where an option's words end and its condition begins ("… over inheritance when designing classes").
+_OPTION_END = frozenset("when whenever if unless for in because so where while during since as on".split())
+_ONES = frozenset({"one", "ones"})
+_MIN_OPTION_MATCH = 2  # stems an option must share with the rule's (or all of the rule's, fewer)
+
+
+def _clauses(text: str) -> list[list[str]]:
+    """`text`'s sentences as lowercase words, commas kept, code marks dropped."""
+    return [words for part in _CLAUSE_END_RE.split(text.replace("`", "").replace("’", "'"))
+            if (words := _TOKEN_RE.findall(part.lower()))]
+
+
+def _negated(words: Sequence[str]) -> bool:
+    return any(word.replace("'", "") in NEGATIONS for word in words)
+
+
+def _step(words: Sequence[str]) -> frozenset[str]:
+    """The stems naming a step, without order words and generic ones."""
+    return Features.of(" ".join(w for w in words if w != ",")).stems - _SEQUENCE_WORDS - _GENERIC
+
+
+def _comma(words: Sequence[str], start: int, end: int) -> int:
+    """The first comma in words[start:end], else `end`."""
+    return next((i for i in range(start, end) if words[i] == ","), end)
+
+
+@lru_cache(maxsize=4096)
+def _sequence(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The (earlier, later) steps `text` orders, by the first order word of each sentence:
+    "X before Y", "X prior to Y", "X, then Y", "X after Y", "X once Y", "Before Y, X", "After Y,
+    X", "don't X until Y". A step negated ("Never ship before the dry run") is held back: the
+    order turns."""
+    found = []
+    for words in _clauses(text):
+        at = next((i for i, w in enumerate(words) if w in _FIRST_SIDE
+                   and (w != "prior" or words[i + 1:i + 2] == ["to"])), None)
+        if at is None:
+            continue
+        pole = words[at]
+        skip = 2 if pole == "prior" else 1
+        if at == 0 or (at == 1 and words[0] == "only"):
+            if pole == "then":
+                continue
+            ends = _comma(words, at + skip, len(words))
+            other, this = words[at + skip:ends], words[ends + 1:]
+        else:
+            # (", then Y" and ", and then Y" follow the clause before the comma)
+            ends = at - 1 if words[at - 1] == "and" and pole == "then" else at
+            ends -= ends > 0 and words[ends - 1] == "," and pole == "then"
+            starts = max((i + 1 for i in range(ends) if words[i] == ","), default=0)
+            this = words[starts:ends]
+            other = words[at + skip:_comma(words, at + skip, len(words))]
+        if pole == "until" and not _negated(this):
+            continue  # "retry until it passes" orders nothing
+        first, then = _step(this), _step(other)
+        if not first or not then:
+            continue
+        if _FIRST_SIDE[pole] == 1:
+            first, then = then, first
+        if _negated(this) and pole not in ("then", "until"):
+            first, then = then, first
+        found.append((first, then))
+    return tuple(found)
+
+
+def _meets(a: frozenset[str], b: frozenset[str]) -> int:
+    """How many stems of `a` are in `b` or kin of one there."""
+    return sum(1 for s in a if s in b or any(kindred(s, t) for t in b))
+
+
+def _turned(mine: tuple[frozenset[str], frozenset[str]], ruled: tuple[frozenset[str], frozenset[str]]) -> bool | None:
+    """Whether `mine` pairs its two sides with `ruled`'s the other way round (True) or the same
+    way (False), by the words each side has and the other side lacks; None when neither holds."""
+    a1, a2 = mine[0] - mine[1], mine[1] - mine[0]
+    b1, b2 = ruled[0] - ruled[1], ruled[1] - ruled[0]
+    straight, cross = (_meets(a1, b1), _meets(a2, b2)), (_meets(a1, b2), _meets(a2, b1))
+    if min(cross) and sum(cross) > sum(straight):
+        return True
+    if min(straight) and sum(straight) > sum(cross):
+        return False
+    return None
+
+
+def _order_turned(text: str, rule: str) -> bool | None:
+    """Whether `text` orders two steps `rule` orders the other way round (True), the same way
+    (False), or orders none of the rule's (None)."""
+    for mine in _sequence(text):
+        for ruled in _sequence(rule):
+            turned = _turned(mine, ruled)
+            if turned is not None:
+                return turned
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What `text` picks and what it picks it over ("Prefer A over B", "favour A to B", "use A
+    rather than / instead of B", "choose A, not B"; the rejected side may be empty: "Prefer to
+    write A", "Use A"), each without its condition ("… when designing classes"); "ones" is the
+    picked thing's noun. None when it picks nothing or rejects picking."""
+    for words in _clauses(text):
+        at = next((i for i, w in enumerate(words) if stem(w) in _PICKING), None)
+        if at is None or _negated(words[:at]):
+            continue
+        start = at + 2 if words[at + 1:at + 2] == ["to"] else at + 1
+        rest = words[start:]
+        over = next(((i, len(o)) for i in range(1, len(rest)) for o in _OVER
+                     if tuple(rest[i:i + len(o)]) == o and _connects(o, words[at], rest, i)), None)
+        picked, rejected = (rest[:over[0]], rest[over[0] + over[1]:]) if over else (rest, [])
+        picked, rejected = _unconditioned(picked), _unconditioned(rejected)
+        chosen, other = _step(picked), _step(rejected)
+        if picked and any(w in _ONES for w in rejected):
+            # "small functions rather than long ones": the ones are functions
+            other = (other - _ONES) | _step(picked[-1:])
+        if chosen:
+            return chosen, other
+    return None
+
+
+def _picks_rejected(text: str, rule: str) -> bool:
+    """Whether `text` picks what `rule` picks another option over. A text picking nothing in
+    words of its own ("Write new modules") picks what it does, unless it rejects it."""
+    ruled = _preference(rule)
+    if ruled is None or not ruled[1]:
+        return False
+    mine = _preference(text)
+    if mine is None:
+        clause = next(iter(_clauses(text)), [])
+        if _negated(clause):
+            return False
+        mine = (_step(_unconditioned(clause)), frozenset())
+    if mine[1]:
+        return _turned(mine, ruled) is True
+    chosen, rejected = ruled[0] - ruled[1], ruled[1] - ruled[0]
+    against = _meets(mine[0], rejected)
+    return against >= min(_MIN_OPTION_MATCH, len(rejected)) and against > _meets(mine[0], chosen)
+
+
+def _connects(over: tuple[str, ...], verb: str, words: Sequence[str], at: int) -> bool:
+    """Whether `over` at words[at] leads the option rejected: "to" only after a verb of picking
+    and before an option ("prefer A to writing B", not "prefer A to search files"), "not" only
+    after a comma ("use A, not B", not "use A if not B")."""
+    if over == ("to",):
+        following = words[at + 1] if at + 1 < len(words) else ""
+        return stem(verb) in _SYNONYM_PICKING and (following.endswith("ing") or following in ("the", "a", "an"))
+    return over != ("not",) or words[at - 1] == ","
+
+
+def _unconditioned(words: Sequence[str]) -> list[str]:
+    """An option's words up to its condition or the clause's next comma."""
+    return list(words[:next((i for i, w in enumerate(words) if i and (w in _OPTION_END or w == ",")), len(words))])
 
 
 def _explains(first: Conflict, then: Conflict) -> bool:
