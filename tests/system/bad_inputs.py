@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamtui.dream.runner import dream
+from dreamtui.errors import ConfigError
 from dreamtui.review.decide import all_matching, decide
 from dreamtui.scaffold import init_workspace, regenerate_generated_files
 from dreamtui.store.changesets import ChangesetStore
@@ -288,7 +289,11 @@ def workspace_locked(ws: Path) -> Iterator[None]:
 
 
 def states(ws: Path) -> dict[str, int]:
-    with STMStore.for_workspace(open_workspace(ws)) as store:
+    try:
+        store = STMStore.for_workspace(open_workspace(ws))
+    except ConfigError:  # the case broke the config on purpose: the database is where init put it
+        store = STMStore(ws / "stm.db")
+    with store:
         return store.counts()
 
 
@@ -460,8 +465,12 @@ CASES: tuple[Case, ...] = (
                                                     "anthropic"), 1,
          ("ANTHROPIC_API_KEY",), then(plain, pending_memory), after=batch_returned),
     Case("dream.engine: an unknown name in the config", w("--headless", "dream", "--force"), 2,
-         ("engine 'sleepy'", "not a built-in engine"),
-         then(config("dream:\n  engine: sleepy\n"), pending_memory), after=nothing_claimed),
+         ("dreamtui.yaml", "dream.engine: 'sleepy'", "not a built-in engine"),
+         then(then(plain, pending_memory),
+              lambda ws: (ws / "dreamtui.yaml").write_text("dream:\n  engine: sleepy\n", encoding="utf-8")),
+         after=nothing_claimed),
+    Case("config: a version this dreamtui does not read", w("config", "check"), 2,
+         ("dreamtui.yaml", "version: expected 1, got 7"), config("version: 7\n")),
     Case("headless dream with nothing pending (gate)", w("--headless", "dream"), 0,
          ("skipped: 0 pending memories", "headless.min_pending"), plain),
     Case("headless dream while another process holds the lock", w("--headless", "dream", "--force"),

@@ -65,3 +65,36 @@ def test_a_reader_that_goes_away_is_no_error(tmp_path: Path) -> None:
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 1
     assert stderr == ""
+
+
+def test_a_line_cut_short_is_placed_at_its_own_end(tmp_path: Path) -> None:
+    ws = minimal_workspace(tmp_path / "ws")
+    lines = tmp_path / "cut.jsonl"
+    cut = '{"type": "observation", "title": "t", "content": '
+    lines.write_text(f"{cut}\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["--workspace", str(ws), "submit", "--jsonl", str(lines)])
+    # json counts the failure past the newline as column 1 of a second line
+    assert f"{lines}, line 1: invalid JSON at column {len(cut) + 1}: expecting value" in result.stderr
+
+
+def test_config_check_names_a_misspelt_engine_and_an_unknown_version(tmp_path: Path) -> None:
+    ws = minimal_workspace(tmp_path / "ws", "version: 7\ndream:\n  engine: heurstic\n")
+    code, output = _run("--workspace", str(ws), "config", "check")
+    assert code == 2
+    assert "version: expected 1, got 7" in output
+    assert ("dream.engine: 'heurstic' is not a built-in engine (heuristic, anthropic, ollama) nor a "
+            "`package.module:ClassName` reference") in output
+
+
+def test_a_dream_with_an_unknown_engine_says_so_as_an_error(tmp_path: Path) -> None:
+    ws = minimal_workspace(tmp_path / "ws")
+    result = CliRunner().invoke(main, ["--workspace", str(ws), "dream", "--engine", "nope"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("dreamtui: engine 'nope' is not a built-in engine")
+
+
+def test_the_built_in_engines_are_the_ones_config_accepts() -> None:
+    from dreamtui.dream.engines.base import BUILTIN_ENGINES
+    from dreamtui.workspace.config import BUILTIN_ENGINE_NAMES
+
+    assert tuple(BUILTIN_ENGINES) == BUILTIN_ENGINE_NAMES

@@ -92,13 +92,15 @@ def test_jsonl_decode_matches_json_loads() -> None:
 
     lines = ['{"a": 1}', '{"a": 1}\n', '{"a": 1} \t\r\n', '  {"a": 1}', '{"a": 1} x', '{"a": 1}{}',
              '{"a": 1} \n 2', '{"a": ', '{"a": NaN}', '{"a": 1e400}', '{"a": "\\ud800"}', '{}',
-             '[1]', '"s"', "", "\n", "\ufeff{}", '{"a": {"b": [1, 2.5, null, true]}}', "{" * 3]
+             '[1]', '"s"', "", "\n", "\ufeff{}", '{"a": {"b": [1, 2.5, null, true]}}', "{" * 3,
+             '{"a": \n']
     for text in lines:
         try:
             expected: object = json.loads(text)
         except json.JSONDecodeError as exc:
             what = exc.msg.removesuffix(" at")  # "Invalid control character at"
-            expected = f"invalid JSON at column {exc.colno}: {what[:1].lower()}{what[1:]}"
+            column = min(exc.pos, len(text.rstrip("\r\n"))) + 1  # the line's, not past its newline
+            expected = f"invalid JSON at column {column}: {what[:1].lower()}{what[1:]}"
         try:
             got: object = _decode(2, text.encode("utf-8", "surrogatepass"))
         except InputError as exc:

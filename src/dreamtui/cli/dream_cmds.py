@@ -77,7 +77,9 @@ def dream_cmd(ctx: click.Context, app: AppContext, as_json: bool, engine: str | 
     if as_json:
         click.echo(json.dumps(result.summary, indent=2, ensure_ascii=False))
     else:
-        click.echo(result.message, err=result.exit_code != EXIT_OK)  # the log's stderr leaves it out
+        failed = result.exit_code != EXIT_OK
+        # the log's stderr leaves it out; an error reads as every other command's does
+        click.echo(f"dreamtui: {result.message}" if failed else result.message, err=failed)
         dream_id = result.summary.get("dream_id")
         if dream_id and result.summary.get("waiting"):
             click.echo(f"review it: dreamtui review show {dream_id}   "

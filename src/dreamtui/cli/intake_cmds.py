@@ -217,7 +217,10 @@ def _decode(number: int, line: bytes) -> Any:
     except json.JSONDecodeError as exc:
         # json says "Invalid control character at" and appends the place: ours comes first
         what = exc.msg.removesuffix(" at")
-        raise InputError(f"invalid JSON at column {exc.colno}: {what[:1].lower()}{what[1:]}") from None
+        # The line's own column: a line cut short fails past its newline, which json counts
+        # as column 1 of a second line.
+        column = min(exc.pos, len(text.rstrip("\r\n"))) + 1
+        raise InputError(f"invalid JSON at column {column}: {what[:1].lower()}{what[1:]}") from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply") from None
 

@@ -143,6 +143,19 @@ class OllamaConfig(_Section):
     max_retries: int = Field(2, ge=0, le=10)
 
 
+# The engines dreamtui ships (dream.engines.base maps each to its class); any other engine is a
+# `package.module:ClassName` reference, imported when a dream starts.
+BUILTIN_ENGINE_NAMES = ("heuristic", "anthropic", "ollama")
+
+
+def engine_problem(name: str) -> str | None:
+    """Why `name` names no engine, or None (a reference is checked when it is imported)."""
+    if name in BUILTIN_ENGINE_NAMES or ":" in name:
+        return None
+    return (f"{name!r} is not a built-in engine ({', '.join(BUILTIN_ENGINE_NAMES)}) "
+            "nor a `package.module:ClassName` reference")
+
+
 class DreamConfig(_Section):
     engine: str = "heuristic"
     similarity: int = Field(88, ge=50, le=100)
@@ -150,6 +163,15 @@ class DreamConfig(_Section):
     fallback_to_heuristic: bool = False
     anthropic: AnthropicConfig = Field(default_factory=AnthropicConfig)
     ollama: OllamaConfig = Field(default_factory=OllamaConfig)
+
+    @field_validator("engine")
+    @classmethod
+    def _engine_named(cls, value: str) -> str:
+        # A misspelt name is found here, by `config check`, not at the next cron dream.
+        problem = engine_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class HeadlessConfig(_Section):
@@ -220,7 +242,7 @@ def _schema_problem(schema: dict[str, Any]) -> str | None:
 
 class Config(_Section):
     _validators: dict[str, Any] = PrivateAttr(default_factory=dict)  # compiled metadata_schemas
-    version: int = 1
+    version: Literal[1] = 1  # the only layout this dreamtui reads; a newer file is named, not guessed at
     memory_types: list[str] = Field(default_factory=lambda: list(DEFAULT_MEMORY_TYPES))
     # A JSON Schema (2020-12) per memory type, feedback types included, that a submission's
     # metadata must satisfy: what a Dreamer server's `memory_types[].metadata_schema` declares.

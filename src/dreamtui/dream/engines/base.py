@@ -21,7 +21,7 @@ from dreamtui.dream.known import KnownIndex, KnownMatch
 from dreamtui.errors import InputError
 from dreamtui.model import Memory, Proposal, Refusal
 from dreamtui.store.ltm import LTMSnapshot
-from dreamtui.workspace.config import Config
+from dreamtui.workspace.config import Config, engine_problem
 
 
 class CancelToken:
@@ -114,11 +114,10 @@ BUILTIN_ENGINES = {
 
 def load_engine(name: str, config: Config) -> Engine:
     """An engine by built-in name or `package.module:ClassName`, checked against the interface."""
+    problem = engine_problem(name)
+    if problem:
+        raise InputError(f"engine {problem}")
     reference = BUILTIN_ENGINES.get(name, name)
-    if ":" not in reference:
-        known = ", ".join(BUILTIN_ENGINES)
-        raise InputError(f"engine {name!r}: not a built-in engine ({known}) "
-                         "nor a `package.module:ClassName` reference")
     module_name, _, class_name = reference.partition(":")
     try:
         module = importlib.import_module(module_name)
