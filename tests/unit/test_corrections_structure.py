@@ -226,3 +226,13 @@ def test_praise_seeing_no_problem_and_a_spec_of_errors_after_done_are_no_correct
     assert correction_rule("no, still broken") == "no"
     assert not reports_after_done("Error messages should be shown in a banner, not a popup", DONE_EDIT)
     assert reports_after_done("Error in the settings form: the save button does nothing", DONE_EDIT)
+
+
+def test_an_error_alone_where_it_failed_and_a_failure_beside_no_problem() -> None:
+    for turn in ("Error in sub-node 'Fetch prices' {\"errorMessage\": \"bad tool name\"}",
+                 "raise ValueError(msg) from None\nValueError: bad config",
+                 "\"stderr\": String(\"error: unexpected argument '--fast' found\")"):
+        assert pasted_failure(turn, DONE_EDIT)
+    # fine elsewhere, and then what is missing: a failure report still
+    assert reports_after_done("其他都没问题，但是保存按钮点了没反应", DONE_EDIT)
+    assert correction_rule("你不是可以用网页版看吗，我可以登录") == "zh"  # can't you use the web version?

@@ -421,7 +421,7 @@ _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|ho
 # nor a new idea ("我突然想到之前不是有一个…技能，可以用吗？")
 _ZH_DOUBT = re.compile(r"^(?!意思是|所以|也就是说|我(?:突然)?想到|我有(?:个|一个)(?:新)?想法)"
                        r"(?:[^\n]*?)(?<!是)(?<!如果)(?<!要)(?<!若)"
-                       r"不是(?![^。！!？?\n]{0,10}?(?:挺好|很好|不错|可以|对的|没问题|正确))[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
+                       r"不是(?![^。！!？?\n]{0,10}?(?:挺好|很好|不错|对的|没问题|正确))[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
                        r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
@@ -849,7 +849,10 @@ _ERROR_MARK = re.compile(
 _ERROR_ALONE = re.compile(
     r"^\W{0,2}(?:[\w.-]+:\s+){0,2}(?:(?:[A-Z]\w* ){0,3}(?:Error|Exception)(?:\[\w+\])?(?::|\s*\(|\s*$|\s+[A-Z])|"
     r"(?:error|fatal|panic)(?:\[\w+\])?:|(?:ERROR|FATAL|FAILED)\b|Traceback \(|Uncaught [A-Z]|"
-    r"Invalid (?:[A-Z]\w*|[\w ]{1,30}:)|(?:[A-Z]\w* ){0,2}[Nn]ot found\b)"
+    r"Invalid (?:[A-Z]\w*|[\w ]{1,30}:)|(?:[A-Z]\w* ){0,2}[Nn]ot found\b|"
+    # where it failed ("Error in sub-node 'P01'", "Error from npm run build"), a traceback's raise, a
+    # program's stderr field
+    r"(?:Error|Exception) (?:in|from|while|during) \S|raise [A-Z]\w*(?:Error|Exception)\b|\"?stderr\"?\s*:)"
     r"|\b[\w.]*[a-z](?:Error|Exception):|\bSQLSTATE\[|\bcommand not found\b|\bNo such file or directory\b|"
     r"\bPermission denied\b|\bis not recognized as\b|\bnot a git repository\b|\bdoes not match any\b|"
     r"不是内部或外部命令|找不到|无法(?:访问|写入|打开|连接|找到|加载|运行|识别|启动|读取|解析)|(?:错误|失败|异常|报错)\s*[:：]|"
@@ -1506,7 +1509,9 @@ _HARMLESS = re.compile(r"\b(?:does ?n'?t|does not|do not|don'?t|won'?t) (?:cause
                        r"(?:issues?|problems?|harm|difference)\b|\bno (?:harm|big deal)\b|\bharmless\b|"
                        r"\bnot (?:a )?(?:big deal|problem)\b|不影响|没有?影响|"
                        # none met: "我没看到报错，运行正常", "no errors this time", "不再报错了"
-                       r"没有?(?:看到|发现|遇到|出现)?(?:任何)?(?:报错|错误|问题|异常)|不再(?:报错|出错)|"
+                       # (not 没问题 alone: "其他都没问题，但是边框没有" names a failure beside it)
+                       r"没有?(?:看到|发现|遇到|出现)(?:任何)?(?:报错|错误|问题|异常)|没有任何(?:报错|错误|问题|异常)|"
+                       r"不再(?:报错|出错)|"
                        r"\b(?:no|without|zero) (?:more )?(?:errors?|issues?|problems?|warnings?)\b|"
                        r"\bning[uú]n (?:problema|error)|\b(?:problema|erro) nenhum|\bnenhum (?:problema|erro)|"
                        r"\bsin (?:problemas?|errores?)|\bsem (?:problemas?|erros?)|"
