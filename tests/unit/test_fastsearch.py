@@ -75,3 +75,17 @@ def test_a_text_without_any_run_never_reaches_the_pattern() -> None:
     matches("ls: src: listing done")
     matches("BASH: NPX: COMMAND NOT FOUND")
     assert calls == ["BASH: NPX: COMMAND NOT FOUND"]
+
+
+def test_a_run_shared_by_alternatives_is_looked_for_once() -> None:
+    scans: list[str] = []
+
+    class Text(str):
+        def __contains__(self, run: object) -> bool:
+            scans.append(str(run))
+            return super().__contains__(str(run))
+
+    matches = matcher(re.compile(r"exit status \d+ from|exit status [a-z]+ in|no such host"))
+    assert matches(Text("the build went fine")) is False
+    assert sorted(scans) == ["exit status ", "no such host"]  # not "exit status " twice
+    assert matches(Text("make: exit status 2 from cc")) is True

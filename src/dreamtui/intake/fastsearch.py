@@ -132,12 +132,27 @@ def matcher(pattern: re.Pattern[str]) -> Callable[[str], bool]:
         could = screen(pattern)
         return lambda text: could(text) and pattern.search(text) is not None
     folded = bool(pattern.flags & re.IGNORECASE)
+    # Each run once, with the alternatives that hold it, in one flat list: a text is scanned for
+    # a run once however many alternatives share it, and no generator is made per alternative
+    # (on the short texts most rules read, that costs more than the scans).
+    holding: dict[str, list[re.Pattern[str]]] = {}
+    for runs, compiled in alternatives:
+        for run in runs or ():
+            holding.setdefault(run, []).append(compiled)
+    by_run = list(holding.items())
 
     def matches(text: str) -> bool:
-        if folded and _FOLDS_TO_ASCII.search(text) is not None:
+        if folded and not text.isascii() and _FOLDS_TO_ASCII.search(text) is not None:
             return pattern.search(text) is not None
         seen = text.lower() if folded else text
-        return any(compiled.search(text) is not None for runs, compiled in alternatives
-                   if runs is not None and any(run in seen for run in runs))
+        tried: set[re.Pattern[str]] = set()
+        for run, holders in by_run:
+            if run in seen:
+                for compiled in holders:
+                    if compiled not in tried:
+                        if compiled.search(text) is not None:
+                            return True
+                        tried.add(compiled)
+        return False
 
     return matches
