@@ -61,8 +61,8 @@ def flags_list(app: AppContext, as_json: bool) -> None:
         entry = group.entry
         pinned = ", pinned" if entry.pinned else ""
         count = len(group.flags)
-        click.echo(f"{entry.path} · {display_text(entry.title)} · {entry.confirmations} "
-                   f"confirmations{pinned} · {count} flag{'s' if count != 1 else ''}")
+        click.echo(f"{entry.path} · {display_text(entry.title)} · "
+                   f"{counted(entry.confirmations, 'confirmation')}{pinned} · {counted(count, 'flag')}")
         for flag in group.flags:
             for line in _flag_lines(flag):
                 click.echo(line)
