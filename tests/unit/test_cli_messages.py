@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from dreamtui.cli import main
+from dreamtui.errors import ConfigError
 from tests.factories import minimal_workspace
 
 
@@ -98,3 +100,19 @@ def test_the_built_in_engines_are_the_ones_config_accepts() -> None:
     from dreamtui.workspace.config import BUILTIN_ENGINE_NAMES
 
     assert tuple(BUILTIN_ENGINES) == BUILTIN_ENGINE_NAMES
+
+
+def test_a_key_given_twice_is_named_not_silently_resolved(tmp_path: Path) -> None:
+    ws = minimal_workspace(tmp_path / "ws", "headless:\n  min_pending: 1\n  min_pending: 5\n")
+    code, output = _run("--workspace", str(ws), "status")
+    assert code == 2
+    assert output == (f"dreamtui: {ws / 'dreamtui.yaml'}: line 3, column 3: invalid YAML: 'min_pending' is "
+                      "given twice in one mapping (lines 2 and 3); keep one\n")
+
+
+def test_a_merge_key_may_still_be_overridden(tmp_path: Path) -> None:
+    from dreamtui.workspace.config import load_config
+
+    ws = minimal_workspace(tmp_path / "ws", "x-defaults: &git\n  author_name: a\ngit:\n  <<: *git\n  author_name: b\n")
+    with pytest.raises(ConfigError, match="x-defaults: unknown key"):  # merged, then refused as no section
+        load_config(ws / "dreamtui.yaml")

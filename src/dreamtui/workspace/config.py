@@ -323,6 +323,24 @@ def interpolate_env(value: Any, where: str, problems: list[str], environ: dict[s
     return value
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping: PyYAML keeps the later value
+    without a word, so a setting a person appended above the template's own is silently lost."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults` merges keys that the mapping's own may override
+            line = key_node.start_mark.line + 1
+            if key_node.value in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{key_node.value!r} is given twice in one mapping (lines "
+                    f"{seen[key_node.value]} and {line}); keep one", key_node.start_mark)
+            seen[key_node.value] = line
+        return super().construct_mapping(node, deep)
+
+
 def _read_yaml(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
@@ -331,7 +349,7 @@ def _read_yaml(path: Path) -> Any:
     except OSError as exc:
         raise ConfigError(path, [f"(file): cannot read: {exc.strerror}"]) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 (a SafeLoader: see _UniqueKeys)
         _check_expanded_size(data, path)
         return data
     except yaml.YAMLError as exc:
