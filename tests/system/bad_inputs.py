@@ -237,8 +237,9 @@ def project_with_bad_targets(path: Path, b: Bases) -> None:
     code = path / "code"
     (code / "CLAUDE.md").mkdir(parents=True)
     (code / "AGENTS.md").write_bytes("# Agents, caf\xe9\n".encode("latin-1"))
-    with (path / "ws" / "dreamtui.yaml").open("a", encoding="utf-8") as config_file:
-        config_file.write("\nproject:\n  root: ../code\n")
+    config_file = path / "ws" / "dreamtui.yaml"  # the template's project block, its root set
+    config_file.write_text(re.sub(r"^(  root: )null", r"\1../code", config_file.read_text(encoding="utf-8"),
+                                  count=1, flags=re.MULTILINE), encoding="utf-8")
     decide(open_workspace(path / "ws"), b.dream_id, all_matching(), "accept")
 
 

@@ -6,6 +6,7 @@ reviewed SKILL.md in the project; routes change with `decide --route` and undo; 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -36,8 +37,9 @@ def toy(tmp_path: Path) -> tuple[Workspace, Path]:
     repo.index.commit("hand-written AGENTS.md", author=actor, committer=actor)
     (project / "CLAUDE.md").write_text(HAND_CLAUDE)  # untracked
     ws = init_workspace(tmp_path / "notes" / "x")
-    with ws.config_path.open("a", encoding="utf-8") as config:
-        config.write("\nproject:\n  root: ../../code/x\n")
+    # the template's own project block, its root set (a second `project:` would be a key given twice)
+    ws.config_path.write_text(re.sub(r"^(  root: )null", r"\1../../code/x", ws.config_path.read_text(encoding="utf-8"),
+                                     count=1, flags=re.MULTILINE), encoding="utf-8")
     return open_workspace(ws.root), project
 
 
