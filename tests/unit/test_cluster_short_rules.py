@@ -35,14 +35,7 @@ def test_a_choice_restated_with_its_pick_is_still_one_rule() -> None:
     assert compare_texts("Use bun, not npm.", "Prefer bun over npm for every script.").same_lesson
 
 
-def test_a_two_word_rule_joins_its_rewording_through_the_one_name_they_share() -> None:
-    # "pnpm instead of npm" says two words; its rewording shares only "pnpm".
-    found = clusters("This project uses **pnpm** instead of npm.", "Always use **pnpm** for dependency management.",
-                     "Write the commit messages in English.")
-    assert sorted(map(len, found)) == [1, 2]
-    # A language the two-word rule shares with another rule is the value of another thing:
-    # replies in Japanese, commit messages in English.
-    found = clusters("Think in English, reply in Japanese.", "Commit messages in English.",
-                     "Write commit messages in English.")
-    assert sorted(map(len, found)) == [1, 2]
-    assert ["Think in English, reply in Japanese."] in found
+def test_a_short_rule_does_not_join_its_contradiction_through_the_one_name_they_share() -> None:
+    # "Use Bun" and "Use Node, not Bun" share only Bun, which one picks and the other rejects.
+    found = clusters("Use Bun.", "Use Node, not Bun.", "Prefer Vitest.", "Run Vitest only in CI.")
+    assert sorted(map(len, found)) == [1, 1, 1, 1]
