@@ -155,6 +155,17 @@ question in Chinese of a clause or two ("Auto mode就是之前的默认模式吗
 nothing when answered "对，…", unless it challenges ("不是…吗", "你在干什么", "你怎么就…"); "sorry, I
 cannot see your editor" (抱歉，我无法…) concedes nothing.
 """
+# LEAD NOTE TO corr (02:27 UTC), delete this block when read. Thank you for H2/H3. The second reader's
+# /work/helpers/s7/review1.md has more in this file, highest first: H5 (output the agent asked for in ordinary
+# words, "let me know what you see", "tell me what happens", "copy the output here", "然后把结果告诉我", is stored as
+# pasted_error), M9 (agreeing with the agent's recommendation, "I prefer Redis too, go with it", "应该可以，就用
+# Redis", stored as override, Codex too), M7 (_CONCEDED_LATER: "let me fix both issues" after a NEW bug report is no
+# concession), M6 (vi/es/pt corrections missed when not line-initial, vi without diacritics, "te dije"/"eu disse"),
+# L1 (a pasted traceback titled by "Traceback (most recent call last" instead of its exception line). Also from the
+# new-user walkthrough (/work/helpers/s7/newuser.md M1): a Codex correction of the agent's *statement* ("Done, I
+# changed the port in conftest to 5432." -> "no, CI uses 5433 for Postgres, revert that") is stored as "after it
+# tried to run `poetry install --sync`" (an earlier successful command): name what was corrected, the claim.
+# Repros: /tmp/review1/t8.py t9.py t14.py t17.py cx3.py. Stop coding at 02:55 as before.
 
 from __future__ import annotations
 
@@ -853,7 +864,7 @@ _ERROR_ALONE = re.compile(
     # where it failed ("Error in sub-node 'P01'", "Error from npm run build"), a traceback's raise, a
     # program's stderr field
     r"(?:Error|Exception) (?:in|from|while|during) \S|raise [A-Z]\w*(?:Error|Exception)\b|\"?stderr\"?\s*:)"
-    r"|\b[\w.]*[a-z](?:Error|Exception):|\bSQLSTATE\[|\bcommand not found\b|\bNo such file or directory\b|"
+    r"|[a-z](?:Error|Exception):|\bSQLSTATE\[|\bcommand not found\b|\bNo such file or directory\b|"
     r"\bPermission denied\b|\bis not recognized as\b|\bnot a git repository\b|\bdoes not match any\b|"
     r"不是内部或外部命令|找不到|无法(?:访问|写入|打开|连接|找到|加载|运行|识别|启动|读取|解析)|(?:错误|失败|异常|报错)\s*[:：]|"
     r"语法不正确|拒绝访问")
@@ -933,6 +944,8 @@ _STILL = re.compile(r"\bstill\b(?! (?:need|needs|want|wants|have to|has to|got t
 _WORKS = re.compile(r"\b(?:works?|working|fine|great|good|perfect\w*|thanks?|funciona\w*|perfecto|bien|bem|"
                     r"gracias|obrigad\w*|marche|fonctionne|merci|très bien|tốt|ổn)\b|正常|很好|没问题|不错")
 _NOT_WORKING = re.compile(r"n'?t\b|\b(?:not|no|sin|sem|ne|pas|não|nao|chưa|không)\b|不|没")
+_STILL_CUES = ("still", "还是", "仍然", "依然", "vẫn", "sigue", "todav", "ainda", "continua", "toujours", "immer",
+               "noch", "還是")
 _STILL_WORDS = 12
 _STILL_CHARS = 40  # a CJK line of that many characters says as much
 
@@ -940,8 +953,9 @@ _STILL_CHARS = 40  # a CJK line of that many characters says as much
 def _persists_after_change(text: str, said: str | None) -> bool:
     """Does a short first line, no question, say that what the agent just said it changed or did is
     still so (`_STILL`)?"""
-    if not said:
-        return False
+    opening = text[:400].lower()
+    if not said or not any(cue in opening for cue in _STILL_CUES):
+        return False  # most turns say none of its words: a substring test before the searches
     first = _OPENER.sub("", _plain(spoken(text)).lower().strip()[:400]).split("\n", 1)[0].strip()
     if not first or "?" in first or "？" in first or _TASK_VERB.match(first) or _ASKS_TASK.match(first) or \
             _ZH_ASKS.search(first):
@@ -1027,13 +1041,16 @@ _TRADITIONAL = str.maketrans(
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
+# One of `_TRADITIONAL`'s characters: simplified Chinese, most Chinese turns, has none to translate.
+_TRADITIONAL_CHAR = re.compile("[" + "".join(chr(code) for code in _TRADITIONAL) + "]")
 _TRANSLATED = 600  # past the opening every rule reads (400 characters, a reply's 300)
 
 
 def _plain(text: str) -> str:
     """Plain quotes, and traditional Chinese characters as simplified (`_TRADITIONAL`)."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
-    if text.isascii() or _KANA.search(text, 0, _TRANSLATED):
+    if text.isascii() or _TRADITIONAL_CHAR.search(text, 0, _TRANSLATED) is None or \
+            _KANA.search(text, 0, _TRANSLATED):
         return text  # Japanese writes these characters too ("日本語で答えて"), and its rules hold them so
     # The rules read a turn's opening: a pasted log's thousands of lines are left as they are.
     return text[:_TRANSLATED].translate(_TRADITIONAL) + text[_TRANSLATED:]
