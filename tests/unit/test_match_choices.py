@@ -77,3 +77,11 @@ def test_a_merge_strategy_is_a_choice() -> None:
     assert compare_texts("Always squash merges.", "Use squash merges for every PR.").same_lesson
     assert "merge strategy: squash vs rebase" in [str(c) for c in compare_texts("Use squash merges.",
                                                                                "Use rebase merges.").conflicts]
+
+
+def test_a_pick_and_its_alternative_swapped_are_opposite_rules() -> None:
+    # "X, not Y" against "Y, not X", whatever X and Y are.
+    assert not compare_texts("Use tabs, not spaces.", "Use spaces, not tabs.").same_lesson
+    assert not compare_texts("Wrap lines at the margin, not in the middle.",
+                             "Wrap lines in the middle, not at the margin.").same_lesson
+    assert compare_texts("Use tabs, not spaces.", "Indent with tabs rather than spaces.").same_lesson
