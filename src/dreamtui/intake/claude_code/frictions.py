@@ -29,12 +29,15 @@ Order matters three times:
   file, a detail changed) it is kept, the turn its reason, whatever its words; an Esc followed by
   "continue" in any language (`corrections.just_continues`: "继续", "go on"), alone or before
   text pasted without a word of the person's own (`lessons.mostly_pasted`) or opening the next
-  piece of work (`rules.continues_with`), is none.
+  piece of work (`rules.continues_with`), is none; "continue" with a "but", a way or a tool
+  named ("继续，但是用新的数据", "continue with pnpm": `rules.continues_otherwise`) is a redirect.
   Text that is no reason at all (`rules.no_reason`: a question only, the person hurrying the
-  agent, another session's transcript pasted) leaves a rejection or an Esc without one: the
-  Esc is then no lesson, the refusal stands alone or not (`_stands_alone`: not a call that only
-  looks, not a subagent's call, whose prompt the person answers without a word to it). The
-  same words typed after a second stop are one lesson, its records of both (`_keep`).
+  agent, another session's transcript pasted, the next piece of work opened) leaves a rejection
+  or an Esc without one: the Esc is then no lesson, the refusal stands alone or not
+  (`_stands_alone`: not a call that only looks, not a subagent's call, whose prompt the person
+  answers without a word to it). The same words typed after a second stop are one lesson, its
+  records of both (`_keep`), and so are they sent again with words added, if the same call was
+  refused or the words added name nothing of the call refused the second time (`_adds_to`).
   A refusal of ExitPlanMode followed by Claude Code's hand-off of the plan to a cleared context
   ("Implement the following plan:", `rules.is_plan_handoff`) is no refusal: the person accepted
   the plan (another stop waiting gets no reason from it). A plan
@@ -157,6 +160,41 @@ def _continues(reason: str) -> bool:
     return rules.continues_with(reason)
 
 
+_ENDS_SENTENCE = re.compile(r"[.!?。！？;；:：]\W*$")
+_STARTS_SENTENCE = re.compile(r"[^\W\d_a-z]")  # a capital, or a letter of a script without case
+_CALL_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _adds_to(earlier: str, said: str, first: Friction, again: Friction) -> bool:
+    """Is `said` the reason `earlier` of the stop `first` sent again after the stop `again`, maybe
+    with words added (module docstring: one lesson)? When the refused calls are not the same, the
+    added words name nothing of the call refused the second time: "…, and never force push main"
+    after a refused `git push --force` is a lesson of its own."""
+    if not said.startswith(earlier):
+        return False
+    if {_signature(c) for c in first.calls} == {_signature(c) for c in again.calls}:
+        return True
+    named = {w.lower() for c in again.calls for w in _CALL_WORD.findall(c.target or "")}
+    return not named & {w.lower() for w in _CALL_WORD.findall(said[len(earlier):])}
+
+
+_CLOSES = re.compile(r"[.!?。！？;；:：,，、]+")  # what closes the earlier words' sentence or clause
+
+
+def _joined(reason: str, added: str) -> str:
+    """A reason and the words added to it when sent again: a sentence of their own on its own line,
+    else the sentence going on ("… run the script if needed", "…, and …"), the mark that closes the
+    earlier words kept with them."""
+    closes = _CLOSES.match(added)
+    reason = reason.rstrip() + (closes.group() if closes else "")
+    added = added[closes.end():].strip() if closes else added
+    if not added:
+        return reason
+    if _ENDS_SENTENCE.search(reason) or _STARTS_SENTENCE.match(added):
+        return f"{reason}\n{added}"
+    return f"{reason} {added}"
+
+
 def _signature(call: ToolCall | None) -> str:
     """Which calls are 'the same call' for getting past an error: the tool and its whole target
     (the command, the path), numbers made alike — a retry, not the next attempt at something."""
@@ -214,6 +252,9 @@ class Detector:
         self._to_run: dict[int, int] = {}  # by id of such a refusal: how many of its calls have not run
         self._ran_after: set[int] = set()  # ids of those refusals whose every call then ran
         self._reasons: dict[str, Friction] = {}  # stops kept, by their reason's words
+        # and those of a sentence or more by its opening: a reason sent again with words added is
+        # found in one look-up, not by reading every kept reason
+        self._openings: dict[str, list[Friction]] = {}
 
     # -- the agent ------------------------------------------------------------------------------
 
@@ -479,7 +520,7 @@ class Detector:
         # what the person wanted otherwise, a redirect in any words.
         changed = stop.kind == "interruption" and prompt is not None and corrections.sent_changed(reason, prompt)
         if stop.kind == "interruption" and not stopped_plan and not changed and \
-                not corrections.redirects(stop.reason or reason):
+                not corrections.redirects(stop.reason or reason) and not rules.continues_otherwise(reason):
             return
         if corrections.disowned(reason):
             return  # relayed from another agent, or the person's own slip: not the agent's lesson
@@ -578,17 +619,19 @@ class Detector:
             # twice as the agent went wrong twice, the second time with a sentence added): one
             # lesson, its records of both, and what was added.
             earlier = self._reasons.get(said) or next(
-                (f for words, f in self._reasons.items() if len(words) >= _REPEATED_CHARS and said.startswith(words)),
-                None)
+                (f for f in self._openings.get(said[:_REPEATED_CHARS], ())
+                 if f.reason and _adds_to(" ".join(f.reason.split()), said, f, stop)), None)
             if earlier is not None and earlier.reason:
                 added = said[len(" ".join(earlier.reason.split())):].strip()
                 if added:
-                    earlier.reason = f"{earlier.reason}\n{added}"
+                    earlier.reason = _joined(earlier.reason, added)
                 earlier.record_uuids.extend(u for u in stop.record_uuids if u not in earlier.record_uuids)
                 if stop.extra.get("events"):
                     earlier.extra.setdefault("events", []).extend(stop.extra["events"])
                 return
             self._reasons[said] = stop
+            if len(said) >= _REPEATED_CHARS:
+                self._openings.setdefault(said[:_REPEATED_CHARS], []).append(stop)
         self.frictions.append(stop)
         if stop.kind == "rejection" and stop.calls and lessons.says_nothing(stop.reason):
             signatures = {_signature(c) for c in stop.calls}

@@ -28,8 +28,9 @@ Every function here is pure, text and record signals in, verdict out; the order-
 |                | clarify these questions." — questions, not an objection.                  |
 | (no reason)    | what is typed at a rejection or an Esc that says no why (`no_reason`): a   |
 |                | question only (`asks_about_plan`), the person hurrying the agent           |
-|                | (`hurries`: "为什么这么久还没好"), another session pasted                   |
-|                | (`pasted_transcript`).                                                     |
+|                | (`hurries`: "为什么这么久还没好"; "太慢了" judges the way, a reason),       |
+|                | another session pasted (`pasted_transcript`), the next piece of work       |
+|                | opened (`opens_next_work`: "next task: …", "接下来…").                     |
 | interruption   | the Esc key: `[Request interrupted by user…]` as a tool result or a user   |
 |                | text, "Interrupted by user", `toolDenialKind` `interrupted`/`cancelled`,   |
 |                | or a reason-less rejection while `permissionMode` is `bypassPermissions`  |
@@ -397,7 +398,9 @@ def reason_at_plan(text: str, plan: str | None) -> str | None:
 # (How a thing was done, 分析了如何调整, is said, not asked.)
 _ASKS_ZH = re.compile(r"(?:吗|呢|么|嘛)\W*$|[?？]\W*$|什么|为什么|为何|怎么|(?<!了)怎样|(?<!了)如何|哪些|哪个|哪里|"
                      r"(?<!决定)(?<!确认)(?<!判断)(?<!检查)(?<!考虑)(?<!评估)(?<!看)是否|有没有|多少"
-                     r"|([\u4e00-\u9fff])[不没]\1")  # 大不大, 是不是, 要不要: a question by its shape
+                     # 大不大, 是不是, 要不要: a question by its shape; not the adverbs 时不时 (now and
+                     # then) and 动不动 (at every turn), which say how often
+                     r"|(?!时不时|动不动)([\u4e00-\u9fff])[不没]\1")
 _EXPLAIN = re.compile(r"^(?:please |can you |could you )?(?:explain|describe|clarify|elaborate|walk me through|"
                       r"tell me (?:what|why|how|which|more)|what|why|how|which)\b"
                       r"|^(?:i (?:want|would like|'d like) to know|i wonder)\b"
@@ -505,14 +508,22 @@ _HURRIES = re.compile(r"慢|太久|这么久|多久|卡住|卡死|还没好|还�
 _HURRY_CHARS = 40  # a line; a longer text says more than that
 
 
+# The person judging the way slow ("that's too slow", "太慢了"): the command or the approach is the
+# wrong one, a reason, not a question after the pace.
+_TOO_SLOW = re.compile(r"太慢|慢死|太久|\btoo slow\b", re.IGNORECASE)
+
+
 def hurries(text: str) -> bool:
     """Is the text typed at a stop only the person hurrying the agent ("为什么这么久还没好", "is it
-    stuck?")? Every clause asks or complains of the pace, none says what to do instead."""
+    stuck?")? Every clause asks or complains of the pace, none says what to do instead, nor judges
+    the way too slow without asking (`_TOO_SLOW`: "that's too slow" after a `find /` says not to
+    scan the disk)."""
     own = text.strip()
     if len(own) > _HURRY_CHARS or not _HURRIES.search(own):
         return False
     clauses = [c.strip() for s in _CLAUSES.split(own) for c in _COMMA.split(s) if _LETTER.search(c)]
-    return all((_asks(c) or _HURRIES.search(c)) and not _INSTRUCTS.search(c) for c in clauses)
+    return all((_asks(c) or (_HURRIES.search(c) and not _TOO_SLOW.search(c))) and not _INSTRUCTS.search(c)
+               for c in clauses)
 
 
 # Another session pasted at the prompt: Claude Code's tool boxes as its screen shows them ("Bash List
@@ -529,48 +540,114 @@ _AGENT_VOICE = re.compile(r"^(?:(?:now|ok(?:ay)?|great|perfect|good)\W+)?(?:let 
                           r"|^(?:现在|好的?\W*)?让我(?:先|来|再)?(?:写|检查|查看|看看|分析|读|运行|更新|创建|确认|整理|总结|"
                           r"审查|复核|了解)|^现在我(?:对.{1,20}有了|已经?(?:完成|确认|检查|读完|拿到))", re.IGNORECASE)
 _PASTED_CHARS = 200  # a line or two is typed, whatever voice it has
+# A "● " line with no tool call on it ("● 先备份数据库"): a list as people type it, and a screen's
+# prose line; only with another of the screen's marks is it a transcript.
+_BULLET = re.compile(r"\s*●\s(?!\s*[A-Z][\w-]*\()")
+# How a pasted report is laid out besides its voice: paragraphs, headings, a list, a table, code.
+_LAID_OUT = re.compile(r"\n[ \t]*\n[ \t]*\S"
+                       r"|^[ \t]*(?:#{1,6}\s|[-*•●]\s|\d+(?:[.)]\s|、)|[一二三四五六七八九十]+、|```|\|)", re.MULTILINE)
 
 
 def pasted_transcript(text: str) -> bool:
     """Is the text typed at a stop another session's transcript or an agent's report pasted
-    (`_TRANSCRIPT_LINE`, `_AGENT_VOICE` in its first sentences)? Whatever it holds, it says not
-    why the person stopped this agent."""
+    (`_TRANSCRIPT_LINE`, `_AGENT_VOICE` in its first sentences and laid out as a report)? Whatever
+    it holds, it says not why the person stopped this agent. "Let me check the folder myself
+    first. …" in one paragraph is the person's own plan, and a list of "● " lines their list."""
     boxes = list(_TRANSCRIPT_LINE.finditer(text[:4000]))
-    if len(boxes) >= 2:
+    if len(boxes) >= 2 and not all(_BULLET.match(b.group()) for b in boxes):
         # unless the person said what was wrong before pasting it ("No DEBUG these ● …")
         before = text[:boxes[0].start()]
         return corrections.correction_rule(before) is None and not _INSTRUCTS.search(before)
     first = next((c.strip() for c in _CLAUSES.split(text[:400]) if _LETTER.search(c)), "")
-    return len(text) >= _PASTED_CHARS and _AGENT_VOICE.match(first) is not None
+    return len(text) >= _PASTED_CHARS and _AGENT_VOICE.match(first) is not None and \
+        _LAID_OUT.search(text[:4000]) is not None
 
 
 # "Go on" itself, in the languages seen: not "yes", "ok" or "对", which open answers ("是claude.md").
-_GO_ON = re.compile(r"^(?:(?:continue|go on|proceed|keep going|resume|weiter|continuer|continuar|продолжа\w*)\b"
+_GO_ON = re.compile(r"^(?:(?:continue|go on|proceed|keep going|resume|weiter|continuer|continuar|continua|sigue|siga|"
+                    r"prossiga|tiếp tục|продолжа\w*)\b"
                     r"|继续|繼續|接着|続けて|계속)", re.IGNORECASE)
+
+
+_AFTER_GO_ON = " \t\n,，、:：;；.。!！-"  # what may stand between "continue" and what follows it
+# "Continue, but …" in the languages seen: what follows says the agent is to go on otherwise.
+_BUT = re.compile(r"(?:but|however|though|pero|mas|porém|nhưng)\b|但是|不过|可是|但|然而|只是|でも|ただし|しかし",
+                  re.IGNORECASE)
+# "Continue with pnpm", "continue using yarn", "continuar con pnpm": a tool or a way named, not the
+# next piece of work ("with the next three endpoints", "with step 2").
+_WITH_WAY = re.compile(r"(?:with|using|via|through|con|com|usando|bằng|dùng)\s+(?!(?:the|a|an|this|that|these|"
+                       r"those|it|them|what|your|my|our|all|everything|each|both|next|rest|remaining|other|others|"
+                       r"same|step|part|phase|task|item|point|work|plan|el|la|los|las|lo|su|sus|o|os|as|um|uma|"
+                       r"seu|sua|cái|các)\b)[\w@.+-]+", re.IGNORECASE)
+
+
+def _after_go_on(text: str) -> str | None:
+    """What follows "continue" in the text, the separator after it left out; None when the text
+    does not open with "continue"."""
+    opening = _GO_ON.match(text.strip())
+    if opening is None:
+        return None
+    rest = text.strip()[opening.end():]
+    return rest.lstrip(_AFTER_GO_ON)
+
+
+def continues_otherwise(text: str) -> bool:
+    """Does the text typed after an Esc say to go on another way ("继续，但是用新的数据", "继续，改用
+    pnpm", "continue with pnpm", "continue, but skip the tests")? A "but", an instruction or a tool
+    or way named in the sentence "continue" opens: a redirect."""
+    rest = _after_go_on(text)
+    if not rest:
+        return False
+    first = _CLAUSES.split(rest, maxsplit=1)[0]
+    return _BUT.match(first) is not None or _WITH_WAY.match(first) is not None or \
+        _INSTRUCTS.search(first) is not None or _CHANGES.search(first) is not None or \
+        corrections.correction_rule(rest) is not None
 
 
 def continues_with(text: str) -> bool:
     """Does the text typed after an Esc open with "continue" and go on to the next piece of work,
     saying nothing against what the agent did ("继续分析。第3批——深度分析以下6人：1. …", "continue
     with the next three endpoints")? An Esc so followed let the agent go on; "continue, but not
-    with the old data" (an instruction, a correction) is a redirect."""
-    opening = _GO_ON.match(text.strip())
+    with the old data" (`continues_otherwise`) is a redirect. What goes with "continue" in its
+    sentence says how; the brief after it is the next work's own ("先读 STATE.md …")."""
+    rest = _after_go_on(text)
+    return bool(rest and rest.strip()) and not continues_otherwise(text)
+
+
+# How the next piece of work is opened, in the languages seen: "now let's move on to the next task:",
+# "next step", "moving on", "接下来", "下一个任务", "次のタスク", "siguiente tarea", "próxima tarefa",
+# "nhiệm vụ tiếp theo".
+_NEXT_WORK = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|good|great|thanks|now|then)\W+)*(?:"
+    r"(?:let'?s|let us|we can|we'?ll)\s+(?:now\s+)?(?:move|go) on\b(?:\s+to\b)?|moving on\b(?:\s+to\b)?"
+    r"|on(?: |)to the next\b|(?:the )?next (?:task|item|issue|ticket|feature)\s*(?:[:：—-]|$))"
+    r"|^(?:好的?\W*|那|现在)?(?:接下来|下一个任务|下一项任务|下个任务)"
+    r"|^次の(?:タスク|作業)"
+    r"|^(?:(?:bien|ok|vale|ahora|agora|bom|certo)\W+)*(?:(?:pasemos|vamos) a la siguiente\b|(?:la )?siguiente tarea\b"
+    r"|(?:vamos|passemos) (?:para|à) (?:a )?próxima\b|(?:a )?próxima tarefa\b)"
+    r"|^(?:(?:ok|được rồi|bây giờ)\W+)*(?:chuyển sang|nhiệm vụ tiếp theo|việc tiếp theo)",
+    re.IGNORECASE)
+
+
+def opens_next_work(text: str) -> bool:
+    """Does the text typed at a stop open the next piece of work ("now let's move on to the next
+    task: add login with GitHub", "接下来做登录页")? It says not why the call was stopped, unless
+    its first sentence also says what to do otherwise ("接下来不要再删文件")."""
+    opening = _NEXT_WORK.match(text.strip())
     if opening is None:
         return False
     rest = text.strip()[opening.end():]
-    # What goes with "continue" in its sentence says how ("…，但是不要用旧数据"); the brief after it
-    # is the next work's own ("先读 STATE.md …").
     first = _CLAUSES.split(rest, maxsplit=1)[0]
-    return bool(rest.strip()) and corrections.correction_rule(rest) is None and \
-        not _INSTRUCTS.search(first) and not _CHANGES.search(first)
+    return corrections.correction_rule(text) is None and not _INSTRUCTS.search(first) and \
+        not _CHANGES.search(first)
 
 
 def no_reason(text: str) -> bool:
     """Is the text typed at a rejection or an Esc no reason for it: a question only
-    (`asks_about_plan`: "what are the main credentials to login?", "怎么中断了") or the person
-    hurrying the agent (`hurries`), or another session pasted (`pasted_transcript`)? The stop
-    stands without a reason, if it stands at all."""
-    return hurries(text) or pasted_transcript(text) or asks_about_plan(text)
+    (`asks_about_plan`: "what are the main credentials to login?", "怎么中断了"), the person
+    hurrying the agent (`hurries`), another session pasted (`pasted_transcript`) or the next piece
+    of work opened (`opens_next_work`)? The stop stands without a reason, if it stands at all."""
+    return hurries(text) or pasted_transcript(text) or asks_about_plan(text) or opens_next_work(text)
 
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
