@@ -115,3 +115,14 @@ def test_including_in_any_language_marks_examples() -> None:
     assert english("Toda la comunicación, incluyendo los resúmenes, en español.").split()[2] == "including"
     assert english("Tout le code, y compris les tests, doit être en anglais.").split()[:4] == [
         "all", "code,", "including", "tests,"]
+
+
+def test_a_prohibition_in_another_language_is_no_instruction() -> None:
+    # One negation word in Portuguese (accented: Portuguese however short the line), Chinese
+    # negations, and Japanese and Korean ones at the end of the sentence.
+    for forbids, asks in (("Não use npm neste projeto.", "Use npm neste projeto."),
+                          ("请勿提交 .env 文件。", "提交 .env 文件前先检查。"),
+                          ("npm を使わないでください。", "npm を使ってください。"),
+                          ("コードにコメントを書かないでください。", "コードには必ずコメントを書いてください。")):
+        assert not compare_texts(forbids, asks).same_lesson, forbids
+    assert english("npm を使わないでください。").split()[:2] == ["never", "npm"]

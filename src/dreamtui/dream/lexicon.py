@@ -191,6 +191,8 @@ _CJK = {
     "一律": "always", "永远": "always", "不要": "never", "切勿": "never", "不得": "never", "绝不": "never",
     "运行": "run", "执行": "run", "启动": "start", "开发服务器": "dev server", "服务器": "server",
     "用户": "user", "解释": "explanation", "简洁": "concise", "文件": "file", "修改": "change",
+    "请勿": "never", "勿": "never", "别": "never", "不用": "not", "无需": "not", "不必": "not",
+    "ないでください": "not", "ないで": "not", "ないこと": "not", "ません": "not",
     "询问": "ask", "提问": "ask", "只在": "only when", "仅在": "only when", "除非": "unless", "否则": "otherwise",
     "所有": "all", "明确": "explicitly", "要求": "ask", "如果": "if", "当": "when",
     # Korean (its words are spaced, its particles glued on: substrings too)
@@ -205,6 +207,17 @@ _CJK = {
 # Hiragana runs (Japanese particles and verb endings; content words are kanji and katakana) and
 # the Chinese characters of grammar, not content.
 _PARTICLES_RE = re.compile("[\u3040-\u309f]+|[的了是在和与及或请都也把被]")
+_SOV_RE = re.compile("[\u3040-\u30ff\uac00-\ud7af]")  # kana or Hangul: a verb-final language
+_CJK_SENTENCE_RE = re.compile("([。！？!?\n]+)")
+
+
+def _negation_first(sentence: str) -> str:
+    words = sentence.split(" ")
+    if "not" not in words[1:] and "never" not in words[1:]:
+        return sentence
+    return "never " + " ".join(w for w in words if w not in ("not", "never"))
+
+
 _CJK_RE = re.compile("|".join(sorted(map(re.escape, _CJK), key=len, reverse=True)))
 _LATIN_WORD_RE = re.compile(r"[^\W\d_]+")
 
@@ -221,7 +234,12 @@ def english(text: str) -> str:
     """`text` with the words of another language read as English (a stop word dropped), or
     `text` itself when it is English: an English text is never changed."""
     if not text.isascii() and _CJK_RE.search(text) is not None:
+        sov = _SOV_RE.search(text) is not None
         text = _CJK_RE.sub(lambda found: f" {_CJK[found.group()]} ", text)
+        if sov:
+            # Japanese and Korean end a sentence with its negation ("npm を使わないでください"):
+            # read first, where a negation rejects what follows it.
+            text = "".join(_negation_first(part) for part in _CJK_SENTENCE_RE.split(text))
         # What is left between the words read: Japanese particles and endings (hiragana) and
         # Chinese function characters, which every sentence has ("で", "の", "的").
         return _PARTICLES_RE.sub(" ", text)
@@ -234,7 +252,8 @@ def english(text: str) -> str:
         return text
     best, hits = None, _MIN_HITS - 1
     for table in LANGUAGES.values():
-        found = sum(1 for w in words if w in table)
+        # An accented word counts twice: no English word has its letters ("não", "réponds").
+        found = sum(1 if w.isascii() else 2 for w in words if w in table)
         if found > hits:
             best, hits = table, found
     if best is None:

@@ -34,18 +34,6 @@ subject, some fact differs: the caller updates the fact rather than adding an en
 `MatchIndex` finds a text's best match among many (the live entries, a project's instruction
 lines) through an inverted index of rare stems: near-linear, never all pairs.
 """
-# LEAD NOTE TO match (02:27 UTC), delete this block when read. The second reader's /work/helpers/s7/review1.md
-# has findings in your files, highest first: H7 (a prohibition in another language read as the instruction:
-# 'Não use npm' vs 'Use npm', '别用 npm' vs '用 npm', '请勿提交 .env' merge; Latin-script lines need 2 table words so
-# one negation word is lost; CJK negations 别/勿/请勿/不用/无需 missing), H4 (Japanese -ないで/-ません negatives of most
-# verbs drop to the verb: '書かないで' reads 'write'), H6 (SHORT_RULE_STEMS 2 merges 'Use Bun.' with 'Use Node, not
-# Bun.'), H9 ('Use tabs, not spaces.' merges with 'Use spaces, not tabs.': what 'not Y'/'instead of Y'/'rather than
-# Y' rejects is a conflict for any words), M3 (over-broad lexicon entries: 当 in 当前/适当, 信息, 提交表单, 要求,
-# Spanish tienes/hay as must, English text changed by two table words). From the new-user walkthrough
-# (/work/helpers/s7/newuser.md): H1 two unrelated Codex lessons ("never delete the venv; use poetry install --sync"
-# and "CI uses 5433 for Postgres") clustered into one entry; H3 an Esc lesson ("run only tests/test_export.py; the
-# full suite takes 20 minutes") proposed as an update of an unrelated entry sharing only "export" ("similarity 88").
-# Sets and repros: /tmp/review1/sets/review*.json, runset.py, kn*.py. Stop coding at 02:55 as before.
 
 from __future__ import annotations
 
