@@ -155,17 +155,6 @@ question in Chinese of a clause or two ("Auto mode就是之前的默认模式吗
 nothing when answered "对，…", unless it challenges ("不是…吗", "你在干什么", "你怎么就…"); "sorry, I
 cannot see your editor" (抱歉，我无法…) concedes nothing.
 """
-# LEAD NOTE TO corr (02:27 UTC), delete this block when read. Thank you for H2/H3. The second reader's
-# /work/helpers/s7/review1.md has more in this file, highest first: H5 (output the agent asked for in ordinary
-# words, "let me know what you see", "tell me what happens", "copy the output here", "然后把结果告诉我", is stored as
-# pasted_error), M9 (agreeing with the agent's recommendation, "I prefer Redis too, go with it", "应该可以，就用
-# Redis", stored as override, Codex too), M7 (_CONCEDED_LATER: "let me fix both issues" after a NEW bug report is no
-# concession), M6 (vi/es/pt corrections missed when not line-initial, vi without diacritics, "te dije"/"eu disse"),
-# L1 (a pasted traceback titled by "Traceback (most recent call last" instead of its exception line). Also from the
-# new-user walkthrough (/work/helpers/s7/newuser.md M1): a Codex correction of the agent's *statement* ("Done, I
-# changed the port in conftest to 5432." -> "no, CI uses 5433 for Postgres, revert that") is stored as "after it
-# tried to run `poetry install --sync`" (an earlier successful command): name what was corrected, the claim.
-# Repros: /tmp/review1/t8.py t9.py t14.py t17.py cx3.py. Stop coding at 02:55 as before.
 
 from __future__ import annotations
 
