@@ -126,3 +126,9 @@ def test_a_prohibition_in_another_language_is_no_instruction() -> None:
                           ("コードにコメントを書かないでください。", "コードには必ずコメントを書いてください。")):
         assert not compare_texts(forbids, asks).same_lesson, forbids
     assert english("npm を使わないでください。").split()[:2] == ["never", "npm"]
+
+
+def test_a_word_inside_a_longer_one_is_not_read() -> None:
+    # 当 ("when") inside 当前 ("current"), 提交 ("commit") inside 提交表单 ("submit a form").
+    assert "when" not in english("当前版本的注释").split()
+    assert "commit" not in english("提交表单之前先验证").split()

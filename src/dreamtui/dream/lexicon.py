@@ -48,7 +48,7 @@ comentario:comment comentarios:comments código:code codigo:code mensaje:message
 confirmación:commit prueba:test pruebas:tests archivo:file archivos:files fichero:file ficheros:files
 documentación:documentation documentacion:documentation cambio:change cambios:changes usuario:user
 idioma:language lengua:language exclusivamente:only todas:all todos:all toda:all todo:all cada:every
-debe:must deben:must debes:must tienes:must hay:must servidor:server desarrollo:development
+debe:must deben:must debes:must servidor:server desarrollo:development
 español:Spanish castellano:Spanish inglés:English ingles:English portugués:Portuguese francés:French
 alemán:German japonés:Japanese chino:Chinese coreano:Korean
 el: la: los: las: un: una: unos: unas: de: del: al: en: y: o: u: que: con: por: para: se: lo: le: les: mi: mis:
@@ -186,7 +186,8 @@ _CJK = {
     "回复": "respond", "回覆": "respond", "答复": "respond", "交流": "communicate", "沟通": "communicate",
     "溝通": "communicate", "对话": "communicate", "注释": "comments", "註釋": "comments", "提交": "commit",
     "提交说明": "commit message", "说明": "explanation",
-    "信息": "message", "消息": "message", "测试": "tests", "測試": "tests", "文档": "documentation",
+    "提交信息": "commit message", "提交消息": "commit message",
+    "提交表单": "submit form", "测试": "tests", "測試": "tests", "文档": "documentation",
     "文檔": "documentation", "代码": "code", "代碼": "code", "始终": "always", "总是": "always",
     "一律": "always", "永远": "always", "不要": "never", "切勿": "never", "不得": "never", "绝不": "never",
     "运行": "run", "执行": "run", "启动": "start", "开发服务器": "dev server", "服务器": "server",
@@ -194,7 +195,7 @@ _CJK = {
     "请勿": "never", "勿": "never", "别": "never", "不用": "not", "无需": "not", "不必": "not",
     "ないでください": "not", "ないで": "not", "ないこと": "not", "ません": "not",
     "询问": "ask", "提问": "ask", "只在": "only when", "仅在": "only when", "除非": "unless", "否则": "otherwise",
-    "所有": "all", "明确": "explicitly", "要求": "ask", "如果": "if", "当": "when",
+    "所有": "all", "明确": "explicitly", "要求": "ask", "如果": "if",
     # Korean (its words are spaced, its particles glued on: substrings too)
     "항상": "always", "절대": "never", "답변": "respond", "응답": "respond", "대답": "respond",
     "대화": "communicate", "소통": "communicate", "주석": "comments", "커밋": "commit", "메시지": "message",
