@@ -530,8 +530,9 @@ def hurries(text: str) -> bool:
 # the folder" / "IN" / "OUT", "Found 101 files", "⏺ …", "⎿ …"), or a long text that opens with an
 # agent announcing its next step ("Now I have traced the data flow. Let me write the review.",
 # "数据都齐了。让我写出复核报告。"): an agent's words, not the person's why.
-_TRANSCRIPT_LINE = re.compile(r"^\s*(?:IN|OUT|[⏺⎿●]\s.*|Found \d+ (?:files?|lines?|matches)|Read \d+ lines?|"
-                              r"Globpattern:.*|Grep(?:pattern)?:.*)\s*$", re.MULTILINE)
+# (Blanks, not \s, around a line's marks: \s would run over blank lines, once from each of them.)
+_TRANSCRIPT_LINE = re.compile(r"^[ \t]*(?:IN|OUT|[⏺⎿●][ \t].*|Found \d+ (?:files?|lines?|matches)|Read \d+ lines?|"
+                              r"Globpattern:.*|Grep(?:pattern)?:.*)[ \t\r]*$", re.MULTILINE)
 _AGENT_VOICE = re.compile(r"^(?:(?:now|ok(?:ay)?|great|perfect|good)\W+)?(?:let me (?:now |first )?(?:check|look|read|"
                           r"run|write|update|create|verify|analy[sz]e|fix|start|review|summari[sz]e|explore)|"
                           r"i'll (?:now |first )?(?:check|look|read|run|write|update|create|verify|analy[sz]e|fix|"
@@ -542,7 +543,7 @@ _AGENT_VOICE = re.compile(r"^(?:(?:now|ok(?:ay)?|great|perfect|good)\W+)?(?:let 
 _PASTED_CHARS = 200  # a line or two is typed, whatever voice it has
 # A "● " line with no tool call on it ("● 先备份数据库"): a list as people type it, and a screen's
 # prose line; only with another of the screen's marks is it a transcript.
-_BULLET = re.compile(r"\s*●\s(?!\s*[A-Z][\w-]*\()")
+_BULLET = re.compile(r"[ \t]*●[ \t](?![ \t]*[A-Z][\w-]*\()")
 # How a pasted report is laid out besides its voice: paragraphs, headings, a list, a table, code.
 _LAID_OUT = re.compile(r"\n[ \t]*\n[ \t]*\S"
                        r"|^[ \t]*(?:#{1,6}\s|[-*•●]\s|\d+(?:[.)]\s|、)|[一二三四五六七八九十]+、|```|\|)", re.MULTILINE)
