@@ -150,3 +150,22 @@ def test_the_same_call_refused_again_with_words_added_is_one_lesson(added: str, 
     [memory] = _mined(workspace, projects, log)
     assert memory.metadata["reason"] == first + joined
     assert len(memory.metadata["record_uuids"]) == 2
+
+
+# The second reader's rows (review1 M1, M2, M10), kept as guards beside the fixtures above.
+@pytest.mark.parametrize("text", [
+    "that's too slow", "太慢了", "这个目录时不时会被别的脚本用到", "你动不动就删文件", "● 先备份数据库\n● 再删除旧数据",
+    "Let me check the data folder myself first. There are files in it that I still need for the quarterly report "
+    "and I do not want them gone before I copy them somewhere safe, so leave it alone for now please.",
+])
+def test_the_readers_reasons_are_reasons(text: str) -> None:
+    assert not no_reason(text)
+
+
+@pytest.mark.parametrize("text", ["继续，但是用新的数据", "继续，用新的数据", "继续，改用pnpm", "continue with pnpm"])
+def test_the_readers_redirects_are_redirects(text: str) -> None:
+    assert continues_otherwise(text) and not continues_with(text)
+
+
+def test_the_readers_next_task_is_no_reason() -> None:
+    assert no_reason("Now let's move on to the next task: add login with GitHub")
