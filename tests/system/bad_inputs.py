@@ -430,6 +430,8 @@ CASES: tuple[Case, ...] = (
     Case("flag with an invalid slug", w("flag", "wrong port", "--target", "../etc/passwd"), 2,
          ("targets:",), plain),
     Case("confirm with an empty slug", w("confirm", ""), 2, ("target:",), plain),
+    Case("confirm of a slug no live entry has", w("confirm", "no-such-entry"), 2,
+         ("no-such-entry: no live entry has this slug", "nothing was recorded"), plain),
     Case("purge --older-than -3", w("purge", "--older-than", "-3"), 2, ("--older-than", "-3"), plain),
     # importing
     Case("import from a missing projects folder",

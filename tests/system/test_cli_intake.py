@@ -162,7 +162,12 @@ def test_jsonl_notes_redactions(ws: Path) -> None:
 
 # -- feedback --------------------------------------------------------------------------------------
 
+def _live(ws: Path, slug: str) -> None:
+    write_entry(ws / "workspace" / "memory", f"topics/{slug}.md", entry_text(slug))
+
+
 def test_confirm_once_per_agent_and_day(ws: Path) -> None:
+    _live(ws, "test-db-reset")
     first = run(ws, "confirm", "test-db-reset", "--note", "saved me a rerun", "--agent", "a")
     again = run(ws, "confirm", "test-db-reset", "--agent", "a")
     other = run(ws, "confirm", "test-db-reset", "--agent", "b")
@@ -178,6 +183,7 @@ def test_confirm_once_per_agent_and_day(ws: Path) -> None:
 
 def test_confirm_long_slug_fits_the_title_limit(ws: Path) -> None:
     slug = "-".join(["segment"] * 18)  # 143 characters: a valid slug, too long for a title
+    _live(ws, slug)
     result = run(ws, "confirm", slug)
     assert result.exit_code == 0, result.output
     [memory] = stored(ws)
@@ -189,6 +195,13 @@ def test_confirm_bad_slug(ws: Path) -> None:
     result = run(ws, "confirm", "Not A Slug")
     assert_clean_failure(result)
     assert "slug 'Not A Slug' is invalid" in result.stderr
+
+
+def test_confirm_of_no_live_entry_is_refused_and_stores_nothing(ws: Path) -> None:
+    result = run(ws, "confirm", "no-such-entry")
+    assert_clean_failure(result)
+    assert "no-such-entry: no live entry has this slug" in result.stderr
+    assert stored(ws) == []
 
 
 def test_flag(ws: Path) -> None:

@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 import dreamtui.cli.intake_cmds  # noqa: F401  (registers the commands on `main`)
 from dreamtui.cli.main import main
 from dreamtui.store.stm import STMStore
+from tests.factories import entry_text, write_entry
 
 GHP = "gh" "p_" "abcdefghijklmnopqrstuvwxyz0123456789"  # the reproduction (a fake)
 
@@ -44,6 +45,7 @@ def test_submit_jsonl_redacts_every_field(ws: Path) -> None:
 
 
 def test_confirm_and_flag_redact_the_agent(ws: Path) -> None:
+    write_entry(ws / "workspace" / "memory", "topics/ci-ports.md", entry_text("ci-ports"))
     assert run(ws, "confirm", "ci-ports", "--agent", GHP).exit_code == 0
     assert run(ws, "flag", "port is 5433", "--target", "ci-ports", "--quote", f"use {GHP}",
                "--agent", GHP).exit_code == 0

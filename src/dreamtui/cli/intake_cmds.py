@@ -375,6 +375,19 @@ def confirm_cmd(app: AppContext, slug: str, note: str | None, agent_id: str) -> 
     from dreamtui.intake import validate
 
     memory = validate.confirmation(slug, agent_id, note)
+    target = memory.metadata["target"]
+    # As over MCP: a confirmation of nothing would wait for a dream to drop it, while the
+    # script that sent it (a typo in its slug) was told it worked.
+    from dreamtui.store.search import SearchIndex
+
+    index = SearchIndex.for_workspace(app.workspace)
+    try:
+        live = index.path_of(target) is not None
+    finally:
+        index.close()
+    if not live:
+        raise InputError(f"{target}: no live entry has this slug in {app.workspace.memory_root} "
+                         "(INDEX.md lists the live ones); nothing was recorded")
     result = _store_one(app.workspace, _fit_title(memory, app.workspace.config))
     target = result.memory.metadata.get("target", slug)
     if result.created:
