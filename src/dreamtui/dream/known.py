@@ -47,6 +47,17 @@ cannot be read is one line in `KnownCorpus.problems`, never an exception. Split 
 by (path, size, mtime), and matching goes through an inverted index of rare words: a few
 candidate rules per memory, so the work grows with the batch, not batch × rules.
 """
+# LEAD NOTE TO known2 (02:27 UTC), delete this block when read. The second reader's /work/helpers/s7/review1.md
+# H8 is your task 1 with nouns: "Prefer requests to httpx." against "- Prefer httpx over/to requests." and "Prefer
+# inheritance to composition." against "- Prefer composition over inheritance." are called KNOWN (repro
+# /tmp/review1/kn4.py; also kn3.py: "Run the migrations before deploying." vs "Only deploy after the migrations have
+# run." -> close, want known). M8: "Use pnpm for installs, and never commit the pnpm-lock.yaml file." against "- Use
+# pnpm for every install." is known whole (a second rule no doc holds is news; /tmp/review1/kn5.py). From the
+# new-user walkthrough (/work/helpers/s7/newuser.md H1, H2): false contradictions: "no, CI uses 5433 for Postgres"
+# against "Integration tests need Postgres on port 5433" is shown as contradicting with "(postgr: do not vs do)" (a
+# leading "No," read as a negated rule; a stem shown to the user), and "Don't use pip here, dependencies go through
+# poetry: poetry add flask-excel" against "Dependencies are managed with poetry: `poetry add PKG`" as "pip vs poetry"
+# (the memory picks the docs' tool, naming pip only as what not to do). Stop coding at 02:55 as before.
 
 from __future__ import annotations
 
@@ -2281,17 +2292,22 @@ def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 
 def _picks_rejected(text: str, rule: str) -> bool:
-    """Whether `text` picks what `rule` picks another option over. A text picking nothing in
-    words of its own ("Write new modules") picks what it does, unless it rejects it."""
+    """Whether `text` picks what `rule` picks another option over, or rejects what the rule
+    picks. A text picking nothing in words of its own ("Write new modules") picks what it does;
+    one rejecting it ("Never use composition") picks the other option when it says nothing but
+    the rule's words."""
     ruled = _preference(rule)
     if ruled is None or not ruled[1]:
         return False
     mine = _preference(text)
     if mine is None:
         clause = next(iter(_clauses(text)), [])
+        done = _step(_unconditioned(clause))
         if _negated(clause):
-            return False
-        mine = (_step(_unconditioned(clause)), frozenset())
+            done -= _PICKING
+            return bool(done) and done <= ruled[0] | ruled[1] \
+                and _meets(done, ruled[0] - ruled[1]) > _meets(done, ruled[1] - ruled[0])
+        mine = (done, frozenset())
     if mine[1]:
         return _turned(mine, ruled) is True
     chosen, rejected = ruled[0] - ruled[1], ruled[1] - ruled[0]
