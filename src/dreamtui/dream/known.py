@@ -21,8 +21,12 @@ How a memory is read against a rule (KnownIndex.check), with match.py's verdict 
 - a contradiction is the same thing with the opposite stance or another value: a command, code
   or tool one side does and the other rejects, plain words opposed on more than they agree on,
   "X is not used any more" against a rule doing X, the agent taking a step the rule leaves to the
-  person ("only ever started by the user"), or match.py's conflicts. No stance is read from an
-  aside, a reason, a command's arguments, a part of a dotted name, what a negated clause is about
+  person ("only ever started by the user"), match.py's conflicts, and, never a restatement
+  whatever else agrees (KnownIndex.turned), the rule's two steps in the other order ("publish,
+  then tag" / "tag before publishing"; "never X before Y", "not X until Y", "X once Y" say Y
+  first) or the option a rule picks another over ("Prefer to write new helpers", or one rejecting
+  the pick, against "Prefer reusing existing helpers over writing new ones"). No stance is read
+  from an aside, a reason, a command's arguments, a part of a dotted name, what a negated clause is about
   ("Merged migrations must not be edited" rejects editing, not migrations), or a step forbidden
   only without another ("never merge without a review" requires the review);
 - a short form restates a long one and the converse: a rule naming no place holds in the
@@ -1182,9 +1186,9 @@ class KnownIndex:
 
     def turned(self, query: Features, rule: int) -> Conflict | None:
         """What the memory says the other way round from the rule: the order of two steps the
-        rule orders ("Ship migrations before the dry run" / "Do a dry run before shipping
-        migrations"), or the option the rule picks another over ("Prefer to write new modules" /
-        "Prefer extending existing modules over writing new ones")."""
+        rule orders ("Deploy, then run the smoke test" / "Run a smoke test before deploying"),
+        or the option the rule picks another over ("Use inheritance for designing classes" /
+        "Prefer composition over inheritance when designing classes")."""
         text = self.index.items[rule].text
         if _order_turned(query.text, text):
             return Conflict("order", clip(query.text, RULE_CHARS // 4), clip(text, RULE_CHARS // 4))
@@ -2159,9 +2163,10 @@ def _before_step(text: str) -> frozenset[str]:
 
 # Which of two steps comes first, and which of two options is picked (_sequence, _preference):
 # a memory saying the same two steps in the other order, or picking what a rule rejects, states
-# the opposite however many words the two share ("Ship migrations before the dry run" / "Always
-# do a dry run before shipping migrations"; "Prefer to write new modules" / "Prefer extending
-# existing modules over writing new ones"). Read on words, commas kept: a fronted clause ends at one.
+# the opposite however many words the two share ("Publish the package before tagging the release"
+# / "Always tag the release before publishing the package"; "Prefer to write new helpers" /
+# "Prefer reusing existing helpers over writing new ones"). Read on words, commas kept: a fronted
+# clause ends at one.
 _TOKEN_RE = re.compile(r"[a-z0-9][\w'+#./-]*|,")
 _CLAUSE_END_RE = re.compile(r"[.;:!?\n]+(?:\s|$)|[()]")
 # Order words: each names which side of it comes first ("X before Y": X; "X after Y": Y).
@@ -2202,7 +2207,7 @@ def _comma(words: Sequence[str], start: int, end: int) -> int:
 def _sequence(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     """The (earlier, later) steps `text` orders, by the first order word of each sentence:
     "X before Y", "X prior to Y", "X, then Y", "X after Y", "X once Y", "Before Y, X", "After Y,
-    X", "don't X until Y". A step negated ("Never ship before the dry run") is held back: the
+    X", "don't X until Y". A step negated ("Never deploy before the smoke test") is held back: the
     order turns."""
     found = []
     for words in _clauses(text):
@@ -2293,7 +2298,7 @@ def _preference(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
 
 def _picks_rejected(text: str, rule: str) -> bool:
     """Whether `text` picks what `rule` picks another option over, or rejects what the rule
-    picks. A text picking nothing in words of its own ("Write new modules") picks what it does;
+    picks. A text picking nothing in words of its own ("Write new helpers") picks what it does;
     one rejecting it ("Never use composition") picks the other option when it says nothing but
     the rule's words."""
     ruled = _preference(rule)
