@@ -51,17 +51,6 @@ cannot be read is one line in `KnownCorpus.problems`, never an exception. Split 
 by (path, size, mtime), and matching goes through an inverted index of rare words: a few
 candidate rules per memory, so the work grows with the batch, not batch × rules.
 """
-# LEAD NOTE TO known2 (02:27 UTC), delete this block when read. The second reader's /work/helpers/s7/review1.md
-# H8 is your task 1 with nouns: "Prefer requests to httpx." against "- Prefer httpx over/to requests." and "Prefer
-# inheritance to composition." against "- Prefer composition over inheritance." are called KNOWN (repro
-# /tmp/review1/kn4.py; also kn3.py: "Run the migrations before deploying." vs "Only deploy after the migrations have
-# run." -> close, want known). M8: "Use pnpm for installs, and never commit the pnpm-lock.yaml file." against "- Use
-# pnpm for every install." is known whole (a second rule no doc holds is news; /tmp/review1/kn5.py). From the
-# new-user walkthrough (/work/helpers/s7/newuser.md H1, H2): false contradictions: "no, CI uses 5433 for Postgres"
-# against "Integration tests need Postgres on port 5433" is shown as contradicting with "(postgr: do not vs do)" (a
-# leading "No," read as a negated rule; a stem shown to the user), and "Don't use pip here, dependencies go through
-# poetry: poetry add flask-excel" against "Dependencies are managed with poetry: `poetry add PKG`" as "pip vs poetry"
-# (the memory picks the docs' tool, naming pip only as what not to do). Stop coding at 02:55 as before.
 
 from __future__ import annotations
 
