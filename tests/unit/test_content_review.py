@@ -281,8 +281,8 @@ MINED = ("Do as the person said after it tried to edit `lib/report.rb`: “no, d
 
 def test_guidance_of_a_mined_memory_is_its_first_line_and_leaves_the_occasion_out() -> None:
     taught = lesson("Do as the person said: use Fmt.day", MINED)
-    assert taught.guidance == ("Do as the person said after it tried to edit `lib/report.rb`: “no, dont write "
-                               "your own formatter, use Fmt.day from lib/fmt.rb”")
+    # The person's words said as the rule, without the frame telling the occasion (issue 11, M2).
+    assert taught.guidance == "Dont write your own formatter, use Fmt.day from lib/fmt.rb."
     assert taught.rest == []
     missing = ("`mix` is not available here: `mix test` failed with “sh: mix: not found”; do not count on it.\n"
                "The agent had called: Bash mix test\nError: “sh: mix: not found”\n"

@@ -256,11 +256,62 @@ def _use_sentence(sentence: str, title: str) -> str:
                   lambda m: f"{m.group(1)} the {named}", sentence, count=1, flags=re.IGNORECASE)
 
 
+# A lesson mined from a transcript tells the occasion around the person's own words: "The person
+# stopped the agent as it was about to run `make test` and said “stop, …”", "Do not run `x`: the
+# person rejected it … and said “…”". Those words are the lesson; the frame is provenance (kept in
+# the memory's metadata), and a frame that is itself a rule ("Do not run `x`") follows them.
+_FRAMED_RE = re.compile(r"^(?P<head>[^“”\n]*?)\b(?:the|a) (?:person|user)\b[^“”\n]*“(?P<said>[^“”\n]+)”[.!]?[ \t]*$",
+                      re.IGNORECASE | re.MULTILINE)
+# "no, …", "stop, …": a word that halts the agent, not part of the rule.
+_HALT_RE = re.compile(r"^(?:no+|nope|stop|wait|hold on|hey|ugh|please)\b[,.!;:]*\s*", re.IGNORECASE)
+
+
+def said_words(content: str) -> str:
+    """`content` with a mined frame around the person's words (`_FRAMED_RE`) replaced by those
+    words said as sentences; any other content unchanged."""
+    found = _FRAMED_RE.search(content)
+    if found is None:
+        return content
+    said = _HALT_RE.sub("", found["said"].strip()).strip()
+    if not said:
+        return content
+    clauses = [c.strip() for c in said.rstrip(".!").split("; ")]
+    if len(clauses) == 2 and rank(clauses[1]) > rank(clauses[0]) and not clauses[0].endswith("?"):
+        # "the full suite takes 20 minutes; run only X": the rule leads, its reason follows.
+        said = f"{clauses[1]}: {clauses[0][:1].lower()}{clauses[0][1:]}"
+    said = said[:1].upper() + said[1:]
+    said = re.sub(r"([?!.]) ([a-z])", lambda m: f"{m[1]} {m[2].upper()}", said)
+    if not said.endswith((".", "!", "?")):
+        said += "."
+    head = found["head"].strip().rstrip(":;,").strip()
+    rule = f" {head}." if head.startswith(("Do not ", "Don't ", "Never ")) else ""
+    return f"{content[:found.start()]}{said}{rule}{content[found.end():]}"
+
+
+# A mined memory's title ends with what the agent had been doing: "… (rejected: run `pip install
+# x`)", "… (interrupted: run `make test`)". That is provenance (the memory's metadata keeps it),
+# not what to do.
+_PROVENANCE_TAIL_RE = re.compile(r"\s*\((?:rejected|interrupted|blocked|denied|plan rejected)\b[^\n]*\)\s*$",
+                                 re.IGNORECASE)
+
+
+def title_of(title: str, guidance: str) -> str:
+    """An entry's title from its memory's: without a provenance tail (`_PROVENANCE_TAIL_RE`), and,
+    when the memory's title was cut ("… it is used by the nigh…"), the guidance instead; a leading
+    halt ("No, …", "Stop, …") left out."""
+    line = _PROVENANCE_TAIL_RE.sub("", " ".join(title.split()))
+    if line.endswith(("…", "...")) and guidance:
+        line = guidance
+    line = _HALT_RE.sub("", line)  # "Stop, the full suite…": the person's halt, not the subject
+    return line[:1].upper() + line[1:] if line else title
+
+
 def _paragraphs(content: str) -> list[str]:
     """Paragraphs, with prose written right after a closing fence (no blank line) split off the
-    code: "```…```\nUse it instead of TestClient." is a snippet and a sentence about it."""
+    code: "```…```\nUse it instead of TestClient." is a snippet and a sentence about it; a mined
+    frame is said as the person's words (`said_words`)."""
     out: list[str] = []
-    for paragraph in split_paragraphs(content):
+    for paragraph in split_paragraphs(said_words(content)):
         if not is_code(paragraph) and _HEADING_RE.match(paragraph):
             # "## Context" / "## Finding" over a memory's parts label them: no part of the lesson.
             paragraph = "\n".join(line for line in paragraph.split("\n") if not _HEADING_RE.match(line))
@@ -404,6 +455,8 @@ def _joined(first: int, second: int, sentences: Sequence[str]) -> str:
     """Two sentences said as one: "Use pnpm. Never use npm:" → "Use pnpm; never use npm."."""
     head = sentences[first].rstrip(" .:;")
     tail = sentences[second].rstrip(" :;")
+    if head.endswith(("?", "!")):  # "Why did you delete it?; it is used…" is no sentence
+        return f"{head} {tail}{'' if tail.endswith(('.', '!', '?')) else '.'}"
     lead = tail[:1].lower() if tail[1:2].islower() or tail[1:2] == " " else tail[:1]
     end = "" if tail.endswith((".", "!", "?")) else "."
     return f"{head}; {lead}{tail[1:]}{end}"
@@ -769,12 +822,21 @@ def tags_for(members: Sequence[Memory], first: Memory, *, nearby: Sequence[str] 
         return subject[:1]
     spans = _CODE_SPAN_RE.findall(text)
     for span in spans:
-        head = normalise(span.strip("`").split("/")[0]).split()
+        if "/" in span or _FILE_RE.search(span):
+            continue  # `src/app.py`: a folder ("src") or file name is where, not what it is about
+        head = [w for w in normalise(span.strip("`")).split() if w not in CODE_KEYWORDS]
         if head and head[0] not in ("make", "npm", "python", "pip", "git") and head[0].isalpha():
             return [head[0]]
         if len(head) > 1 and head[1].isalpha():
             return [head[1]]
     return []
+
+
+# Words of a programming language, not a subject: a snippet `def parse(s):` is not about "def".
+CODE_KEYWORDS = frozenset("def class return import from function const let var fn func pub async await "
+                          "export static public private void int str self this new lambda if else for "
+                          "while".split())
+_FILE_RE = re.compile(r"\w\.[a-z]{1,5}\b")
 
 
 # What a lesson is about, from its own words, when no memory or entry names a subject: the

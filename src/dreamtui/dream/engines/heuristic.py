@@ -54,6 +54,7 @@ from dreamtui.dream.guidance import (
     new_facts,
     subject_tags,
     tags_for,
+    title_of,
 )
 from dreamtui.dream.match import TOOL_SLOTS, Conflict, Features, compare, features_of
 from dreamtui.dream.policy import Replacement, apply_feedback, retired_by_flags, route_feedback
@@ -413,7 +414,7 @@ class _Dream:
         kind = "incident" if route != Route.DECISIONS and is_event(members, taught) else "topic"
         text = f"{best.title}\n{best.content}"
         tags = new_entry_tags(members, best, probe, self.index, self.known_tags, text)
-        title = clip(best.title, TITLE_CHARS)
+        title = clip(title_of(best.title, taught.guidance), TITLE_CHARS)
         slug, path = self._slug_and_path(title, kind, happened(members), taught.guidance)
         body_parts = [taught.guidance, *taught.rest]
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
