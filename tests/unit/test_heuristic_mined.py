@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from dreamtui.dream.guidance import lesson, tags_for, title_of
+from dreamtui.dream.guidance import Known, fresh_paragraphs, lesson, tags_for, title_of
 from dreamtui.entry.codec import parse_entry
 from dreamtui.model import Memory
 from tests.factories import entry_text, memory, snapshot_of
@@ -86,3 +86,15 @@ def test_an_unrelated_lesson_sharing_a_word_is_no_fragment_update() -> None:
     assert [p.op for p in found if p.target == entry[0]] == []  # no update of the renderer entry
     [created] = [parse_entry(p.after or "", p.target) for p in found if p.op == "create"]
     assert created.body.startswith("Run only tests/test_invoice.py: the whole suite runs for 40 minutes")
+
+
+def test_a_piece_cut_out_of_a_quotation_is_never_a_fact_to_add() -> None:
+    known = Known("Keep the invoice renderer\n\nThe monthly cron uses the invoice renderer.")
+    told = "Our lead wrote “the renderer is slow; cache the invoice renderer output in redis”."
+    for added in (fresh_paragraphs(told, known, other_phrasing=True), fresh_paragraphs(told, Known("x"))):
+        assert added in ([], [told])  # the whole sentence, or nothing
+        assert all(p.count("“") == p.count("”") for p in added)
+    assert fresh_paragraphs("Our lead wrote “cache it; the renderer is slow”.", Known("x")) != [
+        "The renderer is slow”."]
+    # A whole sentence holding a whole quotation still adds its fact.
+    assert fresh_paragraphs("Cache the “invoice renderer” output in `redis` on port 6380.", known) != []

@@ -701,9 +701,15 @@ def _only_adding(sentence: str, known: Known, values_only: bool) -> str:
     clauses = _clauses(sentence, _GUIDANCE_CLAUSE_RE)
     facts = set(_clause_facts(sentence))
     kept = [c for c in clauses if c in facts and known.adds(c, values_only=values_only)]
-    if not kept or len(kept) == len(clauses):
-        return sentence
+    if not kept or len(kept) == len(clauses) or not all(_whole(c) for c in kept):
+        return sentence  # a clause cut out of a quotation is no sentence: the whole one is
     return _sentence_case("; ".join(c.rstrip(" .") for c in kept) + ".")
+
+
+def _whole(sentence: str) -> bool:
+    """A sentence with its quotes closed: a piece cut out of a quotation ("cache its output”.")
+    is a fragment, never a fact to add."""
+    return sentence.count("“") == sentence.count("”")
 
 
 def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
@@ -734,13 +740,13 @@ def fresh_paragraphs(text: str, known: Known, *, other_phrasing: bool = False,
                 out.append("\n".join(items))
             continue
         if other_phrasing:
-            rules = [as_rule(s) for s in split_sentences(paragraph) if not of_the_occasion(s)]
+            rules = [as_rule(s) for s in split_sentences(paragraph) if not of_the_occasion(s) and _whole(s)]
             # A clause adds nothing its sentence does not: most restatements stop at the first test.
             fresh = [_only_adding(r, known, values_only) for r in rules if known.adds(r, values_only=values_only)
                      and any(known.adds(c, values_only=values_only) for c in _clause_facts(r))]
         else:
             fresh = [s for s in split_sentences(paragraph)
-                     if not of_the_occasion(s) and known.adds(s, values_only=values_only)]
+                     if not of_the_occasion(s) and _whole(s) and known.adds(s, values_only=values_only)]
         for sentence in fresh:
             known.add(sentence)
         if fresh:
