@@ -140,8 +140,34 @@ def read_in_english(text: str) -> bool:
     return not (any(not w.isascii() for w in words) or any(w in _FOREIGN_WORDS for w in words))
 
 
+# What intake leaves of a secret (safety.secrets), and a line that only assigns a value:
+# "export STRIPE_SECRET=…", "token: …", "aws_secret_access_key = …".
+_REDACTED_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+_ASSIGNMENT_RE = re.compile(r"^(?:export\s+|set\s+)?[A-Za-z_][\w.-]*\s*[=:]\s*\S*$", re.IGNORECASE)
+_CREDENTIAL_REMARK_WORDS = 5  # content words of "… is the access key id": a label, nothing to do
+
+
+def only_credentials(content: str) -> bool:
+    """Whether `content` is nothing but redacted credentials: each line assigns a value or labels
+    a `[REDACTED:…]` placeholder, and no line says what to do with it. Such a memory keeps no
+    lesson once the secret is gone, and a secret belongs in no entry nor AGENTS.md."""
+    if not _REDACTED_RE.search(content):
+        return False
+    for line in (line.strip() for line in content.splitlines()):
+        if not line or _ASSIGNMENT_RE.match(line):
+            continue
+        left = _REDACTED_RE.sub(" ", line)
+        named = [w for w in _words(left) if w not in STOPWORDS and len(w) > 1]
+        if len(named) > _CREDENTIAL_REMARK_WORDS or states_rule(left):
+            return False
+    return True
+
+
 def no_lesson(memory: Memory) -> str | None:
     """Why `memory` carries no lesson (a reason a person understands), or None when it does."""
+    if only_credentials(memory.content):
+        return ("nothing but credentials (redacted values, KEY=value lines): no lesson to keep, "
+                "and a secret goes into no entry nor AGENTS.md")
     text = " ".join(memory.content.split())
     if memory.type == CODE_SNIPPET or _CODE_RE.search(memory.content) or _STEP_RE.search(memory.content):
         return None  # code, a command or steps: something to reuse
