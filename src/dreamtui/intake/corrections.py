@@ -159,6 +159,7 @@ cannot see your editor" (抱歉，我无法…) concedes nothing.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Literal
 
 _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
@@ -554,23 +555,39 @@ _RU_FAILS = re.compile(r"не (?:работает|работают|работа�
 
 # Vietnamese, Spanish and Portuguese objections said first: what the person meant ("ý tôi là cái folder
 # này", "me refiero a …", "eu quis dizer …"), that it is not that or wrong ("không phải", "sai rồi",
-# "no es eso", "não é isso"), that it still fails ("vẫn chưa chạy", "sigue sin funcionar", "ainda não
-# funciona"); and a mistake or failure anywhere in a short first line ("hình như bạn mở nhầm" — it
-# seems you opened the wrong one, "tôi không thấy nút", "no veo el botón", "não aparece").
-_VI_ES_PT = re.compile(
-    r"^(?:ý (?:tôi|mình|em|anh|chị) là|không phải|không đúng|sai rồi|nhầm rồi|(?:tôi|mình) đã nói|đừng\b|"
+# "no es eso", "não é isso", "así no"), what they said before ("te dije …", "eu disse …"), that it still
+# fails ("vẫn chưa chạy", "sigue sin funcionar", "ainda não funciona"); and a mistake or failure
+# anywhere in a short first line ("hình như bạn mở nhầm" — it seems you opened the wrong one, "cái này
+# không đúng", "tôi không thấy nút", "no veo el botón", "não aparece", "ya te dije que …"). Written and
+# read with the diacritics folded (`_folded`): Vietnamese is often typed without them ("sai roi").
+_VI_ES_PT = (
+    r"^(?:ý (?:tôi|mình|em|anh|chị) là|không phải|không đúng|sai rồi|nhầm rồi|(?:tôi|mình) đã nói|"
+    r"đừng (?:có|làm|xoá|xóa|sửa|đổi|thêm|dùng|chạy|thay|tự|gõ|mở|đóng|để|bỏ|động)\b|"
     r"tại sao (?:bạn|em|anh)|sao (?:bạn|em|anh) (?:lại|không)|vẫn (?:chưa|không|bị|còn|lỗi)|"
-    r"me refiero a|quise decir|no es eso|eso no es|no era eso|te equivocaste|"
-    r"sigue (?:sin|igual|fallando|dando|saliendo)|todav[ií]a (?:no|sale|da|falla|aparece)|"
+    r"me refiero a|quise decir|no es eso|eso no es|no era eso|te equivocaste|(?:ya )?te (?:lo )?dije\b|"
+    r"as[ií] no\s*[,.!]|sigue (?:sin|igual|fallando|dando|saliendo)|todav[ií]a (?:no|sale|da|falla|aparece)|"
     r"(?:eu )?quis dizer|n[aã]o [eé] isso|isso n[aã]o [eé]|ainda (?:n[aã]o|d[aá] erro|est[aá] errad)|"
+    r"(?:eu |j[aá] |eu j[aá] )(?:te |lhe )?disse\b|(?:te|lhe) disse\b|disse (?:que|para|pra)\b|assim n[aã]o\b|"
     r"continua (?:dando|com erro|sem|igual)|voc[eê] errou|est[aá] errad[oa])")
-_VI_ES_PT_ANYWHERE = re.compile(
+_VI_ES_PT_ANYWHERE = (
     r"\b(?:bạn|em|anh|chị|mình)\s+(?:đã\s+)?(?:\w+\s+)?(?:nhầm|sai)\b|(?<!không )\bbị lỗi\b|"
-    r"\bvẫn (?:chưa|không|bị|còn)\b|"
+    r"\bvẫn (?:chưa|không|bị|còn)\b|\bkhông đúng\b|\b(?:ya )?te (?:lo )?dije\b|\b(?:eu )?j[aá] (?:te )?disse\b|"
     r"\bkhông (?:thấy(?! (?:lỗi|vấn đề|gì|sai))|hoạt động|chạy được|hiện|hiển thị)\b|"
     r"\bno (?:veo|aparece|funciona|se (?:ve|muestra))\b(?! (?:ning[uú]n\w*|nada))|"
     r"\bn[aã]o (?:vejo|aparece|funciona|mostra)\b(?! (?:nenhum\w*|nada|problema nenhum|erro nenhum))")
-_VI_ES_PT_CUES = ("nhầm", "sai", "lỗi", "vẫn", "không", "no ", "não", "nao ")
+_VI_ES_PT_CUES = ("nham", "sai", "loi", "van ", "khong", "no ", "nao ", "dije", "disse")
+
+
+def _folded(text: str) -> str:
+    """The text without its diacritics ("không đúng" → "khong dung", "não" → "nao")."""
+    if text.isascii():
+        return text
+    split = unicodedata.normalize("NFD", text.replace("đ", "d").replace("Đ", "D"))
+    return "".join(char for char in split if not unicodedata.combining(char))
+
+
+_VI_ES_PT_FIRST = re.compile(_folded(_VI_ES_PT))
+_VI_ES_PT_FOUND = re.compile(_folded(_VI_ES_PT_ANYWHERE))
 
 
 # What a person says having tried the agent's work ("I tested it and …", "테스트를 해보니, …",
@@ -755,8 +772,11 @@ _CONCEDED_LATER = re.compile(
     r"确实(?:有|存在|是|没|漏|不)|的确(?:有|是|存在)|你说得对|说得对|有道理|分析得(?:很|非常)?(?:准|对|到位)|"
     # "Du brand book … Mais vous avez raison de le questionner", "je l'ai retiré à tort"
     r"\b(?:vous avez|tu as) (?:\w+ )?raison\b|\bà tort\b|\btienes (?:toda la )?raz[oó]n\b|\bdu hast recht\b|"
-    r"\btem (?:toda a )?raz[aã]o\b|\bnói đúng\b|\bxin lỗi\b|"
-    # "Excellent observations! Let me fix both issues": the person's points are its work's faults
+    r"\btem (?:toda a )?raz[aã]o\b|\bnói đúng\b|\bxin lỗi\b")
+# "Excellent observations! Let me fix both issues": the person's points are its work's faults, unless
+# the turn set out new work (`_NEW_REQUEST`, `_ADDITION`: "Next, the legacy parser has two bugs …"):
+# taking a bug ticket is what any agent says so.
+_FIXES_POINTS = re.compile(
     r"\blet me (?:fix|address|correct) (?:both|these|those|all|the|this|that|each)(?: \w+)?(?: two| three)? "
     r"(?:issues?|problems?|bugs?|errors?|mistakes?)\b")
 # Words one of `_CONCEDED_LATER`'s concessions holds: a substring test is cheaper than its search.
@@ -859,12 +879,21 @@ _ERROR_ALONE = re.compile(
     r"语法不正确|拒绝访问")
 _SPEAKER = re.compile(r"\b(?:i|i'm|my|me|we|you|your|u)\b|我|你|tôi|mình|bạn", re.IGNORECASE)
 # The agent asking for what the person's run printed ("paste the output", "send me the error", "把
-# 报错贴给我"): what comes back answers it, whatever it shows.
+# 报错贴给我"): what comes back answers it, whatever it shows. Asked in ordinary words too: a verb of
+# reporting back and what the run showed ("let me know what you see", "tell me what happens", "copy
+# the output here", "paste what it prints", "然后把结果告诉我"); not "let me know if it works", which
+# asks how the agent's fix went.
 _ASKS_OUTPUT = re.compile(
     r"\b(?:paste|share|send|show) (?:me )?(?:the |its |your |what |any )?(?:full |whole |complete |exact )?"
     r"(?:output|error|errors|log|logs|result|results|message|traceback|stack)|\bwhat (?:does it|do you|did it) "
     r"(?:print|say|show|output|get|see)|"
-    r"(?:贴|发|给)(?:给我|一下|出来)[^。\n]{0,10}(?:输出|报错|错误|日志|结果)|把[^。\n]{0,20}(?:输出|报错|错误|日志)[^。\n]{0,6}(?:贴|发)",
+    r"\b(?:let (?:me|us) know|tell (?:me|us)|copy|paste|send|share|post|report(?: back)?|give me)\b[^.!?\n]{0,30}?"
+    r"\b(?:what (?:you (?:see|get)|happens|it (?:prints|says|shows|outputs|returns|gives you)|(?:comes|gets) "
+    r"(?:out|printed)|(?:is )?printed|(?:the )?(?:terminal|console) (?:says|shows))|(?:the |its )?(?:full |whole |"
+    r"complete |exact )?(?:output|results?|error messages?|logs?)\b)|"
+    r"(?:贴|发|给)(?:给我|一下|出来)[^。\n]{0,10}(?:输出|报错|错误|日志|结果)|"
+    r"把[^。\n]{0,20}(?:输出|报错|错误|日志|结果|看到的|显示的)[^。\n]{0,6}(?:贴|发|告诉)|"
+    r"告诉我[^。\n]{0,6}(?:结果|输出|看到了?什么|显示了?什么|发生了?什么|报了?什么)",
     re.IGNORECASE)
 _PASTED_WITHIN = 3000
 
@@ -895,8 +924,7 @@ def pasted_failure(text: str, said: str | None) -> bool:
     if last.rstrip().endswith(("?", "？")) and _ERROR_MARK.search(last) is None:
         return False  # the person asks about it: "…\nwhy does it say rejected?"
     claim = _claim(said)
-    if not (any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) or
-            _ASKED_TO_TRY.search(claim) or _GAVE_STEPS.search(claim)):
+    if not (_done_in(claim) or _ASKED_TO_TRY.search(claim) or _GAVE_STEPS.search(claim)):
         return False  # nothing the agent made or told to run ("API Error: 401 …" was all it said)
     return not _asked_for_output(_plain(said[-600:]))
 
@@ -914,10 +942,18 @@ def _asked_for_output(tail: str) -> bool:
     return False
 
 
+# A Python exception's line, closing its traceback: "NameError: name 'totals' is not defined".
+_RAISED = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Warning)\b(?::|$)")
+
+
 def _error_line(text: str) -> str:
-    """The first line of a pasted failure that names the error (`_ERROR_MARK`), for a title."""
+    """The first line of a pasted failure that names the error (`_ERROR_MARK`), for a title; in a
+    traceback, its exception's line (`_RAISED`, the last one), not its "Traceback (most recent call
+    last):" header."""
     lines = [line.strip() for line in text.splitlines()[:200] if line.strip()]
     line = next((line for line in lines if _ERROR_MARK.search(line) and not _PROMPTED.match(line)), "")
+    if line.startswith("Traceback"):
+        line = next((found for found in reversed(lines) if _RAISED.match(found)), line)
     return _quoted(line or (lines[0] if lines else ""), 100)
 
 
@@ -954,7 +990,15 @@ def _persists_after_change(text: str, said: str | None) -> bool:
         return False
     if _WORKS.search(first) and not _NOT_WORKING.search(first):
         return False  # "Sigue funcionando perfecto, gracias", "ça marche toujours très bien": still works
-    claim = _claim(said)
+    return claims_done(said)
+
+
+def claims_done(said: str) -> bool:
+    """Do the agent's last words report its work done or working (`_DONE_CLAIM`, `_DONE_MARKS`)?"""
+    return _done_in(_claim(said))
+
+
+def _done_in(claim: str) -> bool:
     return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) is not None
 
 
@@ -1294,8 +1338,10 @@ def correction_rule(text: str) -> TurnRule | None:
     if wide and (_KO_JA.match(head) or _RU.match(head) or (
             short_zh and (_KO_JA_FAILS.search(first) or _RU_FAILS.search(first)))):
         return "script"
-    if _VI_ES_PT.match(head) or (len(first) <= _ZH_SHORT and any(cue in first for cue in _VI_ES_PT_CUES)
-                                 and _VI_ES_PT_ANYWHERE.search(first)):
+    folded_head = _folded(head)
+    folded = folded_head.split("\n", 1)[0] if len(first) <= _ZH_SHORT else ""
+    if _VI_ES_PT_FIRST.match(folded_head) or (any(cue in folded for cue in _VI_ES_PT_CUES)
+                                              and _VI_ES_PT_FOUND.search(folded)):
         return "script"
     if _PREFER.match(head) or (any(cue in head[:_LANGUAGE_WITHIN] for cue in _LANGUAGE_CUES) and
                                _LANGUAGE.search(head, 0, _LANGUAGE_WITHIN)):
@@ -1466,8 +1512,7 @@ def reports_after_done(text: str, said: str | None) -> bool:
         # A task said first names a failure to handle ("add error handling"), unless the agent had
         # asked the person to try its work and what they name is that try failing.
         return _ASKED_TO_TRY.search(claim) is not None and _TRY_FAILED.search(found.group()) is not None
-    return any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim) is not None or \
-        _ASKED_TO_TRY.search(claim) is not None
+    return _done_in(claim) or _ASKED_TO_TRY.search(claim) is not None
 
 
 # The agent asking the person to try its work ("Please refresh and try again", "let me know if it
@@ -1593,9 +1638,36 @@ def overrides(text: str, said: str | None) -> bool:
         return False
     # The person's opener first: it is short, and the agent's words searched may be pages.
     head = _OPENER.sub("", _plain(text).lower().strip()[:400])
-    if _CHOOSES.match(head) is None or _APPROVES.search(head) is not None:
+    chosen = _CHOOSES.match(head)
+    if chosen is None or _APPROVES.search(head) is not None:
         return False  # "no, I need a coffee first, then go ahead" lets the plan go on
-    return _RECOMMENDS.search(_plain(said).lower()) is not None
+    plain = _plain(said).lower()
+    if _RECOMMENDS.search(plain) is None:
+        return False
+    rest = head[chosen.end():]
+    if _OTHERWISE.search(rest) is None and (_SIDES_WITH.search(head) is not None or _names_only(rest, plain)):
+        return False  # "I prefer Redis too", "应该可以，就用 Redis": the agent's way, agreed to
+    return True
+
+
+# Siding with the way proposed: "too", "as well", "agreed", "should be fine", 应该可以/没问题 (probably fine).
+_SIDES_WITH = re.compile(r"\b(?:too|as well|also|agreed?|same here|(?:should|would|will) be (?:fine|ok|okay|good|"
+                         r"enough))\b|应该(?:可以|没问题|行|没事|不错)|同意|也(?:觉得|倾向|选|用|是)")
+# Turning from it: a negation, "instead", "rather than", 而不是/不用/别/换.
+_OTHERWISE = re.compile(r"\b(?:not|no|never|instead|rather|than|n't|don'?t|other|another|different)\b|n't\b|"
+                        r"而不是|不用|不要|别|换|改|其他|另")
+_FILLER = frozenset({"go", "with", "it", "that", "this", "the", "a", "an", "and", "then", "so", "let", "let's",
+                     "lets", "use", "using", "do", "just", "please", "ok", "okay", "yes", "sure", "one", "way",
+                     "plan", "we", "i", "you", "for", "to", "be", "is", "its", "it's"})
+
+
+def _names_only(rest: str, said: str) -> bool:
+    """Does the rest of the person's choice name nothing the agent's words did not ("Redis, go with
+    it", "就用 Redis" after recommending Redis)? Latin words, by their stem; at least one named."""
+    words = [w for w in re.findall(r"[a-z][\w.+-]*", rest) if w not in _FILLER]
+    if not words or len(words) > 4:
+        return False
+    return all(w[:5] in said for w in words)
 
 
 # After an Esc, turns that do not redirect the agent: a retry (an API error, a hung call), a plain
@@ -1698,8 +1770,9 @@ def concedes(turn: str, reply: str, before: str | None = None) -> str | None:
     head = _OPENER.sub("", _plain(spoken(turn)).lower().strip()[:400])
     first = head.split("\n", 1)[0]
     opening = said[:150].lower()
-    if any(cue in opening for cue in _CONCEDED_CUES) and _CONCEDED_LATER.search(opening) and \
-            not only_asks(turn) and not _PRAISED.match(said):
+    if any(cue in opening for cue in _CONCEDED_CUES) and not only_asks(turn) and not _PRAISED.match(said) and (
+            _CONCEDED_LATER.search(opening) or _FIXES_POINTS.search(opening) and
+            _NEW_REQUEST.match(first) is None and _ADDITION.match(first) is None):
         return "acknowledged"
     if _DID_YOU.search(first[:120]) and ("?" in first or "？" in first) and \
             _ANSWERED_NO.match(said) and _ADMITS.search(said[:150]):
@@ -1983,9 +2056,7 @@ def lesson(text: str, doing: str | None, said: str | None) -> str | None:
         # done is in the memory's first line).
         error = _error_line(text).rstrip(" .:：。")
         assert said is not None  # pasted_failure needs the agent's words
-        claim = _claim(said)
-        if doing is None and _GAVE_STEPS.search(said) and not (
-                any(mark in claim for mark in _DONE_MARKS) or _DONE_CLAIM.search(claim)):
+        if doing is None and _GAVE_STEPS.search(said) and not claims_done(said):
             return f"{error}: check that your instructions work before giving them"
         return f"{error}: check that it works before saying it is done"
     words = spoken(text)

@@ -49,6 +49,7 @@ from dreamtui.intake.codex.reader import Aborted, AgentText, Call, Event, Meta, 
 from dreamtui.intake.corrections import (
     accidental,
     answer_rule,
+    claims_done,
     concedes,
     correction_rule,
     game_move,
@@ -261,6 +262,12 @@ def _corrects(text: str, said: str | None) -> bool:
     return answer_rule(words, said) is not None or overrides(words, said)
 
 
+# A shell command that writes a file: a redirection into one, a patch, an in-place edit.
+_WRITES = re.compile(r"(?<![0-9&])>>?\s*(?!/dev/null|&)['\"]?[\w./~-]|\bapply_?patch\b|\bsed\s+-i|\btee\b|"
+                     r"\bperl\s+-p?i")
+# The files a command names ("docs/guide.md", "prototype.html"), which a turn may name back.
+_PATHS = re.compile(r"[\w-]*[./][\w./-]*\.\w{1,5}\b|[\w-]+/[\w./-]+")
+
 # Codex's answer to a command still running when its call returns: the session `write_stdin` polls.
 _RUNNING = re.compile(r"^Process running with session ID (\d+)\s*$", re.MULTILINE)
 # Calls that keep Codex's own books: polling a running command for output, updating the plan.
@@ -354,6 +361,9 @@ class Detector:
         self._printed_by: dict[str, str] = {}  # a success's first line: the first program printing it
         self._notices: set[str] = set()
         self._running: dict[str, Call] = {}  # by session id: the commands left running, which `write_stdin` polls
+        self._succeeded: set[str] = set()  # the calls that went through
+        self._reported = False  # the agent's words since its last call report its work done
+        self._running_last = False  # the agent polled its last command's output: it runs on
 
     def feed(self, event: Event) -> None:
         if isinstance(event, Meta):
@@ -367,6 +377,10 @@ class Detector:
                 # Polling a running command is waiting on it: the command is what the agent does.
                 self._last_call = polled or event
                 self._called = True
+                self._reported = False
+            # Polling a command's output: the command is still running (a dev server, a watcher).
+            if event.tool == "write_stdin" or event.tool not in _BOOKKEEPING:
+                self._running_last = event.tool == "write_stdin"
         elif isinstance(event, Result):
             self._result(event)
         elif isinstance(event, UserTurn):
@@ -394,6 +408,8 @@ class Detector:
         self._settled.add(result.call_id)
         call = self._calls.get(result.call_id)
         result = _bounded(result)
+        if result.ok:
+            self._succeeded.add(result.call_id)
         if result.head:
             self._note_notices(result.head, call.action.split(maxsplit=1)[0] if call and call.action else "")
             running = _RUNNING.search(result.head) if call is not None and call.tool == "shell" and \
@@ -516,7 +532,7 @@ class Detector:
                 _corrects(turn.text, said) or (reports_after_done(turn.text, said)
                                                and not lessons.mostly_pasted(turn.text))):
             self._prompt_correction = len(self.frictions)
-            self.frictions.append(self._friction("correction", self._just_called(), turn.text,
+            self.frictions.append(self._friction("correction", self._corrected_call(turn.text), turn.text,
                                                  turn.timestamp, event=turn.event))
             self._turn = None
         elif first and reports_earlier_work(turn.text):
@@ -526,7 +542,7 @@ class Detector:
                                                  event=turn.event))
             self._turn = None
         else:
-            self._turn = (turn, self._just_called()) if self._acted and not answered_a_stop \
+            self._turn = (turn, self._corrected_call(turn.text)) if self._acted and not answered_a_stop \
                 and not relayed(turn.text) and not lessons.mostly_pasted(turn.text) \
                 and not game_move(turn.text, said) else None
         self._answered = False
@@ -538,6 +554,24 @@ class Detector:
         person last typed, none when it only talked since (a call turns back is not what the
         person answers)."""
         return self._last_call if self._called else None
+
+    def _corrected_call(self, text: str) -> Call | None:
+        """The call a correction says the agent had just done (`_just_called`), unless the agent
+        then reported its work done and the person answers that report: a command that went
+        through ("poetry install --sync", then "Done, I changed the port in conftest to 5432." →
+        "no, CI uses 5433, revert that") is not what they correct, unless they name it. The
+        agent's words are kept with the correction (`said`). A command left running (a dev server
+        the agent polls) is where the person tried the work: it stays."""
+        call = self._just_called()
+        action = (call.action or "") if call is not None else ""
+        if call is None or not self._reported or call.tool != "shell" or call.call_id not in self._succeeded \
+                or self._running_last or _WRITES.search(action):
+            return call  # a command that wrote a file ("cat <<EOF > page.html") made the change
+        lowered = text.lower()
+        words = lessons.command_head(action).lower().split()
+        named = bool(words) and words[0].rsplit("/", 1)[-1] in lowered or any(
+            path.lower() in lowered for path in _PATHS.findall(action))
+        return call if named else None
 
     def _amended(self, turn: UserTurn) -> None:
         """The person amended the turn the agent was working on: judged as that turn, in its
@@ -560,7 +594,7 @@ class Detector:
         elif self._acted_before_prompt and _corrects(turn.text, self._said):
             self._prompt_correction = len(self.frictions)
             self.frictions.append(replace(self._friction(
-                "correction", self._just_called(), turn.text, turn.timestamp,
+                "correction", self._corrected_call(turn.text), turn.text, turn.timestamp,
                 event=turn.event), stopped=stop))
         elif stopped is not None and added and correction_rule(added) is not None:
             self.frictions.append(replace(stopped, reason=lessons.clip(turn.text.strip(), 2 * QUOTE_CHARS)))
@@ -576,6 +610,7 @@ class Detector:
         self._turn = None
         self._answered = True
         self._said = text
+        self._reported = claims_done(text)
 
     def finish(self) -> list[Friction]:
         """The frictions, once the rollout has ended: reason-less stops kept only as rejections,
