@@ -249,6 +249,9 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
     if isinstance(known, dict) and known.get("problems"):
         # One line on stderr: an instruction file the dream could not read is the person's to fix.
         logger.warning("%s", known.get("summary"))
+    for problem in changeset.stats.get("entry_problems") or []:
+        # The engine could not see this entry: a lesson it holds may be proposed again or wait.
+        logger.warning("entry problem: %s (not read by this dream; fix the file and dream again)", problem)
     if changeset.fallback is not None:
         # Said on stderr even with --json: whoever reads these proposals must know no model made them.
         logger.warning("dream %s was made by %s", changeset.id, changeset.engine_label)
