@@ -35,6 +35,7 @@ keeps that set and reports on it.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
@@ -527,26 +528,29 @@ def run(quick: bool = False, show_errors: bool = False,
     return rows
 
 
-def _realset_arg(argv: list[str]) -> Path | None:
-    """The PATH of `--realset PATH` (or `--realset=PATH`), None without the option."""
-    for number, arg in enumerate(argv):
-        if arg.startswith("--realset="):
-            return Path(arg.split("=", 1)[1])
-        if arg == "--realset":
-            if number + 1 >= len(argv) or argv[number + 1].startswith("--"):
-                raise SetError("--realset needs a PATH: a file in the format of realset-public.json")
-            return Path(argv[number + 1])
-    return None
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    """The options, or exit 2 with the usage for an unknown one (`--help` prints it, exit 0)."""
+    parser = argparse.ArgumentParser(
+        prog="bench_quality.py", description="How well the real dream consolidates labelled sets "
+        "(the module docstring says what each figure is).")
+    parser.add_argument("--quick", action="store_true",
+                        help="no effect here: the labelled sets are small and always run whole "
+                             "(run.py passes --quick to every benchmark)")
+    parser.add_argument("--errors", action="store_true",
+                        help="print wrong merges and missed pairs (never a held-out set's)")
+    parser.add_argument("--realset", metavar="PATH", type=Path,
+                        help="measure this file (realset-public.json's format) as a whole instead")
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
+    options = _arguments(argv)
     try:
-        path = _realset_arg(argv)
-        sets = None if path is None else [(real_whole(path), TARGETS["real"])]
+        sets = None if options.realset is None else [(real_whole(options.realset), TARGETS["real"])]
     except SetError as error:
         print(f"bench_quality: {error}", file=sys.stderr)
         return 2
-    rows = run(quick="--quick" in argv, show_errors="--errors" in argv, sets=sets)
+    rows = run(quick=options.quick, show_errors=options.errors, sets=sets)
     print(f"{'benchmark':78} {'value':>8} {'unit':6} {'target':>8}  ok")
     for row in rows:
         ok = "" if row["ok"] is None else ("yes" if row["ok"] else "NO")
