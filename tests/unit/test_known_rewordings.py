@@ -115,7 +115,7 @@ def test_a_rewording_of_a_rule_is_known(tmp_path: Path, docs: str, memory: str) 
      "Use `pip install ruff` for linting.", "use vs do not use"),
     # "X is not used any more" rejects X
     ("## Releases\n\n- Roll out to `canary` first, then to everyone.\n",
-     "Roll out to everyone at once; canary is not used any more.", "canari: do not vs do"),
+     "Roll out to everyone at once; canary is not used any more.", "canary: do not vs do"),
     ("## Style\n\n- Prefer `zod` over hand-written validators.\n",
      "Prefer hand-written validators over `zod`.", "zod"),
     # another format, said in an aside with an example of what it rejects

@@ -17,11 +17,14 @@ How a memory is read against a rule (KnownIndex.check), with match.py's verdict 
   ("unless told to"); generic and frame words; a step's tool where the rule names the step and
   no tool (`pytest` / "run the tests"); time words against the rule's condition ("immediately
   after making commits" / "when creating a commit"). A command the rule never names is news, and
-  a step done only sometimes or little ("only where needed", "sparingly") is not one done always;
+  a step done only sometimes or little ("only where needed", "sparingly") is not one done always,
+  nor is an instruction the rule does not give beside one it does ("…, and never commit the
+  lockfile"); the person's "no" answering the agent ("no, CI uses 5433") negates nothing after it;
 - a contradiction is the same thing with the opposite stance or another value: a command, code
   or tool one side does and the other rejects, plain words opposed on more than they agree on,
   "X is not used any more" against a rule doing X, the agent taking a step the rule leaves to the
-  person ("only ever started by the user"), match.py's conflicts, and, never a restatement
+  person ("only ever started by the user"), match.py's conflicts (said in the rule's words, never a
+  stem), and, never a restatement
   whatever else agrees (KnownIndex.turned), the rule's two steps in the other order ("publish,
   then tag" / "tag before publishing"; "never X before Y", "not X until Y", "X once Y" say Y
   first) or the option a rule picks another over ("Prefer to write new helpers", or one rejecting
@@ -871,8 +874,9 @@ class KnownMatch:
             if not any(_explains(k, c) for k in kept) \
                     and not ({c.a, c.b} == _POLARITY and c.slot in commanded):
                 kept.append(c)
-        # (without the meanings _plain() gave the flags: the rule's command as it is written)
-        return _unmeant("; ".join(str(c) for c in kept))
+        # (without the meanings _plain() gave the flags: the rule's command as it is written;
+        # a word match.py names by its stem, "postgr", as the rule writes it, "Postgres")
+        return _unmeant("; ".join(str(replace(c, slot=_as_written(c.slot, self.rule.text))) for c in kept))
 
     def to_json(self) -> dict[str, object]:
         """What a proposal's details record: the citation, the rule, what differs."""
@@ -1384,13 +1388,17 @@ class KnownIndex:
         """A contradiction of the docs' choice of tool, however differently the two read: the
         docs run `poetry install` and `poetry run pytest`, the memory says "always use `uv` for
         package management". Only when the docs never name the memory's tool (a project that
-        names both may use both) and only for roles a project fills once (ONE_CHOICE_SLOTS)."""
+        names both may use both) and only for roles a project fills once (ONE_CHOICE_SLOTS). A
+        tool the memory says not to use is none it picks ("Don't use pip here, … poetry")."""
         if not self.choices or query.stems.isdisjoint(_CHOICE_STEMS):
             return None  # no tool named: the facts need not be read
         absent = _absent(query.text)
+        refused = _refused(query.text)
         for slot, picked in sorted(query.facts.picks.items()):
-            # a tool the memory says is missing here is a fact of the machine, not its choice
-            tools = picked - absent if absent else picked
+            # a tool the memory says is missing here is a fact of the machine, not its choice;
+            # one it says not to use is what it rejects wherever else it names it (the record
+            # of the call the person turned down: "Don't use pip here … (rejected: run `pip …`)")
+            tools = frozenset(tool for tool in picked if tool not in absent and stem(tool) not in refused)
             documented = self.choices.get(slot)
             if not tools or documented is None or not tools.isdisjoint(documented[0]) \
                     or any(stem(tool) in self.index.postings for tool in tools):
@@ -1519,11 +1527,15 @@ class KnownIndex:
         A sentence doing nothing, only rejecting ("No shortcuts."), is no step: what it rejects
         weighs in the coverage."""
         said = self.index.features[rule].stems | self.headings[rule]
-        for step in _STEP_RE.split(core.text)[1:]:
+        # (an instruction after a comma or "and" is a step too: "Use pnpm for installs, and
+        # never commit the lockfile" adds a rule on committing no rule on installing holds)
+        for step in [*_STEP_RE.split(core.text)[1:], *_instructions(core.text)[1:]]:
             features = Features.of(step)
             if not features.facts.actions and not features.facts.done:
                 continue
-            if not features.facts.actions <= said or (features.stems - _GENERIC - FRAME).isdisjoint(said):
+            # (a kin word says the rule's: "don't ignore them" is "do not discard them")
+            kin = frozenset(mine for mine in features.stems - said if any(kindred(mine, ruled) for ruled in said))
+            if not features.facts.actions <= said | kin or (features.stems - _GENERIC - FRAME).isdisjoint(said | kin):
                 return True
         return False
 
@@ -1708,10 +1720,22 @@ def memory_features(memory: Memory) -> Features:
         body = "\n".join(line for line in body.splitlines() if not of_the_occasion(line))
     if "after it tried to" in body:
         body = _TRIED_RE.sub("", body)
-    title, content = _credential(_plain(memory.title), False), _credential(_plain(body), False)
+    title, content = _credential(_plain(_unanswered(memory.title)), False), \
+        _credential(_plain(_unanswered(body)), False)
     said = normalise(title)
     text = content if not said or normalise(content).startswith(said) else f"{title}\n{content}"
     return Features.of(text, content)
+
+
+# A person's "no" answering the agent ("no, CI uses 5433, revert that"; "不，…"; "nein, …"): it
+# rejects what the agent did or said, not what the sentence after it says.
+_ANSWER_RE = re.compile(r"(^|[“\"「']\s*)(?:no+|nope|nah|nein|non|não|nao|nee|niet|нет|不是|不对|不|いいえ|아니요|아니)"
+                        r"\s*[,，、!！.。]+\s*", re.IGNORECASE | re.MULTILINE)
+
+
+def _unanswered(text: str) -> str:
+    """`text` without the person's "no" answering the agent at its start or a quote's."""
+    return _ANSWER_RE.sub(r"\1", text)
 
 
 @dataclass(frozen=True)
@@ -1864,6 +1888,19 @@ def _negated_parts(text: str) -> tuple[str, str]:
         subjects += words[:at]
         rest += words[at:]
     return " ".join(subjects), " ".join(rest)
+
+
+@lru_cache(maxsize=4096)
+def _refused(text: str) -> frozenset[str]:
+    """The stems of what a clause of `text` says after its negation ("Don't use pip here"):
+    what it tells not to do or use."""
+    found: set[str] = set()
+    for clause in _outside_code(_CLAUSE_RE.split, _without_asides(text)):
+        words = clause.split()
+        at = next((k for k, word in enumerate(words) if normalise(word) in NEGATIONS), None)
+        if at is not None:
+            found |= Features.of(" ".join(words[at:])).stems
+    return frozenset(found)
 
 
 @lru_cache(maxsize=4096)
@@ -2342,6 +2379,14 @@ def _absent(text: str) -> frozenset[str]:
     if "not" not in text.lower():
         return frozenset()
     return frozenset(name.lower().rstrip(".") for found in _ABSENT_RE.findall(text) for name in found if name)
+
+
+def _as_written(slot: str, text: str) -> str:
+    """`slot` as `text` writes it where `slot` is the stem of one of its words (a person reads
+    "Postgres", never "postgr"); any other slot as it is."""
+    if not slot.isalnum() or re.search(rf"\b{re.escape(slot)}\b", text, re.IGNORECASE):
+        return slot
+    return next((word for word in re.findall(r"\w+", text) if stem(word.lower()) == slot), slot)
 
 
 def _unmeant(text: str) -> str:
