@@ -249,9 +249,14 @@ def _dream_once(workspace: Workspace, engine: str | None, policy: str, now: date
     if isinstance(known, dict) and known.get("problems"):
         # One line on stderr: an instruction file the dream could not read is the person's to fix.
         logger.warning("%s", known.get("summary"))
+    engine_stats = changeset.stats.get("engine")
+    held = engine_stats.get("held_for_broken_entries") if isinstance(engine_stats, dict) else None
+    waiting = Counter((held or {}).values()) if isinstance(held, dict) else Counter[str]()
     for problem in changeset.stats.get("entry_problems") or []:
-        # The engine could not see this entry: a lesson it holds may be proposed again or wait.
-        logger.warning("entry problem: %s (not read by this dream; fix the file and dream again)", problem)
+        # The engine could not see this entry: the lessons it holds wait for it, not a "-2" twin.
+        n = waiting[problem]
+        wait = f"; {counted(n, 'memory')} restating it {'waits' if n == 1 else 'wait'} in the queue" if n else ""
+        logger.warning("entry problem: %s (not read by this dream%s; fix the file and dream again)", problem, wait)
     if changeset.fallback is not None:
         # Said on stderr even with --json: whoever reads these proposals must know no model made them.
         logger.warning("dream %s was made by %s", changeset.id, changeset.engine_label)
