@@ -81,6 +81,7 @@ class _Run:
         self.store = ChangesetStore(workspace.dreams_dir)
         self.batch_ids = frozenset(m.id for m in lease.memories)
         self.unseen: list[str] = []  # batch memories the engine reported it never saw
+        self.entry_problems: list[str] = []  # entry files the LTM scan could not read, "path:line: why"
         self.changeset = Changeset(id=new_dream_id(now, workspace.ids), engine=engine.name, created_at=iso_z(now),
                                    lease_id=lease.id, batch=[m.id for m in lease.memories])
         self.seen_ids: set[str] = set()
@@ -246,6 +247,8 @@ class _Run:
         self.publish()
         crash_point("dream-published")
         snapshot = LTMStore(self.workspace.memory_root).scan()
+        # An entry file the scan cannot read is invisible to the engine: the changeset names it.
+        self.entry_problems = [str(problem) for problem in snapshot.problems]
         self.guard = Guard(snapshot, self.config, batch_ids=self.batch_ids,
                            memory_root=self.workspace.memory_root)
         rejected = rejected_fingerprints(self.workspace)
@@ -287,7 +290,8 @@ class _Run:
         self.changeset.complete = True
         # The review may take days: its batch stays claimed without the tenant's dream lease,
         # which would stop a Dreamer server sharing the queue (store/stm.py, LEASES_TABLE).
-        self.stm.keep_claim(self.lease.id)
+        if self.changeset.batch:  # else every memory went back to the queue, and the lease with them
+            self.stm.keep_claim(self.lease.id)
         self.save()
 
     def release_unseen(self, used: set[str]) -> None:
@@ -317,6 +321,7 @@ class _Run:
             "total_seconds": round(time.monotonic() - self.started, 3),
             "saves": self.saves + 1,
             "left_out_memories": [f"stm:{i}" for i in self.unseen],
+            **({"entry_problems": self.entry_problems} if self.entry_problems else {}),
             "engine": self.engine_stats,
             "known_corpus": {"files": list(self.corpus.files), "rules": len(self.corpus.rules),
                              "known": len(self.known), "contradicts": len(self.contradictions),

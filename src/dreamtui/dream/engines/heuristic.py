@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 from dreamtui.deliver.skills import without_credentials
@@ -255,6 +256,10 @@ class _Dream:
         self.next_suffix: dict[str, int] = {}  # many clusters may share a title: no rescans
         self.paths = set(dream_input.snapshot.entries) | {
             str(problem.path) for problem in dream_input.snapshot.problems}
+        # The slug each unreadable entry file holds (its name), with what is wrong in it.
+        self.broken = {PurePosixPath(p.path).stem: str(p) for p in dream_input.snapshot.problems
+                       if p.path.endswith(".md") and p.path not in dream_input.snapshot.entries}
+        self.held: dict[str, str] = {}  # memory id → the broken entry file it waits for
         self.known_tags = tags_by_use(self.index)
         self.known: dict[str, Known] = {}  # what each extended entry states so far, by path
         self.probes: dict[tuple[str, str], Features] = {}  # entry_probe's, by text and guidance
@@ -308,8 +313,8 @@ class _Dream:
             self._extend(found.item, found.verdict.score, kept, cluster.members,
                          contested=found.verdict.describe())
             return proposals
-        proposals.append(self._create(first, kept, cluster, probe))
-        return proposals
+        created = self._create(first, kept, cluster, probe)
+        return proposals if created is None else [*proposals, created]
 
     def _correct(self, entry: Entry, changes: list[tuple[str, str]], verdict: str,
                  members: list[Memory]) -> None:
@@ -386,14 +391,18 @@ class _Dream:
                 kept.append("\n".join(own))
         return kept
 
-    def _slug_and_path(self, title: str, kind: str, when: datetime, guidance: str = "") -> tuple[str, str]:
+    @staticmethod
+    def _base_slug(title: str, guidance: str) -> str:
         # A slug is in every AGENTS.md line: no "redacted-stripe-key" from a secret in the title.
         title = REDACTION_RE.sub(" ", title)
-        base = slugify(title)
         if not slugify(f"x {title}").removeprefix("x"):  # slugify gives a word for an empty one
             # A title with no letter a slug can keep ("不要修改生成的文件") would make every such
             # entry "memory", "memory-2"…: the names and commands its guidance holds name it.
-            base = slugify(guidance)
+            return slugify(guidance)
+        return slugify(title)
+
+    def _slug_and_path(self, title: str, kind: str, when: datetime, guidance: str = "") -> tuple[str, str]:
+        base = self._base_slug(title, guidance)
         number = self.next_suffix.get(base, 1)
         while True:
             slug = base if number == 1 else f"{base}-{number}"
@@ -405,8 +414,7 @@ class _Dream:
                 self.paths.add(path)
                 return slug, path
 
-    def _create(self, first: Memory, members: list[Memory], cluster: Cluster, probe: Signature) -> Proposal:
-        self.created += 1
+    def _create(self, first: Memory, members: list[Memory], cluster: Cluster, probe: Signature) -> Proposal | None:
         best = most_complete(members, first)
         taught = lesson(best.title, best.content)
         route = lesson_route(cluster.members)
@@ -415,6 +423,12 @@ class _Dream:
         text = f"{best.title}\n{best.content}"
         tags = new_entry_tags(members, best, probe, self.index, self.known_tags, text)
         title = clip(title_of(best.title, taught.guidance), TITLE_CHARS)
+        broken = self.broken.get(self._base_slug(title, taught.guidance))
+        if broken is not None:
+            # The entry this lesson would be is a file a person broke by hand: a "-2" twin would
+            # stand beside it once it is fixed. The memories wait in the queue until then.
+            self.held.update({m.id: broken for m in cluster.members})
+            return None
         slug, path = self._slug_and_path(title, kind, happened(members), taught.guidance)
         body_parts = [taught.guidance, *taught.rest]
         known = Known(f"{title}\n" + "\n\n".join(body_parts))
@@ -428,6 +442,7 @@ class _Dream:
         }
         self.replacements.extend(Replacement(m, slug) for m in members)
         confidence = min(0.9, 0.5 + 0.1 * (len(cluster.members) - 1) + (0.1 if route != Route.MEMORY else 0.0))
+        self.created += 1
         return create_proposal(path=path, meta=meta, body=body, kind=kind,
                                rationale=f"new {kind}: {_spread(cluster.members)}; {why(route)}{left_out}",
                                memories=members, confidence=confidence, route=route)
@@ -493,4 +508,7 @@ class HeuristicEngine:
             "promoted_entries": dream.promoted,
             "cluster_seconds": round(clustered - started, 3),
             "engine_seconds": round(time.perf_counter() - started, 3),
+            # Back to the queue (dream/runner.py), with the broken file each waits for.
+            **({"left_out": sorted(dream.held), "held_for_broken_entries": dict(sorted(dream.held.items()))}
+               if dream.held else {}),
         })
