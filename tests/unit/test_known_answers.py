@@ -90,3 +90,18 @@ def test_an_instruction_said_by_a_kin_word_of_the_rules_is_no_news(tmp_path: Pat
     # "ignore" is match.py's kin of "discard": the second instruction is the rule's own
     assert _kind(tmp_path, "## Errors\n\n- Check every returned error. Do not discard errors.\n",
                  "Check every returned error, don't ignore errors.") == "known"
+
+
+@pytest.mark.parametrize("docs, memory, kind", [
+    # "prefer A to B" where B is a short option: the pick turned round contradicts the rule
+    ("## Style\n\n- Prefer tabs over spaces.\n", "Prefer spaces to tabs.", "contradicts"),
+    ("## Tests\n\n- Prefer pytest to unittest.\n", "Prefer unittest to pytest.", "contradicts"),
+    ("## Style\n\n- Prefer small modules over one big package.\n", "Prefer one big package to small modules.",
+     "contradicts"),
+    # ... and the same pick said with "to" restates it
+    ("## Style\n\n- Prefer tabs over spaces.\n", "Prefer tabs to spaces.", "known"),
+    # a "to" naming what the pick is for is no option rejected
+    ("## Search\n\n- Prefer `rg` for searching files.\n", "Prefer `rg` to search files.", "known"),
+])
+def test_prefer_a_to_b_names_the_option_b(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
+    assert _kind(tmp_path, docs, memory) == kind

@@ -2351,9 +2351,29 @@ def _connects(over: tuple[str, ...], verb: str, words: Sequence[str], at: int) -
     and before an option ("prefer A to writing B", not "prefer A to search files"), "not" only
     after a comma ("use A, not B", not "use A if not B")."""
     if over == ("to",):
-        following = words[at + 1] if at + 1 < len(words) else ""
-        return stem(verb) in _SYNONYM_PICKING and (following.endswith("ing") or following in ("the", "a", "an"))
+        return stem(verb) in _SYNONYM_PICKING and _compared(words[at + 1:])
     return over != ("not",) or words[at - 1] == ","
+
+
+# What a "to" after a preference may open besides the option it is preferred to: what the pick
+# is for ("prefer `fd` to find files"), a verb.
+_PURPOSE = ACTIONS | frozenset(stem(w) for w in """
+find search get make keep check build handle manage format fix avoid reduce improve speed see show
+track catch detect ensure achieve run test lint use write do
+""".split())
+
+
+def _compared(after: Sequence[str]) -> bool:
+    """Whether the words after a preference's "to" name the option it is preferred to ("prefer
+    A to writing B", "… to the old client", "prefer requests to httpx", "… to composition when
+    …"), not what the pick is for ("prefer `fd` to find files"): a gerund or an article, or a
+    short option (up to its condition) with no verb in it."""
+    if not after:
+        return False
+    if after[0].endswith("ing") or after[0] in ("the", "a", "an"):
+        return True
+    option = _unconditioned(after)
+    return 0 < len(option) <= 2 and all(stem(word) not in _PURPOSE for word in option)
 
 
 def _unconditioned(words: Sequence[str]) -> list[str]:
@@ -2572,8 +2592,13 @@ _HTML_TAG_RE = re.compile(r"</?(?:a|b|i|u|s|em|strong|br|p|span|div|img|kbd|sup|
 # "Prefer editing a file to creating one": the "to" of a preference is "over" (match.py reads
 # what "over", "instead of" and "rather than" name as the alternative a pick rejects). Not the
 # "to" of an infinitive: "prefer to edit".
-_PREFER_TO_RE = re.compile(r"(\bprefer(?:s|red|ring)?\s+(?!to\b)[^.;:!?]*?)\s+to\s+(?=(?:\w+ing|the|a|an)\b)",
-                           re.IGNORECASE)
+_PREFER_TO_RE = re.compile(r"(\bprefer(?:s|red|ring)?\s+(?!to\b)[^.;:!?]*?)\s+to\s+([^.;:!?]*)", re.IGNORECASE)
+
+
+def _preferred_to(found: re.Match[str]) -> str:
+    """A preference's "to" as "over" where it names the option preferred to (_compared)."""
+    after = found.group(2)
+    return f"{found.group(1)} over {after}" if _compared(normalise(after).split()) else found.group(0)
 
 
 def _plain(text: str) -> str:
@@ -2587,7 +2612,7 @@ def _plain(text: str) -> str:
     if "<" in text:
         text = _outside_code(lambda hidden: [_HTML_TAG_RE.sub(" ", hidden)], text)[0]
     if "prefer" in text.lower():
-        text = _PREFER_TO_RE.sub(r"\1 over ", text)
+        text = _PREFER_TO_RE.sub(_preferred_to, text)
     if "xception" in text or "xcuse" in text:
         text = _EMPHASIS_RE.sub(" ", text)
     for flag, meaning in _FLAG_MEANINGS.items():
