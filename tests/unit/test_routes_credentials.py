@@ -1,10 +1,10 @@
-"""A memory that is nothing but redacted credentials carries no lesson: the dream discards it with
-that reason, never merges it with other such memories into an entry nor routes it into AGENTS.md
-(issue 11, new user M8)."""
+"""What a memory is worth and where it goes: nothing but redacted credentials carries no lesson (discarded,
+never an entry nor AGENTS.md: new user M8); a two-line helper is no skill (M3)."""
 
 from __future__ import annotations
 
-from dreamtui.dream.routes import only_credentials
+from dreamtui.dream.routes import lesson_route, only_credentials
+from dreamtui.vocabulary import Route
 from tests.factories import memory
 from tests.unit.test_heuristic import dream_input, proposals
 
@@ -33,3 +33,15 @@ def test_memories_of_nothing_but_credentials_are_discarded_never_an_entry() -> N
     found = proposals(dream_input(batch))
     assert {p.op for p in found} == {"discard"}, [(p.op, p.target) for p in found]
     assert all("nothing but credentials" in p.rationale for p in found)
+
+
+def test_a_two_line_helper_is_no_skill_a_longer_snippet_or_a_recipe_is() -> None:
+    helper = memory("h1", "Read widget ids as integers", "```python\ndef to_id(s: str) -> int:\n"
+                    "    return int(s.strip())\n```")
+    snippet = memory("h2", "Retry helper", "```ts\nconst retry = async (f) => {\n  try { return await f() }\n"
+                     "  catch { return await f() }\n}\n```", type="code_snippet")
+    recipe = memory("h3", "Rebuild the search index", "```sh\nmake index-drop\nmake index-build\n```")
+    assert lesson_route([helper]) != Route.SKILL
+    assert lesson_route([memory("h4", "x", "def to_id(s): return int(s)", type="code_snippet")]) != Route.SKILL
+    assert lesson_route([snippet]) == Route.SKILL
+    assert lesson_route([recipe]) == Route.SKILL

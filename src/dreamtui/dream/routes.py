@@ -187,20 +187,30 @@ def no_lesson(memory: Memory) -> str | None:
 # --- what a lesson is --------------------------------------------------------------------------
 
 
-def _code_lines(text: str) -> list[str]:
-    return [line for block in _FENCE_RE.findall(text) for line in block.splitlines() if line.strip()]
+# A fence a shell reads (or one naming no language): its lines are commands, a recipe.
+_SHELL_FENCE_RE = re.compile(r"```(?:sh|bash|shell|console|zsh|fish|powershell|pwsh|ps1|cmd|bat)?[ \t]*\n(.*?)```",
+                             re.DOTALL | re.IGNORECASE)
+# Fewer lines of code than this make a helper to quote from memory (`return int(s.strip())`),
+# not a procedure to deliver into the project's skills.
+SKILL_CODE_LINES = 3
+
+
+def _lines(blocks: Iterable[str]) -> list[str]:
+    return [line for block in blocks for line in block.splitlines()
+            if line.strip() and not line.lstrip().startswith(("#", "//"))]
 
 
 def is_procedure(memories: Sequence[Memory]) -> bool:
     """Ordered steps (or a list under an intro line), a recipe of several commands, or a snippet
-    submitted as one."""
+    (submitted as one, or a fence of code) of at least SKILL_CODE_LINES lines."""
     for memory in memories:
-        if memory.type == CODE_SNIPPET:
-            return True
         if len(_STEP_RE.findall(memory.content)) >= 2 or has_steps(memory.content):
             return True
-        shell = [line for line in _code_lines(memory.content) if not line.lstrip().startswith("#")]
-        if len(shell) >= 2:
+        if len(_lines(_SHELL_FENCE_RE.findall(memory.content))) >= 2:
+            return True
+        code = _lines(_FENCE_RE.findall(memory.content)) or (
+            _lines([memory.content]) if memory.type == CODE_SNIPPET else [])
+        if len(code) >= SKILL_CODE_LINES:
             return True
     return False
 
