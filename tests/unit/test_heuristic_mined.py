@@ -49,6 +49,7 @@ def test_a_title_loses_its_provenance_tail_and_a_cut_title_gives_way_to_the_guid
     assert title_of("Keep the invoice renderer: the person asked “why did you remove the inv…",
                     "The monthly cron uses the invoice renderer.") == "The monthly cron uses the invoice renderer."
     assert title_of("Use pnpm", "Use pnpm.") == "Use pnpm"
+    assert title_of("ruff format and black disagree", "g") == "ruff format and black disagree"  # its own case
 
 
 def test_a_path_or_a_language_keyword_is_no_tag() -> None:

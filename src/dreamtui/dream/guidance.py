@@ -302,8 +302,10 @@ def title_of(title: str, guidance: str) -> str:
     line = _PROVENANCE_TAIL_RE.sub("", " ".join(title.split()))
     if line.endswith(("…", "...")) and guidance:
         line = guidance
-    line = _HALT_RE.sub("", line)  # "Stop, the full suite…": the person's halt, not the subject
-    return line[:1].upper() + line[1:] if line else title
+    halted = _HALT_RE.sub("", line)  # "Stop, the full suite…": the person's halt, not the subject
+    if halted != line and halted:
+        return halted[:1].upper() + halted[1:]
+    return line or title
 
 
 def _paragraphs(content: str) -> list[str]:
