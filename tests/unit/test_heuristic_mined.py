@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from dreamtui.dream.guidance import Known, fresh_paragraphs, lesson, tags_for, title_of
+from dreamtui.dream.guidance import Known, fresh_paragraphs, lesson, said_words, tags_for, title_of
 from dreamtui.entry.codec import parse_entry
 from dreamtui.model import Memory
 from tests.factories import entry_text, memory, snapshot_of
@@ -99,3 +99,9 @@ def test_a_piece_cut_out_of_a_quotation_is_never_a_fact_to_add() -> None:
         "The renderer is slow”."]
     # A whole sentence holding a whole quotation still adds its fact.
     assert fresh_paragraphs("Cache the “invoice renderer” output in `redis` on port 6380.", known) != []
+
+
+def test_a_frame_below_the_first_line_is_the_occasions_record_not_the_lesson() -> None:
+    told = ("Run `uv sync` before `pytest` (the person said so when `pytest` failed here).\n"
+            "The agent had called: Bash pytest\nThe person then said: “still broken, run uv sync first”")
+    assert said_words(told) == told

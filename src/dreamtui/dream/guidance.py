@@ -260,8 +260,9 @@ def _use_sentence(sentence: str, title: str) -> str:
 # stopped the agent as it was about to run `make test` and said “stop, …”", "Do not run `x`: the
 # person rejected it … and said “…”". Those words are the lesson; the frame is provenance (kept in
 # the memory's metadata), and a frame that is itself a rule ("Do not run `x`") follows them.
-_FRAMED_RE = re.compile(r"^(?P<head>[^“”\n]*?)\b(?:the|a) (?:person|user)\b[^“”\n]*“(?P<said>[^“”\n]+)”[.!]?[ \t]*$",
-                      re.IGNORECASE | re.MULTILINE)
+# The first line only: a later one is the occasion's record.
+_FRAMED_RE = re.compile(r"^(?P<head>[^“”\n]*?)\b(?:the|a) (?:person|user)\b[^“”\n]*"
+                        r"“(?P<said>[^“”\n]+)”[.!]?[ \t]*(?:\n|$)", re.IGNORECASE)
 # "no, …", "stop, …": a word that halts the agent, not part of the rule.
 _HALT_RE = re.compile(r"^(?:no+|nope|stop|wait|hold on|hey|ugh|please)\b[,.!;:]*\s*", re.IGNORECASE)
 
@@ -285,7 +286,7 @@ def said_words(content: str) -> str:
         said += "."
     head = found["head"].strip().rstrip(":;,").strip()
     rule = f" {head}." if head.startswith(("Do not ", "Don't ", "Never ")) else ""
-    return f"{content[:found.start()]}{said}{rule}{content[found.end():]}"
+    return f"{said}{rule}{found[0][len(found[0].rstrip()):]}{content[found.end():]}"
 
 
 # A mined memory's title ends with what the agent had been doing: "… (rejected: run `pip install
