@@ -15,6 +15,7 @@ from dreamtui.intake.corrections import (
     lesson,
     overrides,
     pasted_failure,
+    pasted_log,
     reports_after_done,
 )
 
@@ -118,3 +119,39 @@ def test_true_corrections_after_done_stay(turn: str) -> None:
 def test_corrections_in_vietnamese_spanish_portuguese_anywhere_in_a_short_line(text: str, corrects: bool) -> None:
     assert (correction_rule(text) is not None) is corrects
 
+
+@pytest.mark.parametrize(("text", "corrects"), [
+    ("你确定这样改是对的吗？", True),  # "are you sure this change is right?"
+    ("这样真的能解决问题吗？", True),  # "will this really solve it?"
+    ("不是很急，明天再做导出功能可以吗？", False),  # "not urgent, can it wait until tomorrow?"
+    ("不是太重要，先做列表页吧", False),
+    ("这不是我要的页面，能改回去吗？", True),
+    ("这类需求是不是要我给你确定的规则你才能做好？", False),  # 给你确定的规则: definite rules, no doubt
+])
+def test_chinese_doubt_and_a_not_of_degree(text: str, corrects: bool) -> None:
+    assert (correction_rule(text) is not None) is corrects
+
+
+@pytest.mark.parametrize(("text", "pasted"), [
+    # how errors should look or behave, said by the person: no program's output
+    ("Error from the billing API should show a friendly message", False),
+    ("Errors in the signup form should appear under each field", False),
+    ("Permission denied pages need a link back to the dashboard", False),
+    # a program's message holds a modal too, after its name and a colon
+    ("Error: Node.js version must be 18 or newer", True),
+    ("TypeError: value should be a string", True),
+])
+def test_a_wish_about_errors_is_no_pasted_error(text: str, pasted: bool) -> None:
+    said = "Done! The billing page is added in `billing.py`; run `npm run dev` to try it."
+    assert pasted_failure(text, said) is pasted
+    if not pasted:
+        assert answer_rule(text, said) is None and not reports_after_done(text, said)
+
+
+@pytest.mark.parametrize(("text", "pasted"), [
+    ("● 先备份数据库\n● 再删除旧的表", False),  # a list the person typed
+    ("● Bash(npm test)\n  ⎿  Error: 2 tests failed", True),  # Claude Code's screen
+    ("● I will run the tests now.\n  ⎿  3 passed", True),
+])
+def test_a_typed_bullet_list_is_no_pasted_log(text: str, pasted: bool) -> None:
+    assert pasted_log(text) is pasted

@@ -65,8 +65,9 @@ precision holds:
 |             | "нет, …", "почему ты …"), or a failure anywhere in a short turn ("안 돼요",  |
 |             | "エラーが出る", "всё ещё не работает"); Vietnamese, Spanish and Portuguese   |
 |             | ones: what the person meant ("ý tôi là …", "me refiero a …", "quis dizer"),  |
-|             | "không phải", "no es eso", "sigue sin …", "hình như bạn mở nhầm" (you opened |
-|             | the wrong one) anywhere in a short turn                                      |
+|             | "không phải", "no es eso", "te dije …", "eu disse …", "así no", "sigue sin   |
+|             | …", "không đúng", "hình như bạn mở nhầm" (you opened the wrong one) anywhere |
+|             | in a short turn; read with diacritics folded ("sai roi", "khong phai")       |
 | instead     | also choosing otherwise in other words within a short first line: "il       |
 | (rather)    | s'agit plutôt d'un …", "… et non à un cas de test", "rather than", "au lieu |
 |             | de"; not after agreeing ("Yes. … rather than repair") or in a new task       |
@@ -111,7 +112,8 @@ wording; so is a question whether the agent did something answered "No" with wha
 other callers?" → "No, there are none"), and a question saying the work loses something
 answered "Yes" ("Doesn't this lose the progressive filtering?"); a turn that opens by choosing
 otherwise ("we should …", "我们应该…") right after the agent recommended a way ("I'd recommend",
-"我倾向于") overrides it (`overrides`), and so does a "no" saying what the person needs instead
+"我倾向于") overrides it (`overrides`) when it names another way or turns from it ("I prefer Redis too",
+"应该可以，就用 Redis", "we should be fine" agree), and so does a "no" saying what the person needs instead
 ("不行，我需要…" after "我建议先跳过…，你觉得可以吗？") or only part of a plan the agent is about to
 carry out ("i just want to document the old services" after "should I proceed to implement it?").
 
@@ -120,7 +122,9 @@ words): what the person got running the agent's work or its steps, pasted back w
 (`pasted_failure`: a prompt, a command or a script line then an error it printed, a PowerShell
 prompt and its script then "Missing closing '}'", "git push …" then "error: src refspec main does
 not match any", or an error alone, "fatal: not a git repository", "Windows找不到文件…"; not when
-the agent asked for that output, not prose that says "error"); and a short "still …" right after
+the agent asked for that output, in any words ("let me know what you see", "tell me what happens",
+"然后把结果告诉我"), not prose that says "error" nor a wish about errors ("Permission denied pages need
+a link back home"); a traceback is titled by its exception line); and a short "still …" right after
 the agent said it changed it ("balance column still in left" after "Added right alignment …";
 not "I still want …", not "A还是B吗"). Traditional Chinese is read as simplified (`_plain`):
 "你說得對" concedes as "你说得对".
@@ -420,9 +424,14 @@ _DOUBT_OTHER = re.compile(r"^(?:i (?:don'?t|do not) (?:understand|get) (?:why|ho
                           r"no entiendo (?:por qu[eé]|c[oó]mo)|ich verstehe nicht,? (?:warum|wie))")
 # "不是都量化了吗" (aren't they all …?); not "如果不是…" (if not …), nor "意思是…不是…？" (checking it understood),
 # nor a new idea ("我突然想到之前不是有一个…技能，可以用吗？")
+# 不是 of degree, "not (very) urgent", negates no deed of the agent's ("不是很急，明天再做可以吗？").
+_ZH_NOT_DEGREE = "(?!(?:很|太|特别|那么)?(?:急|着急|紧急|赶|重要|麻烦))"
 _ZH_DOUBT = re.compile(r"^(?!意思是|所以|也就是说|我(?:突然)?想到|我有(?:个|一个)(?:新)?想法)"
                        r"(?:[^\n]*?)(?<!是)(?<!如果)(?<!要)(?<!若)"
-                       r"不是(?![^。！!？?\n]{0,10}?(?:挺好|很好|不错|对的|没问题|正确))[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
+                       rf"不是{_ZH_NOT_DEGREE}(?![^。！!？?\n]{{0,10}}?(?:挺好|很好|不错|对的|没问题|正确))"
+                       r"[^。！!？?\n]{0,30}?(?:吗|么|[？?])|难道|"
+                       # doubting it works: "你确定这样改是对的吗？", "这样真的能解决问题吗？"
+                       r"(?<![^\s，,。；;！!那但])你确定[^。！!？?\n]{0,30}?(?:吗|么|[？?])|真的(?:能|可以|会)[^。！!？?\n]{0,20}?(?:吗|么|[？?])|"
                        r"不(?:是很|太)?(?:合理|正确)|应该避免|不应该|理解错|搞错|弄错|不是我们?(?:希望|想要|要)的"
                        # a worry about the result ("会不会太多文档", "有没有污染"), a way not
                        # followed ("你没按照规范"), a recurrence ("为什么还会出现"), what the agent
@@ -533,7 +542,8 @@ _RATHER_CUES = ("plut", "et non", "au lieu", "rather", " but ", "lugar", "statt"
 _INSTEAD = re.compile(r"^(?:(?:actually|wait)\b[^.!?\n]*|(?:please\s+)?use\s[^.!?\n]*)\binstead\b"
                       r"|^(?:please\s+)?use [\w.@/-]+(?: [\w.@/-]+)?,? (?:not|rather than|instead of) [\w.@/-]+"
                       r"|^[^.!?\n]{0,80}[\"'`][^\"'`\n]{1,40}[\"'`],? not [\"'`]")
-_ZH = re.compile(r"^(?:不要|别再?|不是|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|还是不行|"
+_ZH = re.compile(rf"^(?:不要|别再?|不是{_ZH_NOT_DEGREE}|不对|错了|你错|为什么|为啥|怎么又|你没有|你没|没有按|"
+                 r"还是不行|"
                  r"还是有问题|还是没|依然|仍然|重新|我说的?是|我的意思是|我是说|我指的是|我让你|停下|停止|撤销|回退|搞错|"
                  r"但是|不过|可是|算了|其实|不行(?=[，,。！!\s])|"
                  # a problem found, said first: "有问题，这些表格不是之前就有了吗？", "发现一个问题，…"
@@ -578,10 +588,13 @@ _VI_ES_PT_ANYWHERE = (
 _VI_ES_PT_CUES = ("nham", "sai", "loi", "van ", "khong", "no ", "nao ", "dije", "disse")
 
 
+_ACCENTED = re.compile("[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
+
+
 def _folded(text: str) -> str:
     """The text without its diacritics ("không đúng" → "khong dung", "não" → "nao")."""
-    if text.isascii():
-        return text
+    if text.isascii() or _ACCENTED.search(text) is None:
+        return text  # most turns: English or Chinese, nothing to fold
     split = unicodedata.normalize("NFD", text.replace("đ", "d").replace("Đ", "D"))
     return "".join(char for char in split if not unicodedata.combining(char))
 
@@ -896,6 +909,10 @@ _ASKS_OUTPUT = re.compile(
     r"告诉我[^。\n]{0,6}(?:结果|输出|看到了?什么|显示了?什么|发生了?什么|报了?什么)",
     re.IGNORECASE)
 _PASTED_WITHIN = 3000
+# A modal or a request in a line with no "Name: message" in it: how errors should look or behave, said
+# by the person ("Error from the payment API should show a friendly message").
+_WISHED = re.compile(r"\b(?:should|must|need|needs|ought to|have to|has to|want|wants|would like|please|"
+                     r"let'?s|next)\b", re.IGNORECASE)
 
 
 def pasted_failure(text: str, said: str | None) -> bool:
@@ -916,8 +933,9 @@ def pasted_failure(text: str, said: str | None) -> bool:
     else:
         # the error alone: said first, within its first line, by no one ("fatal: not a git repository")
         found = _ERROR_ALONE.search(first, 0, 160)
-        if found is not None and _SPEAKER.search(_plain(first)) is not None:
-            return False
+        if found is not None and (_SPEAKER.search(_plain(first)) is not None or (
+                ":" not in first[found.start():] and _WISHED.search(first) is not None)):
+            return False  # "Permission denied pages need a link back home": the person's wish
     if found is None:
         return False
     last = head.rstrip().rsplit("\n", 1)[-1]
@@ -1584,8 +1602,9 @@ def _harmless(lowered: str) -> bool:
 
 
 # A problem word as the subject of what should be: a spec of how errors are handled, no failure met.
-_SPEC_FIRST = re.compile(r"^\W*(?:the )?(?:errors?|error messages?|exceptions?|failures?|issues?|bugs?|warnings?)"
-                         r"(?: \w+){0,3} (?:should|must|need to|needs to|have to|has to|ought to)\b")
+_SPEC_FIRST = re.compile(r"^\W*(?:the )?(?:errors?|error messages?|exceptions?|failures?|issues?|bugs?|warnings?|"
+                         r"permission denied|not found)"
+                         r"(?: \w+){0,5} (?:should|must|need|needs|need to|needs to|have to|has to|ought to)\b")
 _PLEASED_FIRST = re.compile(r"^(?:great|perfect|nice|awesome|excellent|good|super|parfait|génial|très bien|top)\b")
 
 
@@ -1802,7 +1821,9 @@ def just_continues(text: str) -> bool:
 _LOG_LINE = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[ T]\d|\[?\d\d:\d\d:\d\d|Traceback \(most recent|"
     r"\s*at [\w$.<>]+\(|File \"|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|E/|W/|I/|D/)[\s:\[/]|"
-    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\]|\[\d+/\d+\]|[✓✔✗⚠❌●○⎿]"
+    r"\$ |> |[\w.-]+:\d+:\d+|\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL)\]|\[\d+/\d+\]|[✓✔✗⚠❌○⎿]"
+    # Claude Code's screen: a tool call "● Bash(npm test)"; "● 先导出配置" is a list the person typed
+    r"|●[ \t]*[A-Z][\w-]*\("
     r"|[\w.-]+@[\w.-]+:[^\n$#]*[$#] "  # "ubuntu@ubuntu:~/app(main)$ make"
     # a script's progress line, then the shell's complaint: "Creating hook..../x.sh: line 429: …"
     r"|[^\n]{0,120}?\.(?:sh|bash): line \d+: )")
@@ -1812,7 +1833,8 @@ def pasted_log(text: str) -> bool:
     """Does a turn (or a reason typed at a prompt) open with a pasted log, stack trace or terminal
     output rather than the person's own words? Both the corrections and the titles ask it."""
     first = text.lstrip().split("\n", 1)[0]
-    return _LOG_LINE.match(first) is not None
+    # Claude Code's words on its screen ("● I'll run the tests") pasted with a call's result under it
+    return _LOG_LINE.match(first) is not None or first.startswith("●") and "⎿" in text[:_PASTED_WITHIN]
 
 
 # What a title keeps of a typed turn: not Claude Code's attachment markers ("[Image #4] …").
@@ -1898,7 +1920,8 @@ def only_asks(text: str) -> bool:
 _ZH_ASKS = re.compile(r"(?:吗|么|呢)\s*[？?]?\s*$|[\u3400-\u9fff][^\n]*[？?]\s*$")
 # Nor what the agent did, asked ("你在干什么", "全部清理干什么", "你怎么就直接开始了？", "我说了…你明白吗",
 # "你只加了一部分…对吗", "要这么复杂吗"): a challenge, which the agent may rightly concede.
-_ZH_CHALLENGE = re.compile(r"(?<!是)不是|难道|为什么|为啥|怎么|干什么|干嘛|没有?|不(?:对|行|应该|该|一样|用|需要|讨论)|"
+_ZH_CHALLENGE = re.compile(r"(?<!是)不是|难道|为什么|为啥|怎么|干什么|干嘛|没有?|你确定|真的(?:能|可以|会)|"
+                           r"不(?:对|行|应该|该|一样|用|需要|讨论)|"
                            r"错|而不是|忘|漏|明白吗|懂吗|我(?:已经|之前)?说(?:了|过)|你只|只(?:加|改|做|写|讨论|有)|"
                            r"这么(?:复杂|麻烦|多|久|慢)|还要你|"
                            # another way proposed as a question: "cityFile 是否叫 city_override 更符合语义？"
