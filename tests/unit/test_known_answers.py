@@ -105,3 +105,17 @@ def test_an_instruction_said_by_a_kin_word_of_the_rules_is_no_news(tmp_path: Pat
 ])
 def test_prefer_a_to_b_names_the_option_b(tmp_path: Path, docs: str, memory: str, kind: str) -> None:
     assert _kind(tmp_path, docs, memory) == kind
+
+
+@pytest.mark.parametrize("memory", [
+    "no, the staging tests use Redis on port 6380, put that back",
+    "Do as the person said: “nope, staging tests need Redis on port 6380, revert that”",
+])
+def test_telling_the_agent_to_undo_its_change_is_no_news(tmp_path: Path, memory: str) -> None:
+    # what the agent did is the occasion; what the person said of the docs' rule is the rule
+    assert _kind(tmp_path, REDIS, memory) == "known"
+
+
+def test_forbidding_the_undoing_is_an_instruction_of_its_own(tmp_path: Path) -> None:
+    # "never revert that" is what the memory tells, no undoing of the agent's last step
+    assert _kind(tmp_path, REDIS, "Staging tests need Redis on port 6380, never revert that") != "known"

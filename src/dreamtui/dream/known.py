@@ -1733,9 +1733,18 @@ _ANSWER_RE = re.compile(r"(^|[“\"「']\s*)(?:no+|nope|nah|nein|non|não|nao|ne
                         r"\s*[,，、!！.。]+\s*", re.IGNORECASE | re.MULTILINE)
 
 
+# ... and the person telling it to undo what it did ("…, revert that", "…, put it back"): what
+# the agent did is the occasion, the lesson is the rest. (After a comma, as its own clause: in
+# "…, never revert that" the undoing is what the memory forbids.)
+_UNDO_RE = re.compile(r"[,;]\s*(?:and\s+)?(?:please\s+)?(?:(?:revert|undo|roll\s+back)\s+(?:that|this|it)"
+                      r"(?:\s+change)?|(?:put|change|set|switch|move)\s+(?:that|this|it)\s+back)"
+                      r"(?:\s+(?:please|now))?\s*(?=[.!]?\s*(?:$|[”\"」']))", re.IGNORECASE | re.MULTILINE)
+
+
 def _unanswered(text: str) -> str:
-    """`text` without the person's "no" answering the agent at its start or a quote's."""
-    return _ANSWER_RE.sub(r"\1", text)
+    """`text` without the person's "no" answering the agent at its start or a quote's, nor their
+    telling it to undo what it did at its end or a quote's."""
+    return _UNDO_RE.sub("", _ANSWER_RE.sub(r"\1", text))
 
 
 @dataclass(frozen=True)
