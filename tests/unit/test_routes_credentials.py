@@ -45,3 +45,16 @@ def test_a_two_line_helper_is_no_skill_a_longer_snippet_or_a_recipe_is() -> None
     assert lesson_route([memory("h4", "x", "def to_id(s): return int(s)", type="code_snippet")]) != Route.SKILL
     assert lesson_route([snippet]) == Route.SKILL
     assert lesson_route([recipe]) == Route.SKILL
+
+
+def test_credentials_beside_a_lesson_in_one_cluster_are_still_discarded() -> None:
+    lesson_ = memory("l0", "staging secret test", "Connect to staging with `psql -h db.staging -p 5433` and "
+                     "export PAYMENTS_API_KEY=[REDACTED:stripe-key] first.")
+    batch = [lesson_, *(memory(f"s{k}", "staging secret test", content, agent=f"agent-{k % 2}", minutes=k + 1)
+                        for k, content in enumerate(ONLY_SECRETS))]
+    found = proposals(dream_input(batch))
+    discarded = {p.target for p in found if p.op == "discard"}
+    assert discarded == {f"stm:s{k}" for k in range(len(ONLY_SECRETS))}, [(p.op, p.target) for p in found]
+    for p in found:
+        if p.op == "create":
+            assert p.evidence == ["l0"] and "PAYMENTS_API_KEY" in (p.after or "")

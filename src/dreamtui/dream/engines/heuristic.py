@@ -74,6 +74,7 @@ from dreamtui.dream.routes import (
     entry_route,
     lesson_route,
     no_lesson,
+    only_credentials,
     recurs,
     route_meta,
     seen_in,
@@ -282,7 +283,8 @@ class _Dream:
         lesson_kept = any(reason is None for reason in reasons.values())
         for memory in unique:
             reason = reasons[memory.id]
-            if reason is not None and lesson_kept and not set(memory.safety) & ORDERS_TO_AGENTS:
+            if reason is not None and lesson_kept and not set(memory.safety) & ORDERS_TO_AGENTS \
+                    and not only_credentials(memory.content):  # a secret restates no lesson
                 reason = None
             if reason is None:
                 kept.append(memory)
