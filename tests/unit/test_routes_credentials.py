@@ -58,3 +58,4 @@ def test_credentials_beside_a_lesson_in_one_cluster_are_still_discarded() -> Non
     for p in found:
         if p.op == "create":
             assert p.evidence == ["l0"] and "PAYMENTS_API_KEY" in (p.after or "")
+            assert "into AGENTS.md" not in p.rationale  # the discarded secrets are no recurrence

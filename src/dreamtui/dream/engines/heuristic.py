@@ -23,6 +23,7 @@ Determinism: inputs are sorted, there is no randomness, and every timestamp come
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import time
 from collections import Counter
@@ -293,6 +294,11 @@ class _Dream:
                                                   details={"no_lesson": True}))
         if not kept:
             return proposals
+        dropped = {m.id for m in unique if m not in kept}
+        if dropped:
+            # A memory discarded here is no sighting of the lesson: it neither counts as its
+            # recurrence (into AGENTS.md) nor is cited as its evidence.
+            cluster = dataclasses.replace(cluster, members=tuple(m for m in cluster.members if m.id not in dropped))
         # The representative may itself be a duplicate; the memory it repeats stands for it.
         first = next((kept_ for dup, kept_ in duplicates if dup.id == cluster.representative.id),
                      cluster.representative)
