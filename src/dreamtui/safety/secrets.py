@@ -239,7 +239,8 @@ _XML_SETTING_RE = re.compile(
 )
 _NETRC_RE = re.compile(r"\blogin\s+\S+\s+password\s+(?P<value>[^\s'\"]+)")
 _CURL_USER_RE = re.compile(
-    r"""(?<!\S)(?:-u|--user)[ \t]+["']?[^\s:"']+:(?P<value>[^\s"']+)""",
+    # Not a Windows drive's path: `cygpath -u 'c:\users\…'` names a folder, not a user's password.
+    r"""(?<!\S)(?:-u|--user)[ \t]+["']?(?![A-Za-z]:[\\/])[^\s:"']+:(?P<value>[^\s"']+)""",
 )
 _URL_CREDENTIALS_RE = re.compile(
     # Greedy password so an unencoded `@` inside it still ends at the last `@` before the host.
