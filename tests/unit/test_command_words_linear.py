@@ -6,27 +6,10 @@ the closed-quote pattern retry every split of its plain run: minutes of CPU for 
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
 from dreamtui.intake.lessons import command_head
-
-
-@contextmanager
-def _within(seconds: int) -> Iterator[None]:
-    def _stop(*_: object) -> None:
-        raise TimeoutError(f"took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, _stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.watchdog import within
 
 
 @pytest.mark.parametrize("command", [
@@ -37,7 +20,7 @@ def _within(seconds: int) -> Iterator[None]:
 def test_an_open_quote_costs_no_backtracking(command: str) -> None:
     # The old pattern took 2^n steps here (n = the plain run's length): 54 s for 34 characters,
     # never ending for 60. Ten seconds is far above the few milliseconds it takes now.
-    with _within(10):
+    with within(10):
         head = command_head(command)
     assert head
 

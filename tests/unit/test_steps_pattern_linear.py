@@ -6,30 +6,13 @@ about n^3 steps, 19 s of CPU for one 1 KB message of blank lines before a paste-
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from dreamtui.intake import corrections
-
-
-@contextmanager
-def _within(seconds: int) -> Iterator[None]:
-    def _stop(*_: object) -> None:
-        raise TimeoutError(f"took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, _stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.watchdog import within
 
 
 def test_blank_lines_cost_no_backtracking() -> None:
     said = "Here are the steps:\n" + " \n" * 3000 + "That is all."
-    with _within(5):  # the old pattern needed minutes here; this takes milliseconds
+    with within(5):  # the old pattern needed minutes here; this takes milliseconds
         assert corrections._GAVE_STEPS.search(said) is None
 
 
