@@ -8,6 +8,7 @@ and nowhere else.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 
@@ -158,3 +159,8 @@ def clip(text: str, limit: int) -> str:
     whole = line[limit - 1] == " " or " " not in head  # head ends on a word, or is one word
     cut = head if whole else head.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:") + "…"
+
+
+# A character of a script written without spaces between words (kana, CJK ideographs, Hangul):
+# one such character says as much as a word, so lengths and word counts are read by character.
+WIDE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")

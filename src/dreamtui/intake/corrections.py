@@ -166,6 +166,8 @@ import re
 import unicodedata
 from typing import Literal
 
+from dreamtui.vocabulary import WIDE_CHAR
+
 _SEP = r"[\s,.!:;\u2013\u2014\uff0c\u3002\uff01-]"
 # Openers, and what Claude Code puts before the words: "[Image #4] still does not work?".
 _OPENER = re.compile(
@@ -1003,7 +1005,7 @@ def _persists_after_change(text: str, said: str | None) -> bool:
     if not first or "?" in first or "？" in first or _TASK_VERB.match(first) or _ASKS_TASK.match(first) or \
             _ZH_ASKS.search(first):
         return False  # "A还是B" asks which ("…还是只需要登出再登入就行吗")
-    short = len(first) <= _STILL_CHARS if _CJK_CHAR.search(first) else len(first.split()) <= _STILL_WORDS
+    short = len(first) <= _STILL_CHARS if WIDE_CHAR.search(first) else len(first.split()) <= _STILL_WORDS
     if not short or _STILL.search(first) is None:
         return False
     if _WORKS.search(first) and not _NOT_WORKING.search(first):
@@ -1190,7 +1192,6 @@ _TRIVIAL = frozenset(
     "i you we me my your our us please pls plz can could would will just now again still also then "
     "ok okay yes yeah go ahead continue do did does it's its let let's lets try retry one more time "
     "sorry oops hey hi thanks thank here there what how".split()) | frozenset("的了吧呢啊呀嘛吗请再次一下下")
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _NEGATING = frozenset("不别没勿非无")
 
 
@@ -1203,11 +1204,11 @@ def _content_tokens(text: str) -> set[str]:
     after "mentis/docs/config.md and vibelife-plan.md") is named anew."""
     out: set[str] = {path.lower().rstrip(".") for path in _NAMED_PATH.findall(text)}
     for token in _TOKENS.findall(text.lower()):
-        if _CJK_CHAR.search(token) is None:
+        if WIDE_CHAR.search(token) is None:
             out.add(token)
             continue
-        out.update(ch for ch in _CJK_CHAR.findall(token))
-        out.update(t for t in re.split(_CJK_CHAR, token) if t)  # "vibe日记" → "vibe" too
+        out.update(ch for ch in WIDE_CHAR.findall(token))
+        out.update(t for t in re.split(WIDE_CHAR, token) if t)  # "vibe日记" → "vibe" too
     return out
 
 
@@ -1246,10 +1247,10 @@ def _adds_content(turn: str, before: str) -> bool:
     be a typo fixed)?"""
     earlier = _content_tokens(before)
     new = [t for t in _content_tokens(turn) - earlier if t not in _TRIVIAL]
-    cjk = [t for t in new if _CJK_CHAR.fullmatch(t)]
+    cjk = [t for t in new if WIDE_CHAR.fullmatch(t)]
     if len(cjk) > 1 or any(t in _NEGATING for t in cjk):
         return True
-    return any(not _typo_of(t, earlier) for t in new if not _CJK_CHAR.fullmatch(t))
+    return any(not _typo_of(t, earlier) for t in new if not WIDE_CHAR.fullmatch(t))
 
 
 def accidental(text: str) -> bool:

@@ -50,6 +50,7 @@ from dreamtui.intake.fastsearch import matcher, screen
 from dreamtui.intake.validate import prepare
 from dreamtui.model import Memory, NewMemory, frontmatter_int
 from dreamtui.store.stm import STMStore
+from dreamtui.vocabulary import WIDE_CHAR
 from dreamtui.workspace.config import Config
 
 QUOTE_CHARS = 600  # how much of a tool result, typed turn or agent text a friction quotes
@@ -317,7 +318,6 @@ _MACHINE_LINE = re.compile(r"^\s*(?:\[[\w.:-]+\]|\d{4}-\d\d-\d\d[T ]\d|(?:DEBUG|
 _SHOUTED = re.compile(r"^\s*([\w.-]+)! ")
 _JSON_TAIL = re.compile(r"\{\".*|\\\".*|\"[\w-]+\":.*")  # what follows a JSON object's start
 _LETTERS = re.compile(r"[^\W\d_]")
-_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # a word or more a character
 _PASTE_CHARS = 200  # a line or two is typed, whatever it holds
 _OWN_LETTERS = 25  # a few words of the person's own ("I see a console error:") say what it shows
 
@@ -381,7 +381,7 @@ def mostly_pasted(text: str) -> bool:
         return False
     own = own_words(text)
     letters = _letters(own)
-    return letters < _OWN_LETTERS and letters + 2 * len(_WIDE.findall(own)) < _OWN_LETTERS
+    return letters < _OWN_LETTERS and letters + 2 * len(WIDE_CHAR.findall(own)) < _OWN_LETTERS
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")

@@ -66,6 +66,7 @@ import re
 from dataclasses import dataclass
 
 from dreamtui.intake import corrections
+from dreamtui.vocabulary import WIDE_CHAR
 
 _REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected",
              "The user doesn't want to take this action right now.")
@@ -456,13 +457,10 @@ def _asks(clause: str) -> bool:
         corrections.only_asks(clause)
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-
-
 def _lead_in(clause: str) -> bool:
     """A clause too short to state anything ("besides that", "除了文件", "另外"): what a question
     that follows it is about."""
-    return len(_LETTER.findall(clause)) <= 4 if _CJK.search(clause) else len(clause.split()) <= 2
+    return len(_LETTER.findall(clause)) <= 4 if WIDE_CHAR.search(clause) else len(clause.split()) <= 2
 
 
 def asks_about_plan(text: str) -> bool:
@@ -686,7 +684,7 @@ def asks_otherwise(text: str, plan: str | None) -> bool:
     plan aside for something else: no reason for refusing it. Read only where its words can be
     compared: a line in Latin script opening as a task (`_TASK_OPENING`), two names or more, none
     pointing at the plan, no instruction (`_INSTRUCTS`, `_CHANGES`) and no correction."""
-    if not plan or len(text.split()) > _OTHER_TASK_WORDS or _CJK.search(text) or \
+    if not plan or len(text.split()) > _OTHER_TASK_WORDS or WIDE_CHAR.search(text) or \
             not _TASK_OPENING.match(text.strip()) or \
             _POINTS_AT_PLAN.search(text) or _CHANGES.match(text.strip()) or _INSTRUCTS.search(text):
         return False
